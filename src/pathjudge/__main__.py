@@ -1,0 +1,3 @@
+from pathjudge.cli import run
+
+run()

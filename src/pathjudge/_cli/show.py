@@ -1,0 +1,67 @@
+"""``pathjudge show``: what is in a runs file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.table import Table
+
+from pathjudge._cli.app import app, err_console, out_console
+from pathjudge.agent.io import read_runs
+from pathjudge.agent.stats import summarize_runs
+from pathjudge.errors import RecordError
+
+
+@app.command()
+def show(
+    runs: Annotated[Path, typer.Argument(help="A runs JSONL file (pathjudge's trajectory schema).")],
+    json_out: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
+    keep_going: Annotated[
+        bool, typer.Option("--keep-going", help="Report bad lines and summarise the good ones.")
+    ] = False,
+    max_tools: Annotated[int, typer.Option(help="Tools listed per task.")] = 4,
+) -> None:
+    """Per-task counts, steps, errors and tools used, streamed in constant memory."""
+    errors: list[RecordError] | None = [] if keep_going else None
+    summary = summarize_runs(read_runs(runs, errors=errors))
+    if errors:
+        for problem in errors[:20]:
+            err_console.print(f"[yellow]skipped:[/] {problem}", markup=True)
+        if len(errors) > 20:
+            err_console.print(f"... and {len(errors) - 20} more bad lines")
+    if json_out:
+        out_console.print_json(summary.model_dump_json())
+        return
+    table = Table(title=f"{runs} — {summary.runs} runs, {len(summary.tasks)} tasks")
+    for name, justify in [
+        ("task", "left"),
+        ("runs", "right"),
+        ("epochs", "right"),
+        ("steps (mean/min/max)", "right"),
+        ("errors", "right"),
+        ("malformed args", "right"),
+        ("no answer", "right"),
+        ("tools", "left"),
+    ]:
+        table.add_column(name, justify=justify)  # type: ignore[arg-type]
+    for task in summary.tasks:
+        tools = ", ".join(f"{name}×{n}" for name, n in list(task.tools.items())[:max_tools])
+        if len(task.tools) > max_tools:
+            tools += f", +{len(task.tools) - max_tools} more"
+        table.add_row(
+            task.task_id,
+            str(task.runs),
+            str(task.epochs),
+            f"{task.mean_steps:.1f} / {task.min_steps} / {task.max_steps}",
+            f"{task.errors} in {task.runs_with_errors} runs" if task.errors else "0",
+            str(task.malformed_arguments),
+            str(task.no_answer),
+            tools or "—",
+        )
+    out_console.print(table)
+    out_console.print(
+        f"{summary.runs} runs · {summary.steps} tool calls · {summary.errors} errored results · "
+        f"{len(summary.tools)} distinct tools"
+    )

@@ -1,0 +1,1 @@
+"""Importers from transcript and trace formats into the trajectory schema."""

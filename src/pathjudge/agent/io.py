@@ -1,0 +1,259 @@
+"""Streaming JSONL read/write for runs and every other record pathjudge keeps on disk.
+
+Reading streams one line at a time, so memory stays flat however large the file; a line longer than
+``max_line_bytes`` is skipped in chunks and reported, never loaded. Every problem is a
+:class:`~pathjudge.errors.RecordError` naming the file, the 1-based line and the field, with a fix.
+
+Two modes: by default the first bad line raises; pass ``errors=[]`` to collect one error per bad line
+and keep going (the good records are still yielded). ``.gz`` files are read and written transparently.
+"""
+
+from __future__ import annotations
+
+import gzip
+import os
+import tempfile
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import IO, Any, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from pathjudge.agent.trajectory import RunRecord
+from pathjudge.errors import RecordError
+
+__all__ = [
+    "DEFAULT_MAX_LINE_BYTES",
+    "JsonlAppender",
+    "format_loc",
+    "iter_jsonl",
+    "read_runs",
+    "record_error_from_validation",
+    "write_jsonl",
+]
+
+M = TypeVar("M", bound=BaseModel)
+
+DEFAULT_MAX_LINE_BYTES = 32 * 1024 * 1024
+_CHUNK = 1024 * 1024
+
+
+def _open_read(path: Path) -> IO[bytes]:
+    if path.suffix == ".gz":
+        return gzip.open(path, "rb")
+    return path.open("rb")
+
+
+def format_loc(loc: tuple[int | str, ...]) -> str:
+    """Render a pydantic error location as a field path: ``('steps', 0, 'tool')`` → ``steps[0].tool``."""
+    out = ""
+    for part in loc:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        else:
+            out += f".{part}" if out else str(part)
+    return out
+
+
+_HINTS = {
+    "missing": "add it",
+    "extra_forbidden": "remove it, or move it under 'metadata' (runs) or 'state' (steps)",
+    "json_invalid": "each line must be one complete JSON object; the line may be truncated",
+    "literal_error": "use one of the values listed",
+}
+
+
+def record_error_from_validation(
+    exc: ValidationError, *, file: str | Path | None, line: int | None, what: str = "record"
+) -> RecordError:
+    """Turn a pydantic ``ValidationError`` into one clear :class:`RecordError` (never echoing the input)."""
+    details = exc.errors(include_url=False, include_input=False)
+    first = details[0]
+    kind = str(first.get("type", ""))
+    loc = format_loc(tuple(first.get("loc", ())))
+    msg = str(first.get("msg", "invalid value"))
+    if kind == "extra_forbidden":
+        msg = f"unknown field in a {what}"
+    elif kind == "json_invalid":
+        ctx = first.get("ctx") or {}
+        msg = f"not valid JSON ({ctx.get('error', msg)})"
+    elif kind == "model_type" and not loc:
+        msg = f"expected a JSON object for a {what}"
+    if len(details) > 1:
+        msg += f" (and {len(details) - 1} more problem{'s' if len(details) > 2 else ''} on this line)"
+    return RecordError(msg, file=file, line=line, field=loc or None, hint=_HINTS.get(kind))
+
+
+def _lines(handle: IO[bytes], max_line_bytes: int) -> Iterator[tuple[int, bytes | None, int]]:
+    """Yield ``(line_number, content or None when too long, length)``; never holds an over-long line."""
+    number = 0
+    while True:
+        raw = handle.readline(max_line_bytes + 1)
+        if not raw:
+            return
+        number += 1
+        if len(raw) > max_line_bytes and not raw.endswith(b"\n"):
+            length = len(raw)
+            while True:
+                rest = handle.readline(_CHUNK)
+                length += len(rest)
+                if not rest or rest.endswith(b"\n"):
+                    break
+            yield number, None, length
+            continue
+        yield number, raw, len(raw)
+
+
+def iter_jsonl(
+    path: str | Path,
+    model: type[M],
+    *,
+    errors: list[RecordError] | None = None,
+    allow_empty: bool = False,
+    max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
+    what: str | None = None,
+) -> Iterator[M]:
+    """Stream ``model`` records from a JSONL file, one per non-blank line.
+
+    Empty input: an empty file (or one with only blank lines) raises unless ``allow_empty``. With
+    ``errors`` given, bad lines are appended to it and skipped; otherwise the first one raises.
+    """
+    path = Path(path)
+    label = what or model.__name__
+    try:
+        handle = _open_read(path)
+    except FileNotFoundError:
+        raise RecordError("file not found", file=path, hint="check the path") from None
+    except IsADirectoryError:
+        raise RecordError("is a directory, not a JSONL file", file=path) from None
+    count = 0
+    validate = model.model_validate_json
+    with handle:
+        try:
+            for number, raw, length in _lines(handle, max_line_bytes):
+                problem: RecordError | None = None
+                if raw is None:
+                    problem = RecordError(
+                        f"line is {length / 1e6:.1f} MB, over the limit of {max_line_bytes / 1e6:.1f} MB per record",
+                        file=path,
+                        line=number,
+                        hint="split the record, or raise max_line_bytes if it is genuine",
+                    )
+                else:
+                    if not raw.strip():
+                        continue
+                    try:
+                        text = raw.decode("utf-8")
+                    except UnicodeDecodeError as exc:
+                        problem = RecordError(
+                            f"not valid UTF-8 (byte 0x{raw[exc.start]:02x} at column {exc.start + 1})",
+                            file=path,
+                            line=number,
+                            hint="re-encode the file as UTF-8",
+                        )
+                    else:
+                        try:
+                            record = validate(text)
+                        except ValidationError as exc:
+                            problem = record_error_from_validation(exc, file=path, line=number, what=label)
+                        else:
+                            count += 1
+                            yield record
+                            continue
+                if errors is None:
+                    raise problem
+                errors.append(problem)
+        except (OSError, EOFError, gzip.BadGzipFile) as exc:
+            raise RecordError(f"could not be read ({exc.__class__.__name__}: {exc})", file=path) from None
+    if count == 0 and not allow_empty and not errors:
+        raise RecordError(
+            f"has no {label} records", file=path, hint="the file is empty; pass a JSONL file with one record per line"
+        )
+
+
+def read_runs(
+    path: str | Path, *, errors: list[RecordError] | None = None, allow_empty: bool = False
+) -> Iterator[RunRecord]:
+    """Stream :class:`RunRecord` s from a runs JSONL file (see :func:`iter_jsonl`)."""
+    return iter_jsonl(path, RunRecord, errors=errors, allow_empty=allow_empty, what="run")
+
+
+def _dump_line(record: BaseModel | dict[str, Any]) -> bytes:
+    if isinstance(record, BaseModel):
+        return record.model_dump_json().encode("utf-8") + b"\n"
+    import json
+
+    return json.dumps(record, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n"
+
+
+def write_jsonl(path: str | Path, records: Iterable[BaseModel | dict[str, Any]]) -> int:
+    """Write records atomically (temp file + rename): a crash never leaves a half-written file.
+
+    Returns the number of records written.
+    """
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    count = 0
+    try:
+        with os.fdopen(fd, "wb") as raw:
+            out: IO[bytes] = gzip.GzipFile(fileobj=raw, mode="wb") if path.suffix == ".gz" else raw
+            for record in records:
+                out.write(_dump_line(record))
+                count += 1
+            if out is not raw:
+                out.close()
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return count
+
+
+class JsonlAppender:
+    """Append records one at a time, flushed per record, so a crash or Ctrl-C loses nothing written.
+
+    A torn last line (from a crash mid-write) is truncated away on open, so a resumed run appends to a
+    clean file.
+    """
+
+    def __init__(self, path: str | Path, *, fsync: bool = False) -> None:
+        self.path = Path(path)
+        self.fsync = fsync
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._repair_tail()
+        self._handle: IO[bytes] = self.path.open("ab")
+
+    def _repair_tail(self) -> None:
+        if not self.path.exists() or self.path.stat().st_size == 0:
+            return
+        with self.path.open("rb+") as handle:
+            size = handle.seek(0, os.SEEK_END)
+            pos = size
+            while pos > 0:
+                step = min(_CHUNK, pos)
+                handle.seek(pos - step)
+                block = handle.read(step)
+                newline = block.rfind(b"\n")
+                if newline != -1:
+                    cut = pos - step + newline + 1
+                    if cut != size:
+                        handle.truncate(cut)
+                    return
+                pos -= step
+            handle.truncate(0)
+
+    def write(self, record: BaseModel | dict[str, Any]) -> None:
+        self._handle.write(_dump_line(record))
+        self._handle.flush()
+        if self.fsync:
+            os.fsync(self._handle.fileno())
+
+    def close(self) -> None:
+        self._handle.close()
+
+    def __enter__(self) -> JsonlAppender:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

@@ -1,0 +1,187 @@
+"""The trajectory schema: the one versioned, immutable contract every part of pathjudge reads.
+
+A :class:`RunRecord` (alias :data:`Trajectory`) is one run of an agent on one task in one epoch. Its
+:class:`Step` s are the tool calls in the order they were issued; calls issued together in one model turn
+share ``turn`` and are parallel, unordered among themselves.
+
+Field order is part of the contract: ``model_dump_json`` writes fields in declaration order, so two runs
+serialise to lines that diff cleanly. Unknown fields are rejected (``extra="forbid"``); put anything that
+has no field of its own under ``metadata`` (runs) or ``state`` (steps).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import datetime
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, JsonValue, model_validator
+
+__all__ = [
+    "SCHEMA_VERSION",
+    "AgentInfo",
+    "RunRecord",
+    "Step",
+    "Timing",
+    "Trajectory",
+    "Usage",
+]
+
+SCHEMA_VERSION = 1
+"""The schema version this pathjudge writes and reads. Older versions migrate on read."""
+
+
+class _Record(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid", validate_default=False)
+
+
+class Usage(_Record):
+    """Token usage (and cost when known) of a run or of one model call."""
+
+    input_tokens: int = Field(default=0, ge=0, description="Uncached input tokens.")
+    output_tokens: int = Field(default=0, ge=0, description="Output tokens.")
+    cache_creation_input_tokens: int = Field(default=0, ge=0, description="Tokens written to the prompt cache.")
+    cache_read_input_tokens: int = Field(default=0, ge=0, description="Tokens read from the prompt cache.")
+    cost_usd: float | None = Field(default=None, ge=0, description="Cost in US dollars, when known.")
+
+    @property
+    def total_tokens(self) -> int:
+        return (
+            self.input_tokens
+            + self.output_tokens
+            + self.cache_creation_input_tokens
+            + self.cache_read_input_tokens
+        )
+
+    def __add__(self, other: Usage) -> Usage:
+        cost = None
+        if self.cost_usd is not None or other.cost_usd is not None:
+            cost = (self.cost_usd or 0.0) + (other.cost_usd or 0.0)
+        return Usage(
+            input_tokens=self.input_tokens + other.input_tokens,
+            output_tokens=self.output_tokens + other.output_tokens,
+            cache_creation_input_tokens=self.cache_creation_input_tokens + other.cache_creation_input_tokens,
+            cache_read_input_tokens=self.cache_read_input_tokens + other.cache_read_input_tokens,
+            cost_usd=cost,
+        )
+
+
+class Timing(_Record):
+    """Wall-clock timing of a run."""
+
+    started_at: datetime | None = Field(default=None, description="When the run started (ISO 8601).")
+    ended_at: datetime | None = Field(default=None, description="When the run ended (ISO 8601).")
+    duration_ms: float | None = Field(default=None, ge=0, description="Total wall time in milliseconds.")
+
+
+class AgentInfo(_Record):
+    """Who produced the run: the agent, the model behind it, and their versions."""
+
+    name: str | None = Field(default=None, description="Agent name, e.g. 'docent'.")
+    model: str | None = Field(default=None, description="Model identifier, e.g. 'claude-haiku-4-5'.")
+    version: str | None = Field(default=None, description="Agent or prompt version.")
+    backend: str | None = Field(default=None, description="Model backend, e.g. 'anthropic'.")
+
+
+class Step(_Record):
+    """One tool call and its result."""
+
+    decision: str | None = Field(
+        default=None, description="The model's text (or thinking summary) before this call, if any."
+    )
+    turn: int = Field(
+        default=0, ge=0, description="Model turn the call was issued in; equal turns are parallel calls."
+    )
+    call_id: str | None = Field(default=None, description="The tool-call id from the transcript.")
+    tool: str = Field(min_length=1, description="The tool name.")
+    arguments: dict[str, JsonValue] = Field(
+        default_factory=dict, description="The exact arguments, parsed from JSON."
+    )
+    arguments_error: str | None = Field(
+        default=None,
+        description="Why the arguments could not be parsed; None when they parsed. Then raw_arguments holds them.",
+    )
+    raw_arguments: str | None = Field(
+        default=None, description="The arguments as raw text, kept when they were not a valid JSON object."
+    )
+    result: JsonValue = Field(default=None, description="The raw tool result as recorded.")
+    is_error: bool = Field(default=False, description="Whether the tool result was an error.")
+    latency_ms: float | None = Field(default=None, ge=0, description="Tool latency in milliseconds.")
+    state: dict[str, JsonValue] = Field(
+        default_factory=dict, description="Externalised state: retry count, files written, confirmations..."
+    )
+
+    @property
+    def arguments_malformed(self) -> bool:
+        """True when the call's arguments were not valid JSON (see ``raw_arguments``)."""
+        return self.arguments_error is not None
+
+
+class RunRecord(_Record):
+    """One run of an agent on one task in one epoch."""
+
+    schema_version: Literal[1] = Field(default=SCHEMA_VERSION, description="Trajectory schema version.")
+    run_id: str = Field(min_length=1, description="Unique id of this run.")
+    task_id: str = Field(min_length=1, description="The task this run attempted.")
+    epoch: int = Field(default=0, ge=0, description="Epoch / trial number of this (task, agent) pair.")
+    agent: AgentInfo = Field(default_factory=AgentInfo, description="Agent and model identity.")
+    input: JsonValue = Field(default=None, description="The task input (usually the user's request).")
+    steps: tuple[Step, ...] = Field(default=(), description="Tool calls in issue order.")
+    final_answer: str | None = Field(default=None, description="The agent's final answer text.")
+    stop_reason: str | None = Field(
+        default=None, description="Why the run ended: 'end_turn', 'max_steps', 'error', 'interrupted'..."
+    )
+    usage: Usage = Field(default_factory=Usage, description="Token usage over the whole run.")
+    timing: Timing = Field(default_factory=Timing, description="Wall-clock timing.")
+    metadata: dict[str, JsonValue] = Field(
+        default_factory=dict, description="Free metadata, including 'source' (where it was imported from)."
+    )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _migrate(cls, data: Any) -> Any:
+        if isinstance(data, dict):
+            version = data.get("schema_version", SCHEMA_VERSION)
+            if isinstance(version, int) and not isinstance(version, bool) and version > SCHEMA_VERSION:
+                raise ValueError(
+                    f"schema_version {version} is newer than this pathjudge reads ({SCHEMA_VERSION}); "
+                    "upgrade pathjudge"
+                )
+        return data
+
+    @model_validator(mode="after")
+    def _turns_non_decreasing(self) -> RunRecord:
+        previous = 0
+        for index, step in enumerate(self.steps):
+            if step.turn < previous:
+                raise ValueError(
+                    f"steps[{index}].turn is {step.turn} but an earlier step has turn {previous}; "
+                    "steps must be in issue order"
+                )
+            previous = step.turn
+        return self
+
+    @property
+    def tool_names(self) -> tuple[str, ...]:
+        """Tool names in issue order."""
+        return tuple(step.tool for step in self.steps)
+
+    @property
+    def error_count(self) -> int:
+        """How many tool results were errors."""
+        return sum(1 for step in self.steps if step.is_error)
+
+    def turns(self) -> Iterator[tuple[Step, ...]]:
+        """The steps grouped by model turn; each group is a set of parallel calls."""
+        group: list[Step] = []
+        for step in self.steps:
+            if group and step.turn != group[0].turn:
+                yield tuple(group)
+                group = []
+            group.append(step)
+        if group:
+            yield tuple(group)
+
+
+Trajectory = RunRecord
+"""Alias: a run record *is* the trajectory plus its identity, answer and accounting."""

@@ -1,0 +1,1 @@
+"""Can the judge be trusted: labels, agreement, pairwise consistency, prediction-powered inference."""

@@ -1,0 +1,150 @@
+"""The one exception hierarchy of pathjudge.
+
+Every error carries structured context (file, line, field, task id) and renders as one sentence that
+says what was wrong and how to fix it. The CLI prints ``str(error)`` without a traceback and exits with
+``error.exit_code`` (2 for anything the user can fix).
+
+::
+
+    PathjudgeError                  base; .message, .file, .line, .field, .task_id, .hint, .exit_code
+    ├── InputError                  bad user input (exit 2)
+    │   ├── RecordError             a JSONL record that does not parse or validate
+    │   ├── ImportFormatError       a transcript/trace that an importer cannot read
+    │   ├── SuiteError              a suite YAML that does not validate, or runs that do not fit it
+    │   ├── CriterionError          a judged-criterion YAML that does not validate
+    │   ├── LabelsError             human labels / recorded verdicts that do not fit together
+    │   └── ConfigError             project configuration (pyproject.toml / pathjudge.toml)
+    ├── MissingExtraError           an optional extra is not installed (exit 2; names the pip command)
+    ├── JudgeError                  the judge could not run (backend unreachable, bad credentials)
+    │   └── BudgetExceededError     the token/cost budget ran out; work done so far is kept
+    └── AgentError                  the agent under test could not run (backend, tool wiring)
+
+Errors never include secrets: messages are built from our own context, never from request headers.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+__all__ = [
+    "AgentError",
+    "BudgetExceededError",
+    "ConfigError",
+    "CriterionError",
+    "ImportFormatError",
+    "InputError",
+    "JudgeError",
+    "LabelsError",
+    "MissingExtraError",
+    "PathjudgeError",
+    "RecordError",
+    "SuiteError",
+]
+
+
+class PathjudgeError(Exception):
+    """Base class. ``str(err)`` is the one-sentence, user-facing message with its location."""
+
+    exit_code: int = 1
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        file: str | Path | None = None,
+        line: int | None = None,
+        field: str | None = None,
+        task_id: str | None = None,
+        hint: str | None = None,
+    ) -> None:
+        self.message = message
+        self.file = str(file) if file is not None else None
+        self.line = line
+        self.field = field
+        self.task_id = task_id
+        self.hint = hint
+        super().__init__(self.render())
+
+    @property
+    def location(self) -> str:
+        """``file:line`` (or whichever part is known), empty when nothing is known."""
+        if self.file is None:
+            return f"line {self.line}" if self.line is not None else ""
+        return f"{self.file}:{self.line}" if self.line is not None else self.file
+
+    def render(self) -> str:
+        parts: list[str] = []
+        if self.location:
+            parts.append(f"{self.location}:")
+        if self.task_id is not None:
+            parts.append(f"task {self.task_id!r}:")
+        if self.field:
+            parts.append(f"field '{self.field}':")
+        parts.append(self.message.rstrip("."))
+        text = " ".join(parts)
+        if self.hint:
+            text += f" — {self.hint.rstrip('.')}"
+        return text + "."
+
+    def __str__(self) -> str:
+        return self.render()
+
+
+class InputError(PathjudgeError):
+    """Input the user can fix: a file, a flag, a value."""
+
+    exit_code = 2
+
+
+class RecordError(InputError):
+    """A JSONL record (run, label, verdict, item) that does not parse or validate."""
+
+
+class ImportFormatError(InputError):
+    """A transcript or trace export that an importer cannot read."""
+
+
+class SuiteError(InputError):
+    """A suite file that does not validate, or runs that do not fit the suite."""
+
+
+class CriterionError(InputError):
+    """A judged-criterion rubric that does not validate."""
+
+
+class LabelsError(InputError):
+    """Human labels or recorded verdicts that are malformed or do not fit together."""
+
+
+class ConfigError(InputError):
+    """Project configuration (``[tool.pathjudge]`` or ``pathjudge.toml``) that does not validate."""
+
+
+class MissingExtraError(PathjudgeError):
+    """An optional dependency group is not installed."""
+
+    exit_code = 2
+
+    def __init__(self, extra: str, module: str, purpose: str) -> None:
+        self.extra = extra
+        self.module = module
+        super().__init__(
+            f"{purpose} needs the optional module '{module}', which is not installed",
+            hint=f"run: pip install 'pathjudge[{extra}]'",
+        )
+
+
+class JudgeError(PathjudgeError):
+    """The judge could not run at all (as opposed to one item failing, which is a JudgeFailure record)."""
+
+    exit_code = 2
+
+
+class BudgetExceededError(JudgeError):
+    """The configured token or cost budget is spent; everything judged before it is kept in the cache."""
+
+
+class AgentError(PathjudgeError):
+    """The agent under test could not be run."""
+
+    exit_code = 2

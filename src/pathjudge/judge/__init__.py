@@ -1,0 +1,1 @@
+"""The single-criterion LLM judge: verdicts, backends, cache, runner."""

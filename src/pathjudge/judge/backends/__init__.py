@@ -1,0 +1,1 @@
+"""Judge backends behind one interface."""

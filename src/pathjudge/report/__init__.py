@@ -1,0 +1,1 @@
+"""Renderers only: terminal, JSON, Markdown, JUnit XML, HTML, plots."""

@@ -1,0 +1,1 @@
+"""What good looks like: suites, deterministic assertions, reference paths, judged criteria."""

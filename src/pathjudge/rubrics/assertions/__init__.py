@@ -1,0 +1,1 @@
+"""Deterministic checks over trajectories: pure functions with closed modes."""

@@ -1,0 +1,1 @@
+"""Applying rubrics to runs: grades, scorecards, variance, diffs."""
