@@ -13,7 +13,8 @@ says what was wrong and how to fix it. The CLI prints ``str(error)`` without a t
     │   ├── SuiteError              a suite YAML that does not validate, or runs that do not fit it
     │   ├── CriterionError          a judged-criterion YAML that does not validate
     │   ├── LabelsError             human labels / recorded verdicts that do not fit together
-    │   └── ConfigError             project configuration (pyproject.toml / pathjudge.toml)
+    │   ├── ConfigError             project configuration (pyproject.toml / pathjudge.toml)
+    │   └── RemoteImportError       a session/trace that could not be fetched from a remote API
     ├── MissingExtraError           an optional extra is not installed (exit 2; names the pip command)
     ├── JudgeError                  the judge could not run (backend unreachable, bad credentials)
     │   └── BudgetExceededError     the token/cost budget ran out; work done so far is kept
@@ -38,6 +39,7 @@ __all__ = [
     "MissingExtraError",
     "PathjudgeError",
     "RecordError",
+    "RemoteImportError",
     "SuiteError",
 ]
 
@@ -148,3 +150,7 @@ class AgentError(PathjudgeError):
     """The agent under test could not be run."""
 
     exit_code = 2
+
+
+class RemoteImportError(InputError):
+    """A session or trace could not be fetched from a remote API for import (bad id, key, or URL)."""

@@ -1,1 +1,184 @@
-"""pytest plugin (registered via the ``pytest11`` entry point); grading items are added by the scoring work."""
+"""pytest plugin (registered through the ``pytest11`` entry point): a suite's tasks as test items.
+
+    pytest --pathjudge-suite suite.yaml --pathjudge-runs runs.jsonl
+
+or in ``pytest.ini`` / ``pyproject.toml``::
+
+    [tool.pytest.ini_options]
+    pathjudge_suite = "examples/docent/suite.yaml"
+    pathjudge_runs = "examples/docent/runs.jsonl"
+
+Grading is assertion-only (fast mode: judged criteria are "not run", never pass or fail) unless
+``--pathjudge-verdicts`` gives recorded verdicts. One item per task: it fails when any run of the task
+failed, showing the reason and the alignment diff; it is skipped when the task has no runs or none could
+be decided. ``--pathjudge-strict`` also fails tasks whose runs succeeded by a poor path or repeated a
+call. The assertion helpers for your own tests live in :mod:`pathjudge.testing` and are re-exported here.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pathjudge.testing import assert_path, assert_steps, assert_success, assert_tools
+
+__all__ = [
+    "PathjudgeTaskFailure",
+    "TaskItem",
+    "assert_path",
+    "assert_steps",
+    "assert_success",
+    "assert_tools",
+]
+
+
+class PathjudgeTaskFailure(AssertionError):
+    """A task of the suite failed; the message holds the reasons and the alignment diff."""
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("pathjudge", "grade agent runs against a pathjudge suite")
+    group.addoption("--pathjudge-suite", default=None, help="Suite YAML: one test item per task.")
+    group.addoption("--pathjudge-runs", default=None, help="Runs JSONL to grade against the suite.")
+    group.addoption(
+        "--pathjudge-verdicts", default=None, help="Recorded judge verdicts JSONL (optional)."
+    )
+    group.addoption(
+        "--pathjudge-strict",
+        action="store_true",
+        default=None,
+        help="Also fail tasks whose runs succeeded by a poor path or repeated a call.",
+    )
+    parser.addini("pathjudge_suite", "Suite YAML for pathjudge items.", default="")
+    parser.addini("pathjudge_runs", "Runs JSONL for pathjudge items.", default="")
+    parser.addini("pathjudge_verdicts", "Recorded verdicts JSONL for pathjudge items.", default="")
+    parser.addini("pathjudge_strict", "Fail weak paths too.", type="bool", default=False)
+
+
+def _setting(config: pytest.Config, name: str) -> str | None:
+    value = config.getoption(f"--pathjudge-{name}")
+    if value:
+        return str(value)
+    ini = config.getini(f"pathjudge_{name}")
+    if ini:
+        path = Path(str(ini))
+        return str(path if path.is_absolute() else Path(str(config.rootpath)) / path)
+    return None
+
+
+class _Graded:
+    """The suite's grading, done once per session on first use."""
+
+    def __init__(self, suite: Any, runs: str, verdicts: str | None) -> None:
+        self.suite = suite
+        self.runs = runs
+        self.verdicts = verdicts
+        self._done: tuple[Any, dict[str, list[Any]]] | None = None
+
+    def result(self) -> tuple[Any, dict[str, list[Any]]]:
+        if self._done is None:
+            from pathjudge.agent.io import read_runs
+            from pathjudge.scoring.grade import grade
+            from pathjudge.scoring.judged import load_verdicts
+            from pathjudge.scoring.scorecard import ScorecardBuilder
+
+            recorded = load_verdicts(self.verdicts) if self.verdicts else None
+            builder = ScorecardBuilder(self.suite, max_weak=10**9)
+            for graded in grade(
+                read_runs(self.runs), self.suite, recorded, fast=recorded is None, file=self.runs
+            ):
+                builder.add(graded)
+            card = builder.build()
+            weak: dict[str, list[Any]] = {}
+            for entry in card.weak:
+                weak.setdefault(entry.task_id, []).append(entry)
+            self._done = (card, weak)
+        return self._done
+
+
+class TaskItem(pytest.Item):
+    """One suite task as a test item."""
+
+    def __init__(
+        self, *, task_id: str, graded: _Graded, strict: bool, line: int | None, **kwargs: Any
+    ) -> None:
+        super().__init__(**kwargs)
+        self.task_id = task_id
+        self.graded = graded
+        self.strict = strict
+        self.line = line
+
+    def runtest(self) -> None:
+        from pathjudge.report.junit import task_verdict
+
+        card, weak = self.graded.result()
+        row = next((r for r in card.task_rows if r.task_id == self.task_id), None)
+        entries = weak.get(self.task_id, [])
+        verdict = task_verdict(row, entries, strict=self.strict)
+        if verdict == "skipped":
+            pytest.skip(
+                "no runs for this task"
+                if row is None
+                else "no run could be decided (judged criteria not run)"
+            )
+        if verdict == "failed":
+            failing = [e for e in entries if "failed" in e.flags] or entries
+            lines = [
+                f"task {self.task_id!r}: {row.failed if row else 0} of {row.runs if row else 0} runs failed"
+            ]
+            for entry in failing[:5]:
+                lines.append(f"run {entry.run_id} (epoch {entry.epoch}): {entry.reason}")
+                if entry.diff:
+                    lines.append("alignment diff:")
+                    lines.extend(entry.diff)
+            raise PathjudgeTaskFailure("\n".join(lines))
+        for entry in entries:
+            self.add_report_section("call", "weak paths", f"run {entry.run_id}: {entry.reason}")
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:  # type: ignore[override]
+        if isinstance(excinfo.value, PathjudgeTaskFailure):
+            return str(excinfo.value)
+        return str(super().repr_failure(excinfo))
+
+    def reportinfo(self) -> tuple[str, int | None, str]:
+        return (
+            self.graded.suite.source or "suite",
+            (self.line - 1) if self.line else None,
+            f"pathjudge task {self.task_id}",
+        )
+
+
+def pytest_collection_modifyitems(
+    session: pytest.Session, config: pytest.Config, items: list[pytest.Item]
+) -> None:
+    suite_path = _setting(config, "suite")
+    runs_path = _setting(config, "runs")
+    if suite_path is None and runs_path is None:
+        return
+    if suite_path is None or runs_path is None:
+        raise pytest.UsageError(
+            "pathjudge needs both --pathjudge-suite and --pathjudge-runs (or the ini options)"
+        )
+    from pathjudge.errors import PathjudgeError
+    from pathjudge.rubrics.suite import load_suite
+
+    try:
+        suite = load_suite(suite_path)
+    except PathjudgeError as exc:
+        raise pytest.UsageError(str(exc)) from None
+    strict_opt = config.getoption("--pathjudge-strict")
+    strict = bool(strict_opt) if strict_opt is not None else bool(config.getini("pathjudge_strict"))
+    graded = _Graded(suite, runs_path, _setting(config, "verdicts"))
+    for task in suite.tasks:
+        items.append(
+            TaskItem.from_parent(
+                session,
+                name=f"pathjudge[{task.id}]",
+                task_id=task.id,
+                graded=graded,
+                strict=strict,
+                line=suite.task_line(task.id),
+            )
+        )

@@ -6,10 +6,10 @@ Exit codes: 0 success, 1 a gate or threshold was missed (score, diff), 2 bad inp
 
 from __future__ import annotations
 
+import importlib
 import sys
 from collections.abc import Sequence
 
-import click
 import typer
 from rich.console import Console
 
@@ -26,6 +26,29 @@ app = typer.Typer(
     rich_markup_mode=None,
 )
 
+
+def _exception_classes(name: str) -> tuple[type[BaseException], ...]:
+    """``name`` from every exception module in play: click's, typer's own, and typer's vendored click.
+
+    typer >= 0.20 ships its own copy of click (``typer._click``) and its own ``Exit``/``Abort``, so
+    catching only ``click.exceptions.*`` would let a usage error escape as a traceback.
+    """
+    found: list[type[BaseException]] = []
+    for module_name in ("click.exceptions", "typer.exceptions", "typer._click.exceptions"):
+        try:
+            module = importlib.import_module(module_name)
+        except ImportError:  # pragma: no cover - depends on the installed typer
+            continue
+        cls = getattr(module, name, None)
+        if isinstance(cls, type) and issubclass(cls, BaseException) and cls not in found:
+            found.append(cls)
+    return tuple(found)
+
+
+_EXIT = _exception_classes("Exit")
+_ABORT = _exception_classes("Abort")
+_CLICK_ERROR = _exception_classes("ClickException")
+
 out_console = Console(highlight=False, soft_wrap=True)
 err_console = Console(stderr=True, highlight=False, soft_wrap=True)
 
@@ -39,29 +62,38 @@ def main(argv: Sequence[str] | None = None) -> int:
     except PathjudgeError as exc:
         err_console.print(f"[bold red]error:[/] {exc}", markup=True, highlight=False)
         return exc.exit_code
-    except click.exceptions.Exit as exc:
-        return int(exc.exit_code)
-    except click.exceptions.Abort:
+    except _EXIT as exc:
+        return int(getattr(exc, "exit_code", 0))
+    except _ABORT:
         err_console.print("interrupted; everything finished so far is saved.")
         return 130
     except KeyboardInterrupt:
         err_console.print("interrupted; everything finished so far is saved, and a rerun resumes.")
         return 130
-    except click.ClickException as exc:
-        exc.show(file=sys.stderr)
-        return exc.exit_code
+    except _CLICK_ERROR as exc:
+        exc.show(file=sys.stderr)  # type: ignore[attr-defined]
+        return int(getattr(exc, "exit_code", 2))
     if isinstance(result, int):
         return result
     return 0
 
 
-@app.callback()
-def _root(
-    version: bool = typer.Option(False, "--version", help="Print the version and exit.", is_eager=True),
-) -> None:
-    """Grade tool-using LLM agents: task success, tool-call correctness, trajectory quality."""
-    if version:
+def _print_version(value: bool) -> None:
+    if value:
         from pathjudge import __version__
 
         out_console.print(f"pathjudge {__version__}")
         raise typer.Exit(0)
+
+
+@app.callback()
+def _root(
+    version: bool = typer.Option(
+        False,
+        "--version",
+        help="Print the version and exit.",
+        is_eager=True,
+        callback=_print_version,
+    ),
+) -> None:
+    """Grade tool-using LLM agents: task success, tool-call correctness, trajectory quality."""

@@ -16,12 +16,17 @@ from pathjudge.errors import RecordError
 
 @app.command()
 def show(
-    runs: Annotated[Path, typer.Argument(help="A runs JSONL file (pathjudge's trajectory schema).")],
+    runs: Annotated[
+        Path, typer.Argument(help="A runs JSONL file (pathjudge's trajectory schema).")
+    ],
     json_out: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
     keep_going: Annotated[
         bool, typer.Option("--keep-going", help="Report bad lines and summarise the good ones.")
     ] = False,
     max_tools: Annotated[int, typer.Option(help="Tools listed per task.")] = 4,
+    max_tasks: Annotated[
+        int, typer.Option(help="Tasks listed in the table (0 = all); totals always cover all.")
+    ] = 200,
 ) -> None:
     """Per-task counts, steps, errors and tools used, streamed in constant memory."""
     errors: list[RecordError] | None = [] if keep_going else None
@@ -46,7 +51,8 @@ def show(
         ("tools", "left"),
     ]:
         table.add_column(name, justify=justify)  # type: ignore[arg-type]
-    for task in summary.tasks:
+    listed = summary.tasks if max_tasks <= 0 else summary.tasks[:max_tasks]
+    for task in listed:
         tools = ", ".join(f"{name}×{n}" for name, n in list(task.tools.items())[:max_tools])
         if len(task.tools) > max_tools:
             tools += f", +{len(task.tools) - max_tools} more"
@@ -61,6 +67,10 @@ def show(
             tools or "—",
         )
     out_console.print(table)
+    if len(listed) < len(summary.tasks):
+        out_console.print(
+            f"... {len(summary.tasks) - len(listed)} more tasks not listed (--max-tasks 0 lists all)"
+        )
     out_console.print(
         f"{summary.runs} runs · {summary.steps} tool calls · {summary.errors} errored results · "
         f"{len(summary.tools)} distinct tools"

@@ -15,7 +15,7 @@ import os
 import tempfile
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import IO, Any, TypeVar
+from typing import IO, Any, TypeVar, cast
 
 from pydantic import BaseModel, ValidationError
 
@@ -40,7 +40,7 @@ _CHUNK = 1024 * 1024
 
 def _open_read(path: Path) -> IO[bytes]:
     if path.suffix == ".gz":
-        return gzip.open(path, "rb")
+        return cast(IO[bytes], gzip.open(path, "rb"))
     return path.open("rb")
 
 
@@ -80,7 +80,9 @@ def record_error_from_validation(
     elif kind == "model_type" and not loc:
         msg = f"expected a JSON object for a {what}"
     if len(details) > 1:
-        msg += f" (and {len(details) - 1} more problem{'s' if len(details) > 2 else ''} on this line)"
+        msg += (
+            f" (and {len(details) - 1} more problem{'s' if len(details) > 2 else ''} on this line)"
+        )
     return RecordError(msg, file=file, line=line, field=loc or None, hint=_HINTS.get(kind))
 
 
@@ -140,34 +142,42 @@ def iter_jsonl(
                         hint="split the record, or raise max_line_bytes if it is genuine",
                     )
                 else:
-                    if not raw.strip():
+                    if raw.isspace():
                         continue
+                    # Validate the bytes as they are (pydantic's parser rejects invalid UTF-8); decode
+                    # only to explain a failure, so the common path does no extra work.
                     try:
-                        text = raw.decode("utf-8")
-                    except UnicodeDecodeError as exc:
-                        problem = RecordError(
-                            f"not valid UTF-8 (byte 0x{raw[exc.start]:02x} at column {exc.start + 1})",
-                            file=path,
-                            line=number,
-                            hint="re-encode the file as UTF-8",
-                        )
-                    else:
+                        record = validate(raw)
+                    except ValidationError as exc:
                         try:
-                            record = validate(text)
-                        except ValidationError as exc:
-                            problem = record_error_from_validation(exc, file=path, line=number, what=label)
+                            raw.decode("utf-8")
+                        except UnicodeDecodeError as bad:
+                            problem = RecordError(
+                                f"not valid UTF-8 (byte 0x{raw[bad.start]:02x} at column {bad.start + 1})",
+                                file=path,
+                                line=number,
+                                hint="re-encode the file as UTF-8",
+                            )
                         else:
-                            count += 1
-                            yield record
-                            continue
+                            problem = record_error_from_validation(
+                                exc, file=path, line=number, what=label
+                            )
+                    else:
+                        count += 1
+                        yield record
+                        continue
                 if errors is None:
                     raise problem
                 errors.append(problem)
         except (OSError, EOFError, gzip.BadGzipFile) as exc:
-            raise RecordError(f"could not be read ({exc.__class__.__name__}: {exc})", file=path) from None
+            raise RecordError(
+                f"could not be read ({exc.__class__.__name__}: {exc})", file=path
+            ) from None
     if count == 0 and not allow_empty and not errors:
         raise RecordError(
-            f"has no {label} records", file=path, hint="the file is empty; pass a JSONL file with one record per line"
+            f"has no {label} records",
+            file=path,
+            hint="the file is empty; pass a JSONL file with one record per line",
         )
 
 
@@ -197,7 +207,11 @@ def write_jsonl(path: str | Path, records: Iterable[BaseModel | dict[str, Any]])
     count = 0
     try:
         with os.fdopen(fd, "wb") as raw:
-            out: IO[bytes] = gzip.GzipFile(fileobj=raw, mode="wb") if path.suffix == ".gz" else raw
+            out: IO[bytes] = (
+                cast(IO[bytes], gzip.GzipFile(fileobj=raw, mode="wb"))
+                if path.suffix == ".gz"
+                else raw
+            )
             for record in records:
                 out.write(_dump_line(record))
                 count += 1

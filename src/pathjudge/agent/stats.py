@@ -47,7 +47,18 @@ class RunsSummary(BaseModel):
 
 
 class _Acc:
-    __slots__ = ("epochs", "errors", "malformed", "max_steps", "min_steps", "no_answer", "runs", "runs_err", "steps", "tools")
+    __slots__ = (
+        "epochs",
+        "errors",
+        "malformed",
+        "max_steps",
+        "min_steps",
+        "no_answer",
+        "runs",
+        "runs_err",
+        "steps",
+        "tools",
+    )
 
     def __init__(self) -> None:
         self.runs = 0

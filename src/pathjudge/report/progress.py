@@ -45,7 +45,9 @@ class _Rich:
 
 
 @contextmanager
-def progress(description: str, total: int | None, *, enabled: bool | None = None) -> Iterator[ProgressHandle]:
+def progress(
+    description: str, total: int | None, *, enabled: bool | None = None
+) -> Iterator[ProgressHandle]:
     """A progress bar with ``done/total``, elapsed time and ETA, drawn on stderr.
 
     ``enabled=None`` shows it only when stderr is a terminal, so logs and CI output stay clean.

@@ -35,7 +35,9 @@ class CheckResult(BaseModel):
     check: str = Field(description="Dotted check id, e.g. 'tools.required' or 'arguments.match'.")
     axis: Axis = Field(description="The axis this check counts toward.")
     status: CheckStatus = Field(description="pass / fail / not_run / error.")
-    score: float | None = Field(default=None, ge=0.0, le=1.0, description="Partial credit, when defined.")
+    score: float | None = Field(
+        default=None, ge=0.0, le=1.0, description="Partial credit, when defined."
+    )
     reason: str = Field(description="Why, in words that reproduce the score.")
     details: dict[str, JsonValue] = Field(default_factory=dict, description="Structured evidence.")
     gating: bool = Field(default=True, description="False for diagnostics that never fail a run.")

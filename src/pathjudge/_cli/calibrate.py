@@ -1,0 +1,347 @@
+"""``pathjudge calibrate``: how far the judge can be trusted, against human labels.
+
+Exit codes: 0 when the judge passes the trust gates on every criterion (or with ``--report-only``),
+1 when it misses a gate, 2 for bad input.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Literal
+
+import typer
+
+from pathjudge._cli.app import app, err_console, out_console
+
+if TYPE_CHECKING:
+    from pathjudge.calibration.calibrate import CalibrationReport, CriterionCalibration
+    from pathjudge.calibration.estimate import Estimate
+    from pathjudge.calibration.labels import LabelSet
+    from pathjudge.calibration.verdicts import VerdictSet
+
+
+def _fmt(est: Estimate, *, digits: int = 3) -> tuple[str, str]:
+    if est.value is None:
+        return "undefined", ""
+    value = f"{est.value:.{digits}f}"
+    if est.lower is None or est.upper is None:
+        return value, ""
+    return value, f"[{est.lower:.{digits}f}, {est.upper:.{digits}f}]"
+
+
+def _slug(name: str | None) -> str:
+    text = "".join(c if c.isalnum() or c in "-_" else "-" for c in (name or "criterion"))
+    return text.strip("-") or "criterion"
+
+
+def _render(report: CalibrationReport, disagreements: int) -> None:
+    from rich.table import Table
+
+    for crit in report.criteria:
+        _render_criterion(crit, report, disagreements, Table)
+
+
+def _render_criterion(
+    crit: CriterionCalibration, report: CalibrationReport, shown: int, table_cls: type
+) -> None:
+    a = crit.agreement
+    name = crit.criterion or "(unnamed criterion)"
+    split = f", split {crit.split}" if crit.split else ""
+    title = (
+        f"{name}: {crit.n_labelled} labelled items{split}, {a.n_decided} decided, "
+        f"{a.n_unsure} unsure ({crit.n_judge_errors} judge errors), "
+        f"samples/item {crit.samples_per_item[0]}-{crit.samples_per_item[1]}"
+    )
+    table = table_cls(title=title, title_justify="left")
+    table.add_column("statistic")
+    table.add_column("value", justify="right")
+    table.add_column(f"{report.confidence:.0%} interval", justify="right")
+    table.add_column("how", overflow="fold")
+    rows: list[tuple[str, Estimate]] = [
+        ("accuracy", a.accuracy),
+        ("Cohen's kappa", a.kappa),
+        ("TPR (pass recall)", a.tpr),
+        ("TNR (fail recall)", a.tnr),
+        ("TPR, unsure = fail", a.tpr_unsure_as_fail),
+        ("TNR, unsure = fail", a.tnr_unsure_as_fail),
+        ("prevalence (human pass)", a.prevalence),
+        ("judge pass rate", a.judge_pass_rate),
+        ("unsure rate", a.unsure_rate),
+    ]
+    for scores in a.per_class:
+        rows.append((f"precision '{scores.label}'", scores.precision))
+        rows.append((f"F1 '{scores.label}'", scores.f1))
+    if crit.inter_annotator is not None:
+        ia = crit.inter_annotator
+        rows.append(("human-human agreement", ia.percent_agreement))
+        rows.append(("human-human Fleiss kappa", ia.fleiss_kappa))
+        rows.append(("human-human Krippendorff alpha", ia.krippendorff_alpha))
+    if crit.noise is not None:
+        rows.append(("judge self-agreement (samples)", crit.noise.mean_pairwise_agreement))
+        rows.append(("judge noise share", crit.noise.judge_noise_share))
+    for label, est in rows:
+        value, interval = _fmt(est)
+        table.add_row(label, value, interval, est.reason)
+    out_console.print(table)
+    cm = a.confusion
+    out_console.print(
+        f"confusion (rows human, cols judge): pass→pass {cm.tp}, pass→fail {cm.fn}, "
+        f"fail→pass {cm.fp}, fail→fail {cm.tn}; unsure: human-pass {cm.unsure['pass']}, "
+        f"human-fail {cm.unsure['fail']}"
+    )
+    out_console.print(f"ceiling: {crit.ceiling}")
+    if crit.ppi is not None:
+        p = crit.ppi
+        corrected, ci = _fmt(p.estimate)
+        naive, naive_ci = _fmt(p.naive_judge_rate)
+        humans, humans_ci = _fmt(p.humans_only)
+        gain = f"{p.gain:.2f}x" if p.gain is not None else "undefined"
+        out_console.print(
+            f"success rate: PPI++ {corrected} {ci} (lambda {p.lam if p.lam is None else round(p.lam, 3)}) | "
+            f"naive judge {naive} {naive_ci} | humans only {humans} {humans_ci} "
+            f"(n={p.n_labelled}, N={p.n_unlabelled}); effective sample-size gain {gain}"
+        )
+    verdict = "[bold green]TRUSTED[/]" if crit.trust.trusted else "[bold red]NOT TRUSTED[/]"
+    out_console.print(f"{verdict} — {crit.trust.reason}", markup=True)
+    if crit.disagreements and shown > 0:
+        out_console.print(f"disagreements ({len(crit.disagreements)}), first {shown}:")
+        for d in crit.disagreements[:shown]:
+            why = (d.judge_reasoning or "").replace("\n", " ")
+            why = why[:117] + "..." if len(why) > 120 else why
+            out_console.print(
+                f"  {d.item_id} [{d.split or '-'}] human {d.human}, judge {d.judge}: {why}",
+                markup=False,
+            )
+    out_console.print()
+
+
+@app.command()
+def calibrate(
+    labels: Annotated[Path, typer.Option("--labels", help="Human labels JSONL.")],
+    verdicts: Annotated[
+        Path | None, typer.Option("--verdicts", help="Recorded verdicts JSONL (any grader).")
+    ] = None,
+    criterion: Annotated[
+        str | None,
+        typer.Option(help="Criterion id or YAML path (live judging; filters --verdicts)."),
+    ] = None,
+    backend: Annotated[
+        str | None, typer.Option(help="Judge backend for live judging: anthropic, openai, llama.")
+    ] = None,
+    model: Annotated[str | None, typer.Option(help="Judge model (llama: path to a GGUF).")] = None,
+    base_url: Annotated[str | None, typer.Option(help="Server URL (openai backend).")] = None,
+    samples: Annotated[int, typer.Option(min=1, help="Judge samples per item (live).")] = 1,
+    concurrency: Annotated[int, typer.Option(min=1, help="Judge calls in flight (live).")] = 4,
+    cache: Annotated[Path, typer.Option(help="Verdict cache (live); reruns reuse it.")] = Path(
+        ".pathjudge/verdict-cache.sqlite"
+    ),
+    save_verdicts: Annotated[
+        Path | None, typer.Option(help="Write the live judge's verdicts to this JSONL.")
+    ] = None,
+    unlabelled: Annotated[
+        Path | None,
+        typer.Option("--unlabelled", help="Judge-only verdicts JSONL: PPI++ corrected rate."),
+    ] = None,
+    json_out: Annotated[
+        Path | None, typer.Option("--json", help="Write the report as JSON ('-' = stdout).")
+    ] = None,
+    plots: Annotated[Path | None, typer.Option(help="Write PNG plots into this folder.")] = None,
+    gates: Annotated[
+        str, typer.Option(help="Trust gates on lower bounds, e.g. tpr=0.8,tnr=0.8,kappa=0.6.")
+    ] = "",
+    split: Annotated[
+        str | None, typer.Option(help="Evaluate one split only: train, dev or test.")
+    ] = None,
+    threshold: Annotated[
+        float | None, typer.Option(help="Default pass threshold for scores (score >= threshold).")
+    ] = None,
+    confidence: Annotated[float, typer.Option(min=0.5, max=0.999)] = 0.95,
+    bootstrap: Annotated[int, typer.Option(min=0, help="Bootstrap resamples for kappa.")] = 2000,
+    seed: Annotated[int, typer.Option(help="Bootstrap seed.")] = 0,
+    bins: Annotated[int, typer.Option(min=1, help="Reliability bins.")] = 5,
+    few_shot: Annotated[
+        Path | None, typer.Option(help="Write train-split disagreements as few-shot YAML here.")
+    ] = None,
+    disagreements: Annotated[int, typer.Option(min=0, help="Disagreements to print.")] = 10,
+    allow_single_class: Annotated[
+        bool, typer.Option(help="Report (undefined) statistics for one-class labels.")
+    ] = False,
+    report_only: Annotated[
+        bool, typer.Option(help="Exit 0 even when the judge misses a gate.")
+    ] = False,
+) -> int:
+    """Agreement of the judge with human labels, trust gates, PPI++ success rate, disagreements."""
+    from pathjudge.calibration.agreement import parse_gates
+    from pathjudge.calibration.calibrate import calibrate as run_calibration
+    from pathjudge.calibration.labels import load_labels
+    from pathjudge.calibration.verdicts import load_verdicts
+    from pathjudge.errors import InputError
+
+    if (verdicts is None) == (backend is None):
+        raise InputError(
+            "give either --verdicts (recorded) or --criterion with --backend (live judging)",
+            field="--verdicts",
+        )
+    if backend is not None and criterion is None:
+        raise InputError("live judging needs --criterion", field="--criterion")
+    splits: dict[str, Literal["train", "dev", "test"]] = {
+        "train": "train",
+        "dev": "dev",
+        "test": "test",
+    }
+    split_value = splits.get(split) if split is not None else None
+    if split is not None and split_value is None:
+        raise InputError(f"unknown split {split!r}", field="--split", hint="use train, dev or test")
+    gate_values = parse_gates(gates)
+    label_set = load_labels(labels, threshold=threshold)
+    if verdicts is not None:
+        verdict_set = load_verdicts(verdicts)
+    else:
+        verdict_set = _live(
+            label_set,
+            criterion or "",
+            backend or "",
+            model=model,
+            base_url=base_url,
+            samples=samples,
+            concurrency=concurrency,
+            cache=cache,
+            save=save_verdicts,
+            split=split_value,
+        )
+    unl = load_verdicts(unlabelled) if unlabelled is not None else None
+    report = run_calibration(
+        label_set,
+        verdict_set,
+        unlabelled=unl,
+        criterion=criterion,
+        split=split_value,
+        gates=gate_values,
+        confidence=confidence,
+        n_bootstrap=bootstrap,
+        seed=seed,
+        n_bins=bins,
+        allow_single_class=allow_single_class,
+    )
+    if json_out is not None and str(json_out) == "-":
+        out_console.print_json(report.model_dump_json())
+    else:
+        _render(report, disagreements)
+        if json_out is not None:
+            _write_text(json_out, report.model_dump_json(indent=2) + "\n")
+            err_console.print(f"wrote {json_out}")
+    if plots is not None:
+        for path in _plots(report, plots):
+            err_console.print(f"wrote {path}")
+    if few_shot is not None:
+        for path in _few_shot(report, label_set, few_shot):
+            err_console.print(f"wrote {path}")
+    return 0 if report.trusted or report_only else 1
+
+
+def _write_text(path: Path, text: str) -> None:
+    import os
+    import tempfile
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _plots(report: CalibrationReport, folder: Path) -> list[Path]:
+    from pathjudge.report.plots import plot_confusion_matrix, plot_reliability
+
+    written: list[Path] = []
+    for crit in report.criteria:
+        slug = _slug(crit.criterion)
+        cm = crit.agreement.confusion
+        unsure = crit.agreement.n_unsure
+        written.append(
+            plot_confusion_matrix(
+                [list(row) for row in cm.matrix],
+                list(cm.labels),
+                f"{crit.criterion or 'judge'} vs humans"
+                + (f" ({unsure} unsure not shown)" if unsure else ""),
+                folder / f"confusion-{slug}.png",
+            )
+        )
+        written.append(
+            plot_reliability(
+                crit.reliability.points,
+                f"{crit.criterion or 'judge'}: vote share vs human pass rate",
+                folder / f"reliability-{slug}.png",
+            )
+        )
+    return written
+
+
+def _few_shot(report: CalibrationReport, labels: LabelSet, target: Path) -> list[Path]:
+    from pathjudge.calibration.disagreements import few_shot_examples, few_shot_yaml
+
+    written: list[Path] = []
+    many = len(report.criteria) > 1
+    for crit in report.criteria:
+        examples = few_shot_examples(
+            crit.disagreements,
+            {item.item_id: item for item in labels.items(crit.criterion)},
+            file=labels.file,
+        )
+        path = (
+            target.with_name(f"{target.stem}-{_slug(crit.criterion)}{target.suffix}")
+            if many
+            else target
+        )
+        _write_text(path, few_shot_yaml(examples, criterion=crit.criterion))
+        written.append(path)
+    return written
+
+
+def _live(
+    labels: LabelSet,
+    criterion: str,
+    backend: str,
+    *,
+    model: str | None,
+    base_url: str | None,
+    samples: int,
+    concurrency: int,
+    cache: Path,
+    save: Path | None,
+    split: Literal["train", "dev", "test"] | None,
+) -> VerdictSet:
+    import asyncio
+
+    from pathjudge.agent.io import write_jsonl
+    from pathjudge.calibration.live import judge_labelled
+    from pathjudge.errors import InputError
+    from pathjudge.judge.cache import VerdictCache
+    from pathjudge.judge.runner import make_backend
+
+    if backend not in ("anthropic", "openai", "llama"):
+        raise InputError(
+            f"unknown backend {backend!r}", field="--backend", hint="use anthropic, openai or llama"
+        )
+    judge = make_backend(backend, model=model, base_url=base_url)  # type: ignore[arg-type]
+    store = VerdictCache(cache)
+    try:
+        verdict_set, results = judge_labelled(
+            labels,
+            criterion,
+            backend=judge,
+            samples=samples,
+            cache=store,
+            concurrency=concurrency,
+            split=split,
+        )
+    finally:
+        asyncio.run(judge.aclose())
+    if save is not None:
+        write_jsonl(save, results)
+        err_console.print(f"wrote {save}")
+    return verdict_set

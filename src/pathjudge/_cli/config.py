@@ -1,0 +1,108 @@
+"""``pathjudge config``: the effective configuration and where each value came from.
+
+Also :func:`resolve_for_cli`, which every command that reads the configuration calls: it resolves
+command line > environment > file > defaults and prints the twin warning on stderr.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from pathjudge._cli.app import app, err_console, out_console
+from pathjudge.errors import ConfigError
+
+if TYPE_CHECKING:
+    from pathjudge.config import ResolvedConfig
+
+__all__ = ["parse_set_options", "resolve_for_cli"]
+
+
+def parse_set_options(items: list[str]) -> dict[str, object]:
+    """``["judge.model=claude-x", "concurrency=4"]`` → ``{"judge.model": "claude-x", ...}``.
+
+    Values stay strings (the configuration parses them by key type). Empty input gives ``{}``.
+    """
+    out: dict[str, object] = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise ConfigError(
+                f"--set expects KEY=VALUE, got {item!r}",
+                field="--set",
+                hint="e.g. --set judge.model=claude-opus-4-8",
+            )
+        out[key.strip()] = value
+    return out
+
+
+def resolve_for_cli(
+    overrides: Mapping[str, object] | None = None,
+    *,
+    config_file: Path | None = None,
+    warn: bool = True,
+) -> ResolvedConfig:
+    """Resolve the configuration for a command and print the twin warning (if any) on stderr."""
+    from pathjudge.config import resolve_config
+
+    resolved = resolve_config(overrides, config_file=config_file)
+    if warn:
+        warning = resolved.twin_warning()
+        if warning:
+            err_console.print(f"[yellow]warning:[/] {warning}", markup=True, highlight=False)
+    return resolved
+
+
+def _render(value: object) -> str:
+    if value is None:
+        return "—"
+    return str(value)
+
+
+@app.command("config")
+def config_command(
+    json_out: Annotated[
+        bool, typer.Option("--json", help="Print the configuration as JSON.")
+    ] = False,
+    set_: Annotated[
+        list[str] | None,
+        typer.Option("--set", help="Override a key for this command: KEY=VALUE (repeatable)."),
+    ] = None,
+    judge_model: Annotated[
+        str | None, typer.Option("--judge-model", help="Override judge.model.")
+    ] = None,
+    agent_model: Annotated[
+        str | None, typer.Option("--agent-model", help="Override agent.model.")
+    ] = None,
+    config_file: Annotated[
+        Path | None,
+        typer.Option(
+            "--config",
+            help="Read this file instead of searching for pathjudge.toml/pyproject.toml.",
+        ),
+    ] = None,
+) -> None:
+    """Print the effective configuration: each key, its value, and where it came from."""
+    overrides: dict[str, object] = parse_set_options(set_ or [])
+    if judge_model is not None:
+        overrides["judge.model"] = judge_model
+    if agent_model is not None:
+        overrides["agent.model"] = agent_model
+    resolved = resolve_for_cli(overrides, config_file=config_file)
+    if json_out:
+        out_console.print_json(json.dumps(resolved.to_json()))
+        return
+    from rich.table import Table
+
+    title = f"pathjudge configuration — {resolved.file if resolved.file else 'no config file'}"
+    table = Table(title=title)
+    table.add_column("key", overflow="fold")
+    table.add_column("value", overflow="fold")
+    table.add_column("source", overflow="fold")
+    for key, value, source in resolved.rows():
+        table.add_row(key, _render(value), source)
+    out_console.print(table)

@@ -1,0 +1,94 @@
+"""``pathjudge diff``: baseline vs candidate runs, per-task regressions and a promote/block verdict."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from pathjudge._cli.app import app, out_console
+
+
+@app.command("diff")
+def diff_command(
+    baseline: Annotated[Path, typer.Argument(help="Baseline runs JSONL.")],
+    candidate: Annotated[Path, typer.Argument(help="Candidate runs JSONL.")],
+    suite: Annotated[Path, typer.Option("--suite", help="The suite YAML both were run on.")],
+    block_on: Annotated[
+        str,
+        typer.Option(
+            help="Rules that block a promotion, comma-separated: success, significance, trajectory, cost, coverage."
+        ),
+    ] = "success,trajectory,coverage",
+    alpha: Annotated[float, typer.Option(help="Significance level of the paired test.")] = 0.05,
+    seed: Annotated[int, typer.Option(help="Seed of the paired bootstrap.")] = 0,
+    resamples: Annotated[int, typer.Option(help="Bootstrap resamples.")] = 10_000,
+    max_token_increase: Annotated[
+        float | None, typer.Option(help="'cost' rule: block when tokens grow by more than this fraction.")
+    ] = None,
+    max_latency_increase: Annotated[
+        float | None, typer.Option(help="'cost' rule: block when latency grows by more than this fraction.")
+    ] = None,
+    json_out: Annotated[Path | None, typer.Option("--json", help="Also write the full diff as JSON.")] = None,
+) -> None:
+    """Diff a candidate against a baseline task by task; exit 0 promote, 1 block, 2 bad input."""
+    from pydantic import ValidationError
+    from rich.table import Table
+
+    from pathjudge.agent.io import read_runs
+    from pathjudge.errors import InputError
+    from pathjudge.rubrics.suite import load_suite
+    from pathjudge.scoring.diff import DiffGate, diff_runs, parse_gate_rules
+
+    rules = parse_gate_rules(block_on)
+    try:
+        gate = DiffGate(
+            block_on=rules,
+            alpha=alpha,
+            seed=seed,
+            resamples=resamples,
+            max_token_increase=max_token_increase,
+            max_latency_increase=max_latency_increase,
+        )
+    except ValidationError as exc:
+        first = exc.errors(include_url=False, include_input=False)[0]
+        name = str(first["loc"][0]).replace("_", "-") if first["loc"] else "gate"
+        raise InputError(str(first["msg"]), field=f"--{name}") from None
+    loaded = load_suite(suite)
+    report = diff_runs(read_runs(baseline), read_runs(candidate), loaded, gate=gate)
+    table = Table(title=f"{candidate} vs {baseline} on suite {report.suite}")
+    for name in ("task", "success", "steps Δ", "findings"):
+        table.add_column(name)
+    for task in report.tasks:
+        if not task.changed:
+            continue
+        success = (
+            f"{task.success_before:.2f} → {task.success_after:.2f}"
+            if task.success_before is not None and task.success_after is not None
+            else "—"
+        )
+        steps = ", ".join(f"e{p.epoch} {p.step_delta:+d}" for p in task.pairs if p.step_delta) or "0"
+        findings = "\n".join(f"{f.kind}: {f.what}" for f in task.findings)
+        table.add_row(task.task_id, success, steps, findings)
+    unchanged = len(report.tasks) - len(report.changed_tasks)
+    if report.changed_tasks:
+        out_console.print(table)
+    t = report.test
+    boot = (
+        f"; bootstrap Δ success {t.mean_delta:+.3f} [{t.bootstrap_low:+.3f}, {t.bootstrap_high:+.3f}]"
+        if t.mean_delta is not None and t.bootstrap_low is not None and t.bootstrap_high is not None
+        else ""
+    )
+    out_console.print(
+        f"{len(report.changed_tasks)} task(s) changed, {unchanged} unchanged · tokens {report.tokens_before} → "
+        f"{report.tokens_after} · paired test over {t.tasks} tasks: McNemar p={t.mcnemar_p:.4f} "
+        f"(worse {t.worse}, better {t.better}){boot}"
+    )
+    for reason in report.reasons:
+        out_console.print(f"  {reason}")
+    out_console.print(f"verdict: {report.verdict.upper()}")
+    if json_out is not None:
+        json_out.write_text(report.model_dump_json(indent=2) + "\n", encoding="utf-8")
+    if report.verdict == "block":
+        raise typer.Exit(1)

@@ -1,0 +1,111 @@
+"""``pathjudge import``: convert transcripts and traces into a runs JSONL file."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+
+from pathjudge._cli.app import app, err_console, out_console
+from pathjudge.errors import ImportFormatError, InputError
+
+if TYPE_CHECKING:
+    from pathjudge.agent.trajectory import RunRecord
+
+_FORMATS_HELP = "anthropic, openai-chat, openai-responses, otel, managed-agents"
+
+
+class _Tally:
+    __slots__ = ("errors", "malformed", "runs", "steps")
+
+    def __init__(self) -> None:
+        self.runs = self.steps = self.errors = self.malformed = 0
+
+    def count(self, runs: Iterable[RunRecord]) -> Iterator[RunRecord]:
+        for run in runs:
+            self.runs += 1
+            self.steps += len(run.steps)
+            self.errors += run.error_count
+            self.malformed += sum(1 for step in run.steps if step.arguments_error is not None)
+            yield run
+
+
+@app.command("import")
+def import_(
+    source: Annotated[
+        Path | None,
+        typer.Argument(help="The transcript or trace file (.json, or .jsonl with one per line)."),
+    ] = None,
+    fmt: Annotated[str, typer.Option("--from", help=f"The input format: {_FORMATS_HELP}.")] = "",
+    output: Annotated[
+        Path | None, typer.Option("-o", "--output", help="The runs JSONL file to write.")
+    ] = None,
+    session: Annotated[
+        str | None,
+        typer.Option("--session", help="Fetch this session from the format's live source instead."),
+    ] = None,
+    task_id: Annotated[
+        str | None, typer.Option("--task-id", help="Use this task id for every imported run.")
+    ] = None,
+    keep_going: Annotated[
+        bool,
+        typer.Option(
+            "--keep-going", help="Skip transcripts that fail, report them, write the rest."
+        ),
+    ] = False,
+) -> None:
+    """Convert a transcript/trace file (or a live session) into pathjudge's runs JSONL."""
+    from pathjudge.agent.importers import FORMATS, import_file, import_session
+    from pathjudge.agent.io import write_jsonl
+
+    if not fmt:
+        raise InputError(
+            "no input format given",
+            field="--from",
+            hint=f"pass --from with one of: {_FORMATS_HELP}",
+        )
+    if fmt not in FORMATS:
+        raise InputError(
+            f"unknown import format {fmt!r}",
+            field="--from",
+            hint=f"use one of: {', '.join(sorted(FORMATS))}",
+        )
+    if output is None:
+        raise InputError("no output file given", field="--output", hint="pass -o runs.jsonl")
+    if (source is None) == (session is None):
+        raise InputError(
+            "give either a FILE or --session ID (exactly one)",
+            hint="pathjudge import --from FORMAT FILE -o runs.jsonl",
+        )
+    errors: list[InputError] | None = [] if keep_going else None
+    options: dict[str, Any] = {"task_id": task_id, "errors": errors}
+    if source is not None:
+        runs = import_file(source, fmt, **options)
+        origin = str(source)
+    else:
+        assert session is not None
+        runs = import_session(fmt, session, **options)
+        origin = f"session {session}"
+    tally = _Tally()
+    written = write_jsonl(output, tally.count(runs))
+    if errors:
+        for problem in errors[:20]:
+            err_console.print(f"[yellow]skipped:[/] {problem}", markup=True)
+        if len(errors) > 20:
+            err_console.print(f"... and {len(errors) - 20} more")
+    if written == 0:
+        output.unlink(missing_ok=True)
+        raise ImportFormatError(
+            "no run could be imported" if errors else "contains no runs",
+            file=origin,
+            hint="see the skipped records above" if errors else "check the format with --from",
+        )
+    skipped = f" · [yellow]{len(errors)} skipped[/]" if errors else ""
+    out_console.print(
+        f"[green]imported[/] {tally.runs} run{'s' if tally.runs != 1 else ''} from {origin} "
+        f"([bold]{fmt}[/]) → {output} · {tally.steps} tool calls · {tally.errors} errored results · "
+        f"{tally.malformed} malformed arguments{skipped}",
+        markup=True,
+    )

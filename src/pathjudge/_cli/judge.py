@@ -1,0 +1,84 @@
+"""``pathjudge judge``: grade items against one judged criterion, cached and resumable."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from pathjudge._cli.app import app, err_console, out_console
+
+
+@app.command()
+def judge(
+    items: Annotated[
+        Path, typer.Argument(help="Items JSONL: one {item_id, inputs: {name: text}} per line.")
+    ],
+    criterion: Annotated[
+        str, typer.Option("--criterion", help="Built-in criterion id or a criterion YAML path.")
+    ],
+    output: Annotated[
+        Path, typer.Option("-o", "--output", help="Where to write the verdicts JSONL.")
+    ],
+    backend: Annotated[
+        str | None, typer.Option(help="anthropic (default), openai or llama.")
+    ] = None,
+    model: Annotated[str | None, typer.Option(help="Judge model (llama: path to a GGUF).")] = None,
+    base_url: Annotated[
+        str | None, typer.Option("--base-url", help="API base URL (openai: required).")
+    ] = None,
+    concurrency: Annotated[
+        int | None, typer.Option(help="Calls in flight at most (default 16).")
+    ] = None,
+    samples: Annotated[
+        int | None, typer.Option(help="Samples per item, majority vote (default 1).")
+    ] = None,
+    batch: Annotated[
+        bool | None, typer.Option("--batch/--no-batch", help="Use the Message Batches API.")
+    ] = None,
+    cache: Annotated[
+        Path | None, typer.Option(help="Verdict cache (default .pathjudge/verdicts.sqlite).")
+    ] = None,
+    budget_usd: Annotated[
+        float | None, typer.Option("--budget-usd", help="Stop cleanly after spending this.")
+    ] = None,
+    budget_tokens: Annotated[
+        int | None, typer.Option("--budget-tokens", help="Stop after this many tokens.")
+    ] = None,
+    timeout: Annotated[
+        float | None, typer.Option(help="Per-call timeout in seconds (default 120).")
+    ] = None,
+    max_tokens: Annotated[
+        int | None, typer.Option("--max-tokens", help="Output tokens per call (default 1024).")
+    ] = None,
+    poll_interval: Annotated[
+        float | None, typer.Option("--poll-interval", help="Batch poll seconds (default 10).")
+    ] = None,
+    progress: Annotated[
+        bool | None,
+        typer.Option("--progress/--no-progress", help="Progress bar (default: on a TTY)."),
+    ] = None,
+) -> None:
+    """Judge every item once per sample; cached verdicts are reused, so a rerun resumes where it stopped."""
+    from pathjudge.judge.cli_support import JudgeOptions, execute
+
+    options = JudgeOptions.resolve(
+        backend=backend,
+        model=model,
+        base_url=base_url,
+        concurrency=concurrency,
+        samples=samples,
+        batch=batch,
+        cache=cache,
+        budget_usd=budget_usd,
+        budget_tokens=budget_tokens,
+        timeout=timeout,
+        max_tokens=max_tokens,
+        poll_interval=poll_interval,
+        progress=progress,
+    )
+    summary = execute(
+        items, criterion, output, options, warn=lambda text: err_console.print(text, markup=False)
+    )
+    out_console.print(summary, markup=False)

@@ -1,0 +1,356 @@
+"""Live collection: run an agent on every task of a suite for N epochs, concurrently, to a runs JSONL.
+
+The one live, non-deterministic step of an evaluation happens here, once; everything after reads the
+frozen file. Collection is:
+
+- **concurrent** — at most ``concurrency`` runs in flight (an asyncio semaphore);
+- **incremental** — each finished run is appended and flushed at once (:class:`JsonlAppender`), so a crash
+  or Ctrl-C loses only the runs still in flight;
+- **resumable** — a ``(task, epoch)`` already in the output file is skipped, so rerunning the same command
+  after an interruption finishes the job without repeating finished work;
+- **honest about failures** — a run whose backend failed (:class:`~pathjudge.errors.AgentError`) is not
+  written (a rerun retries it) and is reported in :attr:`CollectResult.failed`.
+
+Options default to None and are resolved in ONE place, :func:`resolve_run_options`: an explicit value
+wins, then the ``config`` mapping (project configuration), then the built-in default.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any, Literal, get_args
+
+from pydantic import BaseModel, ConfigDict, Field, JsonValue
+
+from pathjudge.agent.backends import (
+    AnthropicBackend,
+    BackendName,
+    ModelBackend,
+    OpenAIBackend,
+    ScriptedBackend,
+)
+from pathjudge.agent.io import JsonlAppender, read_runs
+from pathjudge.agent.trajectory import RunRecord
+from pathjudge.errors import AgentError, ConfigError, InputError, PathjudgeError
+
+__all__ = [
+    "DEFAULT_AGENT_MODEL",
+    "AgentName",
+    "AgentRunner",
+    "CollectResult",
+    "CollectTask",
+    "FailedRun",
+    "RunOptions",
+    "collect",
+    "collect_suite",
+    "docent_runner",
+    "make_backend",
+    "resolve_run_options",
+    "tasks_from_suite",
+]
+
+AgentName = Literal["docent"]
+RetrieverChoice = Literal["keyword", "worst_match"]
+
+DEFAULT_AGENT_MODEL = "claude-haiku-4-5"
+"""The agent model when none is configured (Anthropic backend)."""
+
+_DEFAULTS: dict[str, Any] = {
+    "agent": "docent",
+    "backend": "anthropic",
+    "epochs": 1,
+    "concurrency": 4,
+    "max_steps": 4,
+    "retriever": "keyword",
+}
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class RunOptions(_Frozen):
+    """Fully resolved options of a collection."""
+
+    agent: AgentName
+    backend: BackendName
+    model: str
+    base_url: str | None = None
+    epochs: int = Field(ge=1)
+    concurrency: int = Field(ge=1)
+    max_steps: int = Field(ge=1)
+    retriever: RetrieverChoice
+
+
+def _choice(name: str, value: Any, allowed: tuple[str, ...], source: str) -> str:
+    if value not in allowed:
+        raise (InputError if source == "option" else ConfigError)(
+            f"unknown {name} {value!r}",
+            field=name,
+            hint=f"use one of: {', '.join(allowed)}",
+        )
+    return str(value)
+
+
+def _positive(name: str, value: Any, source: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise (InputError if source == "option" else ConfigError)(
+            f"{name} must be a whole number >= 1, got {value!r}", field=name
+        )
+    return value
+
+
+def resolve_run_options(
+    *,
+    agent: str | None = None,
+    backend: str | None = None,
+    model: str | None = None,
+    base_url: str | None = None,
+    epochs: int | None = None,
+    concurrency: int | None = None,
+    max_steps: int | None = None,
+    retriever: str | None = None,
+    config: Mapping[str, Any] | None = None,
+) -> RunOptions:
+    """Resolve every collection option: explicit value > ``config[name]`` > built-in default.
+
+    Defaults: agent ``docent``, backend ``anthropic``, model ``claude-haiku-4-5`` for the Anthropic
+    backend and ``docent-scripted`` for the scripted one (the OpenAI-compatible backend has no default
+    model: name it), 1 epoch, concurrency 4, 4 model turns per run, the keyword retriever.
+    An unknown value is an :class:`InputError` (a ``ConfigError`` when it came from ``config``).
+    """
+    explicit = {
+        "agent": agent,
+        "backend": backend,
+        "model": model,
+        "base_url": base_url,
+        "epochs": epochs,
+        "concurrency": concurrency,
+        "max_steps": max_steps,
+        "retriever": retriever,
+    }
+    conf = dict(config or {})
+    resolved: dict[str, Any] = {}
+    sources: dict[str, str] = {}
+    for key, value in explicit.items():
+        if value is not None:
+            resolved[key], sources[key] = value, "option"
+        elif conf.get(key) is not None:
+            resolved[key], sources[key] = conf[key], "config"
+        elif key in _DEFAULTS:
+            resolved[key], sources[key] = _DEFAULTS[key], "default"
+    resolved["agent"] = _choice("agent", resolved["agent"], get_args(AgentName), sources["agent"])
+    resolved["backend"] = _choice(
+        "backend", resolved["backend"], get_args(BackendName), sources["backend"]
+    )
+    resolved["retriever"] = _choice(
+        "retriever", resolved["retriever"], get_args(RetrieverChoice), sources["retriever"]
+    )
+    for key in ("epochs", "concurrency", "max_steps"):
+        resolved[key] = _positive(key, resolved[key], sources[key])
+    if resolved.get("model") is None:
+        if resolved["backend"] == "anthropic":
+            resolved["model"] = DEFAULT_AGENT_MODEL
+        elif resolved["backend"] == "scripted":
+            resolved["model"] = "docent-scripted"
+        else:
+            raise InputError(
+                "the openai backend needs a model name",
+                field="model",
+                hint="pass --model, e.g. --model smollm2 for a local llama.cpp server",
+            )
+    return RunOptions.model_validate(resolved)
+
+
+class CollectTask(_Frozen):
+    """What collection needs of a task: its id, the question text, the stored input and metadata."""
+
+    id: str
+    question: str
+    input: JsonValue = None
+    metadata: dict[str, JsonValue] = Field(default_factory=dict)
+
+
+def tasks_from_suite(suite: Any, only: Sequence[str] | None = None) -> list[CollectTask]:
+    """The suite's tasks (``only``: these ids, in suite order) as :class:`CollectTask` s.
+
+    Raises :class:`InputError` when ``only`` names a task the suite does not have.
+    """
+    tasks = [
+        CollectTask(id=t.id, question=t.input_text, input=t.input, metadata=dict(t.metadata))
+        for t in suite.tasks
+    ]
+    if only:
+        known = {t.id for t in tasks}
+        missing = [t for t in only if t not in known]
+        if missing:
+            raise InputError(
+                f"task {missing[0]!r} is not in the suite",
+                field="task",
+                hint="check --task against the suite's ids",
+            )
+        tasks = [t for t in tasks if t.id in set(only)]
+    return tasks
+
+
+AgentRunner = Callable[[CollectTask, int], Awaitable[RunRecord]]
+"""``runner(task, epoch) -> RunRecord``: one run of the agent under test."""
+
+
+def make_backend(options: RunOptions) -> ModelBackend:
+    """The model backend the options name (the scripted one plays Docent offline)."""
+    if options.backend == "anthropic":
+        return AnthropicBackend(options.model, base_url=options.base_url)
+    if options.backend == "openai":
+        return OpenAIBackend(options.model, base_url=options.base_url)
+    if options.backend == "scripted":
+        from pathjudge.agent.docent import DocentPolicy
+
+        return ScriptedBackend(DocentPolicy(), model=options.model)
+    raise AgentError(
+        f"unknown backend {options.backend!r}"
+    )  # pragma: no cover - Literal-checked above
+
+
+def docent_runner(backend: ModelBackend, options: RunOptions) -> AgentRunner:
+    """A runner for Docent over ``backend`` with the options' retriever and step limit."""
+    from pathjudge.agent.docent import run_docent
+
+    async def run(task: CollectTask, epoch: int) -> RunRecord:
+        return await run_docent(
+            backend,
+            task_id=task.id,
+            question=task.question,
+            epoch=epoch,
+            retriever=options.retriever,
+            task_metadata=task.metadata,
+            max_steps=options.max_steps,
+            task_input=task.input,
+        )
+
+    return run
+
+
+class FailedRun(_Frozen):
+    task_id: str
+    epoch: int
+    error: str
+
+
+class CollectResult(_Frozen):
+    """What a collection did: planned (task, epoch) pairs, skipped (already finished), written, failed."""
+
+    output: str
+    planned: int
+    skipped: int
+    written: int
+    failed: tuple[FailedRun, ...] = ()
+
+
+def _finished(output: Path, agent_model: str | None) -> set[tuple[str, int]]:
+    if not output.exists():
+        return set()
+    done: set[tuple[str, int]] = set()
+    for run in read_runs(output, allow_empty=True):
+        if agent_model is not None and run.agent.model not in (None, agent_model):
+            raise InputError(
+                f"already holds runs of model {run.agent.model!r}, not {agent_model!r}",
+                file=output,
+                hint="write to another -o file, or rerun with the same --model to resume",
+            )
+        done.add((run.task_id, run.epoch))
+    return done
+
+
+async def collect(
+    tasks: Sequence[CollectTask],
+    runner: AgentRunner,
+    output: str | Path,
+    *,
+    epochs: int = 1,
+    concurrency: int = 4,
+    model: str | None = None,
+    progress_enabled: bool | None = None,
+) -> CollectResult:
+    """Run every (task, epoch) not yet in ``output``; append each finished run as it completes.
+
+    ``model`` (when given) guards resuming: an output file holding runs of another model is an
+    :class:`InputError`. Runs are started epoch by epoch, tasks in order. Empty ``tasks`` → nothing to do.
+    """
+    from pathjudge.report.progress import progress
+
+    path = Path(output)
+    appender = JsonlAppender(path)  # repairs a torn last line before we read what is finished
+    try:
+        done = _finished(path, model)
+        plan = [(task, epoch) for epoch in range(epochs) for task in tasks]
+        pending = [(task, epoch) for task, epoch in plan if (task.id, epoch) not in done]
+        gate = asyncio.Semaphore(concurrency)
+        failed: list[FailedRun] = []
+        written = 0
+        with progress(
+            f"collecting {len(pending)} runs", len(pending), enabled=progress_enabled
+        ) as bar:
+
+            async def one(task: CollectTask, epoch: int) -> None:
+                nonlocal written
+                async with gate:
+                    try:
+                        run = await runner(task, epoch)
+                    except PathjudgeError as exc:
+                        failed.append(FailedRun(task_id=task.id, epoch=epoch, error=str(exc)))
+                    except Exception as exc:
+                        failed.append(
+                            FailedRun(
+                                task_id=task.id, epoch=epoch, error=f"{type(exc).__name__}: {exc}"
+                            )
+                        )
+                    else:
+                        appender.write(run)
+                        written += 1
+                    bar.advance()
+
+            await asyncio.gather(*(one(task, epoch) for task, epoch in pending))
+    finally:
+        appender.close()
+    return CollectResult(
+        output=str(path),
+        planned=len(plan),
+        skipped=len(plan) - len(pending),
+        written=written,
+        failed=tuple(sorted(failed, key=lambda f: (f.epoch, f.task_id))),
+    )
+
+
+async def collect_suite(
+    suite: Any,
+    output: str | Path,
+    options: RunOptions,
+    *,
+    only: Sequence[str] | None = None,
+    backend: ModelBackend | None = None,
+    progress_enabled: bool | None = None,
+) -> CollectResult:
+    """Collect ``options.epochs`` epochs of the options' agent on ``suite`` into ``output``.
+
+    ``backend`` overrides the one the options name (the caller then owns closing it).
+    """
+    tasks = tasks_from_suite(suite, only)
+    own = backend is None
+    chosen = backend if backend is not None else make_backend(options)
+    try:
+        runner = docent_runner(chosen, options)
+        return await collect(
+            tasks,
+            runner,
+            output,
+            epochs=options.epochs,
+            concurrency=options.concurrency,
+            model=chosen.model,
+            progress_enabled=progress_enabled,
+        )
+    finally:
+        if own:
+            await chosen.aclose()

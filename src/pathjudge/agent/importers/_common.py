@@ -1,0 +1,537 @@
+"""Shared pieces of the importers: reading documents, parsing arguments, provenance, error location.
+
+Nothing here knows a transcript format. Each format module turns one parsed document into a
+:class:`~pathjudge.agent.trajectory.RunRecord` with a pure ``from_<format>`` function and uses these
+helpers to read files and to report problems as one :class:`~pathjudge.errors.ImportFormatError` that
+names the file, the line (JSONL) or the JSON path (``[2].traj[5].tool_calls[0]``) and how to fix it.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TypeAlias
+
+from pydantic import ValidationError
+
+from pathjudge.agent.io import DEFAULT_MAX_LINE_BYTES, format_loc
+from pathjudge.agent.trajectory import RunRecord, Step, Usage
+from pathjudge.errors import ImportFormatError, InputError, PathjudgeError
+
+__all__ = [
+    "IDENTITY_KEYS",
+    "JSONL_SUFFIXES",
+    "Document",
+    "Json",
+    "StepDraft",
+    "Unmapped",
+    "as_dict",
+    "as_list",
+    "build_record",
+    "error_at",
+    "file_stem",
+    "identity",
+    "iter_documents",
+    "join_path",
+    "parse_arguments",
+    "require_str",
+    "run_documents",
+    "source_metadata",
+    "text_parts",
+    "usage_from",
+]
+
+Json: TypeAlias = Any
+"""A value parsed from JSON (dict, list, str, int, float, bool or None)."""
+
+JSONL_SUFFIXES = (".jsonl", ".ndjson", ".jsonl.gz")
+
+
+@dataclass(frozen=True, slots=True)
+class Document:
+    """One transcript-sized piece of an input file with where it came from.
+
+    ``line`` is the 1-based line for JSONL input (None for a JSON document); ``index`` is the position of
+    the piece in the file (0-based, counting non-blank JSONL lines or top-level list items).
+    """
+
+    value: Json
+    index: int
+    line: int | None
+    path: str = ""
+    """JSON path of ``value`` inside the file, e.g. ``[2]`` for the third item of a top-level list."""
+
+
+def join_path(base: str, part: str | int) -> str:
+    """Extend a JSON path: ``join_path("[2]", "traj")`` → ``[2].traj``; ints become ``[n]``."""
+    if isinstance(part, int):
+        return f"{base}[{part}]"
+    return f"{base}.{part}" if base else part
+
+
+def error_at(
+    message: str,
+    *,
+    where: str | None = None,
+    hint: str | None = None,
+) -> ImportFormatError:
+    """An :class:`ImportFormatError` for a problem at JSON path ``where`` (file and line added later)."""
+    return ImportFormatError(message, field=where or None, hint=hint)
+
+
+def _relocate(exc: PathjudgeError, *, file: str, doc: Document) -> ImportFormatError:
+    """Copy ``exc`` into an :class:`ImportFormatError` carrying the file and the document's line/path."""
+    fld = exc.field
+    if doc.path:
+        if not fld:
+            fld = doc.path
+        else:
+            fld = f"{doc.path}{fld}" if fld.startswith("[") else f"{doc.path}.{fld}"
+    return ImportFormatError(
+        exc.message, file=file, line=doc.line, field=fld, task_id=exc.task_id, hint=exc.hint
+    )
+
+
+def as_dict(value: Json, where: str, what: str) -> dict[str, Json]:
+    """``value`` if it is a JSON object, else an error naming ``what`` was expected at ``where``."""
+    if not isinstance(value, dict):
+        raise error_at(
+            f"expected a JSON object ({what}), got {_kind(value)}",
+            where=where,
+        )
+    return value
+
+
+def as_list(value: Json, where: str, what: str) -> list[Json]:
+    """``value`` if it is a JSON array, else an error naming ``what`` was expected at ``where``."""
+    if not isinstance(value, list):
+        raise error_at(f"expected a JSON array ({what}), got {_kind(value)}", where=where)
+    return value
+
+
+def _kind(value: Json) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "an array"
+    return "an object"
+
+
+def parse_arguments(raw: Json) -> tuple[dict[str, Json], str | None, str | None]:
+    """Parse tool-call arguments into ``(arguments, raw_arguments, arguments_error)``.
+
+    A JSON object (already parsed, or as a JSON string) gives ``(object, None, None)``. An empty or
+    missing value gives ``({}, None, None)`` (a call without arguments). Anything else is kept verbatim as
+    text in ``raw_arguments`` with the reason in ``arguments_error`` and ``{}`` as arguments, so a
+    malformed call is flagged, never dropped.
+    """
+    if raw is None:
+        return {}, None, None
+    if isinstance(raw, dict):
+        return dict(raw), None, None
+    if not isinstance(raw, str):
+        return (
+            {},
+            json.dumps(raw, ensure_ascii=False),
+            f"arguments are {_kind(raw)}, not a JSON object",
+        )
+    if not raw.strip():
+        return {}, None, None
+    try:
+        parsed = json.loads(raw)
+    except json.JSONDecodeError as exc:
+        return {}, raw, f"invalid JSON: {exc.msg} at column {exc.colno}"
+    if not isinstance(parsed, dict):
+        return {}, raw, f"arguments are {_kind(parsed)}, not a JSON object"
+    return parsed, None, None
+
+
+def text_parts(content: Json, *, text_keys: tuple[str, ...] = ("text",)) -> str | None:
+    """The text of a message content: a string as is; a list of parts → their text joined by newlines.
+
+    Parts are dicts whose first present key of ``text_keys`` is a string. Returns None when there is no
+    text at all (not even an empty string).
+    """
+    if isinstance(content, str):
+        return content
+    if not isinstance(content, list):
+        return None
+    texts: list[str] = []
+    for part in content:
+        if isinstance(part, dict):
+            for key in text_keys:
+                value = part.get(key)
+                if isinstance(value, str):
+                    texts.append(value)
+                    break
+        elif isinstance(part, str):
+            texts.append(part)
+    return "\n".join(texts) if texts else None
+
+
+class Unmapped:
+    """Collects the parts of a transcript that have no field in the schema, so nothing is dropped.
+
+    Each entry is ``{"at": <JSON path>, "value": <the original value>}``; the list lands in
+    ``metadata["unmapped"]`` (omitted when empty).
+    """
+
+    __slots__ = ("entries",)
+
+    def __init__(self) -> None:
+        self.entries: list[dict[str, Json]] = []
+
+    def add(self, where: str, value: Json) -> None:
+        self.entries.append({"at": where, "value": value})
+
+    def extra_keys(self, obj: dict[str, Json], known: frozenset[str], where: str) -> None:
+        """Record every key of ``obj`` not in ``known``."""
+        for key, value in obj.items():
+            if key not in known:
+                self.add(join_path(where, key), value)
+
+    def into(self, metadata: dict[str, Json]) -> dict[str, Json]:
+        if self.entries:
+            metadata["unmapped"] = self.entries
+        return metadata
+
+
+def source_metadata(
+    fmt: str, *, file: str | None, index: int | None = None, line: int | None = None
+) -> dict[str, Json]:
+    """``metadata["source"]``: the format, the file, and the position of the record in it."""
+    source: dict[str, Json] = {"format": fmt}
+    if file is not None:
+        source["file"] = file
+    if index is not None:
+        source["index"] = index
+    if line is not None:
+        source["line"] = line
+    return source
+
+
+def build_record(**fields: Any) -> RunRecord:
+    """Construct a :class:`RunRecord`, turning a validation failure into an :class:`ImportFormatError`."""
+    try:
+        return RunRecord(**fields)
+    except ValidationError as exc:
+        first = exc.errors(include_url=False, include_input=False)[0]
+        raise error_at(
+            f"the transcript does not give a valid run ({first.get('msg', 'invalid value')})",
+            where=format_loc(tuple(first.get("loc", ()))) or None,
+            hint="check the transcript against the format's documentation",
+        ) from None
+
+
+def _read_text(path: Path) -> str:
+    try:
+        data = path.read_bytes()
+        if path.name.lower().endswith(".gz"):
+            data = gzip.decompress(data)
+    except (gzip.BadGzipFile, EOFError) as exc:
+        raise ImportFormatError(f"is not a readable gzip file ({exc})", file=path) from None
+    except FileNotFoundError:
+        raise ImportFormatError("file not found", file=path, hint="check the path") from None
+    except IsADirectoryError:
+        raise ImportFormatError("is a directory, not a transcript file", file=path) from None
+    except OSError as exc:
+        raise ImportFormatError(f"could not be read ({exc.strerror})", file=path) from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        column = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
+        raise ImportFormatError(
+            f"not valid UTF-8 (byte 0x{data[exc.start]:02x} at column {column})",
+            file=path,
+            line=line,
+            hint="re-encode the file as UTF-8",
+        ) from None
+
+
+def _is_jsonl(path: Path) -> bool:
+    name = path.name.lower()
+    return any(name.endswith(suffix) for suffix in JSONL_SUFFIXES)
+
+
+def _iter_jsonl_values(
+    path: Path, errors: list[InputError] | None, max_line_bytes: int
+) -> Iterator[Document]:
+    from pathjudge.agent.io import _lines, _open_read  # the same line reader as runs files
+
+    try:
+        handle = _open_read(path)
+    except FileNotFoundError:
+        raise ImportFormatError("file not found", file=path, hint="check the path") from None
+    except IsADirectoryError:
+        raise ImportFormatError("is a directory, not a transcript file", file=path) from None
+    index = 0
+    with handle:
+        for number, raw, length in _lines(handle, max_line_bytes):
+            problem: ImportFormatError
+            if raw is None:
+                problem = ImportFormatError(
+                    f"line is {length / 1e6:.1f} MB, over the limit of {max_line_bytes / 1e6:.1f} MB",
+                    file=path,
+                    line=number,
+                    hint="split the transcript",
+                )
+            elif not raw.strip():
+                continue
+            else:
+                try:
+                    value = json.loads(raw.decode("utf-8"))
+                except UnicodeDecodeError as exc:
+                    problem = ImportFormatError(
+                        f"not valid UTF-8 (byte 0x{raw[exc.start]:02x} at column {exc.start + 1})",
+                        file=path,
+                        line=number,
+                        hint="re-encode the file as UTF-8",
+                    )
+                except json.JSONDecodeError as exc:
+                    problem = ImportFormatError(
+                        f"not valid JSON ({exc.msg} at column {exc.colno})",
+                        file=path,
+                        line=number,
+                        hint="each line must be one complete JSON value; the line may be truncated",
+                    )
+                else:
+                    yield Document(value, index, number)
+                    index += 1
+                    continue
+            if errors is None:
+                raise problem
+            errors.append(problem)
+            index += 1
+
+
+def iter_documents(
+    path: str | Path,
+    split: Callable[[Json], list[tuple[str, Json]]],
+    *,
+    errors: list[InputError] | None = None,
+    max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
+) -> Iterator[Document]:
+    """The transcripts in a file: one per JSONL line (streamed), or ``split`` of a whole JSON document.
+
+    ``split`` turns a parsed JSON document into ``[(json_path, transcript), ...]`` (a format decides
+    whether a top-level list is one transcript or many). JSONL files (``.jsonl``, ``.ndjson``,
+    ``.jsonl.gz``) are streamed; each line is one transcript. Any other file is read whole as one JSON
+    document (gunzipped first when its name ends in ``.gz``). Empty input (an empty file or only blank
+    lines) raises an :class:`ImportFormatError`.
+    """
+    path = Path(path)
+    if _is_jsonl(path):
+        seen = False
+        for doc in _iter_jsonl_values(path, errors, max_line_bytes):
+            seen = True
+            yield doc
+        if not seen and not errors:
+            raise ImportFormatError(
+                "has no transcripts",
+                file=path,
+                hint="the file is empty; pass one transcript per line",
+            )
+        return
+    text = _read_text(path)
+    if not text.strip():
+        raise ImportFormatError(
+            "has no transcripts", file=path, hint="the file is empty; pass a JSON transcript"
+        )
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ImportFormatError(
+            f"not valid JSON ({exc.msg} at column {exc.colno})",
+            file=path,
+            line=exc.lineno,
+            hint="the file may be truncated; name JSON Lines files *.jsonl",
+        ) from None
+    try:
+        pieces = split(value)
+    except PathjudgeError as exc:
+        raise _relocate(exc, file=str(path), doc=Document(None, 0, None)) from None
+    for index, (where, piece) in enumerate(pieces):
+        yield Document(piece, index, None, where)
+
+
+def run_documents(
+    path: str | Path,
+    fmt: str,
+    docs: Iterator[Document],
+    convert: Callable[[Document, dict[str, Json]], RunRecord],
+    *,
+    errors: list[InputError] | None,
+) -> Iterator[RunRecord]:
+    """Convert each document with ``convert(doc, source)``, locating any error at the file and line.
+
+    ``source`` is the ``metadata["source"]`` provenance for that document. With ``errors`` given, a
+    document that fails is recorded there and skipped; otherwise the first failure raises.
+    """
+    file = str(path)
+    for doc in docs:
+        source = source_metadata(
+            fmt, file=file, index=doc.index if doc.line is None else None, line=doc.line
+        )
+        try:
+            record = convert(doc, source)
+        except PathjudgeError as exc:
+            problem = _relocate(exc, file=file, doc=doc)
+            if errors is None:
+                raise problem from None
+            errors.append(problem)
+            continue
+        yield record
+
+
+IDENTITY_KEYS = frozenset({"run_id", "task_id", "epoch", "trial"})
+"""Keys of a transcript object that :func:`identity` consumes."""
+
+
+def identity(doc: Document, obj: Json, *, stem: str, task_id: str | None) -> tuple[str, str, int]:
+    """``(run_id, task_id, epoch)`` for a document.
+
+    ``task_id`` (the caller's override) wins; else the object's ``task_id``; else ``<file stem>#<index>``.
+    ``run_id`` is the object's ``run_id``, else ``<file stem>#<index>``. ``epoch`` is the object's
+    ``epoch`` or ``trial`` (tau-bench), else 0.
+    """
+    fields = obj if isinstance(obj, dict) else {}
+    fallback = f"{stem}#{doc.index}"
+    run_id = _id_text(fields.get("run_id"), "run_id") or fallback
+    task = task_id or _id_text(fields.get("task_id"), "task_id") or fallback
+    epoch_value = fields.get("epoch", fields.get("trial", 0))
+    if isinstance(epoch_value, bool) or not isinstance(epoch_value, int) or epoch_value < 0:
+        key = "epoch" if "epoch" in fields else "trial"
+        raise error_at(
+            f"expected a non-negative integer, got {_kind(epoch_value)}",
+            where=key,
+            hint="epochs and trials are numbered 0, 1, 2, ...",
+        )
+    return run_id, task, epoch_value
+
+
+def _id_text(value: Json, key: str) -> str | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, str | int):
+        raise error_at(f"expected a string or integer id, got {_kind(value)}", where=key)
+    return str(value) or None
+
+
+@dataclass(slots=True)
+class StepDraft:
+    """A tool call being assembled while a transcript is walked; :meth:`build` makes the frozen Step."""
+
+    tool: str
+    turn: int
+    where: str
+    call_id: str | None = None
+    decision: str | None = None
+    raw_arguments: Json = None
+    result: Json = None
+    is_error: bool = False
+    has_result: bool = False
+    latency_ms: float | None = None
+    state: dict[str, Json] = field(default_factory=dict)
+
+    def set_result(self, result: Json, *, is_error: bool) -> None:
+        self.result = result
+        self.is_error = is_error
+        self.has_result = True
+
+    def build(self) -> Step:
+        arguments, raw, problem = parse_arguments(self.raw_arguments)
+        state = dict(self.state)
+        if not self.has_result:
+            state["result_missing"] = True
+        try:
+            return Step(
+                decision=self.decision,
+                turn=self.turn,
+                call_id=self.call_id,
+                tool=self.tool,
+                arguments=arguments,
+                arguments_error=problem,
+                raw_arguments=raw,
+                result=self.result,
+                is_error=self.is_error,
+                latency_ms=self.latency_ms,
+                state=state,
+            )
+        except ValidationError as exc:
+            first = exc.errors(include_url=False, include_input=False)[0]
+            loc = format_loc(tuple(first.get("loc", ())))
+            raise error_at(
+                f"not a valid tool call ({loc}: {first.get('msg', 'invalid value')})",
+                where=self.where,
+            ) from None
+
+
+def require_str(obj: dict[str, Json], key: str, where: str, *, allow_empty: bool = False) -> str:
+    """``obj[key]`` as a string, or an error naming the field."""
+    value = obj.get(key)
+    if not isinstance(value, str) or (not allow_empty and not value):
+        raise error_at(
+            f"expected a non-empty string, got {_kind(value) if value != '' else 'an empty string'}",
+            where=join_path(where, key),
+        )
+    return value
+
+
+def usage_from(
+    raw: Json,
+    where: str,
+    unmapped: Unmapped,
+    *,
+    names: dict[str, str],
+    cached_in: tuple[str, str] | None = None,
+) -> Usage:
+    """Map a usage object to :class:`Usage`; ``names`` maps its keys to Usage fields.
+
+    ``cached_in`` = ``(details_key, cached_key)`` for OpenAI-style usage where cached prompt tokens are
+    included in the input count: they are moved to ``cache_read_input_tokens``. Keys not mapped go to
+    ``unmapped``. A missing usage gives zero usage.
+    """
+    if raw is None:
+        return Usage()
+    obj = as_dict(raw, where, "token usage")
+    counts: dict[str, int] = {}
+    for key, value in obj.items():
+        target = names.get(key)
+        if target is not None and isinstance(value, int) and not isinstance(value, bool):
+            counts[target] = counts.get(target, 0) + value
+        elif cached_in is not None and key == cached_in[0] and isinstance(value, dict):
+            cached = value.get(cached_in[1])
+            if isinstance(cached, int) and not isinstance(cached, bool):
+                counts["cache_read_input_tokens"] = cached
+            rest = {k: v for k, v in value.items() if k != cached_in[1]}
+            if any(v not in (0, None) for v in rest.values()):
+                unmapped.add(join_path(where, key), rest)
+        elif value is not None and key != "total_tokens":  # a total is derived, not data
+            unmapped.add(join_path(where, key), value)
+    if cached_in is not None and "cache_read_input_tokens" in counts:
+        counts["input_tokens"] = max(
+            counts.get("input_tokens", 0) - counts["cache_read_input_tokens"], 0
+        )
+    try:
+        return Usage(**counts)
+    except ValidationError:
+        raise error_at("token counts must be non-negative integers", where=where) from None
+
+
+def file_stem(path: str | Path) -> str:
+    """The file name without ``.gz`` / ``.json`` / ``.jsonl`` / ``.ndjson``: the default id prefix."""
+    name = Path(path).name
+    for suffix in (".gz", ".jsonl", ".ndjson", ".json"):
+        if name.lower().endswith(suffix):
+            name = name[: -len(suffix)]
+    return name or "run"

@@ -1,0 +1,287 @@
+"""Import OpenAI chat-completions message lists (and tau-bench trajectories, which are the same).
+
+Accepted shapes (a ``.json`` file, or a ``.jsonl`` file with one transcript per line):
+
+- a list of messages ``[{"role": "system", ...}, {"role": "user", ...}, {"role": "assistant", ...}]``;
+- an object ``{"messages": [...], "model": ..., "usage": ..., "task_id": ..., "epoch": ...}``;
+- a tau-bench record ``{"task_id", "trial", "reward", "info", "traj": [...]}``;
+- a list of any of those (one run each).
+
+Mapping: each entry of an assistant message's ``tool_calls`` is a step (``function.arguments`` is a JSON
+string; malformed JSON is kept in ``raw_arguments`` with ``arguments_error``); calls of one message share
+``turn``. The message's text (and ``reasoning_content`` when a server sends it) is the first call's
+``decision``. A ``role: tool`` message is the result of the call with its ``tool_call_id``; the chat API
+has no error flag, so a result whose text starts with one of ``error_prefixes`` (default ``"Error:"``,
+tau-bench's convention) is flagged ``is_error``. The legacy ``function_call`` / ``role: function`` pair is
+read the same way. The first system message goes to ``metadata["system"]``, the first user message is
+the ``input``, the last assistant message without tool calls is the ``final_answer``; tau-bench's
+``reward`` and ``info`` go to ``metadata``; everything else unmapped lands in ``metadata["unmapped"]``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+from pathjudge.agent.importers._common import (
+    IDENTITY_KEYS,
+    Document,
+    Json,
+    StepDraft,
+    Unmapped,
+    as_dict,
+    as_list,
+    build_record,
+    error_at,
+    file_stem,
+    identity,
+    iter_documents,
+    join_path,
+    require_str,
+    run_documents,
+    text_parts,
+    usage_from,
+)
+from pathjudge.agent.trajectory import AgentInfo, RunRecord
+from pathjudge.errors import InputError
+
+__all__ = ["DEFAULT_ERROR_PREFIXES", "FORMAT", "from_openai_chat", "import_file"]
+
+FORMAT = "openai-chat"
+DEFAULT_ERROR_PREFIXES: tuple[str, ...] = ("Error:",)
+
+_TRANSCRIPT_KEYS = frozenset({"messages", "traj", "model", "usage", "metadata", "reward", "info"})
+_USAGE_NAMES = {"prompt_tokens": "input_tokens", "completion_tokens": "output_tokens"}
+
+
+def _content_text(content: Json) -> Json:
+    """Message content as text when it is text (a string or text parts), else verbatim."""
+    if content is None or isinstance(content, str):
+        return content
+    if isinstance(content, list) and all(
+        isinstance(p, dict) and p.get("type") == "text" for p in content
+    ):
+        return text_parts(content)
+    return content
+
+
+def from_openai_chat(
+    transcript: Json,
+    *,
+    task_id: str,
+    run_id: str,
+    epoch: int = 0,
+    agent: AgentInfo | None = None,
+    source: dict[str, Json] | None = None,
+    error_prefixes: tuple[str, ...] = DEFAULT_ERROR_PREFIXES,
+) -> RunRecord:
+    """Convert one parsed chat-completions transcript (see the module docstring) to a RunRecord.
+
+    Pure: reads ``transcript`` without changing it. Empty input (no messages, or no assistant message)
+    gives a run with no steps and no final answer. A problem raises
+    :class:`~pathjudge.errors.ImportFormatError` naming the JSON path inside the transcript.
+    """
+    unmapped = Unmapped()
+    metadata: dict[str, Json] = {}
+    model: str | None = None
+    usage_raw: Json = None
+    base = ""
+    if isinstance(transcript, dict):
+        base = "traj" if "traj" in transcript and "messages" not in transcript else "messages"
+        messages = as_list(transcript.get(base), base, "the transcript's messages")
+        if isinstance(transcript.get("model"), str):
+            model = transcript["model"]
+        usage_raw = transcript.get("usage")
+        for key in ("reward", "info"):
+            if key in transcript:
+                metadata[key] = transcript[key]
+        extra = transcript.get("metadata")
+        if isinstance(extra, dict):
+            metadata.update({k: v for k, v in extra.items() if k not in ("source", "unmapped")})
+        elif extra is not None:
+            unmapped.add("metadata", extra)
+        unmapped.extra_keys(transcript, _TRANSCRIPT_KEYS | IDENTITY_KEYS, "")
+    else:
+        messages = as_list(transcript, "", "a list of messages")
+    usage = usage_from(
+        usage_raw,
+        "usage",
+        unmapped,
+        names=_USAGE_NAMES,
+        cached_in=("prompt_tokens_details", "cached_tokens"),
+    )
+
+    drafts: list[StepDraft] = []
+    by_id: dict[str, StepDraft] = {}
+    input_value: Json = None
+    seen_user = seen_system = False
+    final_answer: str | None = None
+    turn = -1
+    last_assistant = max(
+        (i for i, m in enumerate(messages) if isinstance(m, dict) and m.get("role") == "assistant"),
+        default=-1,
+    )
+    for i, raw in enumerate(messages):
+        where = join_path(base, i)
+        message = as_dict(raw, where, "a message with 'role'")
+        role = require_str(message, "role", where)
+        content = message.get("content")
+        known = {"role", "content"}
+        if role == "system" and not seen_system:
+            seen_system = True
+            metadata["system"] = _content_text(content)
+        elif role == "user" and not seen_user:
+            seen_user = True
+            input_value = _content_text(content)
+        elif role == "assistant":
+            known |= {"tool_calls", "function_call", "reasoning_content"}
+            calls = message.get("tool_calls") or []
+            calls = as_list(calls, join_path(where, "tool_calls"), "tool calls")
+            legacy = message.get("function_call")
+            text = _content_text(content)
+            reasoning = message.get("reasoning_content")
+            decision_parts = [p for p in (reasoning, text) if isinstance(p, str) and p]
+            if calls or legacy is not None:
+                turn += 1
+                decision = "\n\n".join(decision_parts) or None
+                if not isinstance(text, str | None):
+                    unmapped.add(join_path(where, "content"), content)
+                for j, call_raw in enumerate(calls):
+                    cwhere = join_path(join_path(where, "tool_calls"), j)
+                    call = as_dict(call_raw, cwhere, "a tool call")
+                    fn = as_dict(call.get("function"), join_path(cwhere, "function"), "a function")
+                    draft = StepDraft(
+                        tool=require_str(fn, "name", join_path(cwhere, "function")),
+                        turn=turn,
+                        where=cwhere,
+                        call_id=call.get("id") if isinstance(call.get("id"), str) else None,
+                        decision=decision,
+                        raw_arguments=fn.get("arguments"),
+                    )
+                    decision = None
+                    drafts.append(draft)
+                    if draft.call_id is not None:
+                        by_id[draft.call_id] = draft
+                    unmapped.extra_keys(
+                        fn, frozenset({"name", "arguments"}), join_path(cwhere, "function")
+                    )
+                    for key, value in call.items():
+                        if key not in ("id", "function") and not (
+                            key == "type" and value == "function"
+                        ):
+                            unmapped.add(join_path(cwhere, key), value)
+                if legacy is not None:
+                    lwhere = join_path(where, "function_call")
+                    fn = as_dict(legacy, lwhere, "a function call")
+                    drafts.append(
+                        StepDraft(
+                            tool=require_str(fn, "name", lwhere),
+                            turn=turn,
+                            where=lwhere,
+                            decision=decision,
+                            raw_arguments=fn.get("arguments"),
+                        )
+                    )
+            elif i == last_assistant:
+                final_answer = text if isinstance(text, str) else None
+                if final_answer is None and content is not None:
+                    unmapped.add(join_path(where, "content"), content)
+                if isinstance(reasoning, str) and reasoning:
+                    unmapped.add(join_path(where, "reasoning_content"), reasoning)
+            else:
+                if content is not None:
+                    unmapped.add(join_path(where, "content"), content)
+                if reasoning is not None:
+                    unmapped.add(join_path(where, "reasoning_content"), reasoning)
+        elif role in ("tool", "function"):
+            known |= {"tool_call_id", "name"}
+            target: StepDraft | None = None
+            if role == "tool":
+                call_id = message.get("tool_call_id")
+                target = by_id.get(call_id) if isinstance(call_id, str) else None
+            else:
+                name = message.get("name")
+                target = next(
+                    (
+                        d
+                        for d in drafts
+                        if d.call_id is None and d.tool == name and not d.has_result
+                    ),
+                    None,
+                )
+            if target is None or target.has_result:
+                unmapped.add(where, raw)
+                continue
+            result = _content_text(content)
+            failed = isinstance(result, str) and result.startswith(error_prefixes)
+            target.set_result(result, is_error=failed)
+            name = message.get("name")
+            if name is not None and name != target.tool:
+                unmapped.add(join_path(where, "name"), name)
+        else:
+            unmapped.add(where, raw)
+            continue
+        for key, value in message.items():
+            if key not in known:
+                unmapped.add(join_path(where, key), value)
+
+    if source is not None:
+        metadata["source"] = source
+    unmapped.into(metadata)
+    info = agent if agent is not None else AgentInfo(model=model)
+    return build_record(
+        run_id=run_id,
+        task_id=task_id,
+        epoch=epoch,
+        agent=info,
+        input=input_value,
+        steps=tuple(d.build() for d in drafts),
+        final_answer=final_answer,
+        usage=usage,
+        metadata=metadata,
+    )
+
+
+def _split(value: Json) -> list[tuple[str, Json]]:
+    if isinstance(value, dict):
+        return [("", value)]
+    items = as_list(value, "", "a transcript or a list of transcripts")
+    if not items:
+        raise error_at("has no transcripts", hint="the top-level list is empty")
+    if isinstance(items[0], dict) and "role" in items[0]:
+        return [("", items)]
+    return [(f"[{i}]", item) for i, item in enumerate(items)]
+
+
+def import_file(
+    path: str | Path,
+    *,
+    task_id: str | None = None,
+    agent: AgentInfo | None = None,
+    error_prefixes: tuple[str, ...] = DEFAULT_ERROR_PREFIXES,
+    errors: list[InputError] | None = None,
+) -> Iterator[RunRecord]:
+    """Stream the runs in a chat-completions or tau-bench file (see the module docstring).
+
+    ``task_id`` overrides every run's task id (default: the record's ``task_id``, else
+    ``<file stem>#<index>``); ``epoch`` comes from ``epoch`` or tau-bench's ``trial``. With ``errors``
+    given, a transcript that fails is recorded and skipped. Empty input raises
+    :class:`~pathjudge.errors.ImportFormatError`.
+    """
+    stem = file_stem(path)
+
+    def convert(doc: Document, source: dict[str, Json]) -> RunRecord:
+        run, task, epoch = identity(doc, doc.value, stem=stem, task_id=task_id)
+        return from_openai_chat(
+            doc.value,
+            task_id=task,
+            run_id=run,
+            epoch=epoch,
+            agent=agent,
+            source=source,
+            error_prefixes=tuple(error_prefixes),
+        )
+
+    return run_documents(
+        path, FORMAT, iter_documents(path, _split, errors=errors), convert, errors=errors
+    )

@@ -1,0 +1,314 @@
+"""Import OpenAI Responses API item lists.
+
+Accepted shapes (a ``.json`` file, or a ``.jsonl`` file with one transcript per line):
+
+- a list of items ``[{"role": "user", ...}, {"type": "function_call", ...}, ...]``;
+- an object ``{"input": [...] or "text", "output": [...], "model": ..., "usage": ...}`` (a stored
+  response plus the input it answered) or ``{"items": [...]}``;
+- a list of either (one run each).
+
+Mapping: each ``function_call`` item is a step (``arguments`` is a JSON string; malformed JSON is kept in
+``raw_arguments`` with ``arguments_error``), matched to its ``function_call_output`` by ``call_id``. A
+model turn is the run of output items (``reasoning``, assistant ``message``, ``function_call``) between
+two input items; the calls of one turn are parallel and share ``turn``. ``reasoning`` summaries and
+assistant text before a call are its ``decision``. The Responses API has no error flag on outputs, so an
+output whose text starts with one of ``error_prefixes`` (default ``"Error:"``) is flagged ``is_error``.
+The first user message is the ``input``; the assistant text of the last turn, when it calls no tool, is
+the ``final_answer``; ``instructions`` / the first system or developer message go to
+``metadata["system"]``; everything else lands in ``metadata["unmapped"]``, except the item ``id`` s
+of calls and outputs and a ``status`` of ``completed``, which carry no information about the run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+from pathjudge.agent.importers._common import (
+    IDENTITY_KEYS,
+    Document,
+    Json,
+    StepDraft,
+    Unmapped,
+    as_dict,
+    as_list,
+    build_record,
+    error_at,
+    file_stem,
+    identity,
+    iter_documents,
+    join_path,
+    require_str,
+    run_documents,
+    text_parts,
+    usage_from,
+)
+from pathjudge.agent.trajectory import AgentInfo, RunRecord
+from pathjudge.errors import InputError
+
+__all__ = ["DEFAULT_ERROR_PREFIXES", "FORMAT", "from_openai_responses", "import_file"]
+
+FORMAT = "openai-responses"
+DEFAULT_ERROR_PREFIXES: tuple[str, ...] = ("Error:",)
+
+_TRANSCRIPT_KEYS = frozenset(
+    {"input", "output", "items", "model", "usage", "instructions", "metadata"}
+)
+_USAGE_NAMES = {"input_tokens": "input_tokens", "output_tokens": "output_tokens"}
+_INPUT_ROLES = ("user", "system", "developer")
+
+
+def _text(content: Json) -> Json:
+    """Message content as text when it is text (a string or text parts), else verbatim."""
+    if content is None or isinstance(content, str):
+        return content
+    if isinstance(content, list) and all(
+        isinstance(p, dict) and p.get("type") in ("input_text", "output_text", "text")
+        for p in content
+    ):
+        return text_parts(content)
+    return content
+
+
+class _Turn:
+    __slots__ = ("has_calls", "leftover")
+
+    def __init__(self) -> None:
+        self.has_calls = False
+        # (json path, item, text when it is assistant message text, else None)
+        self.leftover: list[tuple[str, Json, str | None]] = []
+
+
+def from_openai_responses(
+    transcript: Json,
+    *,
+    task_id: str,
+    run_id: str,
+    epoch: int = 0,
+    agent: AgentInfo | None = None,
+    source: dict[str, Json] | None = None,
+    error_prefixes: tuple[str, ...] = DEFAULT_ERROR_PREFIXES,
+) -> RunRecord:
+    """Convert one parsed Responses API transcript (see the module docstring) to a RunRecord.
+
+    Pure: reads ``transcript`` without changing it. Empty input (no items) gives a run with no steps, no
+    input and no final answer. A problem raises :class:`~pathjudge.errors.ImportFormatError` naming the
+    JSON path inside the transcript.
+    """
+    unmapped = Unmapped()
+    metadata: dict[str, Json] = {}
+    model: str | None = None
+    usage_raw: Json = None
+    input_value: Json = None
+    items: list[tuple[str, Json]] = []
+    if isinstance(transcript, dict):
+        if isinstance(transcript.get("model"), str):
+            model = transcript["model"]
+        usage_raw = transcript.get("usage")
+        if transcript.get("instructions") is not None:
+            metadata["system"] = transcript["instructions"]
+        extra = transcript.get("metadata")
+        if isinstance(extra, dict):
+            metadata.update({k: v for k, v in extra.items() if k not in ("source", "unmapped")})
+        elif extra is not None:
+            unmapped.add("metadata", extra)
+        given = transcript.get("input")
+        if isinstance(given, str):
+            input_value = given
+        elif given is not None:
+            items += [
+                (join_path("input", i), it)
+                for i, it in enumerate(as_list(given, "input", "input items"))
+            ]
+        for key in ("items", "output"):
+            if transcript.get(key) is not None:
+                items += [
+                    (join_path(key, i), it)
+                    for i, it in enumerate(as_list(transcript[key], key, "items"))
+                ]
+        unmapped.extra_keys(transcript, _TRANSCRIPT_KEYS | IDENTITY_KEYS, "")
+    else:
+        items = [
+            (join_path("", i), it)
+            for i, it in enumerate(as_list(transcript, "", "a list of items"))
+        ]
+    usage = usage_from(
+        usage_raw,
+        "usage",
+        unmapped,
+        names=_USAGE_NAMES,
+        cached_in=("input_tokens_details", "cached_tokens"),
+    )
+
+    drafts: list[StepDraft] = []
+    by_id: dict[str, StepDraft] = {}
+    turns: list[_Turn] = []
+    current: _Turn | None = None
+    pending: list[str] = []
+    seen_user = False
+    seen_system = "system" in metadata
+    turn = -1
+    for where, raw in items:
+        item = as_dict(raw, where, "a Responses API item")
+        kind = item.get("type", "message" if "role" in item else None)
+        role = item.get("role")
+        is_input = kind == "function_call_output" or (kind == "message" and role in _INPUT_ROLES)
+        if is_input:
+            current = None
+            pending = []
+        elif current is None:
+            current = _Turn()
+            turns.append(current)
+        if kind == "message" and role in _INPUT_ROLES:
+            content = _text(item.get("content"))
+            if role == "user" and not seen_user and input_value is None:
+                seen_user = True
+                input_value = content
+            elif role in ("system", "developer") and not seen_system:
+                seen_system = True
+                metadata["system"] = content
+            else:
+                unmapped.add(where, raw)
+                continue
+            unmapped.extra_keys(item, frozenset({"type", "role", "content"}), where)
+        elif kind == "message" and role == "assistant":
+            assert current is not None
+            content = item.get("content")
+            text = _text(content)
+            if isinstance(text, str):
+                pending.append(text)
+                current.leftover.append((where, raw, text))
+            else:
+                unmapped.add(where, raw)
+        elif kind == "reasoning":
+            assert current is not None
+            summary = item.get("summary")
+            text = text_parts(summary) if isinstance(summary, list) else None
+            if text:
+                pending.append(text)
+                current.leftover.append((where, raw, None))
+            else:
+                unmapped.add(where, raw)
+        elif kind == "function_call":
+            assert current is not None
+            if not current.has_calls:
+                turn += 1
+                current.has_calls = True
+            # text used as a decision is mapped; what came before it in this turn is not leftover
+            current.leftover = []
+            call_id = item.get("call_id")
+            draft = StepDraft(
+                tool=require_str(item, "name", where),
+                turn=turn,
+                where=where,
+                call_id=call_id if isinstance(call_id, str) else None,
+                decision="\n\n".join(pending) if pending else None,
+                raw_arguments=item.get("arguments"),
+            )
+            pending = []
+            drafts.append(draft)
+            if draft.call_id is not None:
+                by_id[draft.call_id] = draft
+            for key, value in item.items():
+                if key in ("type", "call_id", "name", "arguments", "id"):
+                    continue
+                if key == "status" and value == "completed":
+                    continue
+                unmapped.add(join_path(where, key), value)
+        elif kind == "function_call_output":
+            call_id = item.get("call_id")
+            target = by_id.get(call_id) if isinstance(call_id, str) else None
+            if target is None or target.has_result:
+                unmapped.add(where, raw)
+                continue
+            result = _text(item.get("output"))
+            failed = isinstance(result, str) and result.startswith(error_prefixes)
+            target.set_result(result, is_error=failed)
+            for key, value in item.items():
+                if key in ("type", "call_id", "output", "id"):
+                    continue
+                if key == "status" and value == "completed":
+                    continue
+                unmapped.add(join_path(where, key), value)
+        else:
+            if kind is None:
+                raise error_at(
+                    "an item needs a 'type' (or a 'role' for a message)",
+                    where=where,
+                    hint="export the items as the Responses API returns them",
+                )
+            unmapped.add(where, raw)
+
+    final_answer: str | None = None
+    for index, model_turn in enumerate(turns):
+        last = index == len(turns) - 1
+        answer = [t for _, _, t in model_turn.leftover if t is not None]
+        if last and not model_turn.has_calls and answer:
+            final_answer = "\n\n".join(answer)
+            for where, raw, text in model_turn.leftover:
+                if text is None:
+                    unmapped.add(where, raw)
+        else:
+            for where, raw, _ in model_turn.leftover:
+                unmapped.add(where, raw)
+
+    if source is not None:
+        metadata["source"] = source
+    unmapped.into(metadata)
+    info = agent if agent is not None else AgentInfo(model=model)
+    return build_record(
+        run_id=run_id,
+        task_id=task_id,
+        epoch=epoch,
+        agent=info,
+        input=input_value,
+        steps=tuple(d.build() for d in drafts),
+        final_answer=final_answer,
+        usage=usage,
+        metadata=metadata,
+    )
+
+
+def _split(value: Json) -> list[tuple[str, Json]]:
+    if isinstance(value, dict):
+        return [("", value)]
+    items = as_list(value, "", "a transcript or a list of transcripts")
+    if not items:
+        raise error_at("has no transcripts", hint="the top-level list is empty")
+    first = items[0]
+    if isinstance(first, dict) and ("role" in first or "type" in first):
+        return [("", items)]
+    return [(f"[{i}]", item) for i, item in enumerate(items)]
+
+
+def import_file(
+    path: str | Path,
+    *,
+    task_id: str | None = None,
+    agent: AgentInfo | None = None,
+    error_prefixes: tuple[str, ...] = DEFAULT_ERROR_PREFIXES,
+    errors: list[InputError] | None = None,
+) -> Iterator[RunRecord]:
+    """Stream the runs in a Responses API items file (see the module docstring).
+
+    ``task_id`` overrides every run's task id (default: the object's ``task_id``, else
+    ``<file stem>#<index>``). With ``errors`` given, a transcript that fails is recorded and skipped.
+    Empty input raises :class:`~pathjudge.errors.ImportFormatError`.
+    """
+    stem = file_stem(path)
+
+    def convert(doc: Document, source: dict[str, Json]) -> RunRecord:
+        run, task, epoch = identity(doc, doc.value, stem=stem, task_id=task_id)
+        return from_openai_responses(
+            doc.value,
+            task_id=task,
+            run_id=run,
+            epoch=epoch,
+            agent=agent,
+            source=source,
+            error_prefixes=tuple(error_prefixes),
+        )
+
+    return run_documents(
+        path, FORMAT, iter_documents(path, _split, errors=errors), convert, errors=errors
+    )

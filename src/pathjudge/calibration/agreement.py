@@ -1,0 +1,686 @@
+"""How well a judge agrees with humans, with honest uncertainty, and whether it can be trusted.
+
+* :func:`judge_agreement`: confusion matrix, accuracy, Cohen's kappa (with a seeded per-item bootstrap
+  interval), TPR/TNR, precision/recall/F1 per class, prevalence, the unsure rate and TPR/TNR when unsure
+  counts as fail. "pass" is the positive class. Unsure verdicts are excluded from every statistic except
+  the unsure rate and the unsure-as-fail rates, and counted separately.
+* :func:`inter_annotator`: agreement among the human annotators (percent agreement, Fleiss' kappa,
+  Krippendorff's alpha): the ceiling a judge can be expected to reach.
+* :func:`decide_trust`: the trust decision on the LOWER bounds of the intervals against
+  configurable :class:`Gates` (defaults TPR >= 0.8, TNR >= 0.8, kappa >= 0.6).
+
+scikit-learn computes the confusion matrix and kappa (the tests cross-check every other statistic
+against scikit-learn); numpy draws the bootstrap.
+Both are imported on first use (``pip install 'pathjudge[calibration]'``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from pathjudge._optional import require
+from pathjudge.calibration.estimate import Estimate, proportion, undefined
+from pathjudge.calibration.labels import Label, LabelledItem
+from pathjudge.calibration.verdicts import VerdictValue
+from pathjudge.errors import InputError
+
+__all__ = [
+    "AgreementStats",
+    "ClassScores",
+    "ConfusionMatrix",
+    "GateResult",
+    "Gates",
+    "InterAnnotatorStats",
+    "TrustDecision",
+    "bootstrap_kappa",
+    "cohen_kappa",
+    "decide_trust",
+    "fleiss_kappa",
+    "inter_annotator",
+    "judge_agreement",
+    "kappa_from_counts",
+    "krippendorff_alpha",
+    "parse_gates",
+    "percent_agreement",
+]
+
+LABELS: tuple[Label, Label] = ("pass", "fail")
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+def _numpy() -> Any:
+    return require("numpy", "calibration", "calibration statistics")
+
+
+def _metrics() -> Any:
+    return require("sklearn.metrics", "calibration", "agreement statistics")
+
+
+class ConfusionMatrix(_Model):
+    """Rows are the human labels, columns the judge's (scikit-learn's convention), order pass, fail.
+
+    ``matrix[0][0]`` = human pass & judge pass (TP), ``[0][1]`` = human pass & judge fail (FN),
+    ``[1][0]`` = human fail & judge pass (FP), ``[1][1]`` = human fail & judge fail (TN). Unsure
+    verdicts are not in the matrix; ``unsure`` counts them by human label.
+    """
+
+    labels: tuple[Label, Label] = LABELS
+    matrix: tuple[tuple[int, int], tuple[int, int]]
+    unsure: dict[Label, int] = Field(default_factory=lambda: dict.fromkeys(LABELS, 0))
+
+    @property
+    def tp(self) -> int:
+        return self.matrix[0][0]
+
+    @property
+    def fn(self) -> int:
+        return self.matrix[0][1]
+
+    @property
+    def fp(self) -> int:
+        return self.matrix[1][0]
+
+    @property
+    def tn(self) -> int:
+        return self.matrix[1][1]
+
+
+class ClassScores(_Model):
+    """Precision, recall and F1 of one class over the decided items."""
+
+    label: Label
+    support: int = Field(description="Decided items with this human label.")
+    precision: Estimate
+    recall: Estimate
+    f1: Estimate
+
+
+class AgreementStats(_Model):
+    """Judge-vs-human agreement for one criterion. See :func:`judge_agreement`."""
+
+    n_items: int
+    n_decided: int
+    n_unsure: int
+    confusion: ConfusionMatrix
+    accuracy: Estimate
+    kappa: Estimate
+    tpr: Estimate
+    tnr: Estimate
+    tpr_unsure_as_fail: Estimate
+    tnr_unsure_as_fail: Estimate
+    prevalence: Estimate = Field(description="Human pass rate over all labelled items.")
+    judge_pass_rate: Estimate = Field(description="Judge pass rate over the decided items.")
+    unsure_rate: Estimate
+    per_class: tuple[ClassScores, ...]
+    confidence: float
+    n_bootstrap: int
+    seed: int
+
+
+def kappa_from_counts(tp: Any, fn: Any, fp: Any, tn: Any) -> Any:
+    """Cohen's kappa from the four cells (scalars or numpy arrays); NaN where it is undefined.
+
+    ``po = (tp + tn) / n``; ``pe = ((tp + fn)(tp + fp) + (fp + tn)(fn + tn)) / n²``;
+    ``kappa = (po - pe) / (1 - pe)``, undefined when ``pe == 1`` (both raters used one class) or n == 0.
+    """
+    np = _numpy()
+    tp, fn, fp, tn = (np.asarray(x, dtype=float) for x in (tp, fn, fp, tn))
+    n = tp + fn + fp + tn
+    with np.errstate(divide="ignore", invalid="ignore"):
+        po = (tp + tn) / n
+        pe = ((tp + fn) * (tp + fp) + (fp + tn) * (fn + tn)) / (n * n)
+        kappa = np.where(np.isclose(pe, 1.0) | (n == 0), np.nan, (po - pe) / (1.0 - pe))
+    return kappa
+
+
+def cohen_kappa(a: Sequence[str], b: Sequence[str], labels: Sequence[str]) -> float | None:
+    """Cohen's kappa of two aligned label sequences over ``labels`` (scikit-learn); None if undefined.
+
+    Undefined when there are no items or chance agreement ``pe = sum_c p_a(c) p_b(c)`` is 1 (both
+    raters used the same single class).
+    """
+    if len(a) != len(b):
+        raise ValueError(f"{len(a)} and {len(b)} labels do not align")
+    n = len(a)
+    if n == 0:
+        return None
+    pe = sum((a.count(c) / n) * (b.count(c) / n) for c in labels)
+    if abs(pe - 1.0) < 1e-12:
+        return None
+    return float(_metrics().cohen_kappa_score(list(a), list(b), labels=list(labels)))
+
+
+def bootstrap_kappa(
+    human_pass: Sequence[bool],
+    judge_pass: Sequence[bool],
+    *,
+    n_bootstrap: int = 2000,
+    seed: int = 0,
+    confidence: float = 0.95,
+) -> tuple[float | None, float | None, int]:
+    """Seeded per-item percentile bootstrap interval for Cohen's kappa.
+
+    Each of ``n_bootstrap`` resamples draws ``n`` item indices with replacement
+    (``numpy.random.default_rng(seed).integers(0, n, size=(n_bootstrap, n))``) and computes kappa on
+    them; resamples where kappa is undefined are dropped. Returns ``(lower, upper, dropped)``, with
+    ``None`` bounds when no resample is defined or there are no items.
+    """
+    np = _numpy()
+    h = np.asarray(human_pass, dtype=bool)
+    j = np.asarray(judge_pass, dtype=bool)
+    n = h.size
+    if n == 0 or n_bootstrap <= 0:
+        return None, None, n_bootstrap
+    rng = np.random.default_rng(seed)
+    idx = rng.integers(0, n, size=(n_bootstrap, n))
+    hs, js = h[idx], j[idx]
+    tp = (hs & js).sum(axis=1)
+    fn = (hs & ~js).sum(axis=1)
+    fp = (~hs & js).sum(axis=1)
+    tn = (~hs & ~js).sum(axis=1)
+    kappas = kappa_from_counts(tp, fn, fp, tn)
+    valid = kappas[~np.isnan(kappas)]
+    dropped = int(n_bootstrap - valid.size)
+    if valid.size == 0:
+        return None, None, dropped
+    tail = (1.0 - confidence) / 2.0
+    lower, upper = np.quantile(valid, [tail, 1.0 - tail])
+    return float(lower), float(upper), dropped
+
+
+def _kappa_estimate(
+    human: list[Label], judge: list[Label], *, n_bootstrap: int, seed: int, confidence: float
+) -> Estimate:
+    n = len(human)
+    if n == 0:
+        return undefined("no decided items: kappa needs at least one pass/fail verdict")
+    tp = sum(1 for h, j in zip(human, judge, strict=True) if h == "pass" and j == "pass")
+    tn = sum(1 for h, j in zip(human, judge, strict=True) if h == "fail" and j == "fail")
+    fn = sum(1 for h, j in zip(human, judge, strict=True) if h == "pass" and j == "fail")
+    fp = n - tp - tn - fn
+    po = (tp + tn) / n
+    pe = ((tp + fn) * (tp + fp) + (fp + tn) * (fn + tn)) / (n * n)
+    if abs(pe - 1.0) < 1e-12:
+        only = human[0]
+        return undefined(
+            f"humans and judge both said only '{only}' on all {n} decided items: chance agreement is 1, "
+            "so kappa is 0/0"
+        )
+    value = float(_metrics().cohen_kappa_score(human, judge, labels=list(LABELS)))
+    lower, upper, dropped = bootstrap_kappa(
+        [h == "pass" for h in human],
+        [j == "pass" for j in judge],
+        n_bootstrap=n_bootstrap,
+        seed=seed,
+        confidence=confidence,
+    )
+    note = f"; {dropped} degenerate resamples dropped" if dropped else ""
+    return Estimate(
+        value=value,
+        lower=lower,
+        upper=upper,
+        total=n,
+        method="bootstrap",
+        reason=(
+            f"po={po:.3f}, pe={pe:.3f} over {n} decided items, kappa=(po-pe)/(1-pe)={value:.3f}; "
+            f"{confidence:.0%} percentile interval from {n_bootstrap} per-item bootstrap resamples "
+            f"(seed {seed}){note}"
+        ),
+    )
+
+
+def _f1(precision: Estimate, recall: Estimate, label: Label) -> Estimate:
+    if precision.value is None or recall.value is None:
+        missing = "precision" if precision.value is None else "recall"
+        return undefined(f"F1 of '{label}' is undefined because its {missing} is")
+    total = precision.value + recall.value
+    value = 0.0 if total == 0 else 2 * precision.value * recall.value / total
+    return Estimate(
+        value=value,
+        method="point",
+        reason=f"2PR/(P+R) with P={precision.value:.3f}, R={recall.value:.3f}",
+    )
+
+
+def judge_agreement(
+    human: Sequence[Label],
+    judge: Sequence[VerdictValue],
+    *,
+    confidence: float = 0.95,
+    n_bootstrap: int = 2000,
+    seed: int = 0,
+) -> AgreementStats:
+    """Agreement of judge verdicts with human labels, item by item (the two sequences are aligned).
+
+    Proportions carry Wilson intervals at ``confidence``; kappa a percentile interval from
+    ``n_bootstrap`` seeded per-item bootstrap resamples of the decided items. Undefined statistics
+    (TPR without human passes, kappa when both sides used one class, anything on zero decided items)
+    are :class:`Estimate` s with ``value=None`` and the reason. Empty input gives all-undefined
+    statistics and an all-zero confusion matrix.
+    """
+    if len(human) != len(judge):
+        raise ValueError(f"{len(human)} human labels but {len(judge)} judge verdicts")
+    pairs = list(zip(human, judge, strict=True))
+    hd: list[Label] = []
+    jd: list[Label] = []
+    for h, j in pairs:
+        if j != "unsure":
+            hd.append(h)
+            jd.append(j)
+    decided = list(zip(hd, jd, strict=True))
+    n_items, n_decided = len(pairs), len(decided)
+    n_unsure = n_items - n_decided
+    unsure_by: dict[Label, int] = {
+        "pass": sum(1 for h, j in pairs if j == "unsure" and h == "pass"),
+        "fail": sum(1 for h, j in pairs if j == "unsure" and h == "fail"),
+    }
+    if n_decided:
+        raw = _metrics().confusion_matrix(hd, jd, labels=list(LABELS))
+        matrix = ((int(raw[0][0]), int(raw[0][1])), (int(raw[1][0]), int(raw[1][1])))
+    else:
+        matrix = ((0, 0), (0, 0))
+    confusion = ConfusionMatrix(matrix=matrix, unsure=unsure_by)
+    tp, fn, fp, tn = confusion.tp, confusion.fn, confusion.fp, confusion.tn
+    human_pass_all = sum(1 for h in human if h == "pass")
+    human_fail_all = n_items - human_pass_all
+    ci = confidence
+
+    accuracy = proportion(
+        tp + tn, n_decided, what="of decided items agree", empty="no decided items", confidence=ci
+    )
+    tpr = proportion(
+        tp,
+        tp + fn,
+        what="of human-pass items judged pass (unsure excluded)",
+        empty="undefined: no human-pass item got a pass/fail verdict (TPR needs positives)",
+        confidence=ci,
+    )
+    tnr = proportion(
+        tn,
+        tn + fp,
+        what="of human-fail items judged fail (unsure excluded)",
+        empty="undefined: no human-fail item got a pass/fail verdict (TNR needs negatives)",
+        confidence=ci,
+    )
+    tpr_uf = proportion(
+        tp,
+        human_pass_all,
+        what="of human-pass items judged pass (unsure counts as fail)",
+        empty="undefined: no human-pass items",
+        confidence=ci,
+    )
+    tnr_uf = proportion(
+        tn + unsure_by["fail"],
+        human_fail_all,
+        what="of human-fail items judged fail or unsure (unsure counts as fail)",
+        empty="undefined: no human-fail items",
+        confidence=ci,
+    )
+    prevalence = proportion(
+        human_pass_all,
+        n_items,
+        what="of labelled items are human-pass",
+        empty="no labelled items",
+        confidence=ci,
+    )
+    judge_rate = proportion(
+        tp + fp,
+        n_decided,
+        what="of decided items judged pass",
+        empty="no decided items",
+        confidence=ci,
+    )
+    unsure_rate = proportion(
+        n_unsure, n_items, what="of items got an unsure verdict", empty="no items", confidence=ci
+    )
+    kappa = _kappa_estimate(hd, jd, n_bootstrap=n_bootstrap, seed=seed, confidence=ci)
+
+    per_class: list[ClassScores] = []
+    for label in LABELS:
+        hits = tp if label == "pass" else tn
+        predicted = tp + fp if label == "pass" else tn + fn
+        actual = tp + fn if label == "pass" else tn + fp
+        precision = proportion(
+            hits,
+            predicted,
+            what=f"of items judged '{label}' are human-'{label}'",
+            empty=f"undefined: the judge never said '{label}'",
+            confidence=ci,
+        )
+        recall = proportion(
+            hits,
+            actual,
+            what=f"of human-'{label}' items judged '{label}'",
+            empty=f"undefined: no decided item is human-'{label}'",
+            confidence=ci,
+        )
+        per_class.append(
+            ClassScores(
+                label=label,
+                support=actual,
+                precision=precision,
+                recall=recall,
+                f1=_f1(precision, recall, label),
+            )
+        )
+    return AgreementStats(
+        n_items=n_items,
+        n_decided=n_decided,
+        n_unsure=n_unsure,
+        confusion=confusion,
+        accuracy=accuracy,
+        kappa=kappa,
+        tpr=tpr,
+        tnr=tnr,
+        tpr_unsure_as_fail=tpr_uf,
+        tnr_unsure_as_fail=tnr_uf,
+        prevalence=prevalence,
+        judge_pass_rate=judge_rate,
+        unsure_rate=unsure_rate,
+        per_class=tuple(per_class),
+        confidence=confidence,
+        n_bootstrap=n_bootstrap,
+        seed=seed,
+    )
+
+
+# --------------------------------------------------------------------------------------------------
+# Agreement among human annotators
+
+
+def percent_agreement(units: Sequence[Sequence[Any]]) -> float | None:
+    """Mean over units (with >= 2 ratings) of the share of rating pairs that agree; None without any.
+
+    For a unit with category counts ``n_c`` and ``m`` ratings: ``sum n_c (n_c - 1) / (m (m - 1))``.
+    """
+    shares: list[float] = []
+    for unit in units:
+        m = len(unit)
+        if m < 2:
+            continue
+        counts: dict[Any, int] = {}
+        for value in unit:
+            counts[value] = counts.get(value, 0) + 1
+        shares.append(sum(c * (c - 1) for c in counts.values()) / (m * (m - 1)))
+    return sum(shares) / len(shares) if shares else None
+
+
+def fleiss_kappa(units: Sequence[Sequence[Any]]) -> float | None:
+    """Fleiss' kappa for units that all have the same number ``m >= 2`` of ratings (nominal).
+
+    ``P_i = (sum_c n_ic² - m) / (m (m - 1))``, ``P = mean P_i``, ``p_c = sum_i n_ic / (N m)``,
+    ``Pe = sum_c p_c²``, ``kappa = (P - Pe) / (1 - Pe)``. None (undefined) when the units are empty,
+    have unequal numbers of ratings or fewer than 2, or when every rating is the same category (Pe = 1).
+    """
+    if not units:
+        return None
+    m = len(units[0])
+    if m < 2 or any(len(unit) != m for unit in units):
+        return None
+    categories = sorted({value for unit in units for value in unit}, key=repr)
+    totals = dict.fromkeys(categories, 0)
+    p_items: list[float] = []
+    for unit in units:
+        counts = dict.fromkeys(categories, 0)
+        for value in unit:
+            counts[value] += 1
+            totals[value] += 1
+        p_items.append((sum(c * c for c in counts.values()) - m) / (m * (m - 1)))
+    n_ratings = len(units) * m
+    p_bar = sum(p_items) / len(p_items)
+    p_e = sum((t / n_ratings) ** 2 for t in totals.values())
+    if abs(1.0 - p_e) < 1e-12:
+        return None
+    return (p_bar - p_e) / (1.0 - p_e)
+
+
+def krippendorff_alpha(
+    units: Sequence[Sequence[Any]], level: Literal["nominal", "interval"] = "nominal"
+) -> float | None:
+    """Krippendorff's alpha; units may have different numbers of ratings (missing data).
+
+    Only units with >= 2 ratings are pairable; ``n`` counts their ratings. ``D_o = (1/n) sum_u
+    1/(m_u - 1) sum_{i != j in u} delta(v_i, v_j)``, ``D_e = 1/(n (n - 1)) sum_{i != j} delta(v_i, v_j)``
+    over all pairable ratings, ``alpha = 1 - D_o / D_e``. ``delta`` is ``[a != b]`` (nominal) or
+    ``(a - b)²`` (interval). None (undefined) without pairable units or when ``D_e == 0``.
+    """
+    pairable = [list(unit) for unit in units if len(unit) >= 2]
+    n = sum(len(unit) for unit in pairable)
+    if n < 2:
+        return None
+
+    def disagreement(values: Sequence[Any]) -> float:
+        """sum over ordered pairs i != j of delta(values[i], values[j])."""
+        m = len(values)
+        if level == "nominal":
+            counts: dict[Any, int] = {}
+            for value in values:
+                counts[value] = counts.get(value, 0) + 1
+            return float(m * m - sum(c * c for c in counts.values()))
+        if level == "interval":
+            floats = [float(v) for v in values]
+            total = sum(floats)
+            return 2.0 * m * sum(v * v for v in floats) - 2.0 * total * total
+        raise ValueError(f"unknown level {level!r}")
+
+    d_o = sum(disagreement(unit) / (len(unit) - 1) for unit in pairable) / n
+    d_e = disagreement([value for unit in pairable for value in unit]) / (n * (n - 1))
+    if d_e <= 1e-12:
+        return None
+    return 1.0 - d_o / d_e
+
+
+class InterAnnotatorStats(_Model):
+    """Agreement among human annotators on the items with two or more annotators."""
+
+    n_items: int = Field(description="Items with at least two annotator labels.")
+    n_annotators: int = Field(description="Distinct annotators on those items.")
+    ratings_per_item: tuple[int, int] = Field(description="Fewest and most ratings on one item.")
+    percent_agreement: Estimate
+    fleiss_kappa: Estimate
+    krippendorff_alpha: Estimate = Field(description="Nominal alpha on the pass/fail labels.")
+    krippendorff_alpha_interval: Estimate | None = Field(
+        default=None, description="Interval alpha on the raw scores, when annotators gave scores."
+    )
+
+
+def _point(value: float | None, reason: str, undefined_reason: str) -> Estimate:
+    if value is None:
+        return undefined(undefined_reason)
+    return Estimate(value=value, method="point", reason=reason)
+
+
+def inter_annotator(items: Sequence[LabelledItem]) -> InterAnnotatorStats | None:
+    """Human-human agreement on the pass/fail labels of items with >= 2 annotators; None without any.
+
+    Fleiss' kappa needs the same number of ratings on every item and is undefined otherwise;
+    Krippendorff's alpha accepts missing ratings. When annotators gave scores, an interval alpha on the
+    raw scores is added.
+    """
+    multi = [item for item in items if len(item.annotator_labels) >= 2]
+    if not multi:
+        return None
+    units = [[label for _, label in item.annotator_labels] for item in multi]
+    sizes = [len(unit) for unit in units]
+    annotators = {name for item in multi for name, _ in item.annotator_labels}
+    n = len(multi)
+    pa = percent_agreement(units)
+    fk = fleiss_kappa(units)
+    ka = krippendorff_alpha(units, "nominal")
+    score_units = [[score for _, score in item.annotator_scores] for item in multi]
+    interval: Estimate | None = None
+    if any(len(unit) >= 2 for unit in score_units):
+        ki = krippendorff_alpha(score_units, "interval")
+        interval = _point(
+            ki,
+            f"interval alpha on raw scores of {sum(1 for u in score_units if len(u) >= 2)} items",
+            "undefined: the scores do not vary",
+        )
+    fleiss_undefined = (
+        "undefined: items have different numbers of ratings "
+        f"({min(sizes)} to {max(sizes)}); see Krippendorff's alpha"
+        if min(sizes) != max(sizes)
+        else "undefined: every annotator gave the same label on every item (chance agreement is 1)"
+    )
+    return InterAnnotatorStats(
+        n_items=n,
+        n_annotators=len(annotators),
+        ratings_per_item=(min(sizes), max(sizes)),
+        percent_agreement=_point(
+            pa, f"mean share of agreeing annotator pairs over {n} items", "undefined"
+        ),
+        fleiss_kappa=_point(
+            fk, f"Fleiss' kappa over {n} items x {sizes[0]} ratings", fleiss_undefined
+        ),
+        krippendorff_alpha=_point(
+            ka,
+            f"nominal alpha over {n} items, {sum(sizes)} ratings",
+            "undefined: every rating is the same label (no expected disagreement)",
+        ),
+        krippendorff_alpha_interval=interval,
+    )
+
+
+# --------------------------------------------------------------------------------------------------
+# Trust decision
+
+
+class Gates(_Model):
+    """Minimum LOWER confidence bounds a judge must reach to be trusted for a criterion.
+
+    ``max_unsure`` (optional) caps the UPPER bound of the unsure rate.
+    """
+
+    tpr: float = Field(default=0.8, ge=0.0, le=1.0)
+    tnr: float = Field(default=0.8, ge=0.0, le=1.0)
+    kappa: float = Field(default=0.6, ge=-1.0, le=1.0)
+    max_unsure: float | None = Field(default=None, ge=0.0, le=1.0)
+
+
+def parse_gates(text: str) -> Gates:
+    """Parse ``"tpr=0.8,tnr=0.8,kappa=0.6[,max_unsure=0.2]"``; omitted gates keep their defaults.
+
+    An empty string gives the defaults. An unknown name or a bad value is an :class:`InputError`.
+    """
+    values: dict[str, float] = {}
+    known = set(Gates.model_fields)
+    for part in (p.strip() for p in text.split(",")):
+        if not part:
+            continue
+        name, sep, raw = part.partition("=")
+        name = name.strip()
+        if not sep or name not in known:
+            raise InputError(
+                f"unknown gate {part!r}",
+                field="--gates",
+                hint=f"use name=value pairs with names from {', '.join(sorted(known))}",
+            )
+        try:
+            values[name] = float(raw)
+        except ValueError:
+            raise InputError(
+                f"gate {name!r} has value {raw.strip()!r}, not a number",
+                field="--gates",
+                hint="write e.g. tpr=0.8",
+            ) from None
+    try:
+        return Gates(**values)
+    except ValueError as exc:
+        raise InputError(
+            f"gate values out of range ({exc.__class__.__name__})",
+            field="--gates",
+            hint="rates lie in [0, 1], kappa in [-1, 1]",
+        ) from None
+
+
+class GateResult(_Model):
+    """One gate: the bound compared, the threshold, and whether it passed."""
+
+    name: str
+    threshold: float
+    bound: float | None
+    passed: bool
+    reason: str
+
+
+class TrustDecision(_Model):
+    """Trusted only when every gate passes on its confidence bound."""
+
+    trusted: bool
+    gates: tuple[GateResult, ...]
+    reason: str
+
+
+def _lower_gate(name: str, estimate: Estimate, threshold: float) -> GateResult:
+    if estimate.value is None or estimate.lower is None:
+        return GateResult(
+            name=name,
+            threshold=threshold,
+            bound=None,
+            passed=False,
+            reason=f"{name} cannot be checked: {estimate.reason}",
+        )
+    passed = estimate.lower >= threshold
+    return GateResult(
+        name=name,
+        threshold=threshold,
+        bound=estimate.lower,
+        passed=passed,
+        reason=(
+            f"{name} lower bound {estimate.lower:.3f} {'>=' if passed else '<'} {threshold:.3f} "
+            f"(point {estimate.value:.3f})"
+        ),
+    )
+
+
+def decide_trust(stats: AgreementStats, gates: Gates | None = None) -> TrustDecision:
+    """Compare the lower bounds of TPR, TNR and kappa (and the unsure rate's upper bound) with gates.
+
+    An undefined statistic fails its gate. The reason lists every failing gate, or says all passed.
+    """
+    gates = gates or Gates()
+    results = [
+        _lower_gate("TPR", stats.tpr, gates.tpr),
+        _lower_gate("TNR", stats.tnr, gates.tnr),
+        _lower_gate("kappa", stats.kappa, gates.kappa),
+    ]
+    if gates.max_unsure is not None:
+        rate = stats.unsure_rate
+        if rate.upper is None or rate.value is None:
+            results.append(
+                GateResult(
+                    name="unsure",
+                    threshold=gates.max_unsure,
+                    bound=None,
+                    passed=False,
+                    reason=f"unsure rate cannot be checked: {rate.reason}",
+                )
+            )
+        else:
+            ok = rate.upper <= gates.max_unsure
+            results.append(
+                GateResult(
+                    name="unsure",
+                    threshold=gates.max_unsure,
+                    bound=rate.upper,
+                    passed=ok,
+                    reason=(
+                        f"unsure rate upper bound {rate.upper:.3f} {'<=' if ok else '>'} "
+                        f"{gates.max_unsure:.3f} (point {rate.value:.3f})"
+                    ),
+                )
+            )
+    failed = [r for r in results if not r.passed]
+    trusted = not failed
+    reason = (
+        "all gates pass on their confidence bounds"
+        if trusted
+        else "; ".join(r.reason for r in failed)
+    )
+    return TrustDecision(trusted=trusted, gates=tuple(results), reason=reason)

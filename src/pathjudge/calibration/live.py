@@ -1,0 +1,104 @@
+"""Run pathjudge's judge on the labelled items themselves, for calibration without a verdicts file.
+
+:func:`judge_labelled` sends every labelled item of one criterion (its ``inputs``) through the judge
+runner (:func:`pathjudge.judge.runner.judge_requests_sync`: cache, bounded concurrency, retries, k
+samples) and returns the verdicts as a :class:`~pathjudge.calibration.verdicts.VerdictSet`, plus the raw
+judge results so the caller can freeze them to disk. Items the judge could not decide become ``error``
+samples (counted as unsure), never a pass or a fail.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from pathjudge.calibration.labels import LabelSet, Split
+from pathjudge.calibration.verdicts import VerdictSet, aggregate_verdicts, samples_from_result
+from pathjudge.errors import LabelsError
+
+if TYPE_CHECKING:
+    from pathjudge.judge.backends.base import JudgeBackend
+    from pathjudge.judge.cache import VerdictCache
+    from pathjudge.judge.verdict import JudgeResult
+
+__all__ = ["LabelledRequest", "judge_labelled"]
+
+
+@dataclass(frozen=True)
+class LabelledRequest:
+    """A judge request built from a label record (fits the runner's ``RequestLike``)."""
+
+    item_id: str
+    criterion_id: str
+    inputs: Mapping[str, str]
+
+
+def _text(value: Any) -> str:
+    return (
+        value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, sort_keys=True)
+    )
+
+
+def judge_labelled(
+    labels: LabelSet,
+    criterion: str,
+    *,
+    backend: JudgeBackend,
+    samples: int = 1,
+    cache: VerdictCache | None = None,
+    concurrency: int = 4,
+    split: Split | None = None,
+    show_progress: bool | None = None,
+) -> tuple[VerdictSet, list[JudgeResult]]:
+    """Judge the labelled items of ``criterion`` (a built-in id or a criterion YAML path).
+
+    Uses the labels recorded for ``criterion``, or the unnamed labels when the file names no criterion;
+    ``split`` restricts to one split. Non-string input values are sent as JSON text. A labelled item
+    without ``inputs`` is a :class:`LabelsError` naming its line; no matching labels is one too.
+    """
+    from pathjudge.judge.runner import judge_requests_sync
+
+    key: str | None = criterion if criterion in labels.criteria else None
+    items = [i for i in labels.items(key) if split is None or i.split == split]
+    if not items:
+        raise LabelsError(
+            f"no labelled items for criterion {criterion!r}"
+            + (f" in split {split!r}" if split else ""),
+            file=labels.file,
+            hint="label items for this criterion, or name it in the labels' 'criterion' field",
+        )
+    requests: list[LabelledRequest] = []
+    for item in items:
+        if not item.inputs:
+            raise LabelsError(
+                f"item {item.item_id!r} has no 'inputs' for the judge",
+                file=labels.file,
+                line=item.line,
+                field="inputs",
+                hint="add the criterion's inputs to each label record, or pass recorded --verdicts",
+            )
+        requests.append(
+            LabelledRequest(
+                item_id=item.item_id,
+                criterion_id=criterion,
+                inputs={name: _text(value) for name, value in item.inputs.items()},
+            )
+        )
+    results = judge_requests_sync(
+        requests,
+        backend=backend,
+        cache=cache,
+        samples=samples,
+        concurrency=concurrency,
+        show_progress=show_progress,
+    )
+    ordered = [results[r.item_id] for r in requests if r.item_id in results]
+    # Filed under the criterion as the caller named it (an id or a path), to match the labels.
+    records = [
+        (0, sample.model_copy(update={"criterion": criterion}))
+        for result in ordered
+        for sample in samples_from_result(result)
+    ]
+    return aggregate_verdicts(records, file=None), ordered

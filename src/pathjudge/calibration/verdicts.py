@@ -1,0 +1,283 @@
+"""Recorded grader verdicts: the JSONL shapes, and the k-sample majority vote per item.
+
+A verdicts file holds one JSON object a line, in either of two shapes (mixed freely):
+
+* the generic shape, from ANY grader (:class:`RecordedVerdict`)::
+
+      {"item_id": "a17", "verdict": "pass", "reasoning": "...", "sample": 0}
+
+  ``verdict`` is ``pass``, ``fail``, ``unsure`` (the grader could not decide) or ``error`` (it broke).
+  Several judgements of the same item carry distinct ``sample`` indices (no ``sample`` = sample 0).
+  Optional: ``criterion``, ``model``, ``metadata``.
+* pathjudge's own judge output (a line with ``"kind": "verdict"`` or ``"kind": "failure"``, see
+  :mod:`pathjudge.judge.verdict`): a verdict record contributes each of its ``sample_verdicts`` as one
+  sample (plus one ``error`` sample per failed sample); a failure record is one ``error`` sample. The
+  criterion is its ``criterion_id``.
+
+Samples are combined per (criterion, item) into an :class:`ItemVotes`: the majority verdict among the
+decisive (pass/fail) samples, ``unsure`` on a tie or when no sample is decisive, and the vote share
+(passes among the decisive samples). Unsure and error samples never count as pass or fail.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, JsonValue, RootModel, ValidationError
+
+from pathjudge.agent.io import record_error_from_validation
+from pathjudge.calibration._jsonl import numbered_records
+from pathjudge.errors import LabelsError
+
+if TYPE_CHECKING:
+    from pathjudge.judge.verdict import JudgeFailure
+    from pathjudge.judge.verdict import VerdictRecord as JudgeVerdictRecord
+
+__all__ = [
+    "ItemVotes",
+    "RecordedVerdict",
+    "SampleValue",
+    "VerdictSet",
+    "VerdictValue",
+    "aggregate_verdicts",
+    "load_verdicts",
+    "read_verdict_lines",
+    "samples_from_result",
+]
+
+VerdictValue = Literal["pass", "fail", "unsure"]
+SampleValue = Literal["pass", "fail", "unsure", "error"]
+
+
+class RecordedVerdict(BaseModel):
+    """One recorded judgement of one item by any grader (the generic verdicts line)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    item_id: str = Field(min_length=1, description="The judged item's id (as in the labels file).")
+    verdict: SampleValue = Field(
+        description="pass, fail, unsure (could not decide) or error (the grader broke)."
+    )
+    reasoning: str | None = Field(
+        default=None, description="The grader's reasoning, when recorded."
+    )
+    sample: int | None = Field(
+        default=None, ge=0, description="Sample index when the item was judged several times."
+    )
+    criterion: str | None = Field(default=None, description="The criterion this verdict is for.")
+    model: str | None = Field(default=None, description="The grader (model) that produced it.")
+    metadata: dict[str, JsonValue] = Field(default_factory=dict, description="Anything else.")
+
+
+class _Line(RootModel[dict[str, Any]]):
+    """Any JSON object; dispatched to a verdict shape by :func:`read_verdict_lines`."""
+
+
+def samples_from_result(result: JudgeVerdictRecord | JudgeFailure) -> list[RecordedVerdict]:
+    """The samples of one pathjudge judge result, as generic :class:`RecordedVerdict` s.
+
+    A verdict record gives each of its ``sample_verdicts`` plus one ``error`` sample per failed sample
+    (at the lowest unused indices); a failure gives one ``error`` sample.
+    """
+    from pathjudge.judge.verdict import JudgeFailure
+
+    if isinstance(result, JudgeFailure):
+        return [
+            RecordedVerdict(
+                item_id=result.item_id,
+                verdict="error",
+                reasoning=f"{result.error_type}: {result.reasoning}",
+                sample=result.sample_index,
+                criterion=result.criterion_id,
+                model=result.model,
+            )
+        ]
+    out = [
+        RecordedVerdict(
+            item_id=result.item_id,
+            verdict=sample.verdict,
+            reasoning=sample.reasoning,
+            sample=sample.sample_index,
+            criterion=result.criterion_id,
+            model=result.model,
+        )
+        for sample in result.sample_verdicts
+    ]
+    used = {s.sample_index for s in result.sample_verdicts}
+    free = (i for i in range(len(used) + result.failed_samples + 1) if i not in used)
+    out.extend(
+        RecordedVerdict(
+            item_id=result.item_id,
+            verdict="error",
+            reasoning="a judge sample failed after its retries",
+            sample=next(free),
+            criterion=result.criterion_id,
+            model=result.model,
+        )
+        for _ in range(result.failed_samples)
+    )
+    return out
+
+
+def read_verdict_lines(path: str | Path) -> Iterator[tuple[int, RecordedVerdict]]:
+    """Yield ``(line, sample)`` for every sample in a verdicts file, in either shape (module docs).
+
+    Errors (file missing or empty, a line that is not a JSON object or does not validate) are
+    :class:`LabelsError` s naming the file, line and field.
+    """
+    from pathjudge.judge.verdict import JudgeFailure, VerdictRecord
+
+    path = Path(path)
+    for line, raw in numbered_records(path, _Line, what="verdict"):
+        data = raw.root
+        kind = data.get("kind")
+        try:
+            if kind == "verdict":
+                samples = samples_from_result(VerdictRecord.model_validate(data))
+            elif kind == "failure":
+                samples = samples_from_result(JudgeFailure.model_validate(data))
+            else:
+                samples = [RecordedVerdict.model_validate(data)]
+        except ValidationError as exc:
+            problem = record_error_from_validation(exc, file=path, line=line, what="verdict")
+            raise LabelsError(
+                problem.message, file=path, line=line, field=problem.field, hint=problem.hint
+            ) from None
+        for sample in samples:
+            yield line, sample
+
+
+@dataclass(frozen=True)
+class ItemVotes:
+    """All samples of one item for one criterion, in sample order."""
+
+    item_id: str
+    criterion: str | None
+    verdicts: tuple[SampleValue, ...]
+    reasonings: tuple[str | None, ...] = ()
+    line: int = 0
+
+    @property
+    def n_samples(self) -> int:
+        return len(self.verdicts)
+
+    @property
+    def n_pass(self) -> int:
+        return self.verdicts.count("pass")
+
+    @property
+    def n_fail(self) -> int:
+        return self.verdicts.count("fail")
+
+    @property
+    def n_unsure(self) -> int:
+        return self.verdicts.count("unsure")
+
+    @property
+    def n_error(self) -> int:
+        return self.verdicts.count("error")
+
+    @property
+    def n_decided(self) -> int:
+        return self.n_pass + self.n_fail
+
+    @property
+    def majority(self) -> VerdictValue:
+        """``pass``/``fail`` when it has strictly more votes than the other; otherwise ``unsure``."""
+        if self.n_pass > self.n_fail:
+            return "pass"
+        if self.n_fail > self.n_pass:
+            return "fail"
+        return "unsure"
+
+    @property
+    def errored(self) -> bool:
+        """True when every sample is an error: the judge never ran properly on this item."""
+        return bool(self.verdicts) and self.n_error == self.n_samples
+
+    @property
+    def vote_share(self) -> float | None:
+        """Passes among the decisive samples; ``None`` when no sample is decisive."""
+        decided = self.n_decided
+        return self.n_pass / decided if decided else None
+
+    @property
+    def reasoning(self) -> str | None:
+        """Reasoning of the first sample that voted with the majority (else the first one recorded)."""
+        for verdict, reasoning in zip(self.verdicts, self.reasonings, strict=False):
+            if verdict == self.majority and reasoning:
+                return reasoning
+        return next((r for r in self.reasonings if r), None)
+
+
+@dataclass(frozen=True)
+class VerdictSet:
+    """Aggregated verdicts of one file, keyed by criterion then item id (in order of first appearance)."""
+
+    file: str | None
+    by_criterion: Mapping[str | None, Mapping[str, ItemVotes]] = field(default_factory=dict)
+
+    @property
+    def criteria(self) -> tuple[str | None, ...]:
+        return tuple(self.by_criterion)
+
+    def items(self, criterion: str | None) -> tuple[ItemVotes, ...]:
+        return tuple(self.by_criterion.get(criterion, {}).values())
+
+    def __len__(self) -> int:
+        return sum(len(items) for items in self.by_criterion.values())
+
+
+def aggregate_verdicts(
+    records: Iterable[tuple[int, RecordedVerdict]], *, file: str | Path | None = None
+) -> VerdictSet:
+    """Group ``(line, record)`` pairs by (criterion, item) into :class:`ItemVotes`, samples in index order.
+
+    A record without ``sample`` counts as sample 0. Two records for the same (criterion, item, sample)
+    are a :class:`LabelsError` naming both lines. Empty input gives an empty set.
+    """
+    name = str(file) if file is not None else None
+    seen: dict[tuple[str | None, str, int], int] = {}
+    grouped: dict[str | None, dict[str, list[tuple[int, int, RecordedVerdict]]]] = {}
+    for line, record in records:
+        sample = record.sample if record.sample is not None else 0
+        key = (record.criterion, record.item_id, sample)
+        if key in seen:
+            raise LabelsError(
+                f"item {record.item_id!r}: sample {sample} has a second verdict (first on line {seen[key]})",
+                file=name,
+                line=line,
+                field="sample",
+                hint="give each judgement of the same item a distinct 'sample' index",
+            )
+        seen[key] = line
+        grouped.setdefault(record.criterion, {}).setdefault(record.item_id, []).append(
+            (sample, line, record)
+        )
+    by_criterion: dict[str | None, dict[str, ItemVotes]] = {}
+    for criterion, items in grouped.items():
+        out: dict[str, ItemVotes] = {}
+        for item_id, entries in items.items():
+            first_line = entries[0][1]
+            entries.sort(key=lambda entry: entry[0])
+            out[item_id] = ItemVotes(
+                item_id=item_id,
+                criterion=criterion,
+                verdicts=tuple(entry[2].verdict for entry in entries),
+                reasonings=tuple(entry[2].reasoning for entry in entries),
+                line=first_line,
+            )
+        by_criterion[criterion] = out
+    return VerdictSet(file=name, by_criterion=by_criterion)
+
+
+def load_verdicts(path: str | Path) -> VerdictSet:
+    """Read a verdicts JSONL file (``.gz`` allowed; either shape) and aggregate its samples per item.
+
+    An empty file, a line that does not parse or validate, or a duplicate sample is a
+    :class:`LabelsError` naming the file and line.
+    """
+    return aggregate_verdicts(read_verdict_lines(path), file=Path(path))

@@ -1,0 +1,282 @@
+"""The Anthropic judge backend: ``AsyncAnthropic`` (on httpx2) wrapped by instructor in TOOLS mode.
+
+The rubric goes in a system block with ``cache_control`` (prompt caching), the item's delimited data in
+the user turn; instructor forces the ``Verdict`` tool and re-asks (bounded) when the tool input does not
+validate. The SDK's own retries are off: transport failures surface as
+:class:`~pathjudge.judge.backends.base.TransientError` for the runner to retry. Per-call usage is
+recorded from each raw response through an instructor ``completion:response`` hook (instructor's own
+usage objects are running totals across re-asks).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from typing import Any
+
+from pydantic import ValidationError
+
+from pathjudge._optional import require
+from pathjudge.agent.trajectory import Usage
+from pathjudge.errors import JudgeError
+from pathjudge.judge.backends.base import (
+    BackendCallError,
+    BackendReply,
+    JudgeBackend,
+    OutputError,
+    RequestRejected,
+    TransientError,
+    cost_usd,
+    retry_after_seconds,
+)
+from pathjudge.judge.prompt import JudgePrompt
+from pathjudge.judge.verdict import Verdict
+
+__all__ = ["DEFAULT_MODEL", "AnthropicBackend", "classify_api_error", "verdict_tool"]
+
+DEFAULT_MODEL = "claude-opus-4-8"
+
+
+def verdict_tool() -> dict[str, Any]:
+    """The tool definition for :class:`Verdict` (what instructor's TOOLS mode sends, used for batches)."""
+    return {
+        "name": Verdict.__name__,
+        "description": (Verdict.__doc__ or "").strip(),
+        "input_schema": Verdict.model_json_schema(),
+    }
+
+
+def _usage_from(raw: Any, model: str, *, batch: bool = False) -> Usage:
+    """Per-call :class:`Usage` from an Anthropic usage object or dict (values copied immediately)."""
+
+    def get(name: str) -> int:
+        value = raw.get(name) if isinstance(raw, Mapping) else getattr(raw, name, 0)
+        return int(value or 0)
+
+    usage = Usage(
+        input_tokens=get("input_tokens"),
+        output_tokens=get("output_tokens"),
+        cache_creation_input_tokens=get("cache_creation_input_tokens"),
+        cache_read_input_tokens=get("cache_read_input_tokens"),
+    )
+    return usage.model_copy(update={"cost_usd": cost_usd("anthropic", model, usage, batch=batch)})
+
+
+def _sum(usages: list[Usage]) -> Usage:
+    total = Usage()
+    for usage in usages:
+        total = total + usage
+    return total
+
+
+def classify_api_error(exc: BaseException, usage: Usage) -> BaseException:
+    """Map an SDK/instructor exception to a backend error (or ``JudgeError`` for bad credentials)."""
+    anthropic = require("anthropic", "judge", "the Anthropic judge backend")
+    from instructor.core.exceptions import IncompleteOutputException, InstructorRetryException
+
+    chain: list[BaseException] = []
+    current: BaseException | None = exc
+    while current is not None and current not in chain:
+        chain.append(current)
+        current = current.__cause__ or current.__context__
+    attempts = getattr(exc, "n_attempts", 1) or 1
+    for error in chain:
+        if isinstance(error, anthropic.APIStatusError):
+            status = int(error.status_code)
+            headers = dict(error.response.headers)
+            if status == 429:
+                return TransientError(
+                    "rate_limited",
+                    "HTTP 429 rate limited",
+                    retry_after=retry_after_seconds(headers),
+                    throttle=True,
+                    usage=usage,
+                )
+            if status == 529:
+                return TransientError(
+                    "overloaded",
+                    "HTTP 529 overloaded",
+                    retry_after=retry_after_seconds(headers),
+                    throttle=True,
+                    usage=usage,
+                )
+            if status >= 500 or status == 408:
+                return TransientError(
+                    "server_error",
+                    f"HTTP {status} server error",
+                    retry_after=retry_after_seconds(headers),
+                    usage=usage,
+                )
+            if status in (401, 403):
+                return JudgeError(
+                    f"the Anthropic API refused the credentials (HTTP {status})",
+                    hint="check ANTHROPIC_API_KEY and the base URL",
+                )
+            detail = f": {error.api_message}" if getattr(error, "api_message", None) else ""
+            return RequestRejected("bad_request", f"HTTP {status}{detail}", usage=usage)
+        if isinstance(error, anthropic.APITimeoutError):
+            return TransientError("timeout", "the request timed out", usage=usage)
+        if isinstance(error, anthropic.APIConnectionError):
+            return TransientError("connection_error", "could not connect to the API", usage=usage)
+        if isinstance(error, IncompleteOutputException):
+            return OutputError(
+                "truncated",
+                "the judge hit max_tokens before finishing the verdict; raise max_tokens",
+                usage=usage,
+                attempts=attempts,
+            )
+        if isinstance(error, TimeoutError):
+            return TransientError("timeout", "the request timed out", usage=usage)
+        if isinstance(error, TypeError | anthropic.AnthropicError) and "authentication" in str(error).lower():
+            return JudgeError(
+                "no Anthropic credentials were found",
+                hint="set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN)",
+            )
+    if isinstance(exc, InstructorRetryException) or any(
+        isinstance(e, ValidationError) for e in chain
+    ):
+        detail = ""
+        for error in chain:
+            if isinstance(error, ValidationError):
+                first = error.errors(include_url=False, include_input=False)[0]
+                where = ".".join(str(p) for p in first.get("loc", ())) or "output"
+                detail = f"; last problem: {where}: {first.get('msg', '')}"
+                break
+        return OutputError(
+            "invalid_output",
+            f"the judge's output did not validate as a Verdict after {attempts} attempt(s){detail}",
+            usage=usage,
+            attempts=attempts,
+        )
+    return BackendCallError(
+        "api_error", f"{type(exc).__name__} from the Anthropic client", usage=usage
+    )
+
+
+class AnthropicBackend(JudgeBackend):
+    """Judge with an Anthropic model through instructor (TOOLS mode); see the module docstring.
+
+    ``api_key=None`` reads ``ANTHROPIC_API_KEY``; ``base_url=None`` uses the SDK default. ``reasks`` bounds
+    the re-asks on invalid output (so at most ``reasks + 1`` model calls per :meth:`judge`).
+    """
+
+    name = "anthropic"
+
+    def __init__(
+        self,
+        *,
+        model: str = DEFAULT_MODEL,
+        api_key: str | None = None,
+        base_url: str | None = None,
+        max_tokens: int = 1024,
+        reasks: int = 2,
+        max_connections: int = 256,
+    ) -> None:
+        anthropic = require("anthropic", "judge", "the Anthropic judge backend")
+        httpx2 = require("httpx2", "judge", "the Anthropic judge backend")
+        instructor = require("instructor", "judge", "the Anthropic judge backend")
+        logging.getLogger("instructor").addHandler(logging.NullHandler())
+        self.model = model
+        self.max_tokens = max_tokens
+        self.reasks = reasks
+        self._http = httpx2.AsyncClient(
+            limits=httpx2.Limits(
+                max_connections=max_connections, max_keepalive_connections=max_connections
+            ),
+            timeout=httpx2.Timeout(600.0, connect=10.0),
+            event_hooks={"response": [self._seen_response]},
+        )
+        try:
+            self.client = anthropic.AsyncAnthropic(
+                api_key=api_key, base_url=base_url, http_client=self._http, max_retries=0
+            )
+        except Exception as exc:
+            raise JudgeError(
+                f"no Anthropic credentials were found, or they are unusable ({type(exc).__name__})",
+                hint="set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN)",
+            ) from None
+        self._instructor = instructor.from_anthropic(self.client, mode=instructor.Mode.TOOLS)
+
+    async def _seen_response(self, response: Any) -> None:
+        if self.on_headers is not None:
+            self.on_headers(dict(response.headers))
+
+    def system_blocks(self, prompt: JudgePrompt) -> list[dict[str, Any]]:
+        """The rubric as one cacheable system block."""
+        return [{"type": "text", "text": prompt.system, "cache_control": {"type": "ephemeral"}}]
+
+    def request_params(self, prompt: JudgePrompt) -> dict[str, Any]:
+        """The raw Messages API parameters for ``prompt`` (what batches submit)."""
+        return {
+            "model": self.model,
+            "max_tokens": self.max_tokens,
+            "system": self.system_blocks(prompt),
+            "messages": [{"role": "user", "content": prompt.user}],
+            "tools": [verdict_tool()],
+            "tool_choice": {
+                "type": "tool",
+                "name": Verdict.__name__,
+                "disable_parallel_tool_use": True,
+            },
+        }
+
+    def parse_message(self, message: Mapping[str, Any], *, batch: bool = False) -> BackendReply:
+        """Validate a raw Messages API response (a dict) into a reply; :class:`OutputError` if invalid."""
+        usage = _usage_from(message.get("usage") or {}, self.model, batch=batch)
+        if message.get("stop_reason") == "max_tokens":
+            raise OutputError(
+                "truncated",
+                "the judge hit max_tokens before finishing the verdict; raise max_tokens",
+                usage=usage,
+            )
+        for block in message.get("content") or []:
+            if block.get("type") == "tool_use" and block.get("name") == Verdict.__name__:
+                try:
+                    verdict = Verdict.model_validate(block.get("input"))
+                except ValidationError as exc:
+                    first = exc.errors(include_url=False, include_input=False)[0]
+                    where = ".".join(str(p) for p in first.get("loc", ())) or "output"
+                    raise OutputError(
+                        "invalid_output",
+                        f"the judge's output did not validate as a Verdict: {where}: {first.get('msg')}",
+                        usage=usage,
+                    ) from None
+                return BackendReply(
+                    verdict=verdict,
+                    usage=usage,
+                    attempts=1,
+                    model=str(message.get("model") or self.model),
+                )
+        raise OutputError("invalid_output", "the judge did not call the Verdict tool", usage=usage)
+
+    async def judge(self, prompt: JudgePrompt, *, timeout: float | None) -> BackendReply:
+        from instructor.core.hooks import Hooks
+
+        usages: list[Usage] = []
+        hooks = Hooks()
+        hooks.on(
+            "completion:response",
+            lambda response: usages.append(_usage_from(response.usage, self.model)),
+        )
+        kwargs: dict[str, Any] = {}
+        if timeout is not None:
+            kwargs["timeout"] = timeout
+        try:
+            verdict = await self._instructor.create(
+                response_model=Verdict,
+                model=self.model,
+                max_tokens=self.max_tokens,
+                system=self.system_blocks(prompt),
+                messages=[{"role": "user", "content": prompt.user}],
+                max_retries=self.reasks,
+                hooks=hooks,
+                **kwargs,
+            )
+        except Exception as exc:
+            raise classify_api_error(exc, _sum(usages)) from None
+        return BackendReply(
+            verdict=verdict, usage=_sum(usages), attempts=max(1, len(usages)), model=self.model
+        )
+
+    async def aclose(self) -> None:
+        await self._http.aclose()

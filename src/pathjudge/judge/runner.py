@@ -1,0 +1,563 @@
+"""The judge runner: one async core that turns (item, criterion, inputs) into verdicts, fast and safely.
+
+- Cache first: every sample already in the :class:`~pathjudge.judge.cache.VerdictCache` is reused; a
+  rerun of finished work makes zero calls. Each new sample is committed as it arrives.
+- Bounded, adaptive concurrency (:class:`AdaptiveLimiter`): at most ``concurrency`` calls in flight; a 429
+  or 529 cuts the limit (x0.7, at most once a second), each success grows it back (+1 per window); a spent
+  ``anthropic-ratelimit-*`` limit pauses every new call until its reset time.
+- Retries (tenacity) for 429, 529, 5xx, timeouts and dropped connections: exponential backoff with jitter,
+  capped, and never shorter than the server's ``retry-after``. The backend re-asks (bounded) on invalid
+  output. A per-call timeout bounds every call.
+- A token / USD budget: once spent, no new call starts; calls in flight finish and are saved; the run
+  reports the unfinished items (``judge_requests`` then raises ``BudgetExceededError``).
+- k samples per item, aggregated by majority vote with the agreement rate (:func:`aggregate_samples`).
+- Failures are data: an item whose samples all failed is a :class:`JudgeFailure`, not a crash.
+
+``run_judge`` is the async core; ``run_judge_sync``, ``judge_requests`` and ``judge_requests_sync`` are
+thin wrappers.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol, assert_never
+
+from pathjudge.agent.trajectory import Usage
+from pathjudge.errors import BudgetExceededError, ConfigError, InputError
+from pathjudge.judge.backends.base import (
+    BackendCallError,
+    BackendReply,
+    JudgeBackend,
+    TransientError,
+    ratelimit_pause,
+)
+from pathjudge.judge.cache import CacheKey, VerdictCache, input_hash
+from pathjudge.judge.prompt import render_prompt
+from pathjudge.judge.verdict import (
+    JudgeFailure,
+    JudgeResult,
+    SampleVerdict,
+    aggregate_samples,
+)
+from pathjudge.report.progress import progress
+from pathjudge.rubrics.criteria import Criterion, get_criterion
+
+__all__ = [
+    "AdaptiveLimiter",
+    "BackendKind",
+    "Budget",
+    "JudgeJob",
+    "JudgeRun",
+    "RequestLike",
+    "RunStats",
+    "judge_requests",
+    "judge_requests_sync",
+    "make_backend",
+    "make_jobs",
+    "run_judge",
+    "run_judge_sync",
+]
+
+BackendKind = Literal["anthropic", "openai", "llama"]
+
+
+class RequestLike(Protocol):
+    """Anything with an item id, a criterion id (built-in id or YAML path) and string inputs."""
+
+    @property
+    def item_id(self) -> str: ...
+
+    @property
+    def criterion_id(self) -> str: ...
+
+    @property
+    def inputs(self) -> Mapping[str, str]: ...
+
+
+@dataclass(frozen=True)
+class JudgeJob:
+    """One item to judge: its id, the resolved criterion and the inputs (validated against it)."""
+
+    item_id: str
+    criterion: Criterion
+    inputs: Mapping[str, str]
+
+
+def make_jobs(
+    requests: Iterable[RequestLike], *, criteria: Mapping[str, Criterion] | None = None
+) -> list[JudgeJob]:
+    """Resolve each request's criterion (``criteria`` first, then built-ins/paths) and check its inputs.
+
+    Raises :class:`InputError` on a duplicate item id or inputs that do not fit the criterion.
+    Empty input gives an empty list.
+    """
+    jobs: list[JudgeJob] = []
+    seen: set[str] = set()
+    resolved: dict[str, Criterion] = dict(criteria or {})
+    for request in requests:
+        if request.item_id in seen:
+            raise InputError(
+                f"item id {request.item_id!r} appears twice",
+                field="item_id",
+                hint="item ids must be unique",
+            )
+        seen.add(request.item_id)
+        criterion = resolved.get(request.criterion_id)
+        if criterion is None:
+            criterion = get_criterion(request.criterion_id)
+            resolved[request.criterion_id] = criterion
+        criterion.check_inputs(request.inputs, item_id=request.item_id)
+        jobs.append(
+            JudgeJob(item_id=request.item_id, criterion=criterion, inputs=dict(request.inputs))
+        )
+    return jobs
+
+
+@dataclass
+class Budget:
+    """A spending limit in USD and/or tokens; None means unlimited. ``charge`` records usage."""
+
+    max_usd: float | None = None
+    max_tokens: int | None = None
+    spent_usd: float = 0.0
+    spent_tokens: int = 0
+
+    def charge(self, usage: Usage) -> None:
+        self.spent_tokens += usage.total_tokens
+        self.spent_usd += usage.cost_usd or 0.0
+
+    @property
+    def exhausted(self) -> bool:
+        if self.max_usd is not None and self.spent_usd >= self.max_usd:
+            return True
+        return self.max_tokens is not None and self.spent_tokens >= self.max_tokens
+
+    def describe(self) -> str:
+        parts = []
+        if self.max_usd is not None:
+            parts.append(f"${self.spent_usd:.4f} of ${self.max_usd:g}")
+        if self.max_tokens is not None:
+            parts.append(f"{self.spent_tokens} of {self.max_tokens} tokens")
+        return ", ".join(parts) or "no limit"
+
+
+class AdaptiveLimiter:
+    """A concurrency limit that shrinks on throttling and grows back on success (AIMD).
+
+    ``throttle()`` multiplies the limit by 0.7 (never below 1, at most once per ``cooldown`` seconds);
+    ``success()`` adds ``1/limit`` (so +1 per full window), never above ``max_limit``; ``pause(s)`` holds
+    every new acquisition for ``s`` seconds.
+    """
+
+    def __init__(self, max_limit: int, *, cooldown: float = 1.0) -> None:
+        if max_limit < 1:
+            raise ConfigError(
+                f"concurrency must be at least 1, got {max_limit}", field="concurrency"
+            )
+        self.max_limit = max_limit
+        self.limit = float(max_limit)
+        self.cooldown = cooldown
+        self.active = 0
+        self.min_limit_seen = float(max_limit)
+        self._pause_until = 0.0
+        self._last_cut = -1e9
+        self._waiters: list[asyncio.Future[None]] = []
+
+    @property
+    def capacity(self) -> int:
+        return max(1, int(self.limit))
+
+    async def acquire(self) -> None:
+        loop = asyncio.get_running_loop()
+        while True:
+            now = time.monotonic()
+            if self._pause_until > now:
+                await asyncio.sleep(self._pause_until - now)
+                continue
+            if self.active < self.capacity:
+                self.active += 1
+                return
+            waiter: asyncio.Future[None] = loop.create_future()
+            self._waiters.append(waiter)
+            try:
+                await waiter
+            finally:
+                if waiter in self._waiters:
+                    self._waiters.remove(waiter)
+
+    def release(self) -> None:
+        self.active -= 1
+        self._wake()
+
+    def _wake(self) -> None:
+        free = self.capacity - self.active
+        while free > 0 and self._waiters:
+            waiter = self._waiters.pop(0)
+            if not waiter.done():
+                waiter.set_result(None)
+                free -= 1
+
+    @asynccontextmanager
+    async def slot(self) -> AsyncIterator[None]:
+        await self.acquire()
+        try:
+            yield
+        finally:
+            self.release()
+
+    def success(self) -> None:
+        if self.limit < self.max_limit:
+            self.limit = min(float(self.max_limit), self.limit + 1.0 / self.limit)
+            self._wake()
+
+    def throttle(self) -> None:
+        now = time.monotonic()
+        if now - self._last_cut >= self.cooldown:
+            self.limit = max(1.0, self.limit * 0.7)
+            self.min_limit_seen = min(self.min_limit_seen, self.limit)
+            self._last_cut = now
+
+    def pause(self, seconds: float) -> None:
+        self._pause_until = max(self._pause_until, time.monotonic() + seconds)
+
+    def observe_headers(self, headers: Mapping[str, str]) -> None:
+        wait = ratelimit_pause(headers)
+        if wait:
+            self.pause(min(wait, 120.0))
+
+
+@dataclass
+class RunStats:
+    """What a run did: calls, cache hits, retries, throttling, failures, usage and wall time."""
+
+    items: int = 0
+    samples_needed: int = 0
+    cache_hits: int = 0
+    calls: int = 0
+    retries: int = 0
+    throttled: int = 0
+    failed_samples: int = 0
+    usage: Usage = field(default_factory=Usage)
+    wall_s: float = 0.0
+    min_concurrency: float = 0.0
+
+
+@dataclass(frozen=True)
+class JudgeRun:
+    """Results by item id (input order), the items left unjudged by the budget, and stats."""
+
+    results: dict[str, JudgeResult]
+    unfinished: tuple[str, ...]
+    budget_exceeded: bool
+    stats: RunStats
+
+    @property
+    def failures(self) -> list[JudgeFailure]:
+        return [r for r in self.results.values() if isinstance(r, JudgeFailure)]
+
+
+class _BudgetStop(Exception):
+    pass
+
+
+def sample_keys(job: JudgeJob, backend: JudgeBackend, samples: int) -> list[CacheKey]:
+    """The cache keys of a job's ``samples`` samples."""
+    hashed = input_hash(job.inputs)
+    return [
+        CacheKey(backend.name, backend.model, job.criterion.content_hash, hashed, s)
+        for s in range(samples)
+    ]
+
+
+def sample_record(
+    job: JudgeJob, key: CacheKey, reply: BackendReply, backend: JudgeBackend
+) -> SampleVerdict:
+    return SampleVerdict(
+        item_id=job.item_id,
+        sample_index=key.sample_index,
+        criterion_id=job.criterion.id,
+        criterion_version=job.criterion.version,
+        criterion_hash=job.criterion.content_hash,
+        input_hash=key.input_hash,
+        backend=backend.name,
+        model=backend.model,
+        verdict=reply.verdict.verdict,
+        reasoning=reply.verdict.reasoning,
+        evidence=tuple(reply.verdict.evidence),
+        usage=reply.usage,
+        attempts=reply.attempts,
+    )
+
+
+def failure_record(
+    job: JudgeJob, key: CacheKey, error: BackendCallError, backend: JudgeBackend, *, attempts: int
+) -> JudgeFailure:
+    return JudgeFailure(
+        item_id=job.item_id,
+        reasoning=f"no verdict: {error.failure_type}",
+        error_type=error.failure_type,
+        message=error.message,
+        criterion_id=job.criterion.id,
+        criterion_hash=job.criterion.content_hash,
+        backend=backend.name,
+        model=backend.model,
+        sample_index=key.sample_index,
+        attempts=attempts,
+        usage=error.usage,
+    )
+
+
+def collect_results(
+    jobs: Sequence[JudgeJob],
+    keys: Mapping[str, list[CacheKey]],
+    done: Mapping[CacheKey, SampleVerdict],
+    failed: Mapping[CacheKey, JudgeFailure],
+) -> tuple[dict[str, JudgeResult], tuple[str, ...]]:
+    """Aggregate per item, in job order; items with a sample neither done nor failed are unfinished."""
+    results: dict[str, JudgeResult] = {}
+    unfinished: list[str] = []
+    for job in jobs:
+        item_keys = keys[job.item_id]
+        if any(k not in done and k not in failed for k in item_keys):
+            unfinished.append(job.item_id)
+            continue
+        results[job.item_id] = aggregate_samples(
+            job.item_id,
+            [done[k] for k in item_keys if k in done],
+            [failed[k] for k in item_keys if k in failed],
+        )
+    return results, tuple(unfinished)
+
+
+async def run_judge(
+    jobs: Sequence[JudgeJob],
+    *,
+    backend: JudgeBackend,
+    cache: VerdictCache | None = None,
+    concurrency: int = 16,
+    samples: int = 1,
+    timeout: float | None = 120.0,
+    max_attempts: int = 6,
+    backoff_initial: float = 0.5,
+    backoff_max: float = 30.0,
+    budget: Budget | None = None,
+    show_progress: bool | None = None,
+) -> JudgeRun:
+    """Judge every job ``samples`` times (see the module docstring). Empty ``jobs`` → an empty run.
+
+    Raises :class:`JudgeError` when the judge cannot run at all (e.g. rejected credentials); everything
+    judged before that is already in the cache.
+    """
+    from tenacity import (
+        AsyncRetrying,
+        retry_if_exception_type,
+        stop_after_attempt,
+        wait_exponential_jitter,
+    )
+
+    if samples < 1:
+        raise ConfigError(f"samples must be at least 1, got {samples}", field="samples")
+    started = time.monotonic()
+    limiter = AdaptiveLimiter(concurrency)
+    backend.on_headers = limiter.observe_headers
+    budget = budget or Budget()
+    stats = RunStats(items=len(jobs))
+    keys = {job.item_id: sample_keys(job, backend, samples) for job in jobs}
+    all_keys = [k for job in jobs for k in keys[job.item_id]]
+    stats.samples_needed = len(all_keys)
+    done: dict[CacheKey, SampleVerdict] = cache.get_many(all_keys) if cache is not None else {}
+    stats.cache_hits = len(done)
+    failed: dict[CacheKey, JudgeFailure] = {}
+    backoff = wait_exponential_jitter(
+        multiplier=backoff_initial, max=backoff_max, jitter=backoff_initial
+    )
+
+    def wait(retry_state: Any) -> float:
+        base = float(backoff(retry_state))
+        outcome = retry_state.outcome
+        error = outcome.exception() if outcome is not None else None
+        hinted = getattr(error, "retry_after", None)
+        return max(base, min(float(hinted), 120.0)) if hinted else base
+
+    async def one(job: JudgeJob, key: CacheKey, prompt_cache: dict[str, Any], bar: Any) -> None:
+        prompt = prompt_cache.get(job.item_id)
+        if prompt is None:
+            prompt = prompt_cache[job.item_id] = render_prompt(job.criterion, job.inputs)
+        attempts = 0
+        try:
+            async for attempt in AsyncRetrying(
+                stop=stop_after_attempt(max_attempts),
+                wait=wait,
+                retry=retry_if_exception_type(TransientError),
+                reraise=True,
+            ):
+                with attempt:
+                    if budget.exhausted:
+                        raise _BudgetStop
+                    async with limiter.slot():
+                        if budget.exhausted:
+                            raise _BudgetStop
+                        attempts += 1
+                        stats.calls += 1
+                        if attempts > 1:
+                            stats.retries += 1
+                        try:
+                            if timeout is None:
+                                reply = await backend.judge(prompt, timeout=None)
+                            else:
+                                reply = await asyncio.wait_for(
+                                    backend.judge(prompt, timeout=timeout), timeout + 5.0
+                                )
+                        except TimeoutError:
+                            raise TransientError(
+                                "timeout", f"no answer within {timeout:g} s"
+                            ) from None
+                        except BackendCallError as error:
+                            budget.charge(error.usage)
+                            stats.usage = stats.usage + error.usage
+                            if isinstance(error, TransientError) and error.throttle:
+                                stats.throttled += 1
+                                limiter.throttle()
+                            raise
+                    limiter.success()
+                    budget.charge(reply.usage)
+                    stats.usage = stats.usage + reply.usage
+                    record = sample_record(job, key, reply, backend)
+                    if cache is not None:
+                        cache.put(key, record)
+                    done[key] = record
+        except _BudgetStop:
+            return
+        except BackendCallError as error:
+            extra = (
+                f"; gave up after {attempts} attempts" if isinstance(error, TransientError) else ""
+            )
+            if extra:
+                error.message += extra
+            failed[key] = failure_record(
+                job, key, error, backend, attempts=max(attempts, error.attempts)
+            )
+            stats.failed_samples += 1
+        bar.advance()
+
+    todo = [(job, key) for job in jobs for key in keys[job.item_id] if key not in done]
+    prompts: dict[str, Any] = {}
+    with progress(
+        f"judging ({backend.name}:{backend.model})", total=len(todo), enabled=show_progress
+    ) as bar:
+        tasks = [asyncio.ensure_future(one(job, key, prompts, bar)) for job, key in todo]
+        try:
+            await asyncio.gather(*tasks)
+        except BaseException:
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+            raise
+    results, unfinished = collect_results(jobs, keys, done, failed)
+    stats.wall_s = time.monotonic() - started
+    stats.min_concurrency = limiter.min_limit_seen
+    return JudgeRun(
+        results=results, unfinished=unfinished, budget_exceeded=bool(unfinished), stats=stats
+    )
+
+
+def run_judge_sync(jobs: Sequence[JudgeJob], *, backend: JudgeBackend, **options: Any) -> JudgeRun:
+    """Synchronous wrapper around :func:`run_judge` (closes nothing; the caller owns the backend)."""
+    return asyncio.run(run_judge(jobs, backend=backend, **options))
+
+
+async def judge_requests(
+    requests: Iterable[RequestLike],
+    *,
+    backend: JudgeBackend,
+    cache: VerdictCache | None = None,
+    concurrency: int = 16,
+    samples: int = 1,
+    criteria: Mapping[str, Criterion] | None = None,
+    budget: Budget | None = None,
+    timeout: float | None = 120.0,
+    show_progress: bool | None = None,
+) -> dict[str, JudgeResult]:
+    """Judge requests (``item_id``, ``criterion_id``, ``inputs``) → ``{item_id: VerdictRecord | JudgeFailure}``.
+
+    The seam for scoring. Raises :class:`BudgetExceededError` when the budget stopped the run (every
+    verdict obtained is already in ``cache``, so a rerun with a larger budget resumes). Empty input → ``{}``.
+    """
+    jobs = make_jobs(requests, criteria=criteria)
+    run = await run_judge(
+        jobs,
+        backend=backend,
+        cache=cache,
+        concurrency=concurrency,
+        samples=samples,
+        budget=budget,
+        timeout=timeout,
+        show_progress=show_progress,
+    )
+    if run.budget_exceeded:
+        assert budget is not None
+        raise BudgetExceededError(
+            f"the judge budget ran out ({budget.describe()}); {len(run.unfinished)} of {len(jobs)} items not judged",
+            hint="everything judged is cached; rerun with a larger budget to finish",
+        )
+    return run.results
+
+
+def judge_requests_sync(
+    requests: Iterable[RequestLike], *, backend: JudgeBackend, **options: Any
+) -> dict[str, JudgeResult]:
+    """Synchronous wrapper around :func:`judge_requests`."""
+
+    async def main() -> dict[str, JudgeResult]:
+        return await judge_requests(requests, backend=backend, **options)
+
+    return asyncio.run(main())
+
+
+def make_backend(
+    kind: BackendKind,
+    *,
+    model: str | None = None,
+    base_url: str | None = None,
+    api_key: str | None = None,
+    max_tokens: int = 1024,
+    reasks: int = 2,
+    model_path: str | None = None,
+) -> JudgeBackend:
+    """Build a backend by kind. ``openai`` needs ``base_url``; ``llama`` needs ``model_path`` (a GGUF)."""
+    if kind == "anthropic":
+        from pathjudge.judge.backends.anthropic import DEFAULT_MODEL, AnthropicBackend
+
+        return AnthropicBackend(
+            model=model or DEFAULT_MODEL,
+            api_key=api_key,
+            base_url=base_url,
+            max_tokens=max_tokens,
+            reasks=reasks,
+        )
+    if kind == "openai":
+        from pathjudge.judge.backends.openai_compat import OpenAICompatBackend
+
+        if not base_url:
+            raise ConfigError(
+                "the openai backend needs --base-url (e.g. http://127.0.0.1:8080)", field="base_url"
+            )
+        return OpenAICompatBackend(
+            base_url=base_url,
+            model=model or "local",
+            api_key=api_key,
+            max_tokens=max_tokens,
+            reasks=reasks,
+        )
+    if kind == "llama":
+        from pathjudge.judge.backends.llama_inprocess import LlamaBackend
+
+        path = model_path or model
+        if not path:
+            raise ConfigError("the llama backend needs --model PATH to a GGUF file", field="model")
+        return LlamaBackend(model_path=path, max_tokens=max_tokens, reasks=reasks)
+    assert_never(kind)

@@ -1,0 +1,431 @@
+"""Fill the report views from pathjudge's report objects (or their JSON): copying, never computing.
+
+Each function accepts the Pydantic report model or its JSON form (a mapping, as read back from a file);
+the mapping is validated by the model first, so a malformed file is an :class:`~pathjudge.errors.InputError`
+naming the file and field rather than a half-drawn page.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from pathjudge.errors import InputError
+from pathjudge.report._view import (
+    AxisView,
+    CalibrationView,
+    CheckView,
+    CriterionCalibrationView,
+    DisagreementView,
+    GateView,
+    MetricView,
+    ReportView,
+    RunView,
+    StepView,
+    TaskRow,
+    VarianceRow,
+    VarianceView,
+    VerdictView,
+    WeakPathView,
+)
+
+if TYPE_CHECKING:
+    from pathjudge.agent.trajectory import RunRecord
+    from pathjudge.calibration.estimate import Estimate
+    from pathjudge.report.json_report import ScoreReport
+    from pathjudge.scoring.grade import RunGrade
+
+__all__ = ["calibration_view", "load_json", "load_model", "report_view", "variance_view"]
+
+M = TypeVar("M", bound=BaseModel)
+
+
+def load_json(path: Path, what: str) -> Any:
+    """Parse the JSON file at ``path``; a missing or malformed file is one :class:`InputError`."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise InputError(f"{what} file not found", file=path, hint="check the path") from None
+    except OSError as exc:
+        raise InputError(f"cannot read the {what} file: {exc.strerror}", file=path) from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InputError(
+            f"the {what} file is not valid JSON ({exc.msg}, column {exc.colno})",
+            file=path,
+            line=exc.lineno,
+            hint=f"pass the JSON file pathjudge wrote for the {what}",
+        ) from None
+
+
+def load_model(
+    model: type[M], value: M | Mapping[str, Any], *, source: str | Path | None, what: str
+) -> M:
+    """``value`` as ``model``: returned as is when already one, else validated from its JSON form."""
+    if isinstance(value, model):
+        return value
+    try:
+        return model.model_validate(value)
+    except ValidationError as exc:
+        from pathjudge.agent.io import format_loc
+
+        first = exc.errors()[0]
+        raise InputError(
+            f"not a {what}: {first['msg']}",
+            file=source,
+            field=format_loc(tuple(first["loc"])) or None,
+            hint=f"pass the JSON file pathjudge wrote for the {what}",
+        ) from exc
+
+
+def _step_views(run: RunRecord) -> tuple[StepView, ...]:
+    return tuple(
+        StepView(
+            turn=step.turn,
+            tool=step.tool,
+            decision=step.decision,
+            arguments=step.arguments,
+            arguments_error=step.arguments_error,
+            raw_arguments=step.raw_arguments,
+            result=step.result,
+            is_error=step.is_error,
+            latency_ms=step.latency_ms,
+        )
+        for step in run.steps
+    )
+
+
+def _run_view(grade: RunGrade | None, record: RunRecord | None) -> RunView:
+    if grade is None and record is None:
+        raise ValueError("a run view needs a grade or a run record")
+    run_id = grade.run_id if grade is not None else record.run_id  # type: ignore[union-attr]
+    task_id = grade.task_id if grade is not None else record.task_id  # type: ignore[union-attr]
+    epoch = grade.epoch if grade is not None else record.epoch  # type: ignore[union-attr]
+    alignment: tuple[str, ...] = ()
+    if grade is not None and grade.path is not None:
+        alignment = (
+            f"{grade.path.reference} ({grade.path.mode}): {grade.path.reason}",
+            *grade.path.diff_lines(),
+        )
+    return RunView(
+        run_id=run_id,
+        task_id=task_id,
+        epoch=epoch,
+        success=grade.success if grade is not None else "not graded",
+        path_score=float(grade.path_score)
+        if grade is not None and grade.path_score is not None
+        else None,
+        tool_calls=grade.tool_calls if grade is not None else None,
+        trajectory=grade.trajectory if grade is not None else None,
+        reason=grade.reason if grade is not None else "this run has no grade in the report",
+        weak=tuple(grade.weak) if grade is not None else (),
+        alignment=alignment,
+        input=record.input if record is not None else None,
+        final_answer=record.final_answer if record is not None else None,
+        stop_reason=record.stop_reason if record is not None else None,
+        steps=_step_views(record) if record is not None else None,
+        checks=tuple(
+            CheckView(c.check, c.axis, c.status, c.score, c.reason, c.gating) for c in grade.checks
+        )
+        if grade is not None
+        else (),
+        verdicts=tuple(
+            VerdictView(
+                criterion=j.criterion,
+                verdict=j.status,
+                reasoning=j.reasoning or None,
+                detail=j.item_id,
+            )
+            for j in grade.judged
+        )
+        if grade is not None
+        else (),
+    )
+
+
+def _weights_text(weights: Mapping[Any, float]) -> str:
+    return ", ".join(f"{key} {value:g}" for key, value in weights.items() if value > 0) or "none"
+
+
+def report_view(
+    report: ScoreReport | Mapping[str, Any],
+    *,
+    runs: Iterable[RunRecord] | None = None,
+    variance: Any | None = None,
+    calibration: Any | None = None,
+    source: str | Path | None = None,
+) -> ReportView:
+    """The page's view of a ``pathjudge score`` report, plus the optional sections.
+
+    ``runs`` (the run records that were graded) adds each run's trajectory to the viewer; runs the
+    report has no grade for are listed as "not graded". Without per-run grades in the report and without
+    runs the viewer is empty and says so.
+    """
+    from pathjudge.report.json_report import ScoreReport
+
+    model = load_model(ScoreReport, report, source=source, what="score report")
+    card = model.scorecard
+    records: dict[str, RunRecord] = {}
+    order: list[str] = []
+    for record in runs or ():
+        if record.run_id not in records:
+            order.append(record.run_id)
+        records[record.run_id] = record
+    views: list[RunView] = []
+    graded: set[str] = set()
+    for grade in model.runs or ():
+        graded.add(grade.run_id)
+        views.append(_run_view(grade, records.get(grade.run_id)))
+    views.extend(_run_view(None, records[run_id]) for run_id in order if run_id not in graded)
+
+    levels = (
+        MetricView(
+            "success",
+            "Task success",
+            card.success_rate,
+            f"{card.success_passed} passed, {card.success_failed} failed, {card.success_undecided} undecided",
+        ),
+        MetricView(
+            "tool_calls",
+            "Tool-call correctness",
+            card.tool_calls,
+            "mean over runs with tool checks",
+        ),
+        MetricView(
+            "trajectory",
+            "Trajectory quality",
+            card.trajectory,
+            "share of runs on a reference path with no redundant call",
+        ),
+    )
+    overall = MetricView(
+        "overall", "Weighted overall", card.overall, f"weights: {_weights_text(card.weights)}"
+    )
+    secondary = [
+        MetricView(
+            "partial", "Partial credit", card.partial_credit, "mean success score of decided runs"
+        ),
+        MetricView("path", "Mean path score", card.path_score, "0–100", digits=1),
+        MetricView(
+            "surfaced", "Relevant result surfaced", card.surfaced, "share of runs with surface ids"
+        ),
+        MetricView(
+            "check_errors", "Checks that broke", float(card.check_errors), "status error", digits=0
+        ),
+    ]
+    secondary.extend(
+        MetricView(
+            f"judged:{j.criterion}",
+            f"Judged: {j.criterion}",
+            j.pass_rate,
+            f"{j.passed} pass, {j.failed} fail, {j.unsure} unsure, {j.error} error, {j.not_run} not run",
+        )
+        for j in card.judged
+    )
+    notes: list[str] = []
+    if model.fast:
+        notes.append("Fast mode: judged criteria were not run and count as neither pass nor fail.")
+    elif model.judge == "none":
+        notes.append(
+            "No judge configured: judged criteria were not run and count as neither pass nor fail."
+        )
+    if card.tasks_without_runs:
+        notes.append(f"Tasks with no runs: {', '.join(card.tasks_without_runs)}.")
+    if model.runs is None:
+        notes.append(
+            "The report holds no per-run grades; rerun `pathjudge score` with per-run output for the viewer."
+        )
+    subtitle = " · ".join(
+        part
+        for part in (
+            f"{card.runs} runs",
+            f"{card.tasks} tasks",
+            f"suite {model.suite_file}" if model.suite_file else "",
+            f"runs {model.runs_file}" if model.runs_file else "",
+            "gates passed"
+            if model.gates and model.passed
+            else ("gates missed" if model.gates else ""),
+        )
+        if part
+    )
+    return ReportView(
+        title=f"pathjudge report — {card.suite}",
+        subtitle=subtitle,
+        levels=levels,
+        overall=overall,
+        secondary=tuple(secondary),
+        axes=tuple(
+            AxisView(axis, value, card.weights.get(axis)) for axis, value in card.axes.items()
+        ),
+        gates=tuple(GateView(g.metric, g.threshold, g.actual, g.passed) for g in model.gates),
+        weak_paths=tuple(
+            WeakPathView(w.flags, w.task_id, w.run_id, w.reason, w.diff) for w in card.weak
+        ),
+        weak_total=card.weak_total,
+        tasks=tuple(
+            TaskRow(
+                task_id=row.task_id,
+                runs=row.runs,
+                success=row.success_rate,
+                passed=row.passed,
+                failed=row.failed,
+                undecided=row.undecided,
+                tool_calls=row.tool_calls,
+                trajectory=row.trajectory,
+                path_score=row.path_score,
+                mean_steps=row.mean_steps,
+                weak=row.weak,
+            )
+            for row in card.task_rows
+        ),
+        runs=tuple(views),
+        notes=tuple(notes),
+        variance=variance_view(variance) if variance is not None else None,
+        calibration=calibration_view(calibration) if calibration is not None else None,
+        extra={"report schema": f"{model.kind} v{model.schema_version}"},
+    )
+
+
+def _points(
+    values: Mapping[int, float | None], ks: tuple[int, ...]
+) -> tuple[tuple[int, float | None], ...]:
+    return tuple((k, values.get(k)) for k in ks)
+
+
+def variance_view(report: Any, *, source: str | Path | None = None) -> VarianceView:
+    """The variance section from a :class:`~pathjudge.scoring.variance.VarianceReport` (or its JSON)."""
+    from pathjudge.scoring.variance import VarianceReport
+
+    model = load_model(VarianceReport, report, source=source, what="variance report")
+    rows = tuple(
+        VarianceRow(
+            task_id=task.task_id,
+            epochs=task.n,
+            successes=task.c,
+            runs=task.runs,
+            stability=task.stability,
+            pass_at_k=_points(task.pass_at, model.ks),
+            pass_hat_k=_points(task.pass_hat, model.ks),
+        )
+        for task in model.tasks
+    )
+    notes: list[str] = []
+    if model.success is not None:
+        interval = model.success
+        notes.append(
+            f"Success rate {interval.mean:.2f} [{interval.low:.2f}, {interval.high:.2f}] at "
+            f"{interval.level:.0%}, clustered by task ({interval.n} graded runs, {interval.clusters} tasks)."
+        )
+    if model.stability_counts:
+        notes.append(
+            "Tasks: "
+            + ", ".join(f"{n} {label}" for label, n in model.stability_counts.items())
+            + "."
+        )
+    return VarianceView(
+        ks=model.ks,
+        rows=rows,
+        suite_pass_hat_k=_points(model.pass_hat, model.ks),
+        suite_pass_at_k=_points(model.pass_at, model.ks),
+        notes=tuple(notes),
+    )
+
+
+def _estimate(key: str, label: str, estimate: Estimate) -> MetricView:
+    return MetricView(
+        key=key,
+        label=label,
+        value=estimate.value,
+        detail=estimate.reason,
+        low=estimate.lower,
+        high=estimate.upper,
+    )
+
+
+def calibration_view(report: Any, *, source: str | Path | None = None) -> CalibrationView:
+    """The calibration section from a :class:`~pathjudge.calibration.calibrate.CalibrationReport` (or JSON)."""
+    from pathjudge.calibration.calibrate import CalibrationReport
+
+    model = load_model(CalibrationReport, report, source=source, what="calibration report")
+    criteria: list[CriterionCalibrationView] = []
+    for crit in model.criteria:
+        a = crit.agreement
+        metrics = [
+            _estimate("accuracy", "Accuracy", a.accuracy),
+            _estimate("kappa", "Cohen's kappa", a.kappa),
+            _estimate("tpr", "TPR (pass recall)", a.tpr),
+            _estimate("tnr", "TNR (fail recall)", a.tnr),
+            _estimate("tpr_unsure", "TPR, unsure = fail", a.tpr_unsure_as_fail),
+            _estimate("tnr_unsure", "TNR, unsure = fail", a.tnr_unsure_as_fail),
+            _estimate("prevalence", "Human pass rate", a.prevalence),
+            _estimate("judge_pass_rate", "Judge pass rate", a.judge_pass_rate),
+            _estimate("unsure_rate", "Unsure rate", a.unsure_rate),
+        ]
+        if crit.inter_annotator is not None:
+            ia = crit.inter_annotator
+            metrics.append(
+                _estimate("human_agreement", "Human-human agreement", ia.percent_agreement)
+            )
+            metrics.append(_estimate("human_fleiss", "Human-human Fleiss kappa", ia.fleiss_kappa))
+        if crit.noise is not None:
+            metrics.append(
+                _estimate(
+                    "self_agreement",
+                    "Judge self-agreement (samples)",
+                    crit.noise.mean_pairwise_agreement,
+                )
+            )
+        if crit.ppi is not None:
+            metrics.append(_estimate("ppi", "Corrected success rate (PPI++)", crit.ppi.estimate))
+            metrics.append(
+                _estimate("naive", "Naive judge success rate", crit.ppi.naive_judge_rate)
+            )
+            metrics.append(
+                _estimate("humans_only", "Humans-only success rate", crit.ppi.humans_only)
+            )
+        notes = [crit.ceiling, crit.reliability.reason]
+        if crit.reliability.ece is not None:
+            notes.append(
+                f"Expected calibration error of the vote share: {crit.reliability.ece:.3f}."
+            )
+        name = crit.criterion or "(unnamed criterion)"
+        split = f", split {crit.split}" if crit.split else ""
+        criteria.append(
+            CriterionCalibrationView(
+                criterion=name,
+                summary=(
+                    f"{crit.n_labelled} labelled items{split}: {a.n_decided} decided, {a.n_unsure} unsure "
+                    f"({crit.n_judge_errors} judge errors); samples per item "
+                    f"{crit.samples_per_item[0]}–{crit.samples_per_item[1]}."
+                ),
+                trusted=crit.trust.trusted,
+                trust_reason=crit.trust.reason,
+                gates=tuple(
+                    GateView(g.name, g.threshold, g.bound, g.passed) for g in crit.trust.gates
+                ),
+                metrics=tuple(metrics),
+                labels=tuple(a.confusion.labels),
+                confusion=tuple(tuple(row) for row in a.confusion.matrix),
+                reliability=tuple(crit.reliability.points) or None,
+                notes=tuple(note for note in notes if note),
+                disagreements=tuple(
+                    DisagreementView(
+                        item_id=d.item_id,
+                        kind=d.kind,
+                        human=d.human,
+                        judge=d.judge,
+                        vote_share=d.vote_share,
+                        judge_reasoning=d.judge_reasoning,
+                        human_rationale=d.human_rationale,
+                    )
+                    for d in crit.disagreements
+                ),
+            )
+        )
+    source_text = f"labels {model.labels_file or '—'} · verdicts {model.verdicts_file or '—'}"
+    return CalibrationView(source=source_text, criteria=tuple(criteria))

@@ -1,0 +1,69 @@
+"""The versioned JSON report of ``pathjudge score``: scorecard, gates, inputs, optional per-run grades.
+
+Written with sorted keys and no timestamp unless one is passed in, so grading the same inputs twice
+gives byte-identical files.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from pathjudge.scoring.grade import RunGrade
+from pathjudge.scoring.scorecard import GateResult, Scorecard
+
+__all__ = ["REPORT_SCHEMA_VERSION", "ScoreReport", "dumps_report", "write_report"]
+
+REPORT_SCHEMA_VERSION = 1
+
+
+class ScoreReport(BaseModel):
+    """What ``pathjudge score --json`` writes."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    schema_version: Literal[1] = REPORT_SCHEMA_VERSION
+    kind: Literal["pathjudge.score"] = "pathjudge.score"
+    suite_file: str | None = Field(default=None, description="The suite file, as given.")
+    runs_file: str | None = Field(default=None, description="The runs file, as given.")
+    fast: bool = Field(description="Whether judged criteria were skipped (fast mode).")
+    judge: Literal["verdicts", "none", "fast"] = Field(
+        description="Where judged verdicts came from: recorded verdicts, none configured, or skipped."
+    )
+    generated_at: str | None = Field(default=None, description="Only when the caller passes one.")
+    scorecard: Scorecard
+    gates: tuple[GateResult, ...] = ()
+    passed: bool = Field(description="Whether every gate passed (True without gates).")
+    runs: tuple[RunGrade, ...] | None = Field(
+        default=None, description="Per-run grades, when asked for."
+    )
+
+
+def dumps_report(report: ScoreReport) -> str:
+    """The report as JSON text: sorted keys, two-space indent, trailing newline."""
+    return (
+        json.dumps(report.model_dump(mode="json"), sort_keys=True, indent=2, ensure_ascii=False)
+        + "\n"
+    )
+
+
+def write_report(path: str | Path, report: ScoreReport) -> None:
+    """Write the report atomically (temp file + rename)."""
+    _atomic_write(Path(path), dumps_report(report))
+
+
+def _atomic_write(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise

@@ -1,0 +1,103 @@
+"""JUnit XML from a scorecard: one ``<testcase>`` per task, for CI systems that read JUnit.
+
+A task's case fails when any of its runs failed the task (``<failure>`` carries the first failing run's
+reason and alignment diff), is skipped when none of its runs could be decided or it has no runs, and
+passes otherwise. With ``strict=True`` a run that succeeded by a poor path or repeated a call fails its
+task too; otherwise such runs are listed in the case's ``<system-out>``. The document follows the common
+JUnit schema (``testsuites/testsuite/testcase/failure/skipped`` with ``name, tests, failures, errors,
+skipped, time``) and contains no timestamp, so the same scorecard gives the same bytes.
+"""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+from pathjudge.scoring.scorecard import Scorecard, TaskRow, WeakPath
+
+__all__ = ["junit_xml", "task_verdict", "write_junit"]
+
+
+def task_verdict(row: TaskRow | None, weak: list[WeakPath], *, strict: bool = False) -> str:
+    """``failed``, ``skipped`` or ``passed`` for one task (see the module docstring)."""
+    if row is None or row.runs == row.undecided:
+        return "skipped"
+    if row.failed:
+        return "failed"
+    if strict and row.weak:
+        return "failed"
+    return "passed"
+
+
+def _message(row: TaskRow, weak: list[WeakPath], strict: bool) -> tuple[str, str]:
+    failing = [w for w in weak if "failed" in w.flags] or (weak if strict else [])
+    head = (
+        f"{row.failed} of {row.runs} runs failed the task"
+        if row.failed
+        else f"{row.weak} of {row.runs} runs took a weak path"
+    )
+    if not failing:
+        return head, head + " (details beyond the listed weak paths)"
+    first = failing[0]
+    body = [f"run {first.run_id} (epoch {first.epoch}): {first.reason}"]
+    if first.diff:
+        body.append("alignment diff:")
+        body.extend(first.diff)
+    for other in failing[1:5]:
+        body.append(f"run {other.run_id}: {other.reason}")
+    return f"{head}: {first.reason}"[:500], "\n".join(body)
+
+
+def junit_xml(scorecard: Scorecard, task_ids: list[str], *, strict: bool = False) -> str:
+    """The JUnit XML document (text) for the scorecard's tasks, in ``task_ids`` order."""
+    rows = {row.task_id: row for row in scorecard.task_rows}
+    by_task: dict[str, list[WeakPath]] = {}
+    for entry in scorecard.weak:
+        by_task.setdefault(entry.task_id, []).append(entry)
+    suites = ET.Element("testsuites", name=f"pathjudge {scorecard.suite}")
+    suite = ET.SubElement(suites, "testsuite", name=scorecard.suite)
+    failures = skipped = 0
+    for task_id in task_ids:
+        row = rows.get(task_id)
+        weak = by_task.get(task_id, [])
+        verdict = task_verdict(row, weak, strict=strict)
+        case = ET.SubElement(
+            suite, "testcase", name=task_id, classname=f"pathjudge.{scorecard.suite}", time="0"
+        )
+        if verdict == "skipped":
+            skipped += 1
+            reason = (
+                "no runs for this task"
+                if row is None
+                else "no run could be decided (judged criteria not run)"
+            )
+            ET.SubElement(case, "skipped", message=reason)
+            continue
+        assert row is not None
+        if verdict == "failed":
+            failures += 1
+            message, text = _message(row, weak, strict)
+            failure = ET.SubElement(case, "failure", message=message, type="pathjudge.TaskFailed")
+            failure.text = text
+        elif weak:
+            out = ET.SubElement(case, "system-out")
+            out.text = "\n".join(f"weak path: run {w.run_id}: {w.reason}" for w in weak)
+    for element in (suites, suite):
+        element.set("tests", str(len(task_ids)))
+        element.set("failures", str(failures))
+        element.set("errors", "0")
+        element.set("skipped", str(skipped))
+        element.set("time", "0")
+    ET.indent(suites)
+    return (
+        '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(suites, encoding="unicode") + "\n"
+    )
+
+
+def write_junit(
+    path: str | Path, scorecard: Scorecard, task_ids: list[str], *, strict: bool = False
+) -> None:
+    """Write :func:`junit_xml` to ``path``."""
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(junit_xml(scorecard, task_ids, strict=strict), encoding="utf-8")

@@ -1,0 +1,82 @@
+"""A Markdown summary for a CI job summary (GitHub ``$GITHUB_STEP_SUMMARY``, GitLab, ...).
+
+Three parts: the scorecard table (three levels, the weighted overall, then the secondary numbers such
+as partial credit and the mean path score), the five-axis table, the gates
+and the weak-path list (the first ``max_weak`` entries, then a count of the rest). Agent and judge text
+in a table cell is made inert: ``|`` is escaped, line breaks become spaces, and ``<``, ``>`` and ``&``
+become HTML entities, so a hostile answer can neither break the table nor inject markup.
+
+The renderer computes nothing: every number comes from the view it is given.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pathjudge.report._view import ReportView
+from pathjudge.report._write import write_text_atomic
+
+__all__ = ["md_cell", "render_markdown", "write_markdown"]
+
+
+def md_cell(text: object) -> str:
+    """``text`` made safe for one Markdown table cell (no row/column breaks, no raw HTML)."""
+    value = str(text)
+    value = value.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    value = value.replace("\\", "\\\\").replace("|", "\\|").replace("`", "\\`")
+    return " ".join(value.split())
+
+
+def _num(value: float | None, digits: int = 2) -> str:
+    return "—" if value is None else f"{value:.{digits}f}"
+
+
+def render_markdown(view: ReportView, *, max_weak: int = 20) -> str:
+    """The Markdown summary of ``view``. No levels renders the table header with no rows."""
+    lines = [f"## {md_cell(view.title)}", "", md_cell(view.subtitle), ""]
+    lines += ["| metric | value | detail |", "| --- | ---: | --- |"]
+    metrics = [*view.levels, *([view.overall] if view.overall is not None else []), *view.secondary]
+    for metric in metrics:
+        value = _num(metric.value, metric.digits)
+        lines.append(f"| {md_cell(metric.label)} | {value} | {md_cell(metric.detail)} |")
+    lines.append("")
+    if view.axes:
+        lines += ["| axis | mean | weight |", "| --- | ---: | ---: |"]
+        for axis in view.axes:
+            lines.append(
+                f"| {md_cell(axis.name.replace('_', ' '))} | {_num(axis.value)} | {_num(axis.weight)} |"
+            )
+        lines.append("")
+    if view.gates:
+        lines.append("**Gates**")
+        lines.append("")
+        for gate in view.gates:
+            mark = "✅" if gate.passed else "❌"
+            relation = "≥" if gate.passed else "<"
+            verdict = "met" if gate.passed else "missed"
+            lines.append(
+                f"- {mark} {md_cell(gate.metric)}: {_num(gate.actual)} {relation} {_num(gate.threshold)} ({verdict})"
+            )
+        lines.append("")
+    lines.append(f"**Weak paths** ({view.weak_total})")
+    lines.append("")
+    if not view.weak_paths:
+        lines.append("None: every run succeeded by a reference path with no redundant call.")
+    else:
+        lines += ["| flags | task | run | reason |", "| --- | --- | --- | --- |"]
+        for weak in view.weak_paths[:max_weak]:
+            flags = ", ".join(flag.replace("_", " ") for flag in weak.flags)
+            lines.append(
+                f"| {md_cell(flags)} | {md_cell(weak.task_id)} | "
+                f"{md_cell(weak.run_id or '—')} | {md_cell(weak.reason)} |"
+            )
+        shown = min(len(view.weak_paths), max_weak)
+        if view.weak_total > shown:
+            lines += ["", f"… and {view.weak_total - shown} more (see the HTML or JSON report)."]
+    lines.append("")
+    return "\n".join(lines)
+
+
+def write_markdown(view: ReportView, path: Path, *, max_weak: int = 20) -> Path:
+    """Write :func:`render_markdown` to ``path`` atomically (UTF-8) and return ``path``."""
+    return write_text_atomic(path, render_markdown(view, max_weak=max_weak))

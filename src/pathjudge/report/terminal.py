@@ -1,0 +1,129 @@
+"""Rich tables for the scorecard in a terminal: headline levels, axes, per task, weak paths, judged, gates."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from rich.console import Console
+from rich.table import Table
+
+from pathjudge.scoring.scorecard import GateResult, Scorecard
+
+__all__ = ["print_scorecard"]
+
+
+def _num(value: float | None, digits: int = 2) -> str:
+    return "—" if value is None else f"{value:.{digits}f}"
+
+
+def print_scorecard(
+    console: Console,
+    scorecard: Scorecard,
+    gates: Sequence[GateResult] = (),
+    *,
+    judge_note: str | None = None,
+    max_weak: int = 20,
+) -> None:
+    """Render the scorecard (and any gates) on ``console``."""
+    sc = scorecard
+    head = Table(
+        title=f"Agent scorecard — {sc.suite} ({sc.runs} runs, {sc.tasks} tasks)", show_header=True
+    )
+    head.add_column("level")
+    head.add_column("value", justify="right")
+    head.add_column("detail")
+    decided = sc.success_passed + sc.success_failed
+    detail = f"{sc.success_passed}/{decided} runs"
+    if sc.success_undecided:
+        detail += f", {sc.success_undecided} undecided"
+    head.add_row("task success rate", _num(sc.success_rate), detail)
+    head.add_row("partial credit", _num(sc.partial_credit), "mean success score (multi-part tasks)")
+    head.add_row(
+        "tool-call correctness", _num(sc.tool_calls), "mean of tool-selection and argument checks"
+    )
+    head.add_row(
+        "trajectory quality", _num(sc.trajectory), "matched a reference with no redundant call"
+    )
+    head.add_row("path score", _num(sc.path_score, 1), "100 minus fault costs, best reference")
+    if sc.surfaced is not None:
+        head.add_row("relevant result surfaced", _num(sc.surfaced), "share of runs")
+    weights = ", ".join(f"{k}={v:g}" for k, v in sc.weights.items())
+    head.add_row("overall (weighted)", _num(sc.overall), weights)
+    console.print(head)
+
+    axes = Table(title="Five axes (mean of gating checks)")
+    axes.add_column("axis")
+    axes.add_column("mean", justify="right")
+    for axis, value in sc.axes.items():
+        axes.add_row(axis.replace("_", " "), _num(value))
+    console.print(axes)
+
+    tasks = Table(title="Per task")
+    for name, justify in [
+        ("task", "left"),
+        ("runs", "right"),
+        ("success", "right"),
+        ("tool calls", "right"),
+        ("trajectory", "right"),
+        ("path", "right"),
+        ("steps", "right"),
+        ("weak", "right"),
+    ]:
+        tasks.add_column(name, justify=justify, no_wrap=name == "task")  # type: ignore[arg-type]
+    for row in sc.task_rows:
+        tasks.add_row(
+            row.task_id,
+            str(row.runs),
+            _num(row.success_rate),
+            _num(row.tool_calls),
+            _num(row.trajectory),
+            _num(row.path_score, 0),
+            f"{row.mean_steps:.1f}",
+            str(row.weak) if row.weak else "",
+        )
+    console.print(tasks)
+    if sc.tasks_without_runs:
+        console.print(f"tasks without runs: {', '.join(sc.tasks_without_runs)}")
+
+    if sc.judged:
+        judged = Table(title="Judged criteria")
+        for name in ("criterion", "pass", "fail", "unsure", "error", "not run", "pass rate"):
+            judged.add_column(name, justify="left" if name == "criterion" else "right")
+        for j in sc.judged:
+            judged.add_row(
+                j.criterion,
+                str(j.passed),
+                str(j.failed),
+                str(j.unsure),
+                str(j.error),
+                str(j.not_run),
+                _num(j.pass_rate),
+            )
+        console.print(judged)
+        if judge_note:
+            console.print(judge_note)
+
+    if sc.weak_total:
+        console.print(f"[bold]Weak paths ({sc.weak_total})[/]")
+        for entry in sc.weak[:max_weak]:
+            flags = ", ".join(f.replace("_", " ") for f in entry.flags)
+            path = "—" if entry.path_score is None else str(entry.path_score)
+            surfaced = "—" if entry.surfaced is None else str(entry.surfaced)
+            console.print(
+                f"  {entry.task_id} [dim]({entry.run_id})[/] {flags} · steps {entry.steps} · path {path} · "
+                f"relevant result surfaced {surfaced}"
+            )
+            console.print(f"      {entry.reason}", markup=False)
+        if sc.weak_total > min(max_weak, len(sc.weak)):
+            console.print(
+                f"... and {sc.weak_total - min(max_weak, len(sc.weak))} more weak runs (see --json)"
+            )
+    else:
+        console.print("no weak paths")
+    if sc.check_errors:
+        console.print(
+            f"[yellow]{sc.check_errors} checks could not run (status error); see --json[/]"
+        )
+    for gate in gates:
+        mark = "[green]ok[/]" if gate.passed else "[red]MISSED[/]"
+        console.print(f"gate {gate.metric} >= {gate.threshold:g}: {_num(gate.actual, 3)} {mark}")

@@ -1,0 +1,139 @@
+"""JSON value helpers shared by the deterministic checks: kinds, equality, normalisation, canonical form.
+
+Everything here is a pure function over JSON values (``None``, ``bool``, ``int``, ``float``, ``str``,
+lists and string-keyed dicts). Two rules hold throughout:
+
+- a boolean is never a number (``True != 1``), although Python says otherwise;
+- an integer equals a float of the same value (``5 == 5.0``): JSON has one number type.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Mapping
+from typing import Literal, assert_never
+
+from pydantic import JsonValue
+
+__all__ = [
+    "JsonKind",
+    "NormalizeMode",
+    "canonical_json",
+    "json_equal",
+    "json_kind",
+    "normalize_json",
+    "normalize_string",
+    "render_value",
+]
+
+JsonKind = Literal["null", "boolean", "number", "string", "array", "object"]
+
+NormalizeMode = Literal["none", "casefold", "bfcl"]
+"""How strings are compared.
+
+- ``none``: exactly as written.
+- ``casefold``: case-insensitive, surrounding whitespace stripped, inner runs of whitespace collapsed
+  to one space (``"  Rate   LIMIT "`` equals ``"rate limit"``).
+- ``bfcl``: the Berkeley Function Calling Leaderboard checker's rule: lower-case, drop every space and
+  every one of the characters ``, . / - _ * ^``, and read ``'`` as ``"`` (so ``"April 1, 2024"`` equals
+  ``"april 1 2024"`` and ``"2024-04-01"`` equals ``"20240401"``).
+"""
+
+_BFCL_DROP = re.compile(r"[ ,./\-_*^]")
+_WHITESPACE = re.compile(r"\s+")
+
+
+def json_kind(value: object) -> JsonKind:
+    """The JSON type of ``value``; ints and floats are both ``number``, bools are ``boolean``."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int | float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list | tuple):
+        return "array"
+    if isinstance(value, Mapping):
+        return "object"
+    raise TypeError(f"not a JSON value: {type(value).__name__}")
+
+
+def normalize_string(text: str, mode: NormalizeMode) -> str:
+    """``text`` under the string rule ``mode`` (see :data:`NormalizeMode`)."""
+    if mode == "none":
+        return text
+    if mode == "casefold":
+        return _WHITESPACE.sub(" ", text).strip().casefold()
+    if mode == "bfcl":
+        return _BFCL_DROP.sub("", text).lower().replace("'", '"')
+    assert_never(mode)
+
+
+def normalize_json(value: JsonValue, mode: NormalizeMode) -> JsonValue:
+    """A copy of ``value`` with every string (at any depth, dict keys excepted) under rule ``mode``."""
+    if mode == "none":
+        return value
+    if isinstance(value, str):
+        return normalize_string(value, mode)
+    if isinstance(value, list):
+        return [normalize_json(item, mode) for item in value]
+    if isinstance(value, dict):
+        return {key: normalize_json(item, mode) for key, item in value.items()}
+    return value
+
+
+def json_equal(left: object, right: object) -> bool:
+    """JSON equality: bools are not numbers, ``5 == 5.0``, lists are order-sensitive, dicts are not."""
+    if isinstance(left, bool) or isinstance(right, bool):
+        return isinstance(left, bool) and isinstance(right, bool) and left == right
+    if isinstance(left, int | float) and isinstance(right, int | float):
+        return left == right
+    if isinstance(left, str) or isinstance(right, str):
+        return isinstance(left, str) and isinstance(right, str) and left == right
+    if isinstance(left, list | tuple) and isinstance(right, list | tuple):
+        return len(left) == len(right) and all(
+            json_equal(a, b) for a, b in zip(left, right, strict=True)
+        )
+    if isinstance(left, Mapping) and isinstance(right, Mapping):
+        return left.keys() == right.keys() and all(
+            json_equal(left[key], right[key]) for key in left
+        )
+    return left is None and right is None
+
+
+def _canonical(value: JsonValue) -> JsonValue:
+    if isinstance(value, str):
+        return normalize_string(value, "casefold")
+    if isinstance(value, float) and math.isfinite(value) and value.is_integer():
+        return int(value)
+    if isinstance(value, list):
+        return [_canonical(item) for item in value]
+    if isinstance(value, dict):
+        return {key: _canonical(item) for key, item in value.items()}
+    return value
+
+
+def canonical_json(value: JsonValue) -> str:
+    """A canonical text of ``value`` for "same arguments" comparisons.
+
+    Keys are sorted, separators are compact, strings are whitespace-trimmed and case-folded (inner
+    whitespace collapsed), and integral floats are written as integers. Two argument dicts that differ
+    only in key order, letter case, stray whitespace or ``5`` vs ``5.0`` give the same text.
+
+    >>> canonical_json({"b": " Rate  Limit ", "a": 5.0})
+    '{"a":5,"b":"rate limit"}'
+    """
+    return json.dumps(_canonical(value), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def render_value(value: object, limit: int = 60) -> str:
+    """A short JSON rendering of ``value`` for reasons (cut to ``limit`` characters with ``…``)."""
+    try:
+        text = json.dumps(value, ensure_ascii=False, sort_keys=True)
+    except (TypeError, ValueError):
+        text = repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"

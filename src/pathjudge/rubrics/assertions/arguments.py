@@ -1,0 +1,1296 @@
+"""Argument correctness: a declarative per-argument matcher language, JSON-schema validation, BFCL import.
+
+A :class:`CallExpectation` says which tool must be called and what each argument must look like::
+
+    tool: search_docs
+    args:
+      query: {$regex: "rate ?limit", $ignore_case: true}
+      k: 2                                  # a plain value: exact match
+      filters:                              # a plain mapping: a nested object, matched key by key
+        plan: {$one_of: ["Pro", "Scale"]}
+        since: {$type: string, $optional: true}
+    extra_args: forbid                      # default; "allow" lets unlisted arguments through
+    json_schema: {...}                      # optional: the tool's declared input schema
+
+The matcher syntax (``ArgMatcher``)
+-----------------------------------
+Operator keys start with ``$``; everything else is a literal. One rule decides how a value is read:
+
+- **a scalar** (string, number, bool, null) matches exactly: JSON equality, where ``5`` equals ``5.0``
+  but ``true`` never equals ``1``, and strings compare as written;
+- **a plain list** matches a list of the same length, element by element, in order; each element is
+  itself a matcher (``[1, {$approx: 2.0}]``);
+- **a plain mapping** (no ``$`` keys) is a nested object: the value must be an object with exactly
+  those keys (each one required unless its matcher is optional) and each key's value must match;
+  mismatches are reported at nested paths such as ``filters.dates[0]``;
+- **a mapping whose keys all start with** ``$`` is an operator form: exactly one operator, plus the
+  modifiers that operator takes, plus ``$optional``:
+
+  ================================================  ==========================================================
+  ``{$eq: v, $normalize: none}``                    exactly ``v`` (``v`` is taken literally, even a mapping
+                                                    with ``$`` keys); ``$normalize`` applies to strings at
+                                                    any depth: ``none`` (default), ``casefold``, ``bfcl``
+  ``{$one_of: [a, b, ""], $normalize: bfcl}``       any listed value, BFCL possible-answer semantics: ``""``
+                                                    in the list means the argument may be omitted; an int is
+                                                    accepted where a float is listed; lists are
+                                                    order-sensitive; strings compare under ``$normalize``
+                                                    (default ``bfcl``: case, spaces and ``,./-_*^`` ignored)
+  ``{$approx: 3.14, $rel: 1e-3, $abs: 0.01}``       a number within ``max(rel·max(|a|,|b|), abs)`` (the
+                                                    :func:`math.isclose` rule); defaults rel 1e-9, abs 0
+  ``{$regex: "^rate", $ignore_case: true}``         a string in which the pattern is found (``re.search``;
+                                                    anchor with ``^``/``$`` for a full match)
+  ``{$any: true}``                                  any value, but the argument must be present
+  ``{$type: integer}`` or ``{$type: [string, null]}`` a JSON type: null, boolean, integer, number, string,
+                                                    array, object (``integer`` ⊂ ``number``; 2.0 is an
+                                                    integer, ``true`` is neither)
+  ``{$superset: {k: m, ...}}``                      an object holding at least these keys (each matching);
+                                                    other keys are allowed
+  ``{$subset: {k: m, ...}}``                        an object with no keys beyond these; each listed key
+                                                    may be absent, and matches when present
+  ``{$all_of: [m1, m2]}`` / ``{$any_of: [m1, m2]}`` every / at least one matcher holds
+  ``$optional: true`` (with any operator)           the argument (or nested key) may be omitted
+  ================================================  ==========================================================
+
+Mixing ``$`` keys with plain keys in one mapping, an unknown ``$`` key (``$regx``), a modifier given
+to an operator that does not take it, two operators in one mapping, or a malformed operand (a pattern
+that does not compile, ``$one_of: []``) is a validation error that names the key and its path; nothing
+is ever silently ignored.
+
+Scoring of one call (:func:`match_call`): the call fails on any mismatch; its score is the fraction of
+expected arguments (the keys of ``args``) with no mismatch at or under them; a call with no expected
+arguments scores 1.0; a call to a different tool scores 0.0 with one ``wrong_tool`` mismatch. An
+argument the expectation does not list is an ``unexpected`` mismatch when ``extra_args`` is ``forbid``;
+it does not change the score but fails the call.
+"""
+
+from __future__ import annotations
+
+import difflib
+import functools
+import json
+import math
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Annotated, Any, Literal, TypeAlias, assert_never
+
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    JsonValue,
+    PlainSerializer,
+    field_validator,
+)
+
+from pathjudge.errors import ImportFormatError
+from pathjudge.rubrics.assertions._normalize import (
+    NormalizeMode,
+    json_equal,
+    json_kind,
+    normalize_json,
+    render_value,
+)
+
+__all__ = [
+    "AllOfMatcher",
+    "AnyMatcher",
+    "AnyOfMatcher",
+    "ApproxMatcher",
+    "ArgMatcher",
+    "ArgMismatch",
+    "CallExpectation",
+    "CallMatch",
+    "EqMatcher",
+    "ItemsMatcher",
+    "JsonType",
+    "KeysMatcher",
+    "Matcher",
+    "MatcherSyntaxError",
+    "MismatchKind",
+    "ObjectMatcher",
+    "OneOfMatcher",
+    "RegexMatcher",
+    "TypeMatcher",
+    "bfcl_schema",
+    "call_cost",
+    "describe_matcher",
+    "dump_matcher",
+    "expectations_from_bfcl",
+    "is_optional",
+    "match_call",
+    "match_value",
+    "parse_matcher",
+    "validate_arguments",
+]
+
+MismatchKind = Literal["wrong_tool", "missing", "unexpected", "wrong_type", "wrong_value", "schema"]
+JsonType = Literal["null", "boolean", "integer", "number", "string", "array", "object"]
+_JSON_TYPES: tuple[str, ...] = ("null", "boolean", "integer", "number", "string", "array", "object")
+_JSON_TYPE_NAMES: dict[str, JsonType] = {
+    "null": "null",
+    "boolean": "boolean",
+    "integer": "integer",
+    "number": "number",
+    "string": "string",
+    "array": "array",
+    "object": "object",
+}
+_NORMALIZE_MODES: tuple[str, ...] = ("none", "casefold", "bfcl")
+
+
+class MatcherSyntaxError(ValueError):
+    """A matcher written in a form the language does not have; the message names the key and path.
+
+    It is a ``ValueError`` so that Pydantic reports it as a validation error at the field it sits in.
+    """
+
+
+# --------------------------------------------------------------------------------------------------
+# Results
+# --------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class ArgMismatch:
+    """One way an actual call differs from its expectation.
+
+    ``path`` is the argument path (``"filters.date[0]"``; ``""`` for the call itself), ``kind`` is one
+    of ``wrong_tool, missing, unexpected, wrong_type, wrong_value, schema`` and ``reason`` says it in
+    words.
+    """
+
+    path: str
+    reason: str
+    kind: MismatchKind
+
+    def render(self) -> str:
+        """``path: reason`` (just the reason for the call itself)."""
+        return f"{self.path}: {self.reason}" if self.path else self.reason
+
+    def as_dict(self) -> dict[str, JsonValue]:
+        return {"path": self.path, "kind": self.kind, "reason": self.reason}
+
+
+@dataclass(frozen=True, slots=True)
+class CallMatch:
+    """How one actual call compares with one :class:`CallExpectation`.
+
+    ``ok`` is True when there is no mismatch at all; ``score`` is the fraction of expected arguments
+    matched (1.0 when the expectation lists none, 0.0 when the tool differs); ``matched``/``expected``
+    are the counts behind it.
+    """
+
+    tool: str
+    expected_tool: str
+    ok: bool
+    score: float
+    matched: int
+    expected: int
+    mismatches: tuple[ArgMismatch, ...]
+
+    @property
+    def cost(self) -> float:
+        """Pairing cost: 0.0 for a full match, ``2 - score`` (in [1, 2]) otherwise; see :func:`call_cost`."""
+        return 0.0 if self.ok else 2.0 - self.score
+
+    @property
+    def reason(self) -> str:
+        """Words that reproduce ``ok`` and ``score``."""
+        if self.tool != self.expected_tool:
+            return f"called {self.tool!r}, expected {self.expected_tool!r}"
+        head = (
+            f"{self.matched} of {self.expected} expected arguments of {self.tool}() matched"
+            if self.expected
+            else f"{self.tool}() has no expected arguments"
+        )
+        if not self.mismatches:
+            return head
+        return head + "; " + "; ".join(m.render() for m in self.mismatches)
+
+    def as_dict(self) -> dict[str, JsonValue]:
+        return {
+            "tool": self.tool,
+            "expected_tool": self.expected_tool,
+            "ok": self.ok,
+            "score": self.score,
+            "matched": self.matched,
+            "expected": self.expected,
+            "mismatches": [m.as_dict() for m in self.mismatches],
+        }
+
+
+# --------------------------------------------------------------------------------------------------
+# Matcher models (the parsed form)
+# --------------------------------------------------------------------------------------------------
+
+
+class _MatcherBase(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    optional: bool = Field(default=False, description="The argument may be omitted.")
+
+
+class EqMatcher(_MatcherBase):
+    """Exactly ``value`` (JSON equality), strings compared under ``normalize``."""
+
+    op: Literal["eq"] = "eq"
+    value: JsonValue
+    normalize: NormalizeMode = "none"
+
+
+class OneOfMatcher(_MatcherBase):
+    """Any of ``values`` (BFCL possible-answer list; ``""`` means the argument may be omitted)."""
+
+    op: Literal["one_of"] = "one_of"
+    values: tuple[JsonValue, ...] = Field(min_length=1)
+    normalize: NormalizeMode = "bfcl"
+
+
+class ApproxMatcher(_MatcherBase):
+    """A number close to ``value``: ``|a-b| <= max(rel·max(|a|,|b|), abs)``."""
+
+    op: Literal["approx"] = "approx"
+    value: float
+    rel: float = Field(default=1e-9, ge=0.0)
+    abs: float = Field(default=0.0, ge=0.0)
+
+
+class RegexMatcher(_MatcherBase):
+    """A string in which ``pattern`` is found (``re.search``)."""
+
+    op: Literal["regex"] = "regex"
+    pattern: str
+    ignore_case: bool = False
+
+
+class AnyMatcher(_MatcherBase):
+    """Any value; the argument must be present unless ``optional``."""
+
+    op: Literal["any"] = "any"
+
+
+class TypeMatcher(_MatcherBase):
+    """A value of one of the JSON ``types``."""
+
+    op: Literal["type"] = "type"
+    types: tuple[JsonType, ...] = Field(min_length=1)
+
+
+class KeysMatcher(_MatcherBase):
+    """``superset``: at least these keys (others allowed); ``subset``: no keys beyond these."""
+
+    op: Literal["keys"] = "keys"
+    mode: Literal["subset", "superset"]
+    fields: dict[str, Matcher]
+
+
+class ObjectMatcher(_MatcherBase):
+    """An object with exactly ``fields`` (optional ones may be absent), each matching."""
+
+    op: Literal["object"] = "object"
+    fields: dict[str, Matcher]
+
+
+class ItemsMatcher(_MatcherBase):
+    """A list of exactly ``len(items)`` elements, element ``i`` matching ``items[i]``."""
+
+    op: Literal["items"] = "items"
+    items: tuple[Matcher, ...]
+
+
+class AllOfMatcher(_MatcherBase):
+    """Every part matches."""
+
+    op: Literal["all_of"] = "all_of"
+    parts: tuple[Matcher, ...] = Field(min_length=1)
+
+
+class AnyOfMatcher(_MatcherBase):
+    """At least one part matches."""
+
+    op: Literal["any_of"] = "any_of"
+    parts: tuple[Matcher, ...] = Field(min_length=1)
+
+
+Matcher: TypeAlias = (
+    EqMatcher
+    | OneOfMatcher
+    | ApproxMatcher
+    | RegexMatcher
+    | AnyMatcher
+    | TypeMatcher
+    | KeysMatcher
+    | ObjectMatcher
+    | ItemsMatcher
+    | AllOfMatcher
+    | AnyOfMatcher
+)
+_MATCHER_CLASSES = (
+    EqMatcher,
+    OneOfMatcher,
+    ApproxMatcher,
+    RegexMatcher,
+    AnyMatcher,
+    TypeMatcher,
+    KeysMatcher,
+    ObjectMatcher,
+    ItemsMatcher,
+    AllOfMatcher,
+    AnyOfMatcher,
+)
+for _cls in (KeysMatcher, ObjectMatcher, ItemsMatcher, AllOfMatcher, AnyOfMatcher):
+    _cls.model_rebuild()
+
+
+# --------------------------------------------------------------------------------------------------
+# Parsing the user form
+# --------------------------------------------------------------------------------------------------
+
+_OPERATORS: dict[str, frozenset[str]] = {
+    "$eq": frozenset({"$normalize"}),
+    "$one_of": frozenset({"$normalize"}),
+    "$approx": frozenset({"$rel", "$abs"}),
+    "$regex": frozenset({"$ignore_case"}),
+    "$any": frozenset(),
+    "$type": frozenset(),
+    "$subset": frozenset(),
+    "$superset": frozenset(),
+    "$all_of": frozenset(),
+    "$any_of": frozenset(),
+}
+_MODIFIERS = frozenset({"$normalize", "$rel", "$abs", "$ignore_case", "$optional"})
+_ALL_KEYS = tuple(sorted(set(_OPERATORS) | _MODIFIERS))
+
+
+def _join(path: str, key: str) -> str:
+    return f"{path}.{key}" if path else key
+
+
+def _at(path: str) -> str:
+    return f" at {path!r}" if path else ""
+
+
+def _fail(path: str, message: str) -> MatcherSyntaxError:
+    return MatcherSyntaxError(f"matcher{_at(path)}: {message}")
+
+
+def _is_number(value: object) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _as_json(value: object, path: str) -> JsonValue:
+    """``value`` as a JSON value (tuples become lists), or a syntax error naming what is not JSON."""
+    if value is None or isinstance(value, bool | int | float | str):
+        return value
+    if isinstance(value, list | tuple):
+        return [_as_json(item, f"{path}[{index}]") for index, item in enumerate(value)]
+    if isinstance(value, Mapping):
+        out: dict[str, JsonValue] = {}
+        for key, item in value.items():
+            if not isinstance(key, str):
+                raise _fail(path, f"object keys must be strings, got {key!r}")
+            out[key] = _as_json(item, _join(path, key))
+        return out
+    raise _fail(path, f"{type(value).__name__} is not a JSON value")
+
+
+def _bool_operand(key: str, operand: object, path: str) -> bool:
+    if not isinstance(operand, bool):
+        raise _fail(path, f"{key} takes true or false, got {render_value(operand)}")
+    return operand
+
+
+def _number_operand(key: str, operand: object, path: str) -> float:
+    if not _is_number(operand):
+        raise _fail(path, f"{key} takes a number, got {render_value(operand)}")
+    assert isinstance(operand, int | float)
+    return float(operand)
+
+
+def _normalize_operand(operand: object, path: str) -> NormalizeMode:
+    if operand == "none":
+        return "none"
+    if operand == "casefold":
+        return "casefold"
+    if operand == "bfcl":
+        return "bfcl"
+    raise _fail(
+        path,
+        f"unknown $normalize mode {render_value(operand)}; use one of {', '.join(_NORMALIZE_MODES)}",
+    )
+
+
+def _list_operand(key: str, operand: object, path: str) -> list[object]:
+    if not isinstance(operand, list | tuple) or not operand:
+        raise _fail(path, f"{key} takes a non-empty list, got {render_value(operand)}")
+    return list(operand)
+
+
+def _mapping_operand(key: str, operand: object, path: str) -> Mapping[str, object]:
+    if not isinstance(operand, Mapping):
+        raise _fail(path, f"{key} takes a mapping of keys to matchers, got {render_value(operand)}")
+    return operand
+
+
+def _unknown_key_message(key: str) -> str:
+    close = difflib.get_close_matches(key, _ALL_KEYS, n=1)
+    hint = f" (did you mean {close[0]!r}?)" if close else ""
+    return (
+        f"unknown matcher key {key!r}{hint}; known keys are {', '.join(_ALL_KEYS)} "
+        "(to match a literal object with '$' keys, wrap it in {$eq: ...})"
+    )
+
+
+def parse_matcher(value: object, path: str = "") -> Matcher:
+    """Parse one matcher from its YAML/JSON form (see the module docstring); ``path`` is for messages.
+
+    A :data:`Matcher` instance is returned unchanged. Raises :class:`MatcherSyntaxError` naming the
+    offending key and path.
+
+    >>> parse_matcher({"$regex": "^rate", "$ignore_case": True})
+    RegexMatcher(optional=False, op='regex', pattern='^rate', ignore_case=True)
+    >>> parse_matcher({"$regx": "^rate"})
+    Traceback (most recent call last):
+    ...
+    pathjudge.rubrics.assertions.arguments.MatcherSyntaxError: matcher: unknown matcher key '$regx' (did you mean '$regex'?); ...
+    """
+    if isinstance(value, _MATCHER_CLASSES):
+        return value
+    if isinstance(value, list | tuple):
+        return ItemsMatcher(
+            items=tuple(parse_matcher(item, f"{path}[{index}]") for index, item in enumerate(value))
+        )
+    if not isinstance(value, Mapping):
+        return EqMatcher(value=_as_json(value, path))
+    keys = list(value)
+    for key in keys:
+        if not isinstance(key, str):
+            raise _fail(path, f"object keys must be strings, got {key!r}")
+    dollar = [key for key in keys if key.startswith("$")]
+    plain = [key for key in keys if not key.startswith("$")]
+    if not dollar:
+        return ObjectMatcher(
+            fields={key: parse_matcher(value[key], _join(path, key)) for key in plain}
+        )
+    if plain:
+        raise _fail(
+            path,
+            f"mixes operator keys ({', '.join(dollar)}) with plain keys ({', '.join(plain)}); "
+            "put nested keys under $superset/$subset, or wrap a literal object in {$eq: ...}",
+        )
+    for key in dollar:
+        if key not in _OPERATORS and key not in _MODIFIERS:
+            raise _fail(path, _unknown_key_message(key))
+    operators = [key for key in dollar if key in _OPERATORS]
+    if not operators:
+        raise _fail(
+            path,
+            f"has only modifier keys ({', '.join(dollar)}); add one operator, e.g. $eq, $one_of, "
+            "$regex, $approx, $any, $type",
+        )
+    if len(operators) > 1:
+        raise _fail(
+            path,
+            f"combines the operators {', '.join(operators)}; use {{$all_of: [...]}} to require several",
+        )
+    op = operators[0]
+    for key in dollar:
+        if key in (op, "$optional"):
+            continue
+        if key not in _OPERATORS[op]:
+            owners = sorted(name for name, mods in _OPERATORS.items() if key in mods)
+            raise _fail(path, f"{key} does not apply to {op}; it goes with {', '.join(owners)}")
+    optional = (
+        _bool_operand("$optional", value["$optional"], path) if "$optional" in value else False
+    )
+    return _build(op, value, path, optional)
+
+
+def _build(op: str, spec: Mapping[str, object], path: str, optional: bool) -> Matcher:
+    operand = spec[op]
+    if op == "$eq":
+        normalize = _normalize_operand(spec["$normalize"], path) if "$normalize" in spec else "none"
+        return EqMatcher(value=_as_json(operand, path), normalize=normalize, optional=optional)
+    if op == "$one_of":
+        normalize = _normalize_operand(spec["$normalize"], path) if "$normalize" in spec else "bfcl"
+        items = _list_operand(op, operand, path)
+        return OneOfMatcher(
+            values=tuple(_as_json(item, f"{path}[{i}]") for i, item in enumerate(items)),
+            normalize=normalize,
+            optional=optional,
+        )
+    if op == "$approx":
+        rel = _number_operand("$rel", spec["$rel"], path) if "$rel" in spec else 1e-9
+        abs_tol = _number_operand("$abs", spec["$abs"], path) if "$abs" in spec else 0.0
+        if rel < 0 or abs_tol < 0:
+            raise _fail(path, "$rel and $abs must not be negative")
+        return ApproxMatcher(
+            value=_number_operand(op, operand, path), rel=rel, abs=abs_tol, optional=optional
+        )
+    if op == "$regex":
+        if not isinstance(operand, str):
+            raise _fail(path, f"$regex takes a pattern string, got {render_value(operand)}")
+        ignore_case = (
+            _bool_operand("$ignore_case", spec["$ignore_case"], path)
+            if "$ignore_case" in spec
+            else False
+        )
+        try:
+            _compile(operand, ignore_case)
+        except re.error as exc:
+            raise _fail(path, f"$regex pattern {operand!r} does not compile: {exc}") from None
+        return RegexMatcher(pattern=operand, ignore_case=ignore_case, optional=optional)
+    if op == "$any":
+        if operand is not True:
+            raise _fail(path, "$any takes only true; to allow omission add $optional: true instead")
+        return AnyMatcher(optional=optional)
+    if op == "$type":
+        names = operand if isinstance(operand, list | tuple) else [operand]
+        if not names:
+            raise _fail(path, "$type takes a type name or a non-empty list of them")
+        types: list[JsonType] = []
+        for name in names:
+            known = _JSON_TYPE_NAMES.get(name) if isinstance(name, str) else None
+            if known is None:
+                raise _fail(
+                    path,
+                    f"unknown $type {render_value(name)}; use one of {', '.join(_JSON_TYPES)}",
+                )
+            types.append(known)
+        return TypeMatcher(types=tuple(types), optional=optional)
+    if op in ("$subset", "$superset"):
+        fields = _mapping_operand(op, operand, path)
+        return KeysMatcher(
+            mode="subset" if op == "$subset" else "superset",
+            fields={key: parse_matcher(item, _join(path, key)) for key, item in fields.items()},
+            optional=optional,
+        )
+    if op in ("$all_of", "$any_of"):
+        parts = tuple(parse_matcher(item, path) for item in _list_operand(op, operand, path))
+        if op == "$all_of":
+            return AllOfMatcher(parts=parts, optional=optional)
+        return AnyOfMatcher(parts=parts, optional=optional)
+    raise _fail(path, _unknown_key_message(op))  # unreachable: op comes from _OPERATORS
+
+
+def dump_matcher(matcher: Matcher) -> JsonValue:
+    """The user (YAML/JSON) form of ``matcher``; :func:`parse_matcher` reads it back to an equal matcher.
+
+    An optional plain object or list is written as ``{$all_of: [...], $optional: true}``.
+    """
+    out: dict[str, JsonValue]
+    if isinstance(matcher, EqMatcher):
+        if (
+            matcher.normalize == "none"
+            and not matcher.optional
+            and not isinstance(matcher.value, dict | list)
+        ):
+            return matcher.value
+        out = {"$eq": matcher.value}
+        if matcher.normalize != "none":
+            out["$normalize"] = matcher.normalize
+    elif isinstance(matcher, OneOfMatcher):
+        out = {"$one_of": list(matcher.values)}
+        if matcher.normalize != "bfcl":
+            out["$normalize"] = matcher.normalize
+    elif isinstance(matcher, ApproxMatcher):
+        out = {"$approx": matcher.value, "$rel": matcher.rel, "$abs": matcher.abs}
+    elif isinstance(matcher, RegexMatcher):
+        out = {"$regex": matcher.pattern}
+        if matcher.ignore_case:
+            out["$ignore_case"] = True
+    elif isinstance(matcher, AnyMatcher):
+        out = {"$any": True}
+    elif isinstance(matcher, TypeMatcher):
+        out = {"$type": list(matcher.types) if len(matcher.types) > 1 else matcher.types[0]}
+    elif isinstance(matcher, KeysMatcher):
+        out = {f"${matcher.mode}": {key: dump_matcher(m) for key, m in matcher.fields.items()}}
+    elif isinstance(matcher, ObjectMatcher | ItemsMatcher):
+        plain: JsonValue = (
+            {key: dump_matcher(m) for key, m in matcher.fields.items()}
+            if isinstance(matcher, ObjectMatcher)
+            else [dump_matcher(m) for m in matcher.items]
+        )
+        if not matcher.optional:
+            return plain
+        out = {"$all_of": [plain]}
+    elif isinstance(matcher, AllOfMatcher):
+        out = {"$all_of": [dump_matcher(m) for m in matcher.parts]}
+    elif isinstance(matcher, AnyOfMatcher):
+        out = {"$any_of": [dump_matcher(m) for m in matcher.parts]}
+    else:
+        assert_never(matcher)
+    if matcher.optional:
+        out["$optional"] = True
+    return out
+
+
+def _coerce_matcher(value: object) -> Matcher:
+    return parse_matcher(value)
+
+
+ArgMatcher = Annotated[
+    Matcher,
+    BeforeValidator(_coerce_matcher),
+    PlainSerializer(dump_matcher),
+]
+"""A matcher field: accepts the user form (or a parsed matcher) and serialises back to the user form."""
+
+
+# --------------------------------------------------------------------------------------------------
+# Matching
+# --------------------------------------------------------------------------------------------------
+
+
+@functools.lru_cache(maxsize=1024)
+def _compile(pattern: str, ignore_case: bool) -> re.Pattern[str]:
+    return re.compile(pattern, re.IGNORECASE if ignore_case else 0)
+
+
+def is_optional(matcher: Matcher) -> bool:
+    """Whether the argument may be omitted: ``$optional``, ``""`` in a ``$one_of``, or an optional ``$any_of`` part."""
+    if matcher.optional:
+        return True
+    if isinstance(matcher, OneOfMatcher):
+        return any(isinstance(value, str) and value == "" for value in matcher.values)
+    if isinstance(matcher, AnyOfMatcher):
+        return any(is_optional(part) for part in matcher.parts)
+    return False
+
+
+def describe_matcher(matcher: Matcher) -> str:
+    """A short phrase for reasons: ``one of ["units", ""] (bfcl strings)``, ``≈ 3.14 (rel 1e-09, abs 0)``."""
+    if isinstance(matcher, EqMatcher):
+        suffix = f" ({matcher.normalize} strings)" if matcher.normalize != "none" else ""
+        return f"{render_value(matcher.value)}{suffix}"
+    if isinstance(matcher, OneOfMatcher):
+        suffix = f" ({matcher.normalize} strings)" if matcher.normalize != "none" else ""
+        return f"one of {render_value(list(matcher.values))}{suffix}"
+    if isinstance(matcher, ApproxMatcher):
+        return f"≈ {matcher.value:g} (rel {matcher.rel:g}, abs {matcher.abs:g})"
+    if isinstance(matcher, RegexMatcher):
+        return f"a string matching /{matcher.pattern}/{'i' if matcher.ignore_case else ''}"
+    if isinstance(matcher, AnyMatcher):
+        return "any value"
+    if isinstance(matcher, TypeMatcher):
+        return "a value of type " + " or ".join(matcher.types)
+    if isinstance(matcher, KeysMatcher):
+        word = "at least" if matcher.mode == "superset" else "at most"
+        return f"an object with {word} the keys {', '.join(sorted(matcher.fields)) or '(none)'}"
+    if isinstance(matcher, ObjectMatcher):
+        return f"an object with the keys {', '.join(sorted(matcher.fields)) or '(none)'}"
+    if isinstance(matcher, ItemsMatcher):
+        return f"a list of {len(matcher.items)} items"
+    if isinstance(matcher, AllOfMatcher):
+        return " and ".join(describe_matcher(part) for part in matcher.parts)
+    if isinstance(matcher, AnyOfMatcher):
+        return " or ".join(f"({describe_matcher(part)})" for part in matcher.parts)
+    assert_never(matcher)
+
+
+def _got(value: object) -> str:
+    return f"{json_kind(value)} {render_value(value)}"
+
+
+def _type_ok(value: object, name: JsonType) -> bool:
+    kind = json_kind(value)
+    if name == "integer":
+        return kind == "number" and (
+            isinstance(value, int) or (isinstance(value, float) and value.is_integer())
+        )
+    return kind == name
+
+
+def match_value(matcher: Matcher, value: JsonValue, path: str = "") -> list[ArgMismatch]:
+    """The mismatches of a present ``value`` against ``matcher``; an empty list means it matches."""
+    out: list[ArgMismatch] = []
+    _check(matcher, value, path, out)
+    return out
+
+
+def _closeness(found: list[ArgMismatch]) -> tuple[int, int]:
+    """Rank of an ``$any_of`` alternative's failure: fewer mismatches, then fewer type mismatches."""
+    return len(found), sum(1 for m in found if m.kind == "wrong_type")
+
+
+def _check(matcher: Matcher, value: JsonValue, path: str, out: list[ArgMismatch]) -> None:
+    if isinstance(matcher, EqMatcher):
+        expected = normalize_json(matcher.value, matcher.normalize)
+        if not json_equal(normalize_json(value, matcher.normalize), expected):
+            kind: MismatchKind = (
+                "wrong_value" if json_kind(value) == json_kind(matcher.value) else "wrong_type"
+            )
+            out.append(
+                ArgMismatch(path, f"expected {describe_matcher(matcher)}, got {_got(value)}", kind)
+            )
+    elif isinstance(matcher, OneOfMatcher):
+        actual = normalize_json(value, matcher.normalize)
+        if not any(
+            json_equal(actual, normalize_json(option, matcher.normalize))
+            for option in matcher.values
+        ):
+            kinds = {
+                json_kind(option)
+                for option in matcher.values
+                if not (isinstance(option, str) and option == "")
+            } or {"string"}
+            kind = "wrong_value" if json_kind(value) in kinds else "wrong_type"
+            out.append(
+                ArgMismatch(path, f"expected {describe_matcher(matcher)}, got {_got(value)}", kind)
+            )
+    elif isinstance(matcher, ApproxMatcher):
+        if not _is_number(value):
+            out.append(ArgMismatch(path, f"expected a number, got {_got(value)}", "wrong_type"))
+        else:
+            assert isinstance(value, int | float)
+            if not math.isclose(value, matcher.value, rel_tol=matcher.rel, abs_tol=matcher.abs):
+                out.append(
+                    ArgMismatch(
+                        path,
+                        f"expected {describe_matcher(matcher)}, got {render_value(value)} "
+                        f"(off by {abs(value - matcher.value):g})",
+                        "wrong_value",
+                    )
+                )
+    elif isinstance(matcher, RegexMatcher):
+        if not isinstance(value, str):
+            out.append(ArgMismatch(path, f"expected a string, got {_got(value)}", "wrong_type"))
+        elif _compile(matcher.pattern, matcher.ignore_case).search(value) is None:
+            out.append(
+                ArgMismatch(
+                    path,
+                    f"expected {describe_matcher(matcher)}, got {render_value(value)}",
+                    "wrong_value",
+                )
+            )
+    elif isinstance(matcher, AnyMatcher):
+        return
+    elif isinstance(matcher, TypeMatcher):
+        if not any(_type_ok(value, name) for name in matcher.types):
+            out.append(
+                ArgMismatch(
+                    path, f"expected {describe_matcher(matcher)}, got {_got(value)}", "wrong_type"
+                )
+            )
+    elif isinstance(matcher, KeysMatcher | ObjectMatcher):
+        if not isinstance(value, dict):
+            out.append(ArgMismatch(path, f"expected an object, got {_got(value)}", "wrong_type"))
+            return
+        superset = isinstance(matcher, KeysMatcher) and matcher.mode == "superset"
+        subset = isinstance(matcher, KeysMatcher) and matcher.mode == "subset"
+        for key, sub in matcher.fields.items():
+            sub_path = _join(path, key)
+            if key in value:
+                _check(sub, value[key], sub_path, out)
+            elif not subset and not is_optional(sub):
+                out.append(
+                    ArgMismatch(sub_path, f"missing (expected {describe_matcher(sub)})", "missing")
+                )
+        if not superset:
+            for key in value:
+                if key not in matcher.fields:
+                    out.append(
+                        ArgMismatch(
+                            _join(path, key),
+                            f"unexpected key (value {render_value(value[key])})",
+                            "unexpected",
+                        )
+                    )
+    elif isinstance(matcher, ItemsMatcher):
+        if not isinstance(value, list):
+            out.append(ArgMismatch(path, f"expected a list, got {_got(value)}", "wrong_type"))
+            return
+        if len(value) != len(matcher.items):
+            out.append(
+                ArgMismatch(
+                    path,
+                    f"expected {len(matcher.items)} items, got {len(value)}: {render_value(value)}",
+                    "wrong_value",
+                )
+            )
+        for index, (sub, item) in enumerate(zip(matcher.items, value, strict=False)):
+            _check(sub, item, f"{path}[{index}]", out)
+    elif isinstance(matcher, AllOfMatcher):
+        for part in matcher.parts:
+            _check(part, value, path, out)
+    elif isinstance(matcher, AnyOfMatcher):
+        best: list[ArgMismatch] | None = None
+        for part in matcher.parts:
+            found: list[ArgMismatch] = []
+            _check(part, value, path, found)
+            if not found:
+                return
+            if best is None or _closeness(found) < _closeness(best):
+                best = found
+        assert best is not None
+        if len(matcher.parts) > 1:
+            best = [
+                ArgMismatch(
+                    m.path, f"{m.reason} (closest of {len(matcher.parts)} alternatives)", m.kind
+                )
+                for m in best
+            ]
+        out.extend(best)
+    else:
+        assert_never(matcher)
+
+
+# --------------------------------------------------------------------------------------------------
+# JSON schema
+# --------------------------------------------------------------------------------------------------
+
+
+@functools.lru_cache(maxsize=4096)
+def _cached_validator(schema_text: str) -> Any:
+    from jsonschema import Draft7Validator
+    from jsonschema import validators as _jsonschema_validators
+
+    schema = json.loads(schema_text)
+    cls = _jsonschema_validators.validator_for(schema, default=Draft7Validator)
+    cls.check_schema(schema)
+    return cls(schema)
+
+
+def _make_validator(schema: Mapping[str, Any]) -> Any:
+    """A checked, cached validator: the ``$schema`` dialect, JSON Schema draft 7 when absent."""
+    return _cached_validator(json.dumps(schema, sort_keys=True))
+
+
+def _render_path(parts: Iterable[object]) -> str:
+    text = ""
+    for part in parts:
+        text = f"{text}[{part}]" if isinstance(part, int) else _join(text, str(part))
+    return text
+
+
+def _schema_mismatches(validator: Any, arguments: object) -> list[ArgMismatch]:
+    out: list[ArgMismatch] = []
+    errors = sorted(
+        validator.iter_errors(arguments),
+        key=lambda e: (_render_path(e.absolute_path), str(e.validator), e.message),
+    )
+    for error in errors:
+        base = _render_path(error.absolute_path)
+        if error.validator == "required" and isinstance(error.instance, dict):
+            for name in error.validator_value:
+                if name not in error.instance:
+                    out.append(
+                        ArgMismatch(
+                            _join(base, name), "missing (required by the schema)", "missing"
+                        )
+                    )
+        elif error.validator == "additionalProperties" and isinstance(error.instance, dict):
+            declared = error.schema.get("properties", {}) if isinstance(error.schema, dict) else {}
+            for name in error.instance:
+                if name not in declared:
+                    out.append(
+                        ArgMismatch(
+                            _join(base, name),
+                            "unexpected (not declared in the schema)",
+                            "unexpected",
+                        )
+                    )
+        elif error.validator == "type":
+            out.append(
+                ArgMismatch(
+                    base,
+                    f"expected type {render_value(error.validator_value)} per the schema, "
+                    f"got {_got(error.instance)}",
+                    "wrong_type",
+                )
+            )
+        else:
+            out.append(ArgMismatch(base, f"schema: {error.message}", "schema"))
+    return out
+
+
+def validate_arguments(
+    arguments: Mapping[str, JsonValue], json_schema: Mapping[str, Any]
+) -> tuple[ArgMismatch, ...]:
+    """Validate ``arguments`` against a JSON schema (its ``$schema`` dialect; draft 7 when absent, the
+    dialect tool-use APIs document).
+
+    Type errors become ``wrong_type``, ``required`` becomes one ``missing`` per absent property,
+    ``additionalProperties: false`` one ``unexpected`` per extra key, anything else ``schema``. An
+    empty tuple means valid. An invalid schema raises ``jsonschema.SchemaError``.
+    """
+    return tuple(_schema_mismatches(_make_validator(json_schema), arguments))
+
+
+# --------------------------------------------------------------------------------------------------
+# The call expectation
+# --------------------------------------------------------------------------------------------------
+
+
+_NO_LITERAL: Any = object()
+
+
+@dataclass(frozen=True, slots=True)
+class _Plan:
+    source: tuple[str, object, str, object]  # the fields it was built from (identity-checked)
+    entries: tuple[tuple[str, Matcher, Any, bool], ...]  # name, matcher, fast literal, optional
+    names: frozenset[str]
+    forbid_extra: bool
+    validator: Any
+    success: CallMatch  # the (immutable) result of a full match, shared by every call that matches
+
+
+class CallExpectation(BaseModel):
+    """One expected tool call: the tool, a matcher per argument, the extra-argument policy, a schema.
+
+    ``args`` maps argument names to matchers in the user form (see the module docstring).
+    ``json_schema`` (the tool's declared input schema) is checked when the expectation is built; an
+    invalid schema is a validation error on this field.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    tool: str = Field(min_length=1, description="The tool that must be called.")
+    args: dict[str, ArgMatcher] = Field(
+        default_factory=dict, description="Argument name → matcher (plain values match exactly)."
+    )
+    extra_args: Literal["forbid", "allow"] = Field(
+        default="forbid", description="Whether arguments not listed in args fail the call."
+    )
+    json_schema: dict[str, JsonValue] | None = Field(
+        default=None, description="The tool's declared JSON schema for its arguments."
+    )
+
+    @field_validator("args", mode="before")
+    @classmethod
+    def _parse_args(cls, value: Any) -> Any:
+        if isinstance(value, Mapping):
+            return {key: parse_matcher(item, str(key)) for key, item in value.items()}
+        return value
+
+    @field_validator("json_schema")
+    @classmethod
+    def _check_schema(cls, value: dict[str, JsonValue] | None) -> dict[str, JsonValue] | None:
+        if value is not None:
+            from jsonschema.exceptions import SchemaError
+
+            try:
+                _make_validator(value)
+            except SchemaError as exc:
+                raise ValueError(f"not a valid JSON schema: {exc.message}") from None
+        return value
+
+    @functools.cached_property
+    def compiled(self) -> _Plan:
+        """The expectation prepared for fast matching (built once, on first use)."""
+        entries = tuple(
+            (
+                name,
+                matcher,
+                matcher.value
+                if isinstance(matcher, EqMatcher)
+                and matcher.normalize == "none"
+                and not isinstance(matcher.value, dict | list)
+                else _NO_LITERAL,
+                is_optional(matcher),
+            )
+            for name, matcher in self.args.items()
+        )
+        validator = _make_validator(self.json_schema) if self.json_schema is not None else None
+        n = len(self.args)
+        success = CallMatch(self.tool, self.tool, True, 1.0, n, n, ())
+        return _Plan(
+            (self.tool, self.args, self.extra_args, self.json_schema),
+            entries,
+            frozenset(self.args),
+            self.extra_args == "forbid",
+            validator,
+            success,
+        )
+
+    def describe(self) -> str:
+        """``tool(arg=matcher, ...)`` for reasons and diffs."""
+        inner = ", ".join(f"{key}={describe_matcher(m)}" for key, m in self.args.items())
+        return f"{self.tool}({inner})"
+
+
+def _plan_of(expected: CallExpectation) -> _Plan:
+    plan = expected.compiled
+    tool, args, extra, schema = plan.source
+    if (
+        args is not expected.args
+        or schema is not expected.json_schema
+        or tool != expected.tool
+        or extra != expected.extra_args
+    ):
+        # a model_copy(update=...) carried a plan built for other fields: rebuild it
+        expected.__dict__.pop("compiled", None)
+        plan = expected.compiled
+    return plan
+
+
+def match_call(
+    tool: str, arguments: Mapping[str, JsonValue], expected: CallExpectation
+) -> CallMatch:
+    """Compare one actual call with one expectation (see the module docstring for the scoring rule).
+
+    Mismatches come in this order: expected arguments (in ``args`` order), unexpected arguments (in
+    call order), then schema findings not already reported at the same path with the same kind.
+
+    >>> exp = CallExpectation(tool="search_docs", args={"query": {"$regex": "rate"}, "k": 2})
+    >>> match_call("search_docs", {"query": "rate limits", "k": 3}, exp).reason
+    '1 of 2 expected arguments of search_docs() matched; k: expected 2, got number 3'
+    """
+    if tool != expected.tool:
+        mismatch = ArgMismatch("", f"called {tool!r}, expected {expected.tool!r}", "wrong_tool")
+        return CallMatch(tool, expected.tool, False, 0.0, 0, len(expected.args), (mismatch,))
+    plan = _plan_of(expected)
+    mismatches: list[ArgMismatch] = []
+    failed: set[str] = set()
+    for name, matcher, literal, optional in plan.entries:
+        if name in arguments:
+            value = arguments[name]
+            if literal is not _NO_LITERAL and type(value) is type(literal) and value == literal:
+                continue
+            before = len(mismatches)
+            _check(matcher, value, name, mismatches)
+            if len(mismatches) > before:
+                failed.add(name)
+        elif not optional:
+            mismatches.append(
+                ArgMismatch(name, f"missing (expected {describe_matcher(matcher)})", "missing")
+            )
+            failed.add(name)
+    if plan.forbid_extra:
+        for name in arguments:
+            if name not in plan.names:
+                mismatches.append(
+                    ArgMismatch(
+                        name,
+                        f"unexpected argument (value {render_value(arguments[name])})",
+                        "unexpected",
+                    )
+                )
+    if plan.validator is not None:
+        seen = {(m.path, m.kind) for m in mismatches}
+        for finding in _schema_mismatches(plan.validator, arguments):
+            if (finding.path, finding.kind) in seen:
+                continue
+            seen.add((finding.path, finding.kind))
+            mismatches.append(finding)
+            head = re.split(r"[.\[]", finding.path, maxsplit=1)[0]
+            if head in plan.names:
+                failed.add(head)
+    if not mismatches:
+        return plan.success
+    total = len(expected.args)
+    matched = total - len(failed)
+    score = matched / total if total else 1.0
+    return CallMatch(tool, expected.tool, not mismatches, score, matched, total, tuple(mismatches))
+
+
+def call_cost(tool: str, arguments: Mapping[str, JsonValue], expected: CallExpectation) -> float:
+    """Cost of pairing this call with ``expected`` for optimal assignment.
+
+    0.0 for a full match; ``2 - score`` otherwise, so any failed pair costs between 1 and 2 (2 for a
+    different tool). A full match is always cheaper than any failed pair; among failed pairs, more
+    matched arguments is cheaper. Price "leaving a call unpaired" at more than 2 to prefer pairing.
+    """
+    return match_call(tool, arguments, expected).cost
+
+
+# --------------------------------------------------------------------------------------------------
+# BFCL import
+# --------------------------------------------------------------------------------------------------
+
+_BFCL_TYPES: dict[str, str | None] = {
+    "dict": "object",
+    "object": "object",
+    "float": "number",
+    "number": "number",
+    "integer": "integer",
+    "string": "string",
+    "boolean": "boolean",
+    "array": "array",
+    "tuple": "array",
+    "any": None,
+}
+
+
+def bfcl_schema(
+    parameters: Mapping[str, Any], *, where: str = "parameters"
+) -> dict[str, JsonValue]:
+    """A JSON schema from a BFCL function's ``parameters``: ``dict``→object, ``float``→number,
+    ``tuple``→array, ``any``→no type constraint; ``properties``, ``items`` and
+    ``additionalProperties`` are converted recursively; other keys are copied.
+
+    An unknown type name raises :class:`~pathjudge.errors.ImportFormatError` naming where it is.
+    """
+    out: dict[str, JsonValue] = {}
+    for key, value in parameters.items():
+        if key == "type":
+            if not isinstance(value, str) or value not in _BFCL_TYPES:
+                raise ImportFormatError(
+                    f"unknown BFCL type {value!r}",
+                    field=where,
+                    hint=f"expected one of {', '.join(_BFCL_TYPES)}",
+                )
+            mapped = _BFCL_TYPES[value]
+            if mapped is not None:
+                out["type"] = mapped
+        elif key == "properties" and isinstance(value, Mapping):
+            out[key] = {
+                name: bfcl_schema(sub, where=f"{where}.properties.{name}")
+                for name, sub in value.items()
+            }
+        elif key in ("items", "additionalProperties") and isinstance(value, Mapping):
+            out[key] = bfcl_schema(value, where=f"{where}.{key}")
+        else:
+            out[key] = _as_json(value, f"{where}.{key}")
+    return out
+
+
+def _fits(value: object, json_type: str) -> bool:
+    known = _JSON_TYPE_NAMES.get(json_type)
+    return _type_ok(value, known) if known is not None else True
+
+
+def _omitted(value: object) -> bool:
+    return isinstance(value, str) and value == ""
+
+
+def _bfcl_param(values: Sequence[Any], schema: Mapping[str, Any] | None) -> Matcher:
+    if not values:
+        # BFCL lists no acceptable value at all (a few live entries); read it as its usual pair
+        # ["", []]: the argument may be omitted, or given as an empty list.
+        return OneOfMatcher(values=("", []), normalize="bfcl")
+    optional = any(_omitted(v) for v in values)
+    present = [v for v in values if not _omitted(v)]
+    declared = schema.get("type") if schema else None
+    if present and declared == "object" and all(isinstance(v, dict) for v in present):
+        sub_props = schema.get("properties", {}) if schema else {}
+        parts: list[Matcher] = [
+            ObjectMatcher(
+                fields={
+                    key: _bfcl_param(list(sub), sub_props.get(key)) for key, sub in answer.items()
+                }
+            )
+            for answer in present
+        ]
+    elif (
+        present
+        and declared == "array"
+        and all(isinstance(v, list) and v and all(isinstance(x, dict) for x in v) for v in present)
+    ):
+        item_schema = schema.get("items") if schema else None
+        item_props = item_schema.get("properties", {}) if isinstance(item_schema, dict) else {}
+        parts = [
+            ItemsMatcher(
+                items=tuple(
+                    ObjectMatcher(
+                        fields={
+                            k: _bfcl_param(list(sub), item_props.get(k)) for k, sub in d.items()
+                        }
+                    )
+                    for d in answer
+                )
+            )
+            for answer in present
+        ]
+    else:
+        return OneOfMatcher(values=tuple(_as_json(v, "") for v in values), normalize="bfcl")
+    if len(parts) == 1:
+        return parts[0].model_copy(update={"optional": optional})
+    return AnyOfMatcher(parts=tuple(parts), optional=optional)
+
+
+def _widen(prop: dict[str, JsonValue], values: Sequence[Any]) -> dict[str, JsonValue]:
+    """Let a BFCL "variable" answer through: where a listed answer has another type than declared (or
+    is outside a declared ``enum``), add its type (or value) to the schema; recurse into array items
+    and into the keys of dict answers."""
+    present = [v for v in values if not _omitted(v)]
+    declared = prop.get("type")
+    if isinstance(declared, str):
+        extra = sorted({json_kind(v) for v in present if not _fits(v, declared)} - {declared})
+        if extra:
+            prop = {**prop, "type": [declared, *extra]}
+    enum = prop.get("enum")
+    if isinstance(enum, list):
+        missing = [v for v in present if not any(json_equal(v, e) for e in enum)]
+        if missing:
+            prop = {**prop, "enum": [*enum, *(_as_json(v, "") for v in missing)]}
+    items = prop.get("items")
+    if isinstance(items, dict):
+        elements = [x for v in present if isinstance(v, list) for x in v]
+        if elements and all(isinstance(x, dict) for x in elements):
+            prop = {**prop, "items": _widen_object(items, elements)}
+        elif elements:
+            prop = {**prop, "items": _widen(items, elements)}
+    if isinstance(prop.get("properties"), dict):
+        answers = [v for v in present if isinstance(v, dict)]
+        if answers:
+            prop = _widen_object(prop, answers)
+    return prop
+
+
+def _widen_object(
+    prop: dict[str, JsonValue], answers: Sequence[Mapping[str, Any]]
+) -> dict[str, JsonValue]:
+    props = prop.get("properties")
+    if not isinstance(props, dict):
+        return prop
+    widened = dict(props)
+    for answer in answers:
+        for key, sub_values in answer.items():
+            sub = widened.get(key)
+            if isinstance(sub, dict) and isinstance(sub_values, list):
+                widened[key] = _widen(sub, sub_values)
+    return {**prop, "properties": widened}
+
+
+def expectations_from_bfcl(
+    ground_truth: Sequence[Mapping[str, Any]], functions: Sequence[Mapping[str, Any]]
+) -> list[CallExpectation]:
+    """One :class:`CallExpectation` per BFCL ground-truth call, in order.
+
+    ``ground_truth`` is a BFCL ``possible_answer`` entry's ``ground_truth`` list (each item
+    ``{function_name: {param: [acceptable values]}}``), ``functions`` the question's ``function`` list.
+    Each parameter becomes a ``$one_of`` over its acceptable values (BFCL string rule; ``""`` = may be
+    omitted); a dict-typed parameter whose answers are dicts becomes a nested object matcher (each key
+    a ``$one_of``), a list of dicts a list of such objects, several alternatives an ``$any_of``. The
+    function's ``parameters`` become ``json_schema`` via :func:`bfcl_schema`, widened where a listed
+    answer has another type than declared (BFCL accepts such "variable" answers). Unlisted arguments
+    are forbidden, as in BFCL. An empty ``ground_truth`` gives an empty list; a call to a function
+    that is not in ``functions`` raises :class:`~pathjudge.errors.ImportFormatError`.
+    """
+    by_name = {str(f["name"]): f for f in functions}
+    out: list[CallExpectation] = []
+    for index, call in enumerate(ground_truth):
+        if len(call) != 1:
+            raise ImportFormatError(
+                f"a ground-truth call must have exactly one function name, got {sorted(call)}",
+                field=f"ground_truth[{index}]",
+            )
+        ((name, params),) = call.items()
+        if name not in by_name:
+            raise ImportFormatError(
+                f"ground-truth function {name!r} is not among the question's functions",
+                field=f"ground_truth[{index}]",
+                hint=f"declared: {', '.join(sorted(by_name))}",
+            )
+        schema = bfcl_schema(by_name[name].get("parameters", {}), where=f"{name}.parameters")
+        props = schema.get("properties")
+        props = dict(props) if isinstance(props, dict) else {}
+        args: dict[str, Matcher] = {}
+        for param, values in params.items():
+            if not isinstance(values, list):
+                raise ImportFormatError(
+                    f"parameter {param!r} must map to a list of acceptable values",
+                    field=f"ground_truth[{index}].{name}",
+                )
+            prop = props.get(param)
+            prop_schema = prop if isinstance(prop, dict) else None
+            args[param] = _bfcl_param(values, prop_schema)
+            if prop_schema is not None:
+                props[param] = _widen(prop_schema, values)
+        if props:
+            schema = {**schema, "properties": props}
+        out.append(CallExpectation(tool=name, args=args, json_schema=schema))
+    return out

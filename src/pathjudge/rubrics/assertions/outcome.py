@@ -1,0 +1,526 @@
+"""Goal completion: success criteria, each a pure verifier over the final answer or the end state.
+
+A criterion is a mapping discriminated by ``kind`` (YAML, a task's ``success:`` block)::
+
+    success: {kind: contains_all, values: ["429"]}                 # every value, case-insensitive
+    success: {kind: contains_any, values: ["cannot", "can't", "fixed"]}
+    success: {kind: regex, pattern: "\\b60\\b", ignore_case: false}
+    success: {kind: number, value: 25, abs: 0, rel: 0, extract: any}  # extract: whole | first | any
+    success: {kind: json_schema, json_schema: {type: object, required: [id]}}
+    success: {kind: refusal}                                       # expect: refuse (default) | answer
+    success: {kind: callable, function: "mypkg.checks:db_has_row", params: {table: users}, pass_at: 1.0}
+    success:
+      kind: all_of                                                 # multi-part: binary + partial credit
+      parts:
+        - {name: price, weight: 1, criterion: {kind: contains_any, values: ["0 dollars", "$0", "free"]}}
+        - {name: storage, criterion: {kind: contains_any, values: ["1 gb", "1gb"]}}
+
+Rules shared by the answer criteria (``contains_all``, ``contains_any``, ``regex``, ``number``,
+``json_schema``):
+
+- no final answer (None or blank) fails with the reason "no final answer";
+- a final answer that is a refusal (:func:`is_refusal` with the default phrases) fails with the reason
+  that a factual task was refused, unless ``allow_refusal: true``;
+- ``contains_*`` compare under ``normalize`` (default ``casefold``: case-insensitive, whitespace
+  collapsed; ``bfcl`` also ignores spaces and ``,./-_*^``; ``none`` is exact).
+
+``refusal`` with ``expect: refuse`` passes only when the answer refuses; with ``expect: answer`` it
+passes only when there is an answer and it is not a refusal. A run with no final answer did not
+refuse: it fails either way. ``callable`` imports ``module:function`` on first use and calls it as
+``function(run, **params)``; it may return a bool, a ``(bool, reason)`` pair, or a float in [0, 1]
+(passing at ``pass_at``). It is the one criterion that needs no final answer (end-state checks). An
+import failure or an exception inside it is a check with status ``error`` whose reason names the
+callable. ``all_of`` passes when every part passes (binary) and scores the weighted fraction of part
+scores (partial credit): the result's ``status`` is binary, its ``score`` is the partial credit, and
+``details`` carries both.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import re
+from collections.abc import Callable
+from typing import Annotated, Any, Literal, TypeAlias, assert_never
+
+from pydantic import BaseModel, ConfigDict, Field, JsonValue, field_validator
+
+from pathjudge.agent.trajectory import RunRecord
+from pathjudge.errors import SuiteError
+from pathjudge.rubrics.assertions._normalize import NormalizeMode, normalize_string, render_value
+from pathjudge.rubrics.assertions.arguments import _make_validator, _schema_mismatches
+from pathjudge.rubrics.assertions.base import CheckResult, CheckStatus
+
+__all__ = [
+    "DEFAULT_REFUSAL_PHRASES",
+    "DEFAULT_SCOPE_WORDS",
+    "AllOfCriterion",
+    "CallableCriterion",
+    "ContainsAllCriterion",
+    "ContainsAnyCriterion",
+    "JsonSchemaCriterion",
+    "NumberCriterion",
+    "RefusalCriterion",
+    "RegexCriterion",
+    "SubGoal",
+    "SuccessCriterion",
+    "check_outcome",
+    "extract_numbers",
+    "is_refusal",
+    "load_callable",
+]
+
+DEFAULT_REFUSAL_PHRASES: tuple[str, ...] = (
+    "don't have",
+    "do not have",
+    "doesn't contain",
+    "does not contain",
+    "not in the doc",
+    "isn't in the doc",
+    "no information",
+    "couldn't find",
+    "could not find",
+    "can't find",
+    "cannot find",
+    "unable to",
+)
+"""Negation phrases that mark a refusal (compared case-insensitively, curly apostrophes as straight)."""
+
+DEFAULT_SCOPE_WORDS: tuple[str, ...] = ("doc", "information", "search")
+"""At least one must also occur, so "No, you don't have to" is not a refusal; empty = not required."""
+
+
+def is_refusal(
+    text: str | None,
+    phrases: tuple[str, ...] = DEFAULT_REFUSAL_PHRASES,
+    scope_words: tuple[str, ...] = DEFAULT_SCOPE_WORDS,
+) -> bool:
+    """True when ``text`` contains one of ``phrases`` and (unless ``scope_words`` is empty) one of
+    ``scope_words``, case-insensitively. None or blank text is not a refusal.
+
+    >>> is_refusal("I don't have that in the docs.")
+    True
+    >>> is_refusal("No, you cannot change a database's region after it is created.")
+    False
+    """
+    if not text or not text.strip():
+        return False
+    lowered = text.lower().replace("\u2019", "'").replace("\u2018", "'")
+    negation = any(phrase.lower() in lowered for phrase in phrases)
+    scope = not scope_words or any(word.lower() in lowered for word in scope_words)
+    return negation and scope
+
+
+_NUMBER = re.compile(r"(?<![\w.])[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:[eE][-+]?\d+)?")
+
+
+def extract_numbers(text: str) -> list[float]:
+    """Every number written in ``text``, in order: ``"$1,200.50 or 3e2"`` → ``[1200.5, 300.0]``.
+
+    Digits glued to a preceding letter or dot (``v2``, ``.5``'s ``5``) are not numbers.
+    """
+    return [float(match.group().replace(",", "")) for match in _NUMBER.finditer(text)]
+
+
+class _Criterion(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class _AnswerCriterion(_Criterion):
+    allow_refusal: bool = Field(
+        default=False, description="Accept a refusal as an answer (otherwise a refusal fails)."
+    )
+
+
+class ContainsAllCriterion(_AnswerCriterion):
+    """The answer contains every one of ``values``."""
+
+    kind: Literal["contains_all"] = "contains_all"
+    values: tuple[str, ...] = Field(min_length=1)
+    normalize: NormalizeMode = "casefold"
+
+
+class ContainsAnyCriterion(_AnswerCriterion):
+    """The answer contains at least one of ``values``."""
+
+    kind: Literal["contains_any"] = "contains_any"
+    values: tuple[str, ...] = Field(min_length=1)
+    normalize: NormalizeMode = "casefold"
+
+
+class RegexCriterion(_AnswerCriterion):
+    """``pattern`` is found in the answer (``re.search``)."""
+
+    kind: Literal["regex"] = "regex"
+    pattern: str
+    ignore_case: bool = False
+
+    @field_validator("pattern")
+    @classmethod
+    def _compiles(cls, value: str) -> str:
+        try:
+            re.compile(value)
+        except re.error as exc:
+            raise ValueError(f"pattern {value!r} does not compile: {exc}") from None
+        return value
+
+
+class NumberCriterion(_AnswerCriterion):
+    """A number in the answer is within ``max(abs, rel·|value|)`` of ``value``.
+
+    ``extract``: ``whole`` (the whole answer is one number), ``first`` (the first number written),
+    ``any`` (any number written).
+    """
+
+    kind: Literal["number"] = "number"
+    value: float
+    abs: float = Field(default=0.0, ge=0.0)
+    rel: float = Field(default=0.0, ge=0.0)
+    extract: Literal["whole", "first", "any"] = "any"
+
+
+class JsonSchemaCriterion(_AnswerCriterion):
+    """The answer (optionally inside one fenced code block) parses as JSON and validates."""
+
+    kind: Literal["json_schema"] = "json_schema"
+    json_schema: dict[str, JsonValue]
+
+    @field_validator("json_schema")
+    @classmethod
+    def _valid_schema(cls, value: dict[str, JsonValue]) -> dict[str, JsonValue]:
+        from jsonschema.exceptions import SchemaError
+
+        try:
+            _make_validator(value)
+        except SchemaError as exc:
+            raise ValueError(f"not a valid JSON schema: {exc.message}") from None
+        return value
+
+
+class RefusalCriterion(_Criterion):
+    """``expect: refuse``: the answer must refuse; ``expect: answer``: it must not."""
+
+    kind: Literal["refusal"] = "refusal"
+    expect: Literal["refuse", "answer"] = "refuse"
+    phrases: tuple[str, ...] = Field(default=DEFAULT_REFUSAL_PHRASES, min_length=1)
+    scope_words: tuple[str, ...] = DEFAULT_SCOPE_WORDS
+
+
+_CALLABLE = re.compile(r"^[A-Za-z_][\w]*(\.[A-Za-z_][\w]*)*:[A-Za-z_][\w]*(\.[A-Za-z_][\w]*)*$")
+
+
+class CallableCriterion(_Criterion):
+    """A user function ``module:function`` called as ``function(run, **params)``."""
+
+    kind: Literal["callable"] = "callable"
+    function: str
+    params: dict[str, JsonValue] = Field(default_factory=dict)
+    pass_at: float = Field(
+        default=1.0, ge=0.0, le=1.0, description="A float result passes at or above this."
+    )
+
+    @field_validator("function")
+    @classmethod
+    def _spec(cls, value: str) -> str:
+        if not _CALLABLE.match(value):
+            raise ValueError(
+                f"callable must be written 'module:function' (e.g. 'mypkg.checks:db_has_row'), got {value!r}"
+            )
+        return value
+
+    def resolve(self) -> Callable[..., Any]:
+        """Import the function now (raises :class:`~pathjudge.errors.SuiteError` naming it)."""
+        return load_callable(self.function)
+
+
+class SubGoal(_Criterion):
+    """One part of a multi-part task."""
+
+    name: str = Field(min_length=1)
+    weight: float = Field(default=1.0, gt=0.0)
+    criterion: SuccessCriterion
+
+
+class AllOfCriterion(_Criterion):
+    """Every part must pass (binary); the score is the weighted fraction of part scores."""
+
+    kind: Literal["all_of"] = "all_of"
+    parts: tuple[SubGoal, ...] = Field(min_length=1)
+
+    @field_validator("parts")
+    @classmethod
+    def _unique_names(cls, value: tuple[SubGoal, ...]) -> tuple[SubGoal, ...]:
+        names = [part.name for part in value]
+        dupes = sorted({name for name in names if names.count(name) > 1})
+        if dupes:
+            raise ValueError(f"sub-goal names must be unique; repeated: {', '.join(dupes)}")
+        return value
+
+
+SuccessCriterion: TypeAlias = Annotated[
+    ContainsAllCriterion
+    | ContainsAnyCriterion
+    | RegexCriterion
+    | NumberCriterion
+    | JsonSchemaCriterion
+    | RefusalCriterion
+    | CallableCriterion
+    | AllOfCriterion,
+    Field(discriminator="kind"),
+]
+SubGoal.model_rebuild()
+AllOfCriterion.model_rebuild()
+
+
+def load_callable(spec: str) -> Callable[..., Any]:
+    """Import ``module:function`` (dotted attributes allowed after the colon).
+
+    Raises :class:`~pathjudge.errors.SuiteError` naming the callable and what went wrong.
+    """
+    module_name, _, attr_path = spec.partition(":")
+    if not module_name or not attr_path:
+        raise SuiteError(
+            f"success callable {spec!r} is not of the form 'module:function'",
+            field="success.function",
+        )
+    try:
+        target: Any = importlib.import_module(module_name)
+    except Exception as exc:
+        raise SuiteError(
+            f"cannot import module {module_name!r} of success callable {spec!r}: "
+            f"{type(exc).__name__}: {exc}",
+            field="success.function",
+            hint="check the module name and that it is importable (on sys.path / installed)",
+        ) from exc
+    for attr in attr_path.split("."):
+        if not hasattr(target, attr):
+            raise SuiteError(
+                f"success callable {spec!r}: {module_name} has no attribute {attr_path!r}",
+                field="success.function",
+                hint="check the function name after the colon",
+            )
+        target = getattr(target, attr)
+    if not callable(target):
+        raise SuiteError(
+            f"success callable {spec!r} is a {type(target).__name__}, not a function",
+            field="success.function",
+        )
+    return target  # type: ignore[no-any-return]
+
+
+_Verdict = tuple[CheckStatus, float | None, str, dict[str, JsonValue]]
+
+
+def _fail(reason: str, **details: JsonValue) -> _Verdict:
+    return ("fail", 0.0, reason, dict(details))
+
+
+def _binary(ok: bool, reason: str, **details: JsonValue) -> _Verdict:
+    return ("pass" if ok else "fail", 1.0 if ok else 0.0, reason, dict(details))
+
+
+_FENCE = re.compile(r"^```[\w-]*\s*\n(.*?)\n?```$", re.DOTALL)
+
+
+def _answer_verdict(answer: str, criterion: _AnswerCriterion) -> _Verdict:
+    if isinstance(criterion, ContainsAllCriterion | ContainsAnyCriterion):
+        text = normalize_string(answer, criterion.normalize)
+        found = [v for v in criterion.values if normalize_string(v, criterion.normalize) in text]
+        missing = [v for v in criterion.values if v not in found]
+        if isinstance(criterion, ContainsAllCriterion):
+            ok = not missing
+            reason = f"the answer contains {len(found)} of {len(criterion.values)} required values"
+            if missing:
+                reason += f"; missing: {', '.join(render_value(v) for v in missing)}"
+        else:
+            ok = bool(found)
+            reason = (
+                f"the answer contains {', '.join(render_value(v) for v in found)}"
+                if found
+                else f"the answer contains none of {', '.join(render_value(v) for v in criterion.values)}"
+            )
+        return _binary(ok, reason + f" ({criterion.normalize} comparison)", found=list(found))
+    if isinstance(criterion, RegexCriterion):
+        flags = re.IGNORECASE if criterion.ignore_case else 0
+        match = re.search(criterion.pattern, answer, flags)
+        if match:
+            return _binary(True, f"/{criterion.pattern}/ found: {render_value(match.group())}")
+        return _binary(False, f"/{criterion.pattern}/ not found in the answer")
+    if isinstance(criterion, NumberCriterion):
+        tolerance = max(criterion.abs, criterion.rel * abs(criterion.value))
+        target = f"{criterion.value:g} ± {tolerance:g}"
+        if criterion.extract == "whole":
+            try:
+                numbers = [float(answer.strip().replace(",", ""))]
+            except ValueError:
+                return _fail(f"the answer is not a single number (expected {target})")
+        else:
+            numbers = extract_numbers(answer)
+            if criterion.extract == "first":
+                numbers = numbers[:1]
+        if not numbers:
+            return _fail(f"no number in the answer (expected {target})")
+        hits = [x for x in numbers if abs(x - criterion.value) <= tolerance]
+        shown = ", ".join(f"{x:g}" for x in numbers[:8])
+        if hits:
+            return _binary(True, f"found {hits[0]:g}, within {target}", numbers=list(numbers))
+        return _binary(
+            False,
+            f"{criterion.extract} number(s) {shown} not within {target}",
+            numbers=list(numbers),
+        )
+    if isinstance(criterion, JsonSchemaCriterion):
+        text = answer.strip()
+        fenced = _FENCE.match(text)
+        if fenced:
+            text = fenced.group(1)
+        try:
+            document = json.loads(text)
+        except json.JSONDecodeError as exc:
+            return _fail(
+                f"the answer is not JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"
+            )
+        problems = _schema_mismatches(_make_validator(criterion.json_schema), document)
+        if problems:
+            listed = "; ".join(p.render() for p in problems[:5])
+            return _fail(f"the answer JSON does not validate: {listed}")
+        return _binary(True, "the answer is JSON that validates against the schema")
+    raise TypeError(f"not an answer criterion: {type(criterion).__name__}")
+
+
+def _verdict(run: RunRecord, criterion: SuccessCriterion) -> _Verdict:
+    answer = run.final_answer if run.final_answer and run.final_answer.strip() else None
+    if isinstance(
+        criterion,
+        ContainsAllCriterion
+        | ContainsAnyCriterion
+        | RegexCriterion
+        | NumberCriterion
+        | JsonSchemaCriterion,
+    ):
+        if answer is None:
+            return _fail("no final answer")
+        if not criterion.allow_refusal and is_refusal(answer):
+            return _fail(
+                f"the answer is a refusal but this task expects an answer: {render_value(answer, 80)}"
+            )
+        return _answer_verdict(answer, criterion)
+    if isinstance(criterion, RefusalCriterion):
+        if answer is None:
+            return _fail(f"no final answer (expected the agent to {criterion.expect})")
+        refused = is_refusal(answer, criterion.phrases, criterion.scope_words)
+        if criterion.expect == "refuse":
+            return _binary(
+                refused,
+                "the answer refuses"
+                if refused
+                else f"expected a refusal, got: {render_value(answer, 80)}",
+            )
+        return _binary(
+            not refused,
+            "the answer does not refuse"
+            if not refused
+            else f"expected an answer, got a refusal: {render_value(answer, 80)}",
+        )
+    if isinstance(criterion, CallableCriterion):
+        return _call(run, criterion)
+    if isinstance(criterion, AllOfCriterion):
+        return _all_of(run, criterion)
+    assert_never(criterion)
+
+
+def _call(run: RunRecord, criterion: CallableCriterion) -> _Verdict:
+    name = criterion.function
+    try:
+        function = load_callable(name)
+    except SuiteError as exc:
+        return ("error", None, exc.message, {"callable": name})
+    try:
+        result = function(run, **criterion.params)
+    except Exception as exc:
+        return ("error", None, f"{name} raised {type(exc).__name__}: {exc}", {"callable": name})
+    if isinstance(result, bool):
+        return _binary(result, f"{name} returned {result}", callable=name)
+    if (
+        isinstance(result, tuple)
+        and len(result) == 2
+        and isinstance(result[0], bool)
+        and isinstance(result[1], str)
+    ):
+        return _binary(result[0], f"{name}: {result[1]}", callable=name)
+    if isinstance(result, int | float) and 0.0 <= result <= 1.0:
+        score = float(result)
+        ok = score >= criterion.pass_at
+        return (
+            "pass" if ok else "fail",
+            score,
+            f"{name} scored {score:g} ({'at or above' if ok else 'below'} pass_at {criterion.pass_at:g})",
+            {"callable": name},
+        )
+    return (
+        "error",
+        None,
+        f"{name} returned {render_value(repr(result))}; expected a bool, a (bool, reason) pair or a float in [0, 1]",
+        {"callable": name},
+    )
+
+
+def _all_of(run: RunRecord, criterion: AllOfCriterion) -> _Verdict:
+    total = sum(part.weight for part in criterion.parts)
+    earned = 0.0
+    met: list[str] = []
+    unmet: list[str] = []
+    errored: list[str] = []
+    parts: list[JsonValue] = []
+    for part in criterion.parts:
+        status, score, reason, _ = _verdict(run, part.criterion)
+        value = score if score is not None else (1.0 if status == "pass" else 0.0)
+        if status == "error":
+            errored.append(f"{part.name} ({reason})")
+            value = 0.0
+        elif status == "pass":
+            met.append(part.name)
+        else:
+            unmet.append(f"{part.name} ({reason})")
+        earned += part.weight * value
+        parts.append(
+            {
+                "name": part.name,
+                "status": status,
+                "score": value,
+                "weight": part.weight,
+                "reason": reason,
+            }
+        )
+    partial = earned / total
+    binary = 1.0 if not unmet and not errored else 0.0
+    reason = f"{len(met)} of {len(criterion.parts)} sub-goals met"
+    if met:
+        reason += f" ({', '.join(met)})"
+    if unmet:
+        reason += f"; unmet: {'; '.join(unmet)}"
+    if errored:
+        reason += f"; could not check: {'; '.join(errored)}"
+    reason += f"; binary {binary:.2f}, partial {partial:.2f}"
+    details: dict[str, JsonValue] = {"binary": binary, "partial": partial, "parts": parts}
+    if errored:
+        return ("error", None, reason, details)
+    return ("pass" if binary == 1.0 else "fail", partial, reason, details)
+
+
+def check_outcome(run: RunRecord, criterion: SuccessCriterion) -> CheckResult:
+    """Apply a success criterion to a run: ``outcome.<kind>`` on the ``goal_completion`` axis.
+
+    The status is binary (``pass``/``fail``), or ``error`` when a callable could not be imported,
+    raised, or returned something else than documented; the score is 1/0, the callable's float, or
+    the partial credit of ``all_of``.
+    """
+    status, score, reason, details = _verdict(run, criterion)
+    return CheckResult(
+        check=f"outcome.{criterion.kind}",
+        axis="goal_completion",
+        status=status,
+        score=score,
+        reason=reason,
+        details=details,
+    )

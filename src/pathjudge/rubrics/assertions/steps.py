@@ -1,0 +1,206 @@
+"""Step efficiency: the step budget, redundant calls, and repeated loops.
+
+YAML form (a task's ``steps:`` block)::
+
+    steps:
+      budget: 2            # at most this many tool calls (omit: no budget check)
+      max_redundant: 0     # redundant calls tolerated (default 0)
+      loop_threshold: 3    # a call or short cycle repeated this many times in a row is a loop
+
+Two calls are *the same call* when they name the same tool and their arguments have the same
+canonical form: keys sorted, strings whitespace-trimmed and case-folded, ``5.0`` written as ``5``
+(:func:`~pathjudge.rubrics.assertions._normalize.canonical_json`). Calls whose arguments did not parse
+compare by their trimmed, case-folded raw text. Parallel calls of one turn count like any others.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from pydantic import BaseModel, ConfigDict, Field, JsonValue
+
+from pathjudge.agent.trajectory import RunRecord, Step
+from pathjudge.rubrics.assertions._normalize import canonical_json, normalize_string
+from pathjudge.rubrics.assertions.base import CheckResult
+
+__all__ = [
+    "Loop",
+    "StepSpec",
+    "call_signature",
+    "check_steps",
+    "find_loops",
+    "redundant_calls",
+]
+
+
+class StepSpec(BaseModel):
+    """Budget and tolerances for the step-efficiency checks."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    budget: int | None = Field(default=None, ge=0, description="Maximum number of tool calls.")
+    max_redundant: int = Field(default=0, ge=0, description="Redundant calls tolerated.")
+    loop_threshold: int = Field(
+        default=3,
+        ge=2,
+        description="Consecutive repetitions of a call or short cycle that make a loop.",
+    )
+
+
+def call_signature(step: Step) -> str:
+    """``tool`` + canonical arguments: equal signatures mean the same call (see the module docstring)."""
+    if step.arguments_error is not None:
+        return f"{step.tool} raw:{normalize_string(step.raw_arguments or '', 'casefold')}"
+    return f"{step.tool} {canonical_json(step.arguments)}"
+
+
+def redundant_calls(run: RunRecord) -> list[tuple[int, int]]:
+    """Pairs ``(first, repeat)`` of step indices where ``repeat`` is the same call as the earlier ``first``.
+
+    ``first`` is the first occurrence, so a call made three times gives two pairs (the count equals
+    calls minus distinct calls). A repeat of a call whose latest previous occurrence errored is a
+    retry, not a redundancy (the recovery checks judge retries). No steps: an empty list.
+    """
+    first_seen: dict[str, int] = {}
+    last_errored: dict[str, bool] = {}
+    pairs: list[tuple[int, int]] = []
+    for index, step in enumerate(run.steps):
+        sig = call_signature(step)
+        if sig in first_seen and not last_errored[sig]:
+            pairs.append((first_seen[sig], index))
+        first_seen.setdefault(sig, index)
+        last_errored[sig] = step.is_error
+    return pairs
+
+
+@dataclass(frozen=True, slots=True)
+class Loop:
+    """``repeats`` consecutive copies of a cycle of ``period`` calls starting at step ``start``."""
+
+    start: int
+    period: int
+    repeats: int
+    tools: tuple[str, ...]
+
+    @property
+    def end(self) -> int:
+        """Index one past the last step of the loop."""
+        return self.start + self.period * self.repeats
+
+    def describe(self) -> str:
+        cycle = " → ".join(self.tools)
+        what = "the same call" if self.period == 1 else f"the cycle {cycle}"
+        head = f"{self.tools[0]} " if self.period == 1 else ""
+        return f"{head}{what} repeated {self.repeats}x at steps {self.start}..{self.end - 1}"
+
+    def as_dict(self) -> dict[str, JsonValue]:
+        return {
+            "start": self.start,
+            "period": self.period,
+            "repeats": self.repeats,
+            "tools": list(self.tools),
+        }
+
+
+def find_loops(run: RunRecord, threshold: int = 3, max_period: int = 3) -> list[Loop]:
+    """Maximal runs of one call (period 1) or one short cycle (period ≤ ``max_period``) repeated
+    back to back at least ``threshold`` times, in step order and non-overlapping.
+
+    Shorter periods win: ``A A A A`` is one period-1 loop, never a period-2 one. Calls with different
+    arguments differ, so searching three times with three different queries is not a loop. No steps
+    (or fewer than ``threshold``): an empty list.
+    """
+    if threshold < 2:
+        raise ValueError("threshold must be at least 2")
+    sigs = [call_signature(step) for step in run.steps]
+    n = len(sigs)
+    covered = [False] * n
+    loops: list[Loop] = []
+    for period in range(1, max_period + 1):
+        start = 0
+        while start + period * threshold <= n:
+            block = sigs[start : start + period]
+            if any(covered[start : start + period]):
+                start += 1
+                continue
+            repeats = 1
+            while (
+                start + (repeats + 1) * period <= n
+                and sigs[start + repeats * period : start + (repeats + 1) * period] == block
+                and not any(covered[start + repeats * period : start + (repeats + 1) * period])
+            ):
+                repeats += 1
+            if repeats >= threshold:
+                end = start + repeats * period
+                for index in range(start, end):
+                    covered[index] = True
+                tools = tuple(step.tool for step in run.steps[start : start + period])
+                loops.append(Loop(start=start, period=period, repeats=repeats, tools=tools))
+                start = end
+            else:
+                start += 1
+    loops.sort(key=lambda loop: loop.start)
+    return loops
+
+
+def check_steps(run: RunRecord, spec: StepSpec) -> list[CheckResult]:
+    """``steps.budget`` (only when a budget is set), ``steps.redundant`` and ``steps.loop``.
+
+    - budget: passes when ``len(steps) <= budget``; score 1 or 0.
+    - redundant: passes when the number of redundant calls is at most ``max_redundant``; score is
+      the fraction of calls that were not redundant (1.0 for a run with no steps).
+    - loop: passes when :func:`find_loops` finds none at ``loop_threshold``; score 1 or 0.
+    """
+    results: list[CheckResult] = []
+    n = len(run.steps)
+    if spec.budget is not None:
+        over = n > spec.budget
+        results.append(
+            CheckResult(
+                check="steps.budget",
+                axis="step_efficiency",
+                status="fail" if over else "pass",
+                score=0.0 if over else 1.0,
+                reason=f"{n} tool call{'s' if n != 1 else ''} against a budget of {spec.budget}"
+                + (f" ({n - spec.budget} over)" if over else ""),
+                details={"steps": n, "budget": spec.budget},
+            )
+        )
+    pairs = redundant_calls(run)
+    count = len(pairs)
+    if count:
+        shown = "; ".join(
+            f"steps[{repeat}] repeats steps[{first}] {run.steps[repeat].tool}"
+            for first, repeat in pairs[:5]
+        )
+        reason = f"{count} of {n} calls redundant (max {spec.max_redundant}): {shown}"
+        if count > 5:
+            reason += f"; and {count - 5} more"
+    else:
+        reason = f"no redundant calls among {n}"
+    results.append(
+        CheckResult(
+            check="steps.redundant",
+            axis="step_efficiency",
+            status="fail" if count > spec.max_redundant else "pass",
+            score=(n - count) / n if n else 1.0,
+            reason=reason,
+            details={"pairs": [[first, repeat] for first, repeat in pairs], "count": count},
+        )
+    )
+    loops = find_loops(run, spec.loop_threshold)
+    results.append(
+        CheckResult(
+            check="steps.loop",
+            axis="step_efficiency",
+            status="fail" if loops else "pass",
+            score=0.0 if loops else 1.0,
+            reason=(
+                "; ".join(loop.describe() for loop in loops)
+                if loops
+                else f"no call or cycle repeated {spec.loop_threshold}x in a row"
+            ),
+            details={"loops": [loop.as_dict() for loop in loops]},
+        )
+    )
+    return results

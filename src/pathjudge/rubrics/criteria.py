@@ -1,0 +1,275 @@
+"""Single-criterion judged rubrics: one question per judge call, versioned and content-hashed.
+
+A criterion is a small YAML file::
+
+    id: answer-correct
+    version: 1
+    title: Answer correct vs reference
+    criterion: Does the answer state the same facts as the reference answer for this question?
+    inputs: [question, answer, reference]     # the named inputs every item must supply
+    pass_means: The answer contains the reference facts and contradicts none of them.
+    fail_means: The answer misses a reference fact, or states something that contradicts it.
+    unsure_means: (optional) when 'unsure' is right
+    reference: (optional) a fixed reference answer shown to the judge
+    examples:                                  # optional few-shot examples
+      - inputs: {question: ..., answer: ..., reference: ...}
+        verdict: pass
+        reasoning: ...
+
+:attr:`Criterion.content_hash` hashes the canonical JSON of every field, so any edit (even to an example)
+changes the verdict cache key. Loading errors are :class:`~pathjudge.errors.CriterionError` naming the
+file, the YAML line and the field.
+
+The built-in library (``rubrics/criteria/*.yaml``): ``answer-correct``, ``summary-faithful``,
+``summary-covers-points``, ``refusal-appropriate``, ``step-faithful``, ``answer-grounded``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping
+from functools import cache
+from importlib import resources
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from pathjudge.agent.io import format_loc
+from pathjudge.errors import CriterionError, InputError
+
+__all__ = [
+    "BUILTIN_CRITERIA",
+    "Criterion",
+    "CriterionExample",
+    "builtin_criteria",
+    "get_criterion",
+    "load_criterion",
+    "parse_criterion",
+]
+
+BUILTIN_CRITERIA: tuple[str, ...] = (
+    "answer-correct",
+    "answer-grounded",
+    "refusal-appropriate",
+    "step-faithful",
+    "summary-covers-points",
+    "summary-faithful",
+)
+
+_NAME = r"^[a-z][a-z0-9_]*$"
+
+
+class _Record(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class CriterionExample(_Record):
+    """A few-shot example: inputs, the right verdict, and why."""
+
+    inputs: dict[str, str] = Field(description="Values for the criterion's inputs.")
+    verdict: Literal["pass", "fail", "unsure"] = Field(
+        description="The correct verdict for these inputs."
+    )
+    reasoning: str = Field(min_length=1, description="Why that verdict is right.")
+
+
+class Criterion(_Record):
+    """One judged criterion (see the module docstring for the YAML shape)."""
+
+    id: str = Field(
+        pattern=r"^[a-z0-9][a-z0-9_.-]*$", description="Stable id, e.g. 'answer-correct'."
+    )
+    version: str = Field(min_length=1, description="Declared version; bump it on meaningful edits.")
+    title: str | None = Field(default=None, description="Short human title.")
+    criterion: str = Field(min_length=1, description="The one question the judge answers.")
+    inputs: tuple[str, ...] = Field(
+        min_length=1, description="Named inputs every item must supply."
+    )
+    pass_means: str = Field(min_length=1, description="What a 'pass' means.")
+    fail_means: str = Field(min_length=1, description="What a 'fail' means.")
+    unsure_means: str | None = Field(default=None, description="When 'unsure' is the right answer.")
+    reference: str | None = Field(
+        default=None, description="A fixed reference answer shown to the judge."
+    )
+    examples: tuple[CriterionExample, ...] = Field(default=(), description="Few-shot examples.")
+
+    @field_validator("version", mode="before")
+    @classmethod
+    def _version_text(cls, value: Any) -> Any:
+        if isinstance(value, bool):
+            return value
+        if isinstance(value, int | float):
+            return str(value)
+        return value
+
+    @field_validator("inputs")
+    @classmethod
+    def _input_names(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        import re
+
+        for name in value:
+            if not re.match(_NAME, name):
+                raise ValueError(
+                    f"input name {name!r} must be lower_snake_case (letters, digits, _)"
+                )
+        if len(set(value)) != len(value):
+            raise ValueError("input names must be unique")
+        return value
+
+    @model_validator(mode="after")
+    def _examples_fit(self) -> Criterion:
+        wanted = set(self.inputs)
+        for index, example in enumerate(self.examples):
+            got = set(example.inputs)
+            if got != wanted:
+                missing = sorted(wanted - got)
+                extra = sorted(got - wanted)
+                raise ValueError(
+                    f"examples[{index}].inputs must have exactly the inputs {sorted(wanted)}"
+                    + (f"; missing {missing}" if missing else "")
+                    + (f"; unknown {extra}" if extra else "")
+                )
+        return self
+
+    @property
+    def content_hash(self) -> str:
+        """``sha256:`` + 24 hex digits of the canonical JSON of every field: any edit changes it."""
+        canonical = json.dumps(self.model_dump(mode="json"), sort_keys=True, separators=(",", ":"))
+        return "sha256:" + hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:24]
+
+    def check_inputs(self, inputs: Mapping[str, object], *, item_id: str | None = None) -> None:
+        """Raise :class:`InputError` if ``inputs`` lacks a required input or has a non-string value.
+
+        Extra inputs are an error too (a typo'd name would otherwise be silently ignored).
+        """
+        missing = [name for name in self.inputs if name not in inputs]
+        unknown = sorted(set(inputs) - set(self.inputs))
+        where = f"item {item_id!r}" if item_id is not None else "item"
+        if missing:
+            raise InputError(
+                f"{where} lacks input(s) {missing} needed by criterion {self.id!r}",
+                field="inputs",
+                hint=f"supply all of {list(self.inputs)}",
+            )
+        if unknown:
+            raise InputError(
+                f"{where} has input(s) {unknown} that criterion {self.id!r} does not use",
+                field="inputs",
+                hint=f"use exactly {list(self.inputs)}",
+            )
+        for name in self.inputs:
+            if not isinstance(inputs[name], str):
+                raise InputError(
+                    f"{where} input {name!r} must be a string, got {type(inputs[name]).__name__}",
+                    field=f"inputs.{name}",
+                    hint="serialise structured values (e.g. as JSON) before judging",
+                )
+
+
+def _node_line(root: yaml.Node | None, loc: tuple[int | str, ...]) -> int | None:
+    """The 1-based YAML line of the node at ``loc`` (or of its deepest existing ancestor)."""
+    if root is None:
+        return None
+    node: yaml.Node = root
+    line = node.start_mark.line + 1
+    for part in loc:
+        if isinstance(node, yaml.MappingNode) and isinstance(part, str):
+            for key, value in node.value:
+                if getattr(key, "value", None) == part:
+                    node = value
+                    line = key.start_mark.line + 1
+                    break
+            else:
+                return line
+        elif (
+            isinstance(node, yaml.SequenceNode) and isinstance(part, int) and part < len(node.value)
+        ):
+            node = node.value[part]
+            line = node.start_mark.line + 1
+        else:
+            return line
+    return line
+
+
+def parse_criterion(text: str, *, source: str | Path = "<criterion>") -> Criterion:
+    """Parse and validate one criterion from YAML text; errors name ``source``, line and field."""
+    try:
+        root = yaml.compose(text, Loader=yaml.SafeLoader)
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = mark.line + 1 if mark is not None else None
+        problem = getattr(exc, "problem", None) or "invalid YAML"
+        raise CriterionError(f"not valid YAML ({problem})", file=source, line=line) from None
+    if not isinstance(data, dict):
+        raise CriterionError(
+            "a criterion must be a YAML mapping with id, version, criterion, inputs, pass_means, fail_means",
+            file=source,
+            line=1,
+        )
+    try:
+        return Criterion.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors(include_url=False, include_input=False)[0]
+        loc = tuple(first.get("loc", ()))
+        kind = str(first.get("type", ""))
+        msg = str(first.get("msg", "invalid value"))
+        if kind == "extra_forbidden":
+            msg = "unknown field in a criterion"
+        hint = {
+            "missing": "add it",
+            "extra_forbidden": "allowed fields: " + ", ".join(Criterion.model_fields),
+            "literal_error": "use one of the values listed",
+        }.get(kind)
+        raise CriterionError(
+            msg, file=source, line=_node_line(root, loc), field=format_loc(loc) or None, hint=hint
+        ) from None
+
+
+def load_criterion(path: str | Path) -> Criterion:
+    """Load one criterion YAML file."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise CriterionError("file not found", file=path, hint="check the path") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise CriterionError(f"could not be read ({type(exc).__name__})", file=path) from None
+    return parse_criterion(text, source=path)
+
+
+@cache
+def builtin_criteria() -> dict[str, Criterion]:
+    """The built-in library, by id (loaded once from the package's ``criteria/*.yaml``)."""
+    folder = resources.files("pathjudge.rubrics").joinpath("criteria")
+    found: dict[str, Criterion] = {}
+    for name in BUILTIN_CRITERIA:
+        entry = folder.joinpath(f"{name}.yaml")
+        found[name] = parse_criterion(
+            entry.read_text(encoding="utf-8"), source=f"pathjudge:criteria/{name}.yaml"
+        )
+    return found
+
+
+def get_criterion(ref: str | Path) -> Criterion:
+    """A built-in criterion by id, or a criterion YAML file by path.
+
+    An unknown id that is not an existing file raises :class:`CriterionError` listing the built-ins.
+    """
+    text = str(ref)
+    library = builtin_criteria()
+    if text in library:
+        return library[text]
+    path = Path(text)
+    if path.suffix in {".yaml", ".yml"} or path.exists():
+        return load_criterion(path)
+    raise CriterionError(
+        f"unknown criterion {text!r}",
+        field="criterion",
+        hint="use a built-in id ("
+        + ", ".join(BUILTIN_CRITERIA)
+        + ") or a path to a criterion YAML file",
+    )

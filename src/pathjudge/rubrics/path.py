@@ -1,0 +1,905 @@
+"""Reference-path matching: optimal pairing of a run's calls with a reference, and the path score.
+
+A run's tool calls are paired with the steps of a reference path by an *optimal* assignment, never by
+greedy first-come pairing: the pairing first maximises the number of calls that fully match their
+reference step, then the number of pairs with the right tool, then the argument match scores. When the
+mode constrains order, only order-consistent pairings are considered (weighted longest common
+subsequence for a chain; exact branch and bound for a partial order or for parallel calls).
+
+Modes (``actual`` = the run's calls, ``reference`` = the reference steps):
+
+- ``strict``: the same calls in the same order and nothing else.
+- ``in_order``: the reference is a subsequence of the run (other calls may come in between).
+- ``unordered``: the same multiset of calls, any order.
+- ``subset``: every call of the run is a reference step (reference steps may be left out).
+- ``superset``: every reference step is among the run's calls (other calls are allowed).
+- ``partial_order``: every reference step is among the run's calls and each comes after the steps
+  listed in its ``after`` (transitively); steps without constraints may come in any order.
+
+The path score is ``100 - costs`` floored at 0, with one cost per fault (defaults from the path-score
+lesson: missing step 25, wasted call 10, over budget 20, wrong order 15):
+
+- *missing*: a reference step with no fully matching call (a call with the right tool but wrong
+  arguments is an argument diff and costs a missing step), in the modes that require every step;
+- *wasted*: an unpaired call that repeats an earlier call (same tool, same normalised arguments), or,
+  in the modes that forbid other calls (strict, unordered, subset), any unpaired call;
+- *over budget*: charged once when the run has more calls than the step budget;
+- *wrong order*: charged once. In ``strict`` and ``in_order`` it is charged whenever the reference is
+  not realised as an ordered subsequence of the run, so a missing step also breaks the order (as in the
+  lesson: a run without the refund step is both missing a step and out of order). In
+  ``partial_order`` it is charged when a present step comes before a step it depends on.
+
+Empty input: an empty reference is satisfied by an empty run in every mode; calls then count as extras
+(wasted in the modes that forbid other calls). A run with no calls misses every reference step.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Literal, assert_never
+
+from pydantic import BaseModel, ConfigDict, Field, JsonValue, model_validator
+
+from pathjudge.agent.trajectory import RunRecord, Step
+from pathjudge.rubrics.assertions.arguments import CallExpectation, match_call
+
+__all__ = [
+    "MODES",
+    "ArgDiff",
+    "FaultCosts",
+    "Mode",
+    "PairedStep",
+    "PathAlignment",
+    "RefSpec",
+    "ReferencePath",
+    "ReferenceStep",
+    "StepMatch",
+    "StepMatcher",
+    "align_calls",
+    "align_path",
+    "best_alignment",
+    "compile_reference",
+    "hungarian",
+    "result_contains",
+    "score_paths",
+]
+
+Mode = Literal["strict", "in_order", "unordered", "subset", "superset", "partial_order"]
+MODES: tuple[Mode, ...] = ("strict", "in_order", "unordered", "subset", "superset", "partial_order")
+
+_REQUIRES_ALL: frozenset[str] = frozenset(
+    {"strict", "in_order", "unordered", "superset", "partial_order"}
+)
+_FORBIDS_EXTRA: frozenset[str] = frozenset({"strict", "unordered", "subset"})
+
+# Above this many search nodes the exact branch and bound stops and keeps its best pairing so far
+# (reported as ``search_truncated``); never reached with the usual handful of reference steps.
+_NODE_LIMIT = 200_000
+
+
+class FaultCosts(BaseModel):
+    """Points taken off 100 per path fault. Defaults are the path-score lesson's 25/10/20/15."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    missing: int = Field(
+        default=25, ge=0, description="Per reference step not matched by any call."
+    )
+    wasted: int = Field(
+        default=10,
+        ge=0,
+        description="Per wasted call (a repeat, or an extra where none is allowed).",
+    )
+    over_budget: int = Field(
+        default=20, ge=0, description="Once, when the run has more calls than its step budget."
+    )
+    wrong_order: int = Field(
+        default=15, ge=0, description="Once, when the reference order is not respected."
+    )
+
+
+class ArgDiff(BaseModel):
+    """One argument of a paired call that differs from its reference step."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    path: str = Field(
+        description="Argument path, e.g. 'order.id' or 'items[0]'; 'result' for a result check."
+    )
+    reason: str = Field(description="What differs, e.g. \"expected 'A17', got 'B99'\".")
+    kind: str = Field(default="value", description="Kind of difference (matcher-defined).")
+
+
+@dataclass(frozen=True, slots=True)
+class StepMatch:
+    """How one call compares with one reference step of the same tool."""
+
+    ok: bool
+    score: float
+    diffs: tuple[ArgDiff, ...] = ()
+
+
+StepMatcher = Callable[[Step], StepMatch]
+"""Compares a call (already known to use the step's tool) with one reference step."""
+
+
+class PairedStep(BaseModel):
+    """A reference step paired with a call of the run."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    ref: str = Field(description="Reference step id (its 1-based position when it has no id).")
+    call: int = Field(description="0-based index of the paired call in the run.")
+    tool: str
+    ok: bool = Field(description="Whether the call fully matches the step (arguments and result).")
+    in_order: bool = Field(description="False when the pair only exists out of the required order.")
+    diffs: tuple[ArgDiff, ...] = Field(default=(), description="Argument paths that differ.")
+
+
+class PathAlignment(BaseModel):
+    """The alignment of one run with one reference path: the diff, the faults and the path score."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    reference: str = Field(description="Name of the reference path.")
+    mode: Mode
+    satisfied: bool = Field(
+        description="Whether the run meets the mode exactly: every required step matched, in order "
+        "where order matters, no forbidden extra and no wasted call (the step budget is judged apart)."
+    )
+    score: int = Field(ge=0, le=100, description="Path score: 100 minus fault costs, floored at 0.")
+    pairs: tuple[PairedStep, ...] = Field(
+        description="Reference steps paired with calls, in reference order."
+    )
+    missing: tuple[str, ...] = Field(description="Reference steps with no call of their tool.")
+    extra: tuple[int, ...] = Field(description="Indices of calls paired with no reference step.")
+    wasted: tuple[int, ...] = Field(description="Indices of calls charged as wasted.")
+    out_of_order: tuple[str, ...] = Field(description="Reference steps present only out of order.")
+    over_budget: bool
+    order_fault: bool
+    faults: dict[str, int] = Field(
+        description="Count per fault kind: missing, wasted, over_budget, wrong_order."
+    )
+    search_truncated: bool = Field(
+        default=False, description="True when the exact search hit its node limit."
+    )
+    reason: str = Field(description="Why, in words that reproduce the score.")
+
+    @property
+    def argument_diffs(self) -> tuple[PairedStep, ...]:
+        return tuple(p for p in self.pairs if p.diffs)
+
+    def diff_lines(self) -> list[str]:
+        """The alignment diff as short human-readable lines (for JUnit, pytest and terminal output)."""
+        lines: list[str] = []
+        for pair in self.pairs:
+            mark = "=" if pair.ok and pair.in_order else ("~" if pair.in_order else "↕")
+            text = f"  {mark} {pair.ref} ↔ call {pair.call} {pair.tool}"
+            if not pair.in_order:
+                text += " (out of order)"
+            for diff in pair.diffs:
+                text += f"; {diff.path}: {diff.reason}"
+            lines.append(text)
+        lines.extend(f"  - missing {ref}" for ref in self.missing)
+        lines.extend(
+            f"  + extra call {index}{' (wasted)' if index in self.wasted else ''}"
+            for index in self.extra
+        )
+        return lines
+
+
+# --------------------------------------------------------------------------------------------------
+# Optimal assignment
+
+
+def hungarian(cost: Sequence[Sequence[float]]) -> list[int]:
+    """Minimum-cost assignment for an ``n x m`` matrix with ``n <= m``; returns the column per row.
+
+    Pure Python O(n^2 m) (Kuhn-Munkres with potentials), exact for any real costs. Empty input (no
+    rows) returns an empty list.
+    """
+    n = len(cost)
+    if n == 0:
+        return []
+    m = len(cost[0])
+    if m < n:
+        raise ValueError(f"hungarian needs rows <= columns, got {n} x {m}")
+    inf = float("inf")
+    u = [0.0] * (n + 1)
+    v = [0.0] * (m + 1)
+    p = [0] * (m + 1)
+    way = [0] * (m + 1)
+    for i in range(1, n + 1):
+        p[0] = i
+        j0 = 0
+        minv = [inf] * (m + 1)
+        used = [False] * (m + 1)
+        while True:
+            used[j0] = True
+            i0 = p[j0]
+            row = cost[i0 - 1]
+            ui0 = u[i0]
+            delta = inf
+            j1 = 0
+            for j in range(1, m + 1):
+                if not used[j]:
+                    cur = row[j - 1] - ui0 - v[j]
+                    if cur < minv[j]:
+                        minv[j] = cur
+                        way[j] = j0
+                    if minv[j] < delta:
+                        delta = minv[j]
+                        j1 = j
+            for j in range(m + 1):
+                if used[j]:
+                    u[p[j]] += delta
+                    v[j] -= delta
+                else:
+                    minv[j] -= delta
+            j0 = j1
+            if p[j0] == 0:
+                break
+        while True:
+            j1 = way[j0]
+            p[j0] = p[j1]
+            j0 = j1
+            if j0 == 0:
+                break
+    assignment = [-1] * n
+    for j in range(1, m + 1):
+        if p[j]:
+            assignment[p[j] - 1] = j - 1
+    return assignment
+
+
+def _max_weight_matching(
+    weights: dict[tuple[int, int], float], refs: list[int], calls: list[int]
+) -> dict[int, int]:
+    """Maximum-weight matching between ``refs`` and ``calls`` over the positive ``weights``; ref -> call."""
+    if not refs or not calls:
+        return {}
+    edges = {key: w for key, w in weights.items() if key[0] in refs and key[1] in calls}
+    if not edges:
+        return {}
+    # Trivial case: no ref or call shares an edge with another, so every edge is taken.
+    ref_deg: dict[int, int] = {}
+    call_deg: dict[int, int] = {}
+    for r, c in edges:
+        ref_deg[r] = ref_deg.get(r, 0) + 1
+        call_deg[c] = call_deg.get(c, 0) + 1
+    if all(d == 1 for d in ref_deg.values()) and all(d == 1 for d in call_deg.values()):
+        return dict(edges.keys())
+    rows = sorted(ref_deg)
+    cols = sorted(call_deg)
+    top = max(edges.values())
+    transpose = len(rows) > len(cols)
+    if transpose:
+        rows, cols = cols, rows
+    matrix = [[top - edges.get((c, r) if transpose else (r, c), 0.0) for c in cols] for r in rows]
+    assignment = hungarian(matrix)
+    result: dict[int, int] = {}
+    for ri, ci in enumerate(assignment):
+        r, c = rows[ri], cols[ci]
+        ref, call = (c, r) if transpose else (r, c)
+        if (ref, call) in edges:
+            result[ref] = call
+    return result
+
+
+# --------------------------------------------------------------------------------------------------
+# Order-consistent pairing
+
+
+def _chain_dp(weights: dict[tuple[int, int], float], n_refs: int, n_calls: int) -> dict[int, int]:
+    """Weighted longest common subsequence: the best pairing that keeps reference order."""
+    if not weights:
+        return {}
+    dp = [[0.0] * (n_calls + 1) for _ in range(n_refs + 1)]
+    for r in range(1, n_refs + 1):
+        prev = dp[r - 1]
+        cur = dp[r]
+        for c in range(1, n_calls + 1):
+            best = prev[c] if prev[c] >= cur[c - 1] else cur[c - 1]
+            w = weights.get((r - 1, c - 1))
+            if w is not None and prev[c - 1] + w > best:
+                best = prev[c - 1] + w
+            cur[c] = best
+    pairs: dict[int, int] = {}
+    r, c = n_refs, n_calls
+    while r > 0 and c > 0:
+        w = weights.get((r - 1, c - 1))
+        if w is not None and dp[r][c] == dp[r - 1][c - 1] + w and dp[r][c] != dp[r - 1][c]:
+            pairs[r - 1] = c - 1
+            r -= 1
+            c -= 1
+        elif dp[r][c] == dp[r - 1][c]:
+            r -= 1
+        else:
+            c -= 1
+    return pairs
+
+
+def _constrained_search(
+    weights: dict[tuple[int, int], float],
+    order: list[int],
+    ancestors: list[frozenset[int]],
+    allowed: Callable[[int, int], bool],
+) -> tuple[dict[int, int], bool]:
+    """Exact branch and bound: the best pairing where each ref's call is ``allowed`` after its ancestors'.
+
+    ``order`` is a topological order of the refs; ``allowed(a, b)`` says call ``b`` may serve a step that
+    depends on a step served by call ``a``. Returns the pairing and whether the node limit was hit.
+    """
+    candidates: dict[int, list[tuple[float, int]]] = {}
+    for (r, c), w in weights.items():
+        candidates.setdefault(r, []).append((w, c))
+    for r in candidates:
+        candidates[r].sort(key=lambda item: (-item[0], item[1]))
+    best_remaining = [0.0] * (len(order) + 1)
+    for k in range(len(order) - 1, -1, -1):
+        opts = candidates.get(order[k])
+        best_remaining[k] = best_remaining[k + 1] + (opts[0][0] if opts else 0.0)
+    best_total = -1.0
+    best_pairs: dict[int, int] = {}
+    current: dict[int, int] = {}
+    used: set[int] = set()
+    nodes = 0
+    truncated = False
+
+    def visit(k: int, total: float) -> None:
+        nonlocal best_total, best_pairs, nodes, truncated
+        nodes += 1
+        if nodes > _NODE_LIMIT:
+            truncated = True
+            return
+        if total + best_remaining[k] <= best_total:
+            return
+        if k == len(order):
+            best_total = total
+            best_pairs = dict(current)
+            return
+        ref = order[k]
+        for w, call in candidates.get(ref, ()):
+            if call in used:
+                continue
+            if all(allowed(current[a], call) for a in ancestors[ref] if a in current):
+                used.add(call)
+                current[ref] = call
+                visit(k + 1, total + w)
+                del current[ref]
+                used.discard(call)
+        visit(k + 1, total)
+
+    visit(0, 0.0)
+    return best_pairs, truncated
+
+
+# --------------------------------------------------------------------------------------------------
+# Results
+
+
+def _walk_strings(value: JsonValue) -> Iterable[str]:
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, list):
+        for item in value:
+            yield from _walk_strings(item)
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from _walk_strings(item)
+
+
+def result_contains(result: JsonValue, wanted: str) -> bool:
+    """Whether a tool result carries ``wanted``: as a whole string value anywhere in the JSON result.
+
+    A string result that is itself JSON (an array or object) is parsed and searched the same way; any
+    other string result matches when ``wanted`` appears in it as a whole word. ``None`` contains nothing.
+    """
+    if isinstance(result, str):
+        stripped = result.lstrip()
+        if stripped[:1] in ("[", "{"):
+            try:
+                parsed: JsonValue = json.loads(result)
+            except ValueError:
+                parsed = None
+            else:
+                return any(s == wanted for s in _walk_strings(parsed))
+        return re.search(rf"(?<![\w-]){re.escape(wanted)}(?![\w-])", result) is not None
+    return any(s == wanted for s in _walk_strings(result))
+
+
+# --------------------------------------------------------------------------------------------------
+# Alignment
+
+
+@dataclass(frozen=True, slots=True)
+class RefSpec:
+    """A reference step as the aligner sees it: its label, tool, matcher and dependencies."""
+
+    label: str
+    tool: str
+    matcher: StepMatcher
+    after: tuple[str, ...] = ()
+
+
+class _Weights:
+    """Lexicographic pair weights: fully matching pairs first, then any same-tool pair, then score."""
+
+    __slots__ = ("ok_weight", "pair_weight")
+
+    def __init__(self, n: int) -> None:
+        self.pair_weight = float(2 * (n + 1))
+        self.ok_weight = self.pair_weight * float(2 * (n + 1))
+
+    def of(self, match: StepMatch) -> float:
+        if match.ok:
+            return self.ok_weight + self.pair_weight + 1.0
+        return self.pair_weight + max(0.0, min(1.0, match.score))
+
+
+def align_calls(
+    steps: Sequence[Step],
+    refs: Sequence[RefSpec],
+    mode: Mode,
+    *,
+    name: str = "reference",
+    budget: int | None = None,
+    costs: FaultCosts | None = None,
+    redundant: Iterable[int] = (),
+) -> PathAlignment:
+    """Align a run's calls with one reference path under ``mode`` and score the path.
+
+    ``redundant`` holds the indices of calls that repeat an earlier call (see the step checks); unpaired
+    ones are charged as wasted. ``budget=None`` means no step budget. Empty input: see the module doc.
+    """
+    costs = costs or FaultCosts()
+    n_refs, n_calls = len(refs), len(steps)
+    weigher = _Weights(max(n_refs, n_calls))
+    matches: dict[tuple[int, int], StepMatch] = {}
+    weights: dict[tuple[int, int], float] = {}
+    by_tool: dict[str, list[int]] = {}
+    for index, step in enumerate(steps):
+        by_tool.setdefault(step.tool, []).append(index)
+    for r, ref in enumerate(refs):
+        for c in by_tool.get(ref.tool, ()):
+            m = ref.matcher(steps[c])
+            matches[(r, c)] = m
+            # A vanishing preference for earlier calls: among equally good pairings the first of
+            # several identical calls is paired, so a repeat is the one left over (and wasted).
+            weights[(r, c)] = weigher.of(m) - c * 1e-9
+
+    # 1. The best pairing regardless of order: most fully matching pairs, then most pairs, then scores.
+    full = _max_weight_matching(weights, list(range(n_refs)), list(range(n_calls)))
+    best_ok = sum(1 for r, c in full.items() if matches[(r, c)].ok)
+    ok_weights = {key: w for key, w in weights.items() if matches[key].ok}
+    truncated = False
+    order_matters: bool
+    late: set[int] = set()
+    if mode == "strict" or mode == "in_order" or mode == "partial_order":
+        order_matters = True
+        # 2. The best order-consistent pairing of fully matching calls.
+        turns = [s.turn for s in steps]
+        if mode == "partial_order":
+            topo, ancestors = _topology(refs)
+
+            def allowed(a: int, b: int) -> bool:
+                return a < b
+        else:
+            topo = list(range(n_refs))
+            ancestors = [frozenset(range(r)) for r in range(n_refs)]
+
+            def allowed(a: int, b: int) -> bool:
+                return turns[a] <= turns[b]
+
+        if mode != "partial_order" and len(set(turns)) == len(turns):
+            ordered = _chain_dp(ok_weights, n_refs, n_calls)
+        else:
+            ordered, truncated = _constrained_search(ok_weights, topo, ancestors, allowed)
+        if len(ordered) == best_ok:
+            # every fully matching pair fits the order; pair what is left for the argument diffs
+            paired = dict(ordered)
+            taken = set(paired.values())
+            rest = _max_weight_matching(
+                weights,
+                [r for r in range(n_refs) if r not in paired],
+                [c for c in range(n_calls) if c not in taken],
+            )
+            paired.update(rest)
+        else:
+            # 3. Order cannot be kept without losing a matching call: keep the best pairing and mark
+            # the steps whose call breaks the order.
+            paired = full
+            ok_pairs = {key for key, m in matches.items() if m.ok}
+            late = _order_breakers(paired, topo, ancestors, allowed, ok_pairs)
+    elif mode == "unordered" or mode == "subset" or mode == "superset":
+        order_matters = False
+        paired = full
+    else:
+        assert_never(mode)
+
+    pairs: list[PairedStep] = []
+    missing: list[str] = []
+    out_of_order: list[str] = []
+    mismatched = 0
+    for r, ref in enumerate(refs):
+        call = paired.get(r)
+        in_order = r not in late
+        if call is None:
+            missing.append(ref.label)
+            continue
+        m = matches[(r, call)]
+        if not in_order:
+            out_of_order.append(ref.label)
+        if not m.ok:
+            mismatched += 1
+        pairs.append(
+            PairedStep(
+                ref=ref.label, call=call, tool=ref.tool, ok=m.ok, in_order=in_order, diffs=m.diffs
+            )
+        )
+    used_calls = {p.call for p in pairs}
+    extra = [c for c in range(n_calls) if c not in used_calls]
+    redundant_set = set(redundant)
+    forbids_extra = mode in _FORBIDS_EXTRA
+    requires_all = mode in _REQUIRES_ALL
+    wasted = [c for c in extra if forbids_extra or c in redundant_set]
+
+    n_missing = (len(missing) + mismatched) if requires_all else 0
+    # Where steps may be left out but other calls may not (subset), a wrong-argument call is wasted.
+    wasted_count = len(wasted) + (mismatched if forbids_extra and not requires_all else 0)
+    over = budget is not None and n_calls > budget
+    if mode == "strict" or mode == "in_order":
+        order_fault = bool(missing or out_of_order or mismatched)
+    elif mode == "partial_order":
+        order_fault = bool(out_of_order)
+    else:
+        order_fault = False
+
+    faults = {
+        "missing": n_missing,
+        "wasted": wasted_count,
+        "over_budget": int(over),
+        "wrong_order": int(order_fault),
+    }
+    total = (
+        costs.missing * n_missing
+        + costs.wasted * wasted_count
+        + (costs.over_budget if over else 0)
+        + (costs.wrong_order if order_fault else 0)
+    )
+    score = max(0, 100 - total)
+    satisfied = (
+        not mismatched
+        and not (requires_all and missing)
+        and not (forbids_extra and extra)
+        and not (order_matters and out_of_order)
+        and not wasted
+    )
+    reason = _reason(
+        name,
+        mode,
+        n_refs,
+        pairs,
+        missing,
+        extra,
+        wasted,
+        out_of_order,
+        over,
+        order_fault,
+        n_calls,
+        budget,
+        faults,
+        costs,
+        score,
+    )
+    return PathAlignment(
+        reference=name,
+        mode=mode,
+        satisfied=satisfied,
+        score=score,
+        pairs=tuple(pairs),
+        missing=tuple(missing),
+        extra=tuple(extra),
+        wasted=tuple(wasted),
+        out_of_order=tuple(out_of_order),
+        over_budget=over,
+        order_fault=order_fault,
+        faults=faults,
+        search_truncated=truncated,
+        reason=reason,
+    )
+
+
+def _order_breakers(
+    paired: Mapping[int, int],
+    topo: Sequence[int],
+    ancestors: Sequence[frozenset[int]],
+    allowed: Callable[[int, int], bool],
+    ok_pairs: set[tuple[int, int]],
+) -> set[int]:
+    """The paired steps whose call breaks the order (they are reported out of order).
+
+    For a chain: the fewest steps to drop so the rest keep the order (longest order-consistent
+    subsequence). For a partial order: each step whose call comes before a call of a step it depends on.
+    """
+    chain = all(ancestors[r] == frozenset(range(r)) for r in range(len(ancestors)))
+    kept = [r for r in topo if r in paired and (r, paired[r]) in ok_pairs]
+    if not chain:
+        return {
+            r
+            for r in kept
+            if any(a in paired and not allowed(paired[a], paired[r]) for a in ancestors[r])
+        }
+    best: list[tuple[int, int]] = []
+    for i, r in enumerate(kept):
+        length, prev = 1, -1
+        for j in range(i):
+            if allowed(paired[kept[j]], paired[r]) and best[j][0] + 1 > length:
+                length, prev = best[j][0] + 1, j
+        best.append((length, prev))
+    if not best:
+        return set()
+    end = max(range(len(kept)), key=lambda i: (best[i][0], -i))
+    keep: set[int] = set()
+    while end != -1:
+        keep.add(kept[end])
+        end = best[end][1]
+    return {r for r in kept if r not in keep}
+
+
+def _topology(refs: Sequence[RefSpec]) -> tuple[list[int], list[frozenset[int]]]:
+    """A topological order of the refs (stable) and each ref's transitive ancestors."""
+    index = {ref.label: i for i, ref in enumerate(refs)}
+    parents = [[index[a] for a in ref.after] for ref in refs]
+    ancestors: list[frozenset[int] | None] = [None] * len(refs)
+
+    def anc(i: int, stack: tuple[int, ...]) -> frozenset[int]:
+        known = ancestors[i]
+        if known is not None:
+            return known
+        if i in stack:
+            raise ValueError(f"reference step {refs[i].label!r} depends on itself through 'after'")
+        acc: set[int] = set()
+        for p in parents[i]:
+            acc.add(p)
+            acc |= anc(p, (*stack, i))
+        result = frozenset(acc)
+        ancestors[i] = result
+        return result
+
+    resolved = [anc(i, ()) for i in range(len(refs))]
+    topo = sorted(range(len(refs)), key=lambda i: (len(resolved[i]), i))
+    return topo, resolved
+
+
+def _reason(
+    name: str,
+    mode: Mode,
+    n_refs: int,
+    pairs: list[PairedStep],
+    missing: list[str],
+    extra: list[int],
+    wasted: list[int],
+    out_of_order: list[str],
+    over: bool,
+    order_fault: bool,
+    n_calls: int,
+    budget: int | None,
+    faults: dict[str, int],
+    costs: FaultCosts,
+    score: int,
+) -> str:
+    ok = sum(1 for p in pairs if p.ok and p.in_order)
+    parts = [f"{name} ({mode}): {ok} of {n_refs} reference steps matched"]
+    if missing:
+        parts.append("missing: " + ", ".join(missing))
+    diffs = [p for p in pairs if p.diffs or not p.ok]
+    if diffs:
+        parts.append(
+            "argument diffs: "
+            + "; ".join(
+                f"{p.ref} (call {p.call}): "
+                + (", ".join(f"{d.path} {d.reason}" for d in p.diffs) or "no match")
+                for p in diffs
+            )
+        )
+    if out_of_order:
+        parts.append("out of order: " + ", ".join(out_of_order))
+    if extra:
+        parts.append("extra calls: " + ", ".join(str(i) for i in extra))
+    if wasted:
+        parts.append("wasted calls: " + ", ".join(str(i) for i in wasted))
+    if over:
+        parts.append(f"{n_calls} calls over the budget of {budget}")
+    charges = []
+    if faults["missing"]:
+        charges.append(f"{costs.missing}x{faults['missing']} missing")
+    if faults["wasted"]:
+        charges.append(f"{costs.wasted}x{faults['wasted']} wasted")
+    if over:
+        charges.append(f"{costs.over_budget} over budget")
+    if order_fault:
+        charges.append(f"{costs.wrong_order} wrong order")
+    parts.append(f"path score {score} = 100" + "".join(f" - {c}" for c in charges))
+    return "; ".join(parts)
+
+
+def best_alignment(alignments: Sequence[PathAlignment]) -> PathAlignment:
+    """The best of several references: highest score, then satisfied, then fewest faults, then first.
+
+    Raises ``ValueError`` on an empty sequence (a task without references has no path score).
+    """
+    if not alignments:
+        raise ValueError("best_alignment needs at least one alignment")
+    best = alignments[0]
+    for candidate in alignments[1:]:
+        if (candidate.score, candidate.satisfied, -sum(candidate.faults.values())) > (
+            best.score,
+            best.satisfied,
+            -sum(best.faults.values()),
+        ):
+            best = candidate
+    return best
+
+
+# --------------------------------------------------------------------------------------------------
+# Declarative references (what a suite file holds)
+
+
+class ReferenceStep(CallExpectation):
+    """One step of a reference path: an expected call plus its id, dependencies and result check.
+
+    A step that lists no ``args`` (and no ``extra_args``) accepts any arguments. ``after`` lists the
+    ids of the steps whose results this one needs (only meaningful in ``partial_order`` mode).
+    ``result_contains`` lists strings that the call's result must carry (see :func:`result_contains`),
+    e.g. the id of the document that holds the answer.
+    """
+
+    id: str | None = Field(
+        default=None, min_length=1, description="Step id, referenced by 'after'."
+    )
+    after: tuple[str, ...] = Field(default=(), description="Ids of steps this one must come after.")
+    result_contains: tuple[str, ...] = Field(
+        default=(), description="Strings the call's result must contain (e.g. a document id)."
+    )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _any_args_by_default(cls, data: object) -> object:
+        if isinstance(data, Mapping) and "args" not in data and "extra_args" not in data:
+            return {**data, "extra_args": "allow"}
+        return data
+
+
+class ReferencePath(BaseModel):
+    """An acceptable path: steps and the mode that says how a run must contain them."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    name: str | None = Field(
+        default=None, description="Name shown in reasons (default: reference N)."
+    )
+    mode: Mode = Field(default="in_order", description="How the run must contain the steps.")
+    steps: tuple[ReferenceStep, ...] = Field(description="The reference steps, in reference order.")
+
+    @model_validator(mode="after")
+    def _check_ids(self) -> ReferencePath:
+        seen: set[str] = set()
+        for step in self.steps:
+            if step.id is not None:
+                if step.id in seen:
+                    raise ValueError(f"step id {step.id!r} appears twice in one reference")
+                seen.add(step.id)
+        for step in self.steps:
+            if step.after and self.mode != "partial_order":
+                raise ValueError(
+                    f"step {step.id or step.tool!r} lists 'after' but the mode is {self.mode!r}; "
+                    "'after' only applies in mode partial_order"
+                )
+            unknown = [a for a in step.after if a not in seen]
+            if unknown:
+                raise ValueError(
+                    f"step {step.id or step.tool!r} lists unknown step ids in 'after': {', '.join(unknown)}"
+                )
+        if self.mode == "partial_order":
+            _topology(compile_reference(self))
+        return self
+
+
+def _step_matcher(step: ReferenceStep) -> StepMatcher:
+    wanted = step.result_contains
+
+    def match(call: Step) -> StepMatch:
+        if call.arguments_error is not None:
+            return StepMatch(
+                False,
+                0.0,
+                (
+                    ArgDiff(
+                        path="",
+                        reason=f"arguments not valid JSON: {call.arguments_error}",
+                        kind="malformed",
+                    ),
+                ),
+            )
+        found = match_call(call.tool, call.arguments, step)
+        diffs = tuple(ArgDiff(path=m.path, reason=m.reason, kind=m.kind) for m in found.mismatches)
+        ok = found.ok
+        if wanted:
+            absent = [w for w in wanted if not result_contains(call.result, w)]
+            if absent:
+                ok = False
+                diffs = (
+                    *diffs,
+                    ArgDiff(
+                        path="result", reason="does not contain " + ", ".join(absent), kind="result"
+                    ),
+                )
+        return StepMatch(ok, found.score, diffs)
+
+    return match
+
+
+def compile_reference(reference: ReferencePath) -> tuple[RefSpec, ...]:
+    """The aligner's view of a reference: one :class:`RefSpec` per step (unnamed steps are ``#N``)."""
+    return tuple(
+        RefSpec(
+            label=step.id or f"#{i + 1}",
+            tool=step.tool,
+            matcher=_step_matcher(step),
+            after=step.after,
+        )
+        for i, step in enumerate(reference.steps)
+    )
+
+
+def align_path(
+    run: RunRecord | Sequence[Step],
+    reference: ReferencePath,
+    *,
+    budget: int | None = None,
+    costs: FaultCosts | None = None,
+    redundant: Iterable[int] = (),
+    name: str | None = None,
+) -> PathAlignment:
+    """Align a run (or its steps) with one declarative reference; see :func:`align_calls`."""
+    steps = run.steps if isinstance(run, RunRecord) else run
+    return align_calls(
+        steps,
+        compile_reference(reference),
+        reference.mode,
+        name=name or reference.name or "reference",
+        budget=budget,
+        costs=costs,
+        redundant=redundant,
+    )
+
+
+def score_paths(
+    run: RunRecord | Sequence[Step],
+    references: Sequence[ReferencePath],
+    *,
+    budget: int | None = None,
+    costs: FaultCosts | None = None,
+    redundant: Iterable[int] = (),
+) -> PathAlignment | None:
+    """The best alignment over several acceptable references; ``None`` when there are none."""
+    if not references:
+        return None
+    marks = tuple(redundant)
+    return best_alignment(
+        [
+            align_path(
+                run,
+                ref,
+                budget=budget,
+                costs=costs,
+                redundant=marks,
+                name=ref.name or f"reference {i + 1}",
+            )
+            for i, ref in enumerate(references)
+        ]
+    )

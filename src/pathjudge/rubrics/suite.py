@@ -1,0 +1,552 @@
+"""Suites: the YAML file that says what good looks like for each task, validated by Pydantic.
+
+A suite file::
+
+    schema_version: 1
+    name: docent
+    weights: {success: 2, tool_calls: 1, trajectory: 1}   # optional weights of the overall score
+    defaults:                                             # deep-merged under every task
+      tools: {required: [search_docs]}
+      steps: {budget: 4}
+      costs: {missing: 25, wasted: 10, over_budget: 20, wrong_order: 15}
+    tasks:
+      - id: rate-429
+        input: What HTTP status code does Meridian return when you exceed the rate limit?
+        kind: factual                      # a refusal fails (out_of_scope: only a refusal passes)
+        success: {kind: contains_all, values: ["429"]}
+        references:                        # several acceptable paths; the best one counts
+          - mode: strict
+            steps: [{tool: search_docs, result_contains: [ratelimits]}]
+        surface: [ratelimits]              # results that must come back from some tool call
+        steps: {budget: 1}                 # overrides the default budget of 4
+
+Defaults are deep-merged: mappings merge key by key (the task's value wins), anything else (lists,
+strings, numbers) is replaced by the task's value. Every problem — a typo'd key, an unknown mode or
+matcher, a duplicate task id, a duplicate YAML key — is a :class:`~pathjudge.errors.SuiteError` naming
+the file, the YAML line and the field; nothing is silently ignored.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    JsonValue,
+    PrivateAttr,
+    ValidationError,
+    model_validator,
+)
+
+from pathjudge.agent.io import format_loc
+from pathjudge.errors import SuiteError
+from pathjudge.rubrics.assertions.arguments import CallExpectation
+from pathjudge.rubrics.assertions.outcome import RefusalCriterion, SuccessCriterion
+from pathjudge.rubrics.assertions.recovery import RecoverySpec
+from pathjudge.rubrics.assertions.steps import StepSpec
+from pathjudge.rubrics.assertions.tools import ToolSelectionSpec
+from pathjudge.rubrics.path import FaultCosts, ReferencePath
+
+__all__ = [
+    "SUITE_SCHEMA_VERSION",
+    "WEIGHT_KEYS",
+    "JudgedInput",
+    "JudgedSpec",
+    "QueryOverlapSpec",
+    "Suite",
+    "Task",
+    "TaskKind",
+    "WeightKey",
+    "load_suite",
+    "parse_suite",
+]
+
+SUITE_SCHEMA_VERSION = 1
+
+TaskKind = Literal["factual", "out_of_scope"]
+
+JudgedInput = Literal["final_answer", "input", "reference", "tool_results", "tool_calls"]
+"""Where a judged criterion's input comes from.
+
+- ``final_answer``: the run's final answer (empty text when there is none);
+- ``input``: the task input (as text; JSON for structured inputs);
+- ``reference``: the ``reference`` text written on the judged spec;
+- ``tool_results``: every call's result, one per line as ``tool: result-json``;
+- ``tool_calls``: every call, one per line as ``tool(arguments-json)``.
+"""
+
+WeightKey = Literal[
+    "success",
+    "tool_calls",
+    "trajectory",
+    "path",
+    "tool_selection",
+    "argument_correctness",
+    "step_efficiency",
+    "error_recovery",
+    "goal_completion",
+]
+WEIGHT_KEYS: tuple[WeightKey, ...] = (
+    "success",
+    "tool_calls",
+    "trajectory",
+    "path",
+    "tool_selection",
+    "argument_correctness",
+    "step_efficiency",
+    "error_recovery",
+    "goal_completion",
+)
+
+
+_DEFAULT_JUDGED_INPUTS: dict[str, JudgedInput] = {"answer": "final_answer", "question": "input"}
+
+
+class _Record(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class JudgedSpec(_Record):
+    """A judged criterion on a task: which criterion, and which run fields feed its named inputs."""
+
+    criterion: str = Field(min_length=1, description="Criterion id, e.g. 'summary-covers-points'.")
+    inputs: dict[str, JudgedInput] = Field(
+        default_factory=lambda: dict(_DEFAULT_JUDGED_INPUTS),
+        description="Criterion input name -> where its text comes from.",
+    )
+    reference: str | None = Field(
+        default=None, description="Text fed to inputs whose source is 'reference'."
+    )
+
+    @model_validator(mode="after")
+    def _reference_given(self) -> JudgedSpec:
+        if "reference" in self.inputs.values() and self.reference is None:
+            raise ValueError("an input reads from 'reference' but no 'reference' text is given")
+        return self
+
+
+class QueryOverlapSpec(_Record):
+    """Report the query-overlap diagnostic (never gating) for calls passing a string argument."""
+
+    argument: str = Field(
+        default="query", min_length=1, description="The string argument to compare."
+    )
+    tools: tuple[str, ...] = Field(
+        default=(), description="Only calls of these tools (empty: any tool)."
+    )
+
+
+class Task(_Record):
+    """One task of a suite: its input, success criterion, tool and path expectations, budget, costs."""
+
+    id: str = Field(min_length=1, description="Unique task id; runs name it in task_id.")
+    input: JsonValue = Field(
+        default=None, description="The task input (usually the user's request)."
+    )
+    kind: TaskKind | None = Field(
+        default=None,
+        description="factual: a refusal fails the task; out_of_scope: only a refusal passes.",
+    )
+    description: str | None = Field(default=None, description="What the task probes.")
+    success: SuccessCriterion | None = Field(
+        default=None, description="The goal-completion criterion."
+    )
+    tools: ToolSelectionSpec | None = Field(
+        default=None, description="Tool selection expectations."
+    )
+    arguments: tuple[CallExpectation, ...] = Field(
+        default=(), description="Every call to each listed tool must match its expectation."
+    )
+    references: tuple[ReferencePath, ...] = Field(
+        default=(), description="Acceptable reference paths."
+    )
+    steps: StepSpec | None = Field(
+        default=None, description="Step budget, redundancy and loop limits."
+    )
+    recovery: RecoverySpec | None = Field(default=None, description="Error-recovery expectations.")
+    costs: FaultCosts = Field(default_factory=FaultCosts, description="Path-score fault costs.")
+    surface: tuple[str, ...] = Field(
+        default=(), description="Result ids (e.g. doc ids) that must appear in some tool result."
+    )
+    judged: tuple[JudgedSpec, ...] = Field(default=(), description="Judged criteria on this task.")
+    query_overlap: QueryOverlapSpec | None = Field(
+        default=None, description="Report the query-overlap diagnostic (never gating)."
+    )
+    metadata: dict[str, JsonValue] = Field(default_factory=dict, description="Free metadata.")
+
+    @model_validator(mode="after")
+    def _judged_unique(self) -> Task:
+        refuses = isinstance(self.success, RefusalCriterion) and self.success.expect == "refuse"
+        if self.kind == "out_of_scope" and self.success is not None and not refuses:
+            raise ValueError(
+                "an out_of_scope task succeeds only by refusing: use success {kind: refusal} "
+                "or leave 'success' out"
+            )
+        ids = [j.criterion for j in self.judged]
+        dupes = sorted({i for i in ids if ids.count(i) > 1})
+        if dupes:
+            raise ValueError(f"judged criterion {dupes[0]!r} is listed twice on this task")
+        tools = [a.tool for a in self.arguments]
+        dupes = sorted({t for t in tools if tools.count(t) > 1})
+        if dupes:
+            raise ValueError(
+                f"'arguments' lists tool {dupes[0]!r} twice; give one expectation per tool"
+            )
+        return self
+
+    @property
+    def input_text(self) -> str:
+        """The input as text: strings as they are, anything else as compact JSON; ``None`` as ''."""
+        if self.input is None:
+            return ""
+        if isinstance(self.input, str):
+            return self.input
+        import json
+
+        return json.dumps(self.input, ensure_ascii=False, sort_keys=True)
+
+
+class Suite(_Record):
+    """A suite of tasks. Build one with :func:`load_suite` (YAML) or :func:`parse_suite` (a dict)."""
+
+    schema_version: Literal[1] = Field(default=1, description="Suite schema version.")
+    name: str = Field(min_length=1, description="Suite name.")
+    description: str | None = Field(default=None, description="What the suite covers.")
+    weights: dict[WeightKey, float] = Field(
+        default_factory=dict,
+        description="Weights of the overall score (default: success, tool_calls, trajectory at 1).",
+    )
+    tasks: tuple[Task, ...] = Field(min_length=1, description="The tasks, in file order.")
+
+    _index: dict[str, Task] = PrivateAttr(default_factory=dict)
+    _source: str | None = PrivateAttr(default=None)
+    _task_lines: dict[str, int] = PrivateAttr(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _unique_ids(self) -> Suite:
+        seen: set[str] = set()
+        for task in self.tasks:
+            if task.id in seen:
+                raise ValueError(f"task id {task.id!r} appears twice; task ids must be unique")
+            seen.add(task.id)
+        for key, value in self.weights.items():
+            if value < 0:
+                raise ValueError(f"weight {key!r} is negative ({value}); weights must be >= 0")
+        return self
+
+    def model_post_init(self, context: Any, /) -> None:
+        self._index = {task.id: task for task in self.tasks}
+
+    @property
+    def source(self) -> str | None:
+        """The file this suite was loaded from, when it came from a file."""
+        return self._source
+
+    def task_line(self, task_id: str) -> int | None:
+        """The YAML line where a task starts, when loaded from a file."""
+        return self._task_lines.get(task_id)
+
+    def get(self, task_id: str) -> Task | None:
+        return self._index.get(task_id)
+
+    def task(
+        self, task_id: str, *, file: str | Path | None = None, line: int | None = None
+    ) -> Task:
+        """The task with this id; a :class:`SuiteError` naming the run's file and line when unknown."""
+        found = self._index.get(task_id)
+        if found is None:
+            known = ", ".join(sorted(self._index)[:8])
+            more = "" if len(self._index) <= 8 else f" (and {len(self._index) - 8} more)"
+            raise SuiteError(
+                f"run names task {task_id!r}, which is not in suite {self.name!r}",
+                file=file,
+                line=line,
+                field="task_id",
+                task_id=task_id,
+                hint=f"known tasks: {known}{more}; fix the run's task_id or add the task to the suite",
+            )
+        return found
+
+    def __iter__(self) -> Iterator[Task]:  # type: ignore[override]
+        return iter(self.tasks)
+
+    def __len__(self) -> int:
+        return len(self.tasks)
+
+
+# --------------------------------------------------------------------------------------------------
+# Loading
+
+_TOP_KEYS = ("schema_version", "name", "description", "weights", "defaults", "tasks")
+
+
+def deep_merge(base: Mapping[str, Any], override: Mapping[str, Any]) -> dict[str, Any]:
+    """``override`` over ``base``: mappings merge recursively, everything else is replaced. Copies."""
+    out: dict[str, Any] = {key: _copy(value) for key, value in base.items()}
+    for key, value in override.items():
+        current = out.get(key)
+        if isinstance(current, Mapping) and isinstance(value, Mapping):
+            out[key] = deep_merge(current, value)
+        else:
+            out[key] = _copy(value)
+    return out
+
+
+def _copy(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        return {key: _copy(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_copy(item) for item in value]
+    return value
+
+
+def _child(node: yaml.Node | None, part: int | str) -> tuple[yaml.Node | None, yaml.Node | None]:
+    """(key node, value node) of ``part`` under ``node``; (None, None) when absent."""
+    if isinstance(node, yaml.MappingNode):
+        for key, value in node.value:
+            if isinstance(key, yaml.ScalarNode) and key.value == str(part):
+                return key, value
+    elif (
+        isinstance(node, yaml.SequenceNode)
+        and isinstance(part, int)
+        and 0 <= part < len(node.value)
+    ):
+        item = node.value[part]
+        return item, item
+    return None, None
+
+
+def _walk(root: yaml.Node | None, loc: Sequence[int | str]) -> tuple[int, yaml.Node | None]:
+    """How many parts of ``loc`` resolve under ``root``, and the deepest node reached.
+
+    Parts that do not resolve (e.g. the tag of a discriminated union in a pydantic location) are
+    skipped, so ``('success', 'contains_all', 'values')`` still reaches ``success.values``.
+    """
+    node = root
+    found = 0
+    deepest: yaml.Node | None = root
+    for index, part in enumerate(loc):
+        key, value = _child(node, part)
+        if key is None:
+            continue
+        found += 1
+        # point at the key itself for the last part (an unknown or misspelt key), else descend
+        deepest = key if index == len(loc) - 1 else value
+        node = value
+    return found, deepest
+
+
+def _line_of(node: yaml.Node | None) -> int | None:
+    return None if node is None else node.start_mark.line + 1
+
+
+def _check_duplicate_keys(node: yaml.Node, file: str | None) -> None:
+    if isinstance(node, yaml.MappingNode):
+        seen: set[str] = set()
+        for key, value in node.value:
+            if isinstance(key, yaml.ScalarNode):
+                if key.value in seen:
+                    raise SuiteError(
+                        f"key {key.value!r} appears twice in one mapping",
+                        file=file,
+                        line=_line_of(key),
+                        field=str(key.value),
+                        hint="remove one of them (YAML would silently keep only the last)",
+                    )
+                seen.add(key.value)
+            _check_duplicate_keys(value, file)
+    elif isinstance(node, yaml.SequenceNode):
+        for item in node.value:
+            _check_duplicate_keys(item, file)
+
+
+_HINTS = {
+    "extra_forbidden": "remove it or fix its spelling",
+    "missing": "add it",
+    "literal_error": "use one of the values listed",
+    "union_tag_invalid": "use one of the kinds listed",
+}
+
+
+def parse_suite(
+    data: Any,
+    *,
+    file: str | Path | None = None,
+    root: yaml.Node | None = None,
+) -> Suite:
+    """Validate suite data (already parsed YAML/JSON) into a :class:`Suite`, merging ``defaults``.
+
+    ``root`` is the composed YAML node tree, used to name the line of any problem.
+    """
+    where = str(file) if file is not None else None
+    if not isinstance(data, Mapping):
+        raise SuiteError(
+            "a suite must be a mapping with 'name' and 'tasks'",
+            file=where,
+            line=_line_of(root),
+            hint="see examples/docent/suite.yaml",
+        )
+    for key in data:
+        if key not in _TOP_KEYS:
+            key_node, _ = _child(root, key)
+            raise SuiteError(
+                "unknown top-level key",
+                file=where,
+                line=_line_of(key_node),
+                field=str(key),
+                hint=f"allowed keys: {', '.join(_TOP_KEYS)}",
+            )
+    defaults = data.get("defaults") or {}
+    _, defaults_node = _child(root, "defaults")
+    if not isinstance(defaults, Mapping):
+        raise SuiteError(
+            "'defaults' must be a mapping",
+            file=where,
+            line=_line_of(defaults_node),
+            field="defaults",
+        )
+    if "id" in defaults:
+        key_node, _ = _child(defaults_node, "id")
+        raise SuiteError(
+            "'defaults' cannot set a task id",
+            file=where,
+            line=_line_of(key_node),
+            field="defaults.id",
+        )
+    tasks = data.get("tasks")
+    _, tasks_node = _child(root, "tasks")
+    merged_tasks: Any = tasks
+    task_lines: dict[str, int] = {}
+    if isinstance(tasks, list):
+        merged_tasks = []
+        first_line: dict[str, int | None] = {}
+        for index, task in enumerate(tasks):
+            item_node, _ = _child(tasks_node, index)
+            if isinstance(task, Mapping):
+                task_id = task.get("id")
+                if isinstance(task_id, str):
+                    key_node, _ = _child(item_node, "id")
+                    if task_id in first_line:
+                        raise SuiteError(
+                            f"task id {task_id!r} appears twice (first at line {first_line[task_id]})",
+                            file=where,
+                            line=_line_of(key_node),
+                            field=f"tasks[{index}].id",
+                            task_id=task_id,
+                            hint="task ids must be unique; rename one",
+                        )
+                    first_line[task_id] = _line_of(key_node)
+                    line = _line_of(item_node)
+                    if line is not None:
+                        task_lines[task_id] = line
+                merged_tasks.append(deep_merge(defaults, task))
+            else:
+                merged_tasks.append(task)
+    body = {key: value for key, value in data.items() if key != "defaults"}
+    body["tasks"] = merged_tasks
+    try:
+        suite = Suite.model_validate(body)
+    except ValidationError as exc:
+        raise _suite_error(
+            exc, where, root, defaults_node, tasks if isinstance(tasks, list) else None
+        ) from None
+    suite._source = where
+    suite._task_lines = task_lines
+    return suite
+
+
+def _suite_error(
+    exc: ValidationError,
+    file: str | None,
+    root: yaml.Node | None,
+    defaults_node: yaml.Node | None,
+    tasks: list[Any] | None,
+) -> SuiteError:
+    errors = exc.errors(include_url=False, include_input=False)
+    first = errors[0]
+    loc = tuple(first.get("loc", ()))
+    kind = str(first.get("type", ""))
+    message = str(first.get("msg", "invalid value"))
+    if message.startswith("Value error, "):
+        message = message[len("Value error, ") :]
+    if kind == "extra_forbidden":
+        message = "unknown key"
+    line: int | None = None
+    task_id: str | None = None
+    if root is not None:
+        found, node = _walk(root, loc)
+        line = _line_of(node)
+        if len(loc) >= 3 and loc[0] == "tasks" and isinstance(loc[1], int):
+            _, task_node = _walk(root, loc[:2])
+            in_task, task_deep = _walk(task_node, loc[2:])
+            in_defaults, defaults_deep = _walk(defaults_node, loc[2:])
+            if defaults_node is not None and in_defaults > in_task:
+                line = _line_of(defaults_deep)
+                message += " (set in 'defaults')"
+            else:
+                line = _line_of(task_deep) if in_task else _line_of(task_node)
+        del found
+    if tasks is not None and len(loc) >= 2 and loc[0] == "tasks" and isinstance(loc[1], int):
+        index = loc[1]
+        if 0 <= index < len(tasks) and isinstance(tasks[index], Mapping):
+            raw_id = tasks[index].get("id")
+            task_id = raw_id if isinstance(raw_id, str) else None
+    if len(errors) > 1:
+        message += f" (and {len(errors) - 1} more problem{'s' if len(errors) > 2 else ''})"
+    return SuiteError(
+        message,
+        file=file,
+        line=line,
+        field=format_loc(loc) or None,
+        task_id=task_id,
+        hint=_HINTS.get(kind),
+    )
+
+
+def load_suite(path: str | Path) -> Suite:
+    """Load and validate a suite YAML file.
+
+    Raises :class:`SuiteError` (file, line, field, fix) for anything wrong: unreadable file, invalid
+    YAML, duplicate keys, unknown keys, unknown modes or matchers, duplicate task ids, an empty task
+    list.
+    """
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise SuiteError("suite file not found", file=path, hint="check the path") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise SuiteError(
+            f"suite file could not be read ({exc.__class__.__name__})", file=path
+        ) from None
+    return parse_suite_text(text, file=path)
+
+
+def parse_suite_text(text: str, *, file: str | Path | None = None) -> Suite:
+    """Parse and validate suite YAML text (see :func:`load_suite`)."""
+    where = str(file) if file is not None else None
+    try:
+        loader = yaml.SafeLoader(text)
+        try:
+            root = loader.get_single_node()
+            data = loader.construct_document(root) if root is not None else None
+        finally:
+            loader.dispose()
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        raise SuiteError(
+            f"not valid YAML ({exc.problem or exc.context})",
+            file=where,
+            line=mark.line + 1 if mark is not None else None,
+        ) from None
+    except yaml.YAMLError as exc:
+        raise SuiteError(f"not valid YAML ({exc})", file=where) from None
+    if root is None:
+        raise SuiteError("suite file is empty", file=where, hint="see examples/docent/suite.yaml")
+    _check_duplicate_keys(root, where)
+    return parse_suite(data, file=where, root=root)

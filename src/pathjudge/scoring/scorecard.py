@@ -1,0 +1,468 @@
+"""The suite scorecard: three levels, five axes, a weighted overall, the weak-path list, gates.
+
+Built by streaming: :class:`ScorecardBuilder` keeps running sums per suite and per task and at most
+``max_weak`` weak-path entries, so memory stays flat however many runs are graded.
+
+Definitions (every mean skips runs where the number is undefined; ``None`` when no run defines it):
+
+- ``success_rate`` = passed / (passed + failed); undecided runs (nothing could decide, e.g. a judged-only
+  task in fast mode) are excluded and counted in ``success_undecided``;
+- ``partial_credit`` = mean of each decided run's success score (multi-part tasks score their parts);
+- ``tool_calls``, ``trajectory``, ``path_score`` (0..100), the five ``axes``: means over runs;
+- ``overall`` = Σ wₖ·metricₖ / Σ wₖ over the weighted metrics that are defined (``path`` enters as
+  path_score / 100). Default weights: success, tool_calls, trajectory at 1 each.
+- judged criteria: pass / fail / unsure / error / not_run counts; ``pass_rate`` = pass / (pass + fail),
+  "could not decide" (unsure, error) and not run are excluded and counted.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from pathjudge.errors import InputError
+from pathjudge.rubrics.assertions.base import AXES, Axis
+from pathjudge.rubrics.suite import WEIGHT_KEYS, Suite, WeightKey
+from pathjudge.scoring.grade import RunGrade, WeakFlag
+
+__all__ = [
+    "DEFAULT_WEIGHTS",
+    "GATE_METRICS",
+    "GateMetric",
+    "GateResult",
+    "JudgedSummary",
+    "Scorecard",
+    "ScorecardBuilder",
+    "TaskRow",
+    "WeakPath",
+    "build_scorecard",
+    "evaluate_gates",
+    "parse_thresholds",
+    "parse_weights",
+]
+
+SCORECARD_SCHEMA_VERSION = 1
+DEFAULT_WEIGHTS: dict[WeightKey, float] = {"success": 1.0, "tool_calls": 1.0, "trajectory": 1.0}
+
+GateMetric = Literal[
+    "success",
+    "partial",
+    "tool_calls",
+    "trajectory",
+    "path",
+    "overall",
+    "tool_selection",
+    "argument_correctness",
+    "step_efficiency",
+    "error_recovery",
+    "goal_completion",
+]
+GATE_METRICS: tuple[GateMetric, ...] = (
+    "success",
+    "partial",
+    "tool_calls",
+    "trajectory",
+    "path",
+    "overall",
+    "tool_selection",
+    "argument_correctness",
+    "step_efficiency",
+    "error_recovery",
+    "goal_completion",
+)
+
+
+class _Record(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class WeakPath(_Record):
+    """One entry of the weak-path list: a run that failed, succeeded by a poor path, or repeated a call."""
+
+    task_id: str
+    run_id: str
+    epoch: int
+    flags: tuple[WeakFlag, ...]
+    reason: str
+    path_score: int | None = None
+    steps: int = 0
+    surfaced: bool | None = None
+    diff: tuple[str, ...] = Field(
+        default=(), description="The alignment diff with the best reference."
+    )
+
+
+class TaskRow(_Record):
+    """Per-task aggregates over its runs (all epochs)."""
+
+    task_id: str
+    runs: int
+    success_rate: float | None
+    passed: int
+    failed: int
+    undecided: int
+    tool_calls: float | None
+    trajectory: float | None
+    path_score: float | None
+    mean_steps: float
+    weak: int = Field(description="Runs of this task on the weak-path list.")
+
+
+class JudgedSummary(_Record):
+    """Counts for one judged criterion over the suite."""
+
+    criterion: str
+    passed: int
+    failed: int
+    unsure: int
+    error: int
+    not_run: int
+    pass_rate: float | None = Field(
+        description="pass / (pass + fail); None when nothing was decided."
+    )
+
+
+class GateResult(_Record):
+    """A ``--fail-under`` threshold and whether the suite met it (an undefined metric never meets it)."""
+
+    metric: GateMetric
+    threshold: float
+    actual: float | None
+    passed: bool
+
+
+class Scorecard(_Record):
+    """The suite-level scorecard (see the module docstring for every definition)."""
+
+    schema_version: Literal[1] = SCORECARD_SCHEMA_VERSION
+    suite: str
+    runs: int
+    tasks: int = Field(description="Tasks with at least one run.")
+    success_rate: float | None
+    success_passed: int
+    success_failed: int
+    success_undecided: int
+    partial_credit: float | None
+    tool_calls: float | None
+    trajectory: float | None
+    path_score: float | None
+    surfaced: float | None = Field(
+        description="Share of runs (with surface ids) where they all came back."
+    )
+    axes: dict[Axis, float | None]
+    weights: dict[WeightKey, float]
+    overall: float | None
+    judged: tuple[JudgedSummary, ...]
+    check_errors: int = Field(description="Checks that broke (status error) over all runs.")
+    task_rows: tuple[TaskRow, ...]
+    weak: tuple[WeakPath, ...]
+    weak_total: int = Field(description="All weak runs, including any beyond the listed ones.")
+    tasks_without_runs: tuple[str, ...]
+
+    def metric(self, name: GateMetric) -> float | None:
+        """A gate metric's value (``path`` in points 0..100, everything else 0..1)."""
+        if name == "success":
+            return self.success_rate
+        if name == "partial":
+            return self.partial_credit
+        if name == "tool_calls":
+            return self.tool_calls
+        if name == "trajectory":
+            return self.trajectory
+        if name == "path":
+            return self.path_score
+        if name == "overall":
+            return self.overall
+        return self.axes.get(name)
+
+
+class _Mean:
+    __slots__ = ("n", "total")
+
+    def __init__(self) -> None:
+        self.total = 0.0
+        self.n = 0
+
+    def add(self, value: float | None) -> None:
+        if value is not None:
+            self.total += value
+            self.n += 1
+
+    @property
+    def value(self) -> float | None:
+        return self.total / self.n if self.n else None
+
+
+class _TaskAcc:
+    __slots__ = (
+        "failed",
+        "passed",
+        "path",
+        "runs",
+        "steps",
+        "tool_calls",
+        "trajectory",
+        "undecided",
+        "weak",
+    )
+
+    def __init__(self) -> None:
+        self.runs = 0
+        self.passed = 0
+        self.failed = 0
+        self.undecided = 0
+        self.tool_calls = _Mean()
+        self.trajectory = _Mean()
+        self.path = _Mean()
+        self.steps = 0
+        self.weak = 0
+
+
+class ScorecardBuilder:
+    """Accumulate :class:`RunGrade` s one at a time; :meth:`build` gives the :class:`Scorecard`.
+
+    Holds running sums only (plus at most ``max_weak`` weak-path entries, in run order).
+    """
+
+    def __init__(
+        self,
+        suite: Suite,
+        *,
+        weights: Mapping[WeightKey, float] | None = None,
+        max_weak: int = 1000,
+    ) -> None:
+        self.suite = suite
+        self.weights: dict[WeightKey, float] = dict(weights or suite.weights or DEFAULT_WEIGHTS)
+        self.max_weak = max_weak
+        self.runs = 0
+        self.passed = 0
+        self.failed = 0
+        self.undecided = 0
+        self.partial = _Mean()
+        self.tool_calls = _Mean()
+        self.trajectory = _Mean()
+        self.path = _Mean()
+        self.surfaced = _Mean()
+        self.axes = {axis: _Mean() for axis in AXES}
+        self.judged: dict[str, list[int]] = {}
+        self.check_errors = 0
+        self.tasks: dict[str, _TaskAcc] = {}
+        self.weak: list[WeakPath] = []
+        self.weak_total = 0
+
+    def add(self, grade: RunGrade) -> None:
+        self.runs += 1
+        acc = self.tasks.get(grade.task_id)
+        if acc is None:
+            acc = self.tasks[grade.task_id] = _TaskAcc()
+        acc.runs += 1
+        acc.steps += grade.steps
+        if grade.success == "pass":
+            self.passed += 1
+            acc.passed += 1
+        elif grade.success == "fail":
+            self.failed += 1
+            acc.failed += 1
+        else:
+            self.undecided += 1
+            acc.undecided += 1
+        self.partial.add(grade.success_score)
+        self.tool_calls.add(grade.tool_calls)
+        acc.tool_calls.add(grade.tool_calls)
+        self.trajectory.add(grade.trajectory)
+        acc.trajectory.add(grade.trajectory)
+        path = float(grade.path_score) if grade.path_score is not None else None
+        self.path.add(path)
+        acc.path.add(path)
+        if grade.surfaced is not None:
+            self.surfaced.add(1.0 if grade.surfaced else 0.0)
+        for axis, value in grade.axes.items():
+            self.axes[axis].add(value)
+        for judged in grade.judged:
+            counts = self.judged.setdefault(judged.criterion, [0, 0, 0, 0, 0])
+            counts[("pass", "fail", "unsure", "error", "not_run").index(judged.status)] += 1
+        self.check_errors += sum(1 for check in grade.checks if check.status == "error")
+        if grade.weak:
+            self.weak_total += 1
+            acc.weak += 1
+            if len(self.weak) < self.max_weak:
+                self.weak.append(
+                    WeakPath(
+                        task_id=grade.task_id,
+                        run_id=grade.run_id,
+                        epoch=grade.epoch,
+                        flags=grade.weak,
+                        reason=grade.reason,
+                        path_score=grade.path_score,
+                        steps=grade.steps,
+                        surfaced=grade.surfaced,
+                        diff=tuple(grade.path.diff_lines()) if grade.path is not None else (),
+                    )
+                )
+
+    def add_all(self, grades: Iterable[RunGrade]) -> ScorecardBuilder:
+        for grade in grades:
+            self.add(grade)
+        return self
+
+    def build(self) -> Scorecard:
+        decided = self.passed + self.failed
+        success_rate = self.passed / decided if decided else None
+        axes = {axis: mean.value for axis, mean in self.axes.items()}
+        values: dict[WeightKey, float | None] = {
+            "success": success_rate,
+            "tool_calls": self.tool_calls.value,
+            "trajectory": self.trajectory.value,
+            "path": self.path.value / 100.0 if self.path.value is not None else None,
+            **{axis: axes[axis] for axis in AXES},
+        }
+        num = 0.0
+        den = 0.0
+        for key, weight in self.weights.items():
+            value = values.get(key)
+            if value is not None and weight > 0:
+                num += weight * value
+                den += weight
+        overall = num / den if den else None
+        rows = []
+        for task in self.suite.tasks:
+            acc = self.tasks.get(task.id)
+            if acc is None:
+                continue
+            task_decided = acc.passed + acc.failed
+            rows.append(
+                TaskRow(
+                    task_id=task.id,
+                    runs=acc.runs,
+                    success_rate=acc.passed / task_decided if task_decided else None,
+                    passed=acc.passed,
+                    failed=acc.failed,
+                    undecided=acc.undecided,
+                    tool_calls=acc.tool_calls.value,
+                    trajectory=acc.trajectory.value,
+                    path_score=acc.path.value,
+                    mean_steps=acc.steps / acc.runs,
+                    weak=acc.weak,
+                )
+            )
+        judged = tuple(
+            JudgedSummary(
+                criterion=name,
+                passed=c[0],
+                failed=c[1],
+                unsure=c[2],
+                error=c[3],
+                not_run=c[4],
+                pass_rate=c[0] / (c[0] + c[1]) if c[0] + c[1] else None,
+            )
+            for name, c in sorted(self.judged.items())
+        )
+        return Scorecard(
+            suite=self.suite.name,
+            runs=self.runs,
+            tasks=len(rows),
+            success_rate=success_rate,
+            success_passed=self.passed,
+            success_failed=self.failed,
+            success_undecided=self.undecided,
+            partial_credit=self.partial.value,
+            tool_calls=self.tool_calls.value,
+            trajectory=self.trajectory.value,
+            path_score=self.path.value,
+            surfaced=self.surfaced.value,
+            axes=axes,
+            weights=dict(sorted(self.weights.items())),
+            overall=overall,
+            judged=judged,
+            check_errors=self.check_errors,
+            task_rows=tuple(rows),
+            weak=tuple(self.weak),
+            weak_total=self.weak_total,
+            tasks_without_runs=tuple(t.id for t in self.suite.tasks if t.id not in self.tasks),
+        )
+
+
+def build_scorecard(
+    grades: Iterable[RunGrade], suite: Suite, *, weights: Mapping[WeightKey, float] | None = None
+) -> Scorecard:
+    """The scorecard of ``grades`` (streamed). No grades: every rate and mean is ``None``."""
+    return ScorecardBuilder(suite, weights=weights).add_all(grades).build()
+
+
+def _pairs(text: str, what: str) -> list[tuple[str, float]]:
+    out: list[tuple[str, float]] = []
+    for part in text.split(","):
+        part = part.strip()
+        if not part:
+            continue
+        name, sep, value = part.partition("=")
+        if not sep:
+            raise InputError(
+                f"{what} item {part!r} is not name=value",
+                field=what,
+                hint="e.g. success=1.0,trajectory=0.75",
+            )
+        try:
+            number = float(value)
+        except ValueError:
+            raise InputError(
+                f"{what} value {value!r} for {name.strip()!r} is not a number", field=what
+            ) from None
+        out.append((name.strip(), number))
+    return out
+
+
+def parse_thresholds(text: str) -> dict[GateMetric, float]:
+    """``"success=1.0,trajectory=0.75"`` → thresholds; an unknown metric is an :class:`InputError`."""
+    out: dict[GateMetric, float] = {}
+    for name, value in _pairs(text, "--fail-under"):
+        if name not in GATE_METRICS:
+            raise InputError(
+                f"unknown metric {name!r} in --fail-under",
+                field="--fail-under",
+                hint=f"use: {', '.join(GATE_METRICS)}",
+            )
+        out[GATE_METRICS[GATE_METRICS.index(name)]] = value  # type: ignore[arg-type]
+    return out
+
+
+def parse_weights(text: str) -> dict[WeightKey, float]:
+    """``"success=2,trajectory=1"`` → weights; unknown keys and negative weights are :class:`InputError`."""
+    out: dict[WeightKey, float] = {}
+    for name, value in _pairs(text, "--weights"):
+        if name not in WEIGHT_KEYS:
+            raise InputError(
+                f"unknown weight {name!r}", field="--weights", hint=f"use: {', '.join(WEIGHT_KEYS)}"
+            )
+        if value < 0:
+            raise InputError(
+                f"weight {name!r} is negative", field="--weights", hint="weights must be >= 0"
+            )
+        out[WEIGHT_KEYS[WEIGHT_KEYS.index(name)]] = value  # type: ignore[arg-type]
+    return out
+
+
+def evaluate_gates(
+    scorecard: Scorecard, thresholds: Mapping[GateMetric, float]
+) -> list[GateResult]:
+    """One :class:`GateResult` per threshold, in metric order; passes when ``actual >= threshold``.
+
+    A metric that is undefined (no run defines it) fails its gate: it cannot show it is met.
+    """
+    results = []
+    for metric in GATE_METRICS:
+        if metric not in thresholds:
+            continue
+        actual = scorecard.metric(metric)
+        threshold = thresholds[metric]
+        results.append(
+            GateResult(
+                metric=metric,
+                threshold=threshold,
+                actual=actual,
+                passed=actual is not None and actual >= threshold - 1e-12,
+            )
+        )
+    return results

@@ -1,0 +1,319 @@
+"""Judge-vs-human agreement, the human-human ceiling and the trust gates, by hand and vs references."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from sklearn.metrics import (
+    accuracy_score,
+    cohen_kappa_score,
+    confusion_matrix,
+    precision_recall_fscore_support,
+    recall_score,
+)
+
+from pathjudge.calibration.agreement import (
+    Gates,
+    bootstrap_kappa,
+    cohen_kappa,
+    decide_trust,
+    fleiss_kappa,
+    inter_annotator,
+    judge_agreement,
+    kappa_from_counts,
+    krippendorff_alpha,
+    parse_gates,
+    percent_agreement,
+)
+from pathjudge.calibration.estimate import wilson_interval, z_value
+from pathjudge.calibration.labels import LabelledItem
+from pathjudge.errors import InputError
+
+# Ten items. Human pass x6: judge P P P P F U. Human fail x4: judge P F F U.
+HUMAN = ["pass"] * 6 + ["fail"] * 4
+JUDGE = ["pass", "pass", "pass", "pass", "fail", "unsure", "pass", "fail", "fail", "unsure"]
+
+
+def decided() -> tuple[list[str], list[str]]:
+    pairs = [(h, j) for h, j in zip(HUMAN, JUDGE, strict=True) if j != "unsure"]
+    return [h for h, _ in pairs], [j for _, j in pairs]
+
+
+def test_hand_computed_statistics() -> None:
+    stats = judge_agreement(HUMAN, JUDGE, n_bootstrap=200, seed=1)
+    # Decided: 8 items; TP 4, FN 1, FP 1, TN 2; unsure: one human-pass, one human-fail.
+    assert stats.confusion.matrix == ((4, 1), (1, 2))
+    assert stats.confusion.unsure == {"pass": 1, "fail": 1}
+    assert (stats.n_items, stats.n_decided, stats.n_unsure) == (10, 8, 2)
+    # accuracy (4 + 2) / 8 = 0.75
+    assert stats.accuracy.value == pytest.approx(0.75)
+    # po = 0.75; pe = (5/8)(5/8) + (3/8)(3/8) = 34/64; kappa = (0.75 - 34/64) / (1 - 34/64) = 7/15
+    assert stats.kappa.value == pytest.approx(7 / 15)
+    assert stats.tpr.value == pytest.approx(4 / 5)  # 4 of 5 decided human-pass
+    assert stats.tnr.value == pytest.approx(2 / 3)  # 2 of 3 decided human-fail
+    assert stats.tpr_unsure_as_fail.value == pytest.approx(
+        4 / 6
+    )  # unsure pass item counts as a miss
+    assert stats.tnr_unsure_as_fail.value == pytest.approx(3 / 4)  # (2 TN + 1 unsure) of 4
+    assert stats.prevalence.value == pytest.approx(6 / 10)
+    assert stats.judge_pass_rate.value == pytest.approx(5 / 8)
+    assert stats.unsure_rate.value == pytest.approx(2 / 10)
+    by = {c.label: c for c in stats.per_class}
+    # precision pass 4/(4+1), recall 4/5, F1 0.8; fail: 2/3 each, F1 2/3
+    assert by["pass"].precision.value == pytest.approx(0.8)
+    assert by["pass"].f1.value == pytest.approx(0.8)
+    assert by["fail"].precision.value == pytest.approx(2 / 3)
+    assert by["fail"].recall.value == pytest.approx(2 / 3)
+    assert by["fail"].f1.value == pytest.approx(2 / 3)
+    assert (by["pass"].support, by["fail"].support) == (5, 3)
+    assert "4/5" in stats.tpr.reason
+
+
+def test_matches_scikit_learn() -> None:
+    h, j = decided()
+    stats = judge_agreement(HUMAN, JUDGE, n_bootstrap=50)
+    assert [list(r) for r in stats.confusion.matrix] == confusion_matrix(
+        h, j, labels=["pass", "fail"]
+    ).tolist()
+    assert stats.accuracy.value == pytest.approx(accuracy_score(h, j))
+    assert stats.kappa.value == pytest.approx(cohen_kappa_score(h, j))
+    p, r, f, s = precision_recall_fscore_support(h, j, labels=["pass", "fail"])
+    for index, scores in enumerate(stats.per_class):
+        assert scores.precision.value == pytest.approx(p[index])
+        assert scores.recall.value == pytest.approx(r[index])
+        assert scores.f1.value == pytest.approx(f[index])
+        assert scores.support == s[index]
+
+
+def test_random_cross_check_with_scikit_learn() -> None:
+    rng = np.random.default_rng(7)
+    for _ in range(20):
+        n = int(rng.integers(5, 60))
+        human = list(rng.choice(["pass", "fail"], size=n))
+        judge = list(rng.choice(["pass", "fail", "unsure"], size=n, p=[0.45, 0.45, 0.1]))
+        stats = judge_agreement(human, judge, n_bootstrap=0)
+        h = [a for a, b in zip(human, judge, strict=True) if b != "unsure"]
+        j = [b for b in judge if b != "unsure"]
+        if len(set(h) | set(j)) < 2:
+            continue
+        assert stats.kappa.value == pytest.approx(cohen_kappa_score(h, j))
+        assert stats.accuracy.value == pytest.approx(accuracy_score(h, j))
+        if "pass" in h:
+            assert stats.tpr.value == pytest.approx(recall_score(h, j, pos_label="pass"))
+        else:
+            assert stats.tpr.value is None
+        if "fail" in h:
+            assert stats.tnr.value == pytest.approx(recall_score(h, j, pos_label="fail"))
+
+
+def test_wilson_interval_by_hand_and_vs_statsmodels() -> None:
+    from statsmodels.stats.proportion import proportion_confint
+
+    # 4/5: z = 1.959964, z² = 3.841459; center = (4 + 1.920729) / 8.841459 = 0.669655;
+    # half = 1.959964 / 8.841459 * sqrt(4 * 1 / 5 + 0.960365) = 0.221679 * 1.326788 = 0.294121
+    lower, upper = wilson_interval(4, 5)
+    assert lower == pytest.approx(0.669655 - 0.294121, abs=1e-5)
+    assert upper == pytest.approx(0.669655 + 0.294121, abs=1e-5)
+    for k, n in [(0, 10), (3, 7), (10, 10), (37, 120), (1, 1)]:
+        ref = proportion_confint(k, n, alpha=0.05, method="wilson")
+        assert wilson_interval(k, n) == pytest.approx(ref)
+    assert z_value(0.95) == pytest.approx(1.959964, abs=1e-6)
+    with pytest.raises(ValueError, match="total > 0"):
+        wilson_interval(0, 0)
+
+
+def test_kappa_from_counts_and_bootstrap_match_a_slow_reference() -> None:
+    # kappa from the cells of the hand example: tp 4, fn 1, fp 1, tn 2 -> 7/15
+    assert float(kappa_from_counts(4, 1, 1, 2)) == pytest.approx(7 / 15)
+    assert math.isnan(float(kappa_from_counts(5, 0, 0, 0)))  # one class on both sides
+    rng = np.random.default_rng(3)
+    human = rng.random(40) < 0.5
+    judge = np.where(rng.random(40) < 0.8, human, ~human)
+    lower, upper, dropped = bootstrap_kappa(human, judge, n_bootstrap=300, seed=11)
+    # Same draws, kappa by scikit-learn on each resample.
+    idx = np.random.default_rng(11).integers(0, 40, size=(300, 40))
+    ref = [cohen_kappa_score(human[i], judge[i]) for i in idx]
+    assert dropped == 0
+    assert (lower, upper) == pytest.approx(tuple(np.quantile(ref, [0.025, 0.975])))
+    assert lower < cohen_kappa_score(human, judge) < upper
+
+
+def test_bootstrap_is_seeded() -> None:
+    a = judge_agreement(HUMAN, JUDGE, n_bootstrap=100, seed=5).kappa
+    b = judge_agreement(HUMAN, JUDGE, n_bootstrap=100, seed=5).kappa
+    c = judge_agreement(HUMAN, JUDGE, n_bootstrap=100, seed=6).kappa
+    assert (a.lower, a.upper) == (b.lower, b.upper)
+    assert (a.lower, a.upper) != (c.lower, c.upper)
+    assert "seed 5" in a.reason
+
+
+def test_undefined_statistics_are_none_with_a_reason_never_zero() -> None:
+    stats = judge_agreement(["pass"] * 4, ["pass"] * 4, n_bootstrap=10)
+    assert stats.kappa.value is None
+    assert "0/0" in stats.kappa.reason
+    assert stats.tnr.value is None
+    assert "negatives" in stats.tnr.reason
+    assert stats.tpr.value == 1.0
+    by = {c.label: c for c in stats.per_class}
+    assert by["fail"].precision.value is None
+    assert by["fail"].f1.value is None
+    # Judge constant, humans mixed: kappa is DEFINED and 0 (po = pe = 0.5).
+    mixed = judge_agreement(["pass", "fail"], ["pass", "pass"], n_bootstrap=10)
+    assert mixed.kappa.value == pytest.approx(0.0)
+    # All unsure: nothing decided.
+    none = judge_agreement(["pass", "fail"], ["unsure", "unsure"])
+    assert none.accuracy.value is None
+    assert none.kappa.value is None
+    assert none.unsure_rate.value == 1.0
+    assert none.tpr_unsure_as_fail.value == 0.0
+    empty = judge_agreement([], [])
+    assert empty.n_items == 0
+    assert empty.prevalence.value is None
+    assert empty.confusion.matrix == ((0, 0), (0, 0))
+    with pytest.raises(ValueError, match="2 human labels but 1"):
+        judge_agreement(["pass", "fail"], ["pass"])
+
+
+def test_generic_cohen_kappa() -> None:
+    # a = A A B tie, b = A B B tie: po = 3/4; pe = (2/4)(1/4) + (1/4)(2/4) + (1/4)(1/4) = 5/16;
+    # kappa = (12/16 - 5/16) / (11/16) = 7/11
+    a, b = ["A", "A", "B", "tie"], ["A", "B", "B", "tie"]
+    assert cohen_kappa(a, b, ["A", "B", "tie"]) == pytest.approx(7 / 11)
+    assert cohen_kappa(a, b, ["A", "B", "tie"]) == pytest.approx(cohen_kappa_score(a, b))
+    assert cohen_kappa(["A"], ["A"], ["A", "B"]) is None
+    assert cohen_kappa([], [], ["A"]) is None
+
+
+UNITS = [["pass", "pass", "pass"], ["pass", "pass", "fail"], ["fail", "fail", "fail"]]
+
+
+def test_fleiss_kappa_by_hand_and_vs_statsmodels() -> None:
+    from statsmodels.stats.inter_rater import aggregate_raters
+    from statsmodels.stats.inter_rater import fleiss_kappa as sm_fleiss
+
+    # P_i = 1, (4 + 1 - 3)/6 = 1/3, 1 -> P = 7/9; p = 5/9, 4/9 -> Pe = 41/81;
+    # kappa = (63/81 - 41/81) / (40/81) = 22/40 = 0.55
+    assert fleiss_kappa(UNITS) == pytest.approx(0.55)
+    rng = np.random.default_rng(2)
+    for _ in range(10):
+        data = rng.integers(0, 3, size=(12, 4))
+        table, _ = aggregate_raters(data)
+        assert fleiss_kappa(data.tolist()) == pytest.approx(sm_fleiss(table, method="fleiss"))
+    assert fleiss_kappa([["a", "a"], ["a"]]) is None  # unequal ratings per item
+    assert fleiss_kappa([["a", "a"], ["a", "a"]]) is None  # Pe = 1
+    assert fleiss_kappa([]) is None
+
+
+def test_krippendorff_alpha_by_hand_and_vs_package() -> None:
+    import krippendorff
+
+    # Nominal, same units: n = 9; D_o = (1/9)(0 + (9 - 5)/2 + 0) = 2/9;
+    # D_e = (81 - 25 - 16) / (9 x 8) = 5/9; alpha = 1 - (2/9)/(5/9) = 0.6
+    assert krippendorff_alpha(UNITS) == pytest.approx(0.6)
+    # Interval: units [1,2], [3,3], [2,4]: D_o = (2 + 0 + 8)/6 = 10/6;
+    # sum_{i!=j} (a-b)² = 2 x 6 x 43 - 2 x 15² = 66 -> D_e = 66 / 30 = 2.2; alpha = 1 - (10/6)/2.2
+    assert krippendorff_alpha([[1, 2], [3, 3], [2, 4]], "interval") == pytest.approx(
+        1 - (10 / 6) / 2.2
+    )
+    rng = np.random.default_rng(4)
+    for _ in range(10):
+        # raters x units with missing values
+        data = rng.integers(1, 6, size=(4, 15)).astype(float)
+        data[rng.random(data.shape) < 0.2] = np.nan
+        units = [[v for v in data[:, u] if not np.isnan(v)] for u in range(data.shape[1])]
+        for level in ("nominal", "interval"):
+            ref = krippendorff.alpha(reliability_data=data, level_of_measurement=level)
+            assert krippendorff_alpha(units, level) == pytest.approx(ref)
+    assert krippendorff_alpha([["a"], ["b"]]) is None  # nothing pairable
+    assert krippendorff_alpha([["a", "a"], ["a", "a"]]) is None  # no expected disagreement
+
+
+def test_percent_agreement() -> None:
+    # 1, 1/3, 1 -> 7/9; single-rating units are skipped
+    assert percent_agreement([*UNITS, ["pass"]]) == pytest.approx(7 / 9)
+    assert percent_agreement([["a"]]) is None
+
+
+def _item(item_id: str, labels: list[str], scores: list[float] | None = None) -> LabelledItem:
+    return LabelledItem(
+        item_id=item_id,
+        criterion=None,
+        label="pass",
+        line=1,
+        annotator_labels=tuple((f"r{i}", v) for i, v in enumerate(labels)),  # type: ignore[misc]
+        annotator_scores=tuple((f"r{i}", s) for i, s in enumerate(scores or [])),
+    )
+
+
+def test_inter_annotator_ceiling() -> None:
+    items = [_item(str(i), u) for i, u in enumerate(UNITS)] + [_item("single", ["pass"])]
+    stats = inter_annotator(items)
+    assert stats is not None
+    assert stats.n_items == 3
+    assert stats.n_annotators == 3
+    assert stats.ratings_per_item == (3, 3)
+    assert stats.fleiss_kappa.value == pytest.approx(0.55)
+    assert stats.krippendorff_alpha.value == pytest.approx(0.6)
+    assert stats.krippendorff_alpha_interval is None
+    uneven = inter_annotator([_item("a", ["pass", "fail"]), _item("b", ["pass", "pass", "pass"])])
+    assert uneven is not None
+    assert uneven.fleiss_kappa.value is None
+    assert "different numbers of ratings" in uneven.fleiss_kappa.reason
+    scored = inter_annotator(
+        [
+            _item("a", ["fail", "pass"], [1, 2]),
+            _item("b", ["pass", "pass"], [3, 3]),
+            _item("c", ["fail", "pass"], [2, 4]),
+        ]
+    )
+    assert scored is not None
+    assert scored.krippendorff_alpha_interval is not None
+    assert scored.krippendorff_alpha_interval.value == pytest.approx(1 - (10 / 6) / 2.2)
+    assert inter_annotator([_item("a", ["pass"])]) is None
+
+
+def test_trust_on_lower_bounds() -> None:
+    good = judge_agreement(
+        ["pass"] * 60 + ["fail"] * 60,
+        ["pass"] * 59 + ["fail"] + ["fail"] * 59 + ["pass"],
+        n_bootstrap=300,
+    )
+    decision = decide_trust(good)
+    assert decision.trusted, decision.reason
+    assert [g.name for g in decision.gates] == ["TPR", "TNR", "kappa"]
+    assert all(g.bound is not None and g.bound < 1 for g in decision.gates)
+    # The same point estimates on few items: the lower bounds miss the gates.
+    small = judge_agreement(
+        ["pass"] * 6 + ["fail"] * 6, ["pass"] * 6 + ["fail"] * 6, n_bootstrap=300
+    )
+    assert small.tpr.value == 1.0
+    low = decide_trust(small)
+    assert not low.trusted
+    tpr_gate = low.gates[0]
+    # Wilson lower bound for 6/6 is 0.6097 < 0.8
+    assert tpr_gate.bound == pytest.approx(wilson_interval(6, 6)[0])
+    assert not tpr_gate.passed
+    assert "TPR lower bound 0.610 < 0.800" in low.reason
+    # An undefined statistic fails its gate, with its reason.
+    one = decide_trust(judge_agreement(["pass"] * 30, ["pass"] * 30, n_bootstrap=10))
+    assert not one.trusted
+    assert "TNR cannot be checked" in one.reason
+    # The optional unsure gate uses the UPPER bound of the unsure rate.
+    unsure = decide_trust(good, Gates(max_unsure=0.05))
+    assert unsure.gates[-1].name == "unsure"
+    assert unsure.gates[-1].passed
+    assert unsure.gates[-1].bound == pytest.approx(wilson_interval(0, 120)[1])
+
+
+def test_parse_gates() -> None:
+    assert parse_gates("") == Gates()
+    assert parse_gates("tpr=0.9, kappa=0.5") == Gates(tpr=0.9, tnr=0.8, kappa=0.5)
+    assert parse_gates("max_unsure=0.1").max_unsure == 0.1
+    with pytest.raises(InputError, match=r"unknown gate 'tp=0\.9'"):
+        parse_gates("tp=0.9")
+    with pytest.raises(InputError, match="not a number"):
+        parse_gates("tpr=high")
+    with pytest.raises(InputError, match="out of range"):
+        parse_gates("tpr=1.5")

@@ -1,0 +1,180 @@
+"""``pathjudge judge`` end to end against the fake server, including a killed-and-resumed run."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from pathjudge.cli import main
+from tests.fakes.anthropic_server import FakeAnthropic, RecordedRequest
+from tests.judge.conftest import policy_by
+
+MESSAGES = "/v1/messages"
+
+
+def write_items(path: Path, n: int) -> Path:
+    with path.open("w") as handle:
+        for i in range(n):
+            answer = "600 requests per minute" if i % 3 else "60 requests per minute"
+            handle.write(
+                json.dumps(
+                    {
+                        "item_id": f"q{i:04d}",
+                        "inputs": {
+                            "question": f"Question {i}: Pro plan rate limit?",
+                            "answer": answer,
+                            "reference": "The Pro plan allows 600 requests per minute.",
+                        },
+                    }
+                )
+                + "\n"
+            )
+    return path
+
+
+def deterministic(request: RecordedRequest) -> str:
+    """pass when the judged answer says 600, else fail: the same item always gets the same verdict."""
+    user = request.json["messages"][0]["content"]
+    answer = user.split('name="answer">', 1)[1].split("</pathjudge_data>", 1)[0]
+    return "pass" if "600" in answer else "fail"
+
+
+def test_cli_writes_verdicts_in_input_order(server: FakeAnthropic, tmp_path: Path) -> None:
+    server.policy = policy_by(deterministic)
+    items = write_items(tmp_path / "items.jsonl", 6)
+    out = tmp_path / "verdicts.jsonl"
+    args = ["judge", str(items), "--criterion", "answer-correct", "--base-url", server.url]
+    code = main([*args, "--cache", str(tmp_path / "c.sqlite"), "-o", str(out)])
+    assert code == 0
+    lines = [json.loads(line) for line in out.read_text().splitlines()]
+    assert [r["item_id"] for r in lines] == [f"q{i:04d}" for i in range(6)]
+    assert [r["verdict"] for r in lines] == ["fail", "pass", "pass", "fail", "pass", "pass"]
+    assert all(r["reasoning"] for r in lines)
+    assert server.count("POST", MESSAGES) == 6
+
+
+def test_cli_bad_item_line_is_one_clear_error(server: FakeAnthropic, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    items = tmp_path / "items.jsonl"
+    items.write_text(
+        json.dumps({"item_id": "a", "inputs": {"question": "q", "answer": "a", "reference": "r"}})
+        + "\n"
+        + json.dumps({"item_id": "b", "inputs": {"question": "q", "answer": "a"}})
+        + "\n"
+    )
+    code = main(["judge", str(items), "--criterion", "answer-correct", "--base-url", server.url, "-o", str(tmp_path / "o.jsonl")])
+    assert code == 2
+    err = capsys.readouterr().err
+    assert "items.jsonl:2" in err
+    assert "reference" in err
+    assert server.count("POST", MESSAGES) == 0
+
+
+def test_cli_without_credentials_is_one_clear_error(
+    fake_anthropic: FakeAnthropic, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    for name in ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_PROFILE"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("ANTHROPIC_CONFIG_DIR", str(tmp_path / "no-config"))
+    items = write_items(tmp_path / "items.jsonl", 3)
+    code = main(["judge", str(items), "--criterion", "answer-correct", "--base-url", fake_anthropic.url, "-o", str(tmp_path / "o.jsonl")])
+    assert code == 2
+    assert "no Anthropic credentials were found" in capsys.readouterr().err
+
+
+def test_cli_unknown_criterion(server: FakeAnthropic, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    items = write_items(tmp_path / "items.jsonl", 1)
+    code = main(["judge", str(items), "--criterion", "answer-corect", "-o", str(tmp_path / "o.jsonl")])
+    assert code == 2
+    assert "unknown criterion 'answer-corect'" in capsys.readouterr().err
+
+
+def test_cli_batch_mode(server: FakeAnthropic, tmp_path: Path) -> None:
+    server.policy = policy_by(deterministic)
+    items = write_items(tmp_path / "items.jsonl", 4)
+    out = tmp_path / "v.jsonl"
+    code = main(
+        ["judge", str(items), "--criterion", "answer-correct", "--base-url", server.url, "--batch", "--poll-interval", "0.01"]
+        + ["--cache", str(tmp_path / "c.sqlite"), "-o", str(out)]
+    )
+    assert code == 0
+    assert server.count("POST", "/v1/messages/batches") == 1
+    assert server.count("POST", MESSAGES) == 0
+    assert [json.loads(x)["verdict"] for x in out.read_text().splitlines()] == ["fail", "pass", "pass", "fail"]
+
+
+def test_killed_run_resumes_sending_only_the_missing_requests(
+    fake_anthropic: FakeAnthropic, api_key: str, tmp_path: Path
+) -> None:
+    """Kill a 1,000-item run midway (SIGKILL, nothing gets to clean up), rerun: only the missing calls go out."""
+    n = 1000
+    fake_anthropic.policy = policy_by(deterministic)
+    fake_anthropic.latency = 0.01
+    items = write_items(tmp_path / "items.jsonl", n)
+    cache = tmp_path / "cache.sqlite"
+    out = tmp_path / "verdicts.jsonl"
+    repo = Path(__file__).resolve().parents[2]
+    env = {**os.environ, "PYTHONPATH": str(repo / "src")}
+    command = [
+        sys.executable, "-m", "pathjudge", "judge", str(items), "--criterion", "answer-correct",
+        "--base-url", fake_anthropic.url, "--concurrency", "8", "--cache", str(cache), "-o", str(out), "--no-progress",
+    ]  # fmt: skip
+    process = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 60
+    while fake_anthropic.count("POST", MESSAGES) < 200 and time.monotonic() < deadline:
+        time.sleep(0.02)
+    process.send_signal(signal.SIGKILL)
+    process.wait(10)
+    sent_first = fake_anthropic.count("POST", MESSAGES)
+    assert 200 <= sent_first < n, "the run must be killed midway"
+    assert not out.exists()
+    with sqlite3.connect(cache) as db:
+        cached = db.execute("SELECT COUNT(*) FROM verdicts").fetchone()[0]
+    assert 0 < cached <= sent_first
+
+    fake_anthropic.reset()
+    resumed = subprocess.run(command, env=env, capture_output=True, text=True, timeout=120)
+    assert resumed.returncode == 0, resumed.stderr
+    assert fake_anthropic.count("POST", MESSAGES) == n - cached
+
+    # The results file equals a clean, uninterrupted run's.
+    fake_anthropic.reset()
+    clean = tmp_path / "clean.jsonl"
+    code = main(
+        ["judge", str(items), "--criterion", "answer-correct", "--base-url", fake_anthropic.url, "--concurrency", "32"]
+        + ["--cache", str(tmp_path / "fresh.sqlite"), "-o", str(clean)]
+    )
+    assert code == 0
+    assert fake_anthropic.count("POST", MESSAGES) == n
+    assert out.read_bytes() == clean.read_bytes()
+
+
+def test_ctrl_c_exits_130_and_keeps_verdicts(fake_anthropic: FakeAnthropic, tmp_path: Path) -> None:
+    fake_anthropic.policy = policy_by(deterministic)
+    fake_anthropic.latency = 0.02
+    items = write_items(tmp_path / "items.jsonl", 300)
+    cache = tmp_path / "cache.sqlite"
+    repo = Path(__file__).resolve().parents[2]
+    env = {**os.environ, "ANTHROPIC_API_KEY": "sk-test-int", "PYTHONPATH": str(repo / "src")}
+    command = [
+        sys.executable, "-m", "pathjudge", "judge", str(items), "--criterion", "answer-correct",
+        "--base-url", fake_anthropic.url, "--concurrency", "4", "--cache", str(cache), "-o", str(tmp_path / "o.jsonl"),
+    ]  # fmt: skip
+    process = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while fake_anthropic.count("POST", MESSAGES) < 40 and time.monotonic() < deadline:
+        time.sleep(0.02)
+    process.send_signal(signal.SIGINT)
+    _, err = process.communicate(timeout=30)
+    assert process.returncode == 130
+    assert "interrupted" in err
+    assert "Traceback" not in err
+    with sqlite3.connect(cache) as db:
+        assert db.execute("SELECT COUNT(*) FROM verdicts").fetchone()[0] >= 30
