@@ -137,7 +137,7 @@ class TaskItem(pytest.Item):
         for entry in entries:
             self.add_report_section("call", "weak paths", f"run {entry.run_id}: {entry.reason}")
 
-    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:  # type: ignore[override]
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
         if isinstance(excinfo.value, PathjudgeTaskFailure):
             return str(excinfo.value)
         return str(super().repr_failure(excinfo))

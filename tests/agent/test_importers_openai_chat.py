@@ -132,3 +132,13 @@ def test_bad_chat_transcript(tmp_path: Path) -> None:
         list(import_file(path, "openai-chat"))
     assert info.value.field == "[0].traj[0].tool_calls[0].function"
     assert str(info.value).startswith(f"{path}: field '[0].traj[0].tool_calls[0].function'")
+
+
+def test_null_keys_are_not_noise_but_values_are_kept() -> None:
+    messages = [
+        {"role": "user", "content": "hi"},
+        {"role": "assistant", "content": "hello", "refusal": None, "audio": {"id": "au_1"}},
+    ]
+    run = from_openai_chat(messages, task_id="t", run_id="r")
+    assert run.final_answer == "hello"
+    assert run.metadata["unmapped"] == [{"at": "[1].audio", "value": {"id": "au_1"}}]

@@ -126,7 +126,8 @@ def test_killed_run_resumes_sending_only_the_missing_requests(
         sys.executable, "-m", "pathjudge", "judge", str(items), "--criterion", "answer-correct",
         "--base-url", fake_anthropic.url, "--concurrency", "8", "--cache", str(cache), "-o", str(out), "--no-progress",
     ]  # fmt: skip
-    process = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    t0 = time.monotonic()
+    process = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 60
     while fake_anthropic.count("POST", MESSAGES) < 200 and time.monotonic() < deadline:
         time.sleep(0.02)
@@ -139,11 +140,15 @@ def test_killed_run_resumes_sending_only_the_missing_requests(
         cached = db.execute("SELECT COUNT(*) FROM verdicts").fetchone()[0]
     assert 0 < cached <= sent_first
 
+    print("killed after", time.monotonic() - t0)
+    t0 = time.monotonic()
     fake_anthropic.reset()
     resumed = subprocess.run(command, env=env, capture_output=True, text=True, timeout=120)
     assert resumed.returncode == 0, resumed.stderr
     assert fake_anthropic.count("POST", MESSAGES) == n - cached
 
+    print("resumed", time.monotonic() - t0)
+    t0 = time.monotonic()
     # The results file equals a clean, uninterrupted run's.
     fake_anthropic.reset()
     clean = tmp_path / "clean.jsonl"
@@ -153,6 +158,7 @@ def test_killed_run_resumes_sending_only_the_missing_requests(
     )
     assert code == 0
     assert fake_anthropic.count("POST", MESSAGES) == n
+    print("clean", time.monotonic() - t0)
     assert out.read_bytes() == clean.read_bytes()
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -20,6 +21,8 @@ from pathjudge.report._view import (
     CalibrationView,
     CheckView,
     CriterionCalibrationView,
+    DiffRow,
+    DiffView,
     DisagreementView,
     GateView,
     MetricView,
@@ -39,7 +42,14 @@ if TYPE_CHECKING:
     from pathjudge.report.json_report import ScoreReport
     from pathjudge.scoring.grade import RunGrade
 
-__all__ = ["calibration_view", "load_json", "load_model", "report_view", "variance_view"]
+__all__ = [
+    "calibration_view",
+    "diff_view",
+    "load_json",
+    "load_model",
+    "report_view",
+    "variance_view",
+]
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -156,8 +166,7 @@ def report_view(
     report: ScoreReport | Mapping[str, Any],
     *,
     runs: Iterable[RunRecord] | None = None,
-    variance: Any | None = None,
-    calibration: Any | None = None,
+    diff: DiffView | None = None,
     source: str | Path | None = None,
 ) -> ReportView:
     """The page's view of a ``pathjudge score`` report, plus the optional sections.
@@ -285,8 +294,7 @@ def report_view(
         ),
         runs=tuple(views),
         notes=tuple(notes),
-        variance=variance_view(variance) if variance is not None else None,
-        calibration=calibration_view(calibration) if calibration is not None else None,
+        diff=diff,
         extra={"report schema": f"{model.kind} v{model.schema_version}"},
     )
 
@@ -429,3 +437,133 @@ def calibration_view(report: Any, *, source: str | Path | None = None) -> Calibr
         )
     source_text = f"labels {model.labels_file or '—'} · verdicts {model.verdicts_file or '—'}"
     return CalibrationView(source=source_text, criteria=tuple(criteria))
+
+
+def diff_view(
+    report: Any,
+    *,
+    source: str | Path | None = None,
+    baseline_label: str = "baseline",
+    candidate_label: str = "candidate",
+) -> DiffView:
+    """The baseline-diff section from a :class:`~pathjudge.scoring.diff.DiffReport` (or its JSON)."""
+    from pathjudge.scoring.diff import DiffReport
+
+    model = load_model(DiffReport, report, source=source, what="diff report")
+    test = model.test
+    metrics = [
+        MetricView(
+            "mcnemar_p",
+            "McNemar exact p",
+            test.mcnemar_p,
+            f"{test.worse} tasks worse, {test.better} better",
+        ),
+        MetricView(
+            "mean_delta",
+            "Mean success change",
+            test.mean_delta,
+            f"paired bootstrap over {test.tasks} tasks",
+            low=test.bootstrap_low,
+            high=test.bootstrap_high,
+        ),
+        MetricView("tokens_before", "Tokens, baseline", float(model.tokens_before), "", digits=0),
+        MetricView("tokens_after", "Tokens, candidate", float(model.tokens_after), "", digits=0),
+    ]
+    notes: list[str] = []
+    if test.bootstrap_low is not None and test.bootstrap_high is not None:
+        notes.append(
+            f"Paired bootstrap ({test.resamples} resamples, seed {test.seed}): mean change "
+            f"{_fmt(test.mean_delta)} [{test.bootstrap_low:+.2f}, {test.bootstrap_high:+.2f}] at {test.level:.0%}; "
+            + ("significantly worse." if test.significantly_worse else "not significantly worse.")
+        )
+    notes.extend(finding.what for finding in model.suite_findings)
+    rows = []
+    for task in model.tasks:
+        status = "regression" if task.regressed else ("changed" if task.changed else "unchanged")
+        if (
+            task.changed
+            and not task.regressed
+            and all(f.kind == "improvement" for f in task.findings)
+        ):
+            status = "improvement"
+        findings = tuple(f"{f.kind}: {f.what}" for f in task.findings)
+        if task.baseline_only:
+            findings += (
+                f"epochs with no candidate run: {', '.join(map(str, task.baseline_only))}",
+            )
+        if task.candidate_only:
+            findings += (
+                f"epochs with no baseline run: {', '.join(map(str, task.candidate_only))}",
+            )
+        rows.append(
+            DiffRow(task.task_id, task.success_before, task.success_after, status, findings)
+        )
+    return DiffView(
+        baseline_label=baseline_label,
+        candidate_label=candidate_label,
+        verdict=model.verdict,
+        reasons=model.reasons,
+        metrics=tuple(metrics),
+        rows=tuple(rows),
+        notes=tuple(notes),
+    )
+
+
+def _fmt(value: float | None) -> str:
+    return "undefined" if value is None else f"{value:+.2f}"
+
+
+def _json_or_value(value: Any, what: str) -> tuple[Any, str | None]:
+    """A path is read as JSON (and named as the source of errors); anything else passes through."""
+    if isinstance(value, (str, Path)):
+        return load_json(Path(value), what), str(value)
+    return value, None
+
+
+def build_view(
+    results: Any,
+    *,
+    runs: Iterable[RunRecord] | str | Path | None = None,
+    baseline: Any | None = None,
+    variance: Any | None = None,
+    calibration: Any | None = None,
+) -> ReportView:
+    """The whole page's view from the report objects, their JSON (mappings) or their JSON files.
+
+    ``results``: the ``pathjudge score`` report; ``runs``: the graded run records or their JSONL file
+    (adds trajectories to the viewer); ``baseline``: the diff report against a baseline
+    (:class:`~pathjudge.scoring.diff.DiffReport`, or an already built :class:`DiffView`); ``variance``: a
+    :class:`~pathjudge.scoring.variance.VarianceReport`; ``calibration``: a
+    :class:`~pathjudge.calibration.calibrate.CalibrationReport`. Each optional part left as None leaves
+    its section out.
+    """
+    report, report_source = _json_or_value(results, "score report")
+    records: Iterable[RunRecord] | None
+    if isinstance(runs, (str, Path)):
+        from pathjudge.agent.io import read_runs
+
+        records = read_runs(Path(runs))
+    else:
+        records = runs
+    diff = None
+    if isinstance(baseline, DiffView):
+        diff = baseline
+    elif baseline is not None:
+        value, diff_source = _json_or_value(baseline, "diff report")
+        diff = diff_view(value, source=diff_source)
+    variance_value, variance_source = (
+        (None, None) if variance is None else _json_or_value(variance, "variance report")
+    )
+    calibration_value, calibration_source = (
+        (None, None) if calibration is None else _json_or_value(calibration, "calibration report")
+    )
+    view = report_view(report, runs=records, diff=diff, source=report_source)
+    return replace(
+        view,
+        variance=variance_view(variance_value, source=variance_source)
+        if variance_value is not None
+        else None,
+        calibration=calibration_view(calibration_value, source=calibration_source)
+        if calibration_value is not None
+        else None,
+    )

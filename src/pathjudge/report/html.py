@@ -42,7 +42,7 @@ from pathjudge.report._view import (
 )
 from pathjudge.report._write import write_text_atomic
 
-__all__ = ["field_limit", "render_html", "script_json", "write_html"]
+__all__ = ["field_limit", "render_html", "script_json", "write_html", "write_html_report"]
 
 TEXT_BUDGET_CHARS = 2_600_000
 """Total characters the viewer's texts may use together before the longest are cut."""
@@ -614,3 +614,30 @@ def render_html(view: ReportView) -> str:
 def write_html(view: ReportView, path: Path) -> Path:
     """Render ``view`` and write it to ``path`` atomically (UTF-8); return ``path``."""
     return write_text_atomic(path, render_html(view))
+
+
+def write_html_report(
+    results: Any,
+    path: Path,
+    *,
+    baseline: Any | None = None,
+    variance: Any | None = None,
+    calibration: Any | None = None,
+    runs: Any | None = None,
+) -> Path:
+    """Write the self-contained HTML report for a ``pathjudge score`` report; return ``path``.
+
+    ``results`` is the :class:`~pathjudge.report.json_report.ScoreReport`, its JSON (a mapping) or its
+    JSON file. Optional sections, each a report object, its JSON or its JSON file: ``baseline`` (the
+    :class:`~pathjudge.scoring.diff.DiffReport` against a baseline), ``variance``
+    (:class:`~pathjudge.scoring.variance.VarianceReport`) and ``calibration``
+    (:class:`~pathjudge.calibration.calibrate.CalibrationReport`). ``runs`` (run records or their JSONL
+    file) puts each graded run's trajectory in the viewer. A malformed input is an
+    :class:`~pathjudge.errors.InputError` naming the file and field.
+    """
+    from pathjudge.report._adapt import build_view
+
+    view = build_view(
+        results, runs=runs, baseline=baseline, variance=variance, calibration=calibration
+    )
+    return write_html(view, path)

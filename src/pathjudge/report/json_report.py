@@ -27,7 +27,7 @@ class ScoreReport(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    schema_version: Literal[1] = REPORT_SCHEMA_VERSION
+    schema_version: Literal[1] = 1
     kind: Literal["pathjudge.score"] = "pathjudge.score"
     suite_file: str | None = Field(default=None, description="The suite file, as given.")
     runs_file: str | None = Field(default=None, description="The runs file, as given.")

@@ -12,11 +12,12 @@ The renderer computes nothing: every number comes from the view it is given.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from pathjudge.report._view import ReportView
 from pathjudge.report._write import write_text_atomic
 
-__all__ = ["md_cell", "render_markdown", "write_markdown"]
+__all__ = ["md_cell", "render_markdown", "write_markdown", "write_markdown_report"]
 
 
 def md_cell(text: object) -> str:
@@ -74,9 +75,46 @@ def render_markdown(view: ReportView, *, max_weak: int = 20) -> str:
         if view.weak_total > shown:
             lines += ["", f"… and {view.weak_total - shown} more (see the HTML or JSON report)."]
     lines.append("")
+    if view.diff is not None:
+        mark = "✅" if view.diff.verdict == "promote" else "❌"
+        lines += [f"**Baseline diff**: {mark} {md_cell(view.diff.verdict)}", ""]
+        lines += [f"- {md_cell(reason)}" for reason in view.diff.reasons]
+        lines.append("")
+    if view.variance is not None:
+        lines += [f"**Variance**: {md_cell(note)}" for note in view.variance.notes] or [
+            "**Variance**: no graded epochs"
+        ]
+        lines.append("")
+    if view.calibration is not None:
+        for crit in view.calibration.criteria:
+            trust = "✅ trusted" if crit.trusted else "❌ not trusted"
+            lines.append(
+                f"**Judge calibration, {md_cell(crit.criterion)}**: {trust}: {md_cell(crit.trust_reason)}"
+            )
+        lines.append("")
     return "\n".join(lines)
 
 
 def write_markdown(view: ReportView, path: Path, *, max_weak: int = 20) -> Path:
     """Write :func:`render_markdown` to ``path`` atomically (UTF-8) and return ``path``."""
     return write_text_atomic(path, render_markdown(view, max_weak=max_weak))
+
+
+def write_markdown_report(
+    results: Any,
+    path: Path,
+    *,
+    baseline: Any | None = None,
+    variance: Any | None = None,
+    calibration: Any | None = None,
+    max_weak: int = 20,
+) -> Path:
+    """Write the Markdown summary of a ``pathjudge score`` report (object, JSON mapping or JSON file).
+
+    ``baseline`` (a diff report) adds the promote/block verdict and its reasons; ``variance`` and
+    ``calibration`` are accepted for symmetry with the HTML report and summarised in one line each.
+    """
+    from pathjudge.report._adapt import build_view
+
+    view = build_view(results, baseline=baseline, variance=variance, calibration=calibration)
+    return write_markdown(view, path, max_weak=max_weak)

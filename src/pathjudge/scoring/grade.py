@@ -407,15 +407,34 @@ def grade(
 
     ``verdicts`` maps ``item_id`` (``"{run_id}:{criterion_id}"``) to anything with ``.verdict`` and
     ``.reasoning``; ``fast=True`` skips judged criteria (reported ``not_run``). A run naming a task the
-    suite lacks raises :class:`~pathjudge.errors.SuiteError` naming ``file`` and the run's line number
-    (its 1-based position, counting records). No runs: no grades.
+    suite lacks raises :class:`~pathjudge.errors.SuiteError` naming ``file`` and the run's line.
+    No runs: no grades.
     """
     plans: dict[str, TaskPlan] = {}
     for number, run in enumerate(runs, 1):
         plan = plans.get(run.task_id)
         if plan is None:
-            plan = plan_task(
-                suite.task(run.task_id, file=file, line=number if file is not None else None)
-            )
+            if suite.get(run.task_id) is None:
+                line = _record_line(file, number) if file is not None else None
+                suite.task(run.task_id, file=file, line=line)
+            plan = plan_task(suite.task(run.task_id))
             plans[run.task_id] = plan
         yield grade_run(run, plan, verdicts=verdicts, fast=fast)
+
+
+def _record_line(file: str | Path, number: int) -> int | None:
+    """The 1-based line of the ``number``-th record (non-blank line) of a JSONL file (error path only)."""
+    import gzip
+
+    path = Path(file)
+    try:
+        with gzip.open(path, "rb") if path.suffix == ".gz" else path.open("rb") as handle:
+            seen = 0
+            for line_no, raw in enumerate(handle, 1):
+                if raw.strip():
+                    seen += 1
+                    if seen == number:
+                        return line_no
+    except OSError:
+        return None
+    return None

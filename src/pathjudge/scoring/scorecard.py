@@ -136,7 +136,7 @@ class GateResult(_Record):
 class Scorecard(_Record):
     """The suite-level scorecard (see the module docstring for every definition)."""
 
-    schema_version: Literal[1] = SCORECARD_SCHEMA_VERSION
+    schema_version: Literal[1] = 1
     suite: str
     runs: int
     tasks: int = Field(description="Tasks with at least one run.")
@@ -424,7 +424,7 @@ def parse_thresholds(text: str) -> dict[GateMetric, float]:
                 field="--fail-under",
                 hint=f"use: {', '.join(GATE_METRICS)}",
             )
-        out[GATE_METRICS[GATE_METRICS.index(name)]] = value  # type: ignore[arg-type]
+        out[GATE_METRICS[GATE_METRICS.index(name)]] = value
     return out
 
 
@@ -440,7 +440,7 @@ def parse_weights(text: str) -> dict[WeightKey, float]:
             raise InputError(
                 f"weight {name!r} is negative", field="--weights", hint="weights must be >= 0"
             )
-        out[WEIGHT_KEYS[WEIGHT_KEYS.index(name)]] = value  # type: ignore[arg-type]
+        out[WEIGHT_KEYS[WEIGHT_KEYS.index(name)]] = value
     return out
 
 

@@ -15,7 +15,8 @@ has no error flag, so a result whose text starts with one of ``error_prefixes`` 
 tau-bench's convention) is flagged ``is_error``. The legacy ``function_call`` / ``role: function`` pair is
 read the same way. The first system message goes to ``metadata["system"]``, the first user message is
 the ``input``, the last assistant message without tool calls is the ``final_answer``; tau-bench's
-``reward`` and ``info`` go to ``metadata``; everything else unmapped lands in ``metadata["unmapped"]``.
+``reward`` and ``info`` go to ``metadata``; everything else unmapped lands in ``metadata["unmapped"]``
+(message keys whose value is null, such as ``"refusal": null``, carry nothing and are not kept).
 """
 
 from __future__ import annotations
@@ -222,7 +223,7 @@ def from_openai_chat(
             unmapped.add(where, raw)
             continue
         for key, value in message.items():
-            if key not in known:
+            if key not in known and value is not None:  # a null (e.g. "refusal": null) says nothing
                 unmapped.add(join_path(where, key), value)
 
     if source is not None:

@@ -1,0 +1,159 @@
+"""``pathjudge report``: the self-contained HTML report (and a Markdown CI summary) of a score report."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+
+from pathjudge._cli.app import app, out_console
+
+if TYPE_CHECKING:
+    from pathjudge.agent.trajectory import RunRecord
+    from pathjudge.report.json_report import ScoreReport
+    from pathjudge.scoring.diff import DiffReport
+    from pathjudge.scoring.variance import VarianceReport
+
+
+def _recorded_path(recorded: str | None, report_file: Path) -> Path | None:
+    """A path stored in a report: as given (relative to the current folder), else beside the report."""
+    if not recorded:
+        return None
+    for candidate in (Path(recorded), report_file.parent / recorded):
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def variance_from_grades(report: ScoreReport, *, max_k: int = 10) -> VarianceReport | None:
+    """pass@k / pass^k per task from the report's per-run grades, when some task has several epochs.
+
+    ``k`` runs from 1 to the largest number of runs of one task (at most ``max_k``). None without
+    per-run grades or when every task ran once (there is no variance to show).
+    """
+    from pathjudge.scoring.variance import EpochOutcome, variance_report
+
+    if not report.runs:
+        return None
+    per_task: dict[str, int] = {}
+    for grade in report.runs:
+        per_task[grade.task_id] = per_task.get(grade.task_id, 0) + 1
+    most = max(per_task.values())
+    if most < 2:
+        return None
+    outcomes = [
+        EpochOutcome(
+            task_id=grade.task_id,
+            epoch=grade.epoch,
+            success=None if grade.success == "undecided" else grade.success == "pass",
+            scores={"path_score": None if grade.path_score is None else float(grade.path_score)},
+        )
+        for grade in report.runs
+    ]
+    order = [row.task_id for row in report.scorecard.task_rows]
+    return variance_report(outcomes, ks=tuple(range(1, min(most, max_k) + 1)), task_order=order)
+
+
+def diff_against(
+    baseline: Path, report: ScoreReport, report_file: Path
+) -> tuple[DiffReport, str, str]:
+    """The diff report for ``--baseline``: read as is, or computed from two score reports' runs.
+
+    A baseline *score* report is diffed with :func:`~pathjudge.scoring.diff.diff_runs` over the runs
+    files both reports name, against the candidate's suite file; a missing file is an InputError.
+    """
+    from pathjudge.agent.io import read_runs
+    from pathjudge.errors import InputError
+    from pathjudge.report._adapt import load_json, load_model
+    from pathjudge.report.json_report import ScoreReport
+    from pathjudge.rubrics.suite import load_suite
+    from pathjudge.scoring.diff import DiffReport, diff_runs
+
+    data = load_json(baseline, "baseline")
+    if not (isinstance(data, dict) and data.get("kind") == "pathjudge.score"):
+        diff = load_model(DiffReport, data, source=baseline, what="diff report")
+        return diff, str(baseline), str(report_file)
+    base = load_model(ScoreReport, data, source=baseline, what="score report")
+    base_runs = _recorded_path(base.runs_file, baseline)
+    cand_runs = _recorded_path(report.runs_file, report_file)
+    suite = _recorded_path(report.suite_file, report_file)
+    for label, found, recorded in (
+        ("baseline runs", base_runs, base.runs_file),
+        ("candidate runs", cand_runs, report.runs_file),
+        ("suite", suite, report.suite_file),
+    ):
+        if found is None:
+            raise InputError(
+                f"cannot diff against the baseline: the {label} file {recorded!r} named in the report is not found",
+                file=baseline if label == "baseline runs" else report_file,
+                field="runs_file" if "runs" in label else "suite_file",
+                hint="run from the folder pathjudge score ran in, or pass a diff report JSON as --baseline",
+            )
+    if base_runs is None or cand_runs is None or suite is None:  # unreachable: each raised above
+        raise AssertionError("diff inputs missing")
+    diff = diff_runs(read_runs(base_runs), read_runs(cand_runs), load_suite(suite))
+    return diff, str(base_runs), str(cand_runs)
+
+
+@app.command()
+def report(
+    results: Annotated[Path, typer.Argument(help="The JSON report of `pathjudge score --json`.")],
+    output: Annotated[Path, typer.Option("--output", "-o", help="Write the HTML report here.")],
+    runs: Annotated[
+        Path | None,
+        typer.Option(
+            "--runs",
+            help="Runs JSONL for the trajectory viewer (default: the runs file the report names, if found).",
+        ),
+    ] = None,
+    baseline: Annotated[
+        Path | None,
+        typer.Option(
+            "--baseline",
+            help="A baseline's score report JSON (or a diff report JSON) to diff against.",
+        ),
+    ] = None,
+    calibration: Annotated[
+        Path | None, typer.Option("--calibration", help="The JSON report of `pathjudge calibrate`.")
+    ] = None,
+    markdown: Annotated[
+        Path | None,
+        typer.Option("--markdown", help="Also write a Markdown summary (CI job summary) here."),
+    ] = None,
+) -> None:
+    """Render RESULTS as one self-contained HTML file (opens offline; agent text is escaped)."""
+    from pathjudge.report._adapt import load_json, load_model
+    from pathjudge.report.html import write_html_report
+    from pathjudge.report.json_report import ScoreReport
+    from pathjudge.report.markdown import write_markdown_report
+
+    loaded = load_model(
+        ScoreReport, load_json(results, "score report"), source=results, what="score report"
+    )
+    runs_file = runs if runs is not None else _recorded_path(loaded.runs_file, results)
+    records: list[RunRecord] | None = None
+    if runs_file is not None:
+        from pathjudge.agent.io import read_runs
+
+        records = list(read_runs(runs_file))
+    diff: Any = None
+    if baseline is not None:
+        from dataclasses import replace
+
+        from pathjudge.report._adapt import diff_view
+
+        report_diff, base_label, cand_label = diff_against(baseline, loaded, results)
+        diff = replace(
+            diff_view(report_diff), baseline_label=base_label, candidate_label=cand_label
+        )
+    variance = variance_from_grades(loaded)
+    path = write_html_report(
+        loaded, output, variance=variance, calibration=calibration, runs=records, baseline=diff
+    )
+    out_console.print(f"HTML report: {path} ({path.stat().st_size / 1e6:.2f} MB)")
+    if markdown is not None:
+        write_markdown_report(
+            loaded, markdown, baseline=diff, variance=variance, calibration=calibration
+        )
+        out_console.print(f"Markdown summary: {markdown}")

@@ -1,0 +1,220 @@
+"""Labels + verdicts -> report: pairing rules, clear errors, PPI and disagreements end to end."""
+
+from __future__ import annotations
+
+import pytest
+import yaml
+
+from pathjudge.calibration.agreement import Gates
+from pathjudge.calibration.calibrate import calibrate
+from pathjudge.calibration.disagreements import few_shot_examples, few_shot_yaml, find_disagreements
+from pathjudge.calibration.labels import load_labels
+from pathjudge.calibration.verdicts import load_verdicts
+from pathjudge.errors import LabelsError
+from pathjudge.rubrics.criteria import Criterion
+
+from .conftest import Writer
+
+
+def _labels(
+    n_pass: int = 6, n_fail: int = 4, criterion: str | None = None
+) -> list[dict[str, object]]:
+    out: list[dict[str, object]] = []
+    for i in range(n_pass + n_fail):
+        rec: dict[str, object] = {
+            "item_id": f"i{i}",
+            "label": "pass" if i < n_pass else "fail",
+            "split": "train" if i % 2 == 0 else "test",
+            "inputs": {"source": f"source {i}", "summary": f"summary {i}", "n": i}
+            if i != 9
+            else {},
+            "group": f"t{i // 2}",
+        }
+        if criterion:
+            rec["criterion"] = criterion
+        if i == 4:
+            rec["rationale"] = "The summary invents nothing."
+        out.append(rec)
+    return out
+
+
+# Judge: same pattern as the hand example in test_agreement (TP 4, FN 1, FP 1, TN 2, 2 unsure).
+JUDGE = ["pass", "pass", "pass", "pass", "fail", "unsure", "pass", "fail", "fail", "unsure"]
+
+
+def _verdicts(criterion: str | None = None, samples: int = 1) -> list[dict[str, object]]:
+    out: list[dict[str, object]] = []
+    for i, v in enumerate(JUDGE):
+        for s in range(samples):
+            rec: dict[str, object] = {
+                "item_id": f"i{i}",
+                "verdict": v,
+                "sample": s,
+                "reasoning": f"r{i}",
+            }
+            if criterion:
+                rec["criterion"] = criterion
+            out.append(rec)
+    return out
+
+
+def test_end_to_end_report(write: Writer) -> None:
+    labels = load_labels(write("l.jsonl", _labels()))
+    verdicts = load_verdicts(write("v.jsonl", _verdicts("summary-faithful", samples=2)))
+    unlabelled = load_verdicts(
+        write(
+            "u.jsonl",
+            [{"item_id": f"u{i}", "verdict": "pass" if i % 3 else "fail"} for i in range(30)],
+        )
+    )
+    report = calibrate(labels, verdicts, unlabelled=unlabelled, n_bootstrap=100)
+    assert len(report.criteria) == 1
+    crit = report.criteria[0]
+    assert crit.criterion is None  # unnamed labels take the verdicts' single criterion
+    assert crit.agreement.kappa.value == pytest.approx(7 / 15)
+    assert crit.split_counts == {"train": 5, "test": 5}
+    assert crit.samples_per_item == (2, 2)
+    assert not crit.trust.trusted
+    assert not report.trusted
+    assert crit.noise is not None
+    assert crit.noise.mean_pairwise_agreement.value == 1.0  # both samples always agree
+    # groups t0..t4 hold two items each, so agent variance is defined
+    assert crit.noise.agent_variance.value is not None
+    assert crit.ppi is not None
+    assert (crit.ppi.n_labelled, crit.ppi.n_unlabelled) == (10, 30)
+    assert crit.ppi.humans_only.value == pytest.approx(0.6)
+    assert [(d.item_id, d.kind) for d in crit.disagreements] == [
+        ("i4", "false_fail"),
+        ("i6", "false_pass"),
+    ]
+    assert crit.inter_annotator is None
+    assert "human-human ceiling is unknown" in crit.ceiling
+    # The report round-trips through JSON.
+    again = type(report).model_validate_json(report.model_dump_json())
+    assert again == report
+
+
+def test_split_filter_and_trust(write: Writer) -> None:
+    labels = load_labels(write("l.jsonl", _labels()))
+    verdicts = load_verdicts(write("v.jsonl", _verdicts()))
+    report = calibrate(labels, verdicts, split="test", n_bootstrap=50)
+    crit = report.criteria[0]
+    # test split = odd items: i1 P->pass, i3 P->pass, i5 P->unsure, i7 F->fail, i9 F->unsure
+    assert crit.n_labelled == 5
+    assert crit.agreement.confusion.matrix == ((2, 0), (0, 1))
+    lenient = calibrate(
+        labels, verdicts, split="test", gates=Gates(tpr=0, tnr=0, kappa=-1), n_bootstrap=50
+    )
+    assert lenient.criteria[0].trust.trusted
+
+
+def test_few_shot_export_from_train_disagreements(write: Writer) -> None:
+    labels = load_labels(write("l.jsonl", _labels()))
+    verdicts = load_verdicts(write("v.jsonl", _verdicts()))
+    items = {i.item_id: i for i in labels}
+    disagreements = find_disagreements(list(labels), verdicts.by_criterion[None])
+    # i4 (train, human pass, judge fail) and i6 (train, human fail, judge pass)
+    examples = few_shot_examples(disagreements, items)
+    assert [e["verdict"] for e in examples] == ["pass", "fail"]
+    assert examples[0]["reasoning"] == "The summary invents nothing."
+    assert examples[1]["inputs"] == {"source": "source 6", "summary": "summary 6", "n": "6"}
+    text = few_shot_yaml(examples, criterion="summary-faithful")
+    assert "# 1 have no recorded rationale" in text
+    # The snippet drops into a criterion YAML and validates there.
+    block = yaml.safe_load(text)
+    Criterion(
+        id="x",
+        version="1",
+        criterion="q?",
+        inputs=("source", "summary", "n"),
+        pass_means="p",
+        fail_means="f",
+        examples=block["examples"],
+    )
+    assert few_shot_examples(disagreements, items, split="dev") == []
+    assert yaml.safe_load(few_shot_yaml([])) == {"examples": []}
+
+
+def test_few_shot_needs_inputs(write: Writer) -> None:
+    records = _labels()
+    records[4]["inputs"] = None
+    labels = load_labels(write("l.jsonl", records))
+    verdicts = load_verdicts(write("v.jsonl", _verdicts()))
+    disagreements = find_disagreements(list(labels), verdicts.by_criterion[None])
+    with pytest.raises(
+        LabelsError, match=r"l\.jsonl:5: field 'inputs': item 'i4' is a train disagreement"
+    ):
+        few_shot_examples(disagreements, {i.item_id: i for i in labels}, file=labels.file)
+
+
+def _error(
+    write: Writer, labels: list[dict[str, object]], verdicts: list[dict[str, object]], **kw: object
+) -> str:
+    with pytest.raises(LabelsError) as info:
+        calibrate(
+            load_labels(write("l.jsonl", labels)), load_verdicts(write("v.jsonl", verdicts)), **kw
+        )  # type: ignore[arg-type]
+    return str(info.value)
+
+
+def test_unknown_item_id(write: Writer) -> None:
+    message = _error(write, _labels(), [*_verdicts(), {"item_id": "zz", "verdict": "pass"}])
+    assert (
+        "v.jsonl:11: field 'item_id': item 'zz' has a verdict but no label (unknown item id)"
+        in message
+    )
+
+
+def test_labels_without_verdicts(write: Writer) -> None:
+    message = _error(write, _labels(), _verdicts()[:7])
+    assert (
+        "l.jsonl:8: field 'item_id': 3 labelled item(s) have no verdict: 'i7', 'i8', 'i9'"
+        in message
+    )
+
+
+def test_single_class(write: Writer) -> None:
+    message = _error(write, _labels(10, 0), _verdicts())
+    assert "all 10 labelled items are 'pass', so TNR and kappa cannot be estimated" in message
+    assert "add labelled 'fail' items" in message
+    report = calibrate(
+        load_labels(write("l.jsonl", _labels(10, 0))),
+        load_verdicts(write("v.jsonl", _verdicts())),
+        allow_single_class=True,
+        n_bootstrap=20,
+    )
+    assert report.criteria[0].agreement.tnr.value is None
+    assert not report.criteria[0].trust.trusted
+
+
+def test_criteria_that_do_not_match(write: Writer) -> None:
+    both = _labels(criterion="a") + [{**r, "criterion": "b"} for r in _labels()]
+    message = _error(write, both, _verdicts("c"))
+    assert "verdicts for criterion 'c' but the labels have 'a', 'b'" in message
+    assert "no verdicts for criterion 'b'" in _error(write, both, _verdicts("a"))
+    assert "the labels have no criterion 'z'" in _error(write, both, _verdicts("a"), criterion="z")
+    named = _error(write, _labels(criterion="a"), _verdicts("b"))
+    assert "verdicts for criterion 'b' but the labels have 'a'" in named
+    # Restricting to one criterion ignores the other's missing verdicts.
+    report = calibrate(
+        load_labels(write("l.jsonl", both)),
+        load_verdicts(write("v.jsonl", _verdicts("a"))),
+        criterion="a",
+        n_bootstrap=20,
+    )
+    assert [c.criterion for c in report.criteria] == ["a"]
+
+
+def test_unlabelled_items_must_not_be_labelled(write: Writer) -> None:
+    labels = load_labels(write("l.jsonl", _labels()))
+    verdicts = load_verdicts(write("v.jsonl", _verdicts()))
+    unl = load_verdicts(
+        write(
+            "u.jsonl", [{"item_id": "u1", "verdict": "pass"}, {"item_id": "i3", "verdict": "pass"}]
+        )
+    )
+    with pytest.raises(
+        LabelsError,
+        match=r"u\.jsonl:2: field 'item_id': item 'i3' is judge-only \(unlabelled\) but also labelled",
+    ):
+        calibrate(labels, verdicts, unlabelled=unl)

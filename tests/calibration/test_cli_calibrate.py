@@ -1,0 +1,133 @@
+"""``pathjudge calibrate`` end to end: table, JSON, plots, few-shot YAML, exit codes, clear errors."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import pathjudge.cli  # noqa: F401  (registers the commands)
+from pathjudge._cli.app import main
+
+from .conftest import Writer
+from .test_calibrate import _labels, _verdicts
+
+
+def test_table_json_plots_and_few_shot(
+    write: Writer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    labels = write("l.jsonl", _labels())
+    verdicts = write("v.jsonl", _verdicts(samples=3))
+    unl = write("u.jsonl", [{"item_id": f"u{i}", "verdict": "pass"} for i in range(5)])
+    code = main(
+        [
+            "calibrate",
+            "--labels", str(labels),
+            "--verdicts", str(verdicts),
+            "--unlabelled", str(unl),
+            "--json", str(tmp_path / "out" / "report.json"),
+            "--plots", str(tmp_path / "plots"),
+            "--few-shot", str(tmp_path / "few.yaml"),
+            "--bootstrap", "100",
+        ]
+    )  # fmt: skip
+    out = capsys.readouterr()
+    assert code == 1  # not trusted: a missed gate is exit 1
+    assert "Cohen's kappa" in out.out
+    assert "0.467" in out.out  # 7/15
+    assert "NOT TRUSTED" in out.out
+    assert "success rate: PPI++" in out.out
+    report = json.loads((tmp_path / "out" / "report.json").read_text())
+    assert report["criteria"][0]["agreement"]["kappa"]["value"] == pytest.approx(7 / 15)
+    for name in ("confusion-criterion.png", "reliability-criterion.png"):
+        data = (tmp_path / "plots" / name).read_bytes()
+        assert data.startswith(b"\x89PNG")
+    assert "examples:" in (tmp_path / "few.yaml").read_text()
+    # --report-only: same report, exit 0; --json - prints JSON only.
+    code = main(
+        [
+            "calibrate",
+            "--labels",
+            str(labels),
+            "--verdicts",
+            str(verdicts),
+            "--json",
+            "-",
+            "--report-only",
+            "--bootstrap",
+            "20",
+        ]
+    )
+    printed = json.loads(capsys.readouterr().out)
+    assert code == 0
+    assert printed["criteria"][0]["n_labelled"] == 10
+
+
+def test_trusted_judge_exits_zero(write: Writer, capsys: pytest.CaptureFixture[str]) -> None:
+    labels = write(
+        "l.jsonl", [{"item_id": str(i), "label": "pass" if i < 60 else "fail"} for i in range(120)]
+    )
+    verdicts = write(
+        "v.jsonl",
+        [{"item_id": str(i), "verdict": "pass" if i < 60 else "fail"} for i in range(120)],
+    )
+    assert (
+        main(
+            ["calibrate", "--labels", str(labels), "--verdicts", str(verdicts), "--bootstrap", "50"]
+        )
+        == 0
+    )
+    assert "TRUSTED" in capsys.readouterr().out
+
+
+def test_option_errors(write: Writer, capsys: pytest.CaptureFixture[str]) -> None:
+    labels = write("l.jsonl", _labels())
+    assert main(["calibrate", "--labels", str(labels)]) == 2
+    assert "give either --verdicts" in capsys.readouterr().err
+    verdicts = write("v.jsonl", _verdicts())
+    assert (
+        main(
+            ["calibrate", "--labels", str(labels), "--verdicts", str(verdicts), "--gates", "tpr=x"]
+        )
+        == 2
+    )
+    assert "not a number" in capsys.readouterr().err
+    assert (
+        main(["calibrate", "--labels", str(labels), "--verdicts", str(verdicts), "--split", "val"])
+        == 2
+    )
+    assert "unknown split 'val'" in capsys.readouterr().err
+    assert main(["calibrate", "--labels", str(labels), "--backend", "openai"]) == 2
+    assert "live judging needs --criterion" in capsys.readouterr().err
+
+
+def test_bad_labels_in_a_subprocess(write: Writer, tmp_path: Path) -> None:
+    labels = write(
+        "l.jsonl", [{"item_id": "a", "label": "pass"}, {"item_id": "a", "label": "fail"}]
+    )
+    verdicts = write("v.jsonl", [{"item_id": "a", "verdict": "pass"}])
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pathjudge",
+            "calibrate",
+            "--labels",
+            str(labels),
+            "--verdicts",
+            str(verdicts),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+        cwd=tmp_path,
+    )
+    assert proc.returncode == 2
+    assert "Traceback" not in proc.stderr
+    assert (
+        f"{labels}:2: field 'item_id': item 'a': is labelled twice (first on line 1)" in proc.stderr
+    )
