@@ -81,16 +81,19 @@ def synthetic_view(n_runs: int, result_chars: int, seed: int = 0) -> ReportView:
         for i in range(n_runs)
     )
     tasks = tuple(
-        TaskRow(f"task-{t:02d}", n_runs // 50, 0.8, 0.9, 0.7, 85.0, 1.0, "ok") for t in range(50)
+        TaskRow(f"task-{t:02d}", n_runs // 50, 0.8, 8, 2, 0, 0.9, 0.7, 85.0, 6.0, 2)
+        for t in range(50)
     )
     return ReportView(
         title="bench",
         subtitle=f"{n_runs} runs",
         levels=(MetricView("success", "Task success", 0.8),),
         overall=None,
+        secondary=(),
         axes=(),
         gates=(),
         weak_paths=(),
+        weak_total=0,
         tasks=tasks,
         runs=runs,
     )

@@ -403,3 +403,52 @@ def test_zero_steps_makes_no_model_call() -> None:
         None,
         (),
     )
+
+
+def test_openai_backend_retries_5xx_then_gives_up() -> None:
+    statuses = [503, 429, 200]
+    calls = 0
+
+    def handler(request: httpx2.Request) -> httpx2.Response:
+        nonlocal calls
+        status = statuses[min(calls, len(statuses) - 1)]
+        calls += 1
+        if status != 200:
+            return httpx2.Response(status, json={"error": "busy"})
+        return httpx2.Response(
+            200,
+            json={
+                "choices": [
+                    {"message": {"role": "assistant", "content": "ok"}, "finish_reason": "stop"}
+                ]
+            },
+        )
+
+    def run_with(max_retries: int) -> RunRecord:
+        async def go() -> RunRecord:
+            client = httpx2.AsyncClient(transport=httpx2.MockTransport(handler))
+            backend = OpenAIBackend(
+                "m",
+                base_url="http://llm.test/v1",
+                api_key="k",
+                http_client=client,
+                max_retries=max_retries,
+                backoff_s=0,
+            )
+            try:
+                return await run_agent(backend, task_id="t", question="q", tools=(), system="s")
+            finally:
+                await backend.aclose()
+
+        return asyncio.run(go())
+
+    assert run_with(2).final_answer == "ok"
+    assert calls == 3
+    calls = 0
+    with pytest.raises(AgentError, match="answered HTTP 429 after 2 attempts"):
+        run_with(1)
+    statuses[:] = [401]
+    calls = 0
+    with pytest.raises(AgentError, match="HTTP 401"):
+        run_with(3)
+    assert calls == 1  # a 4xx other than 429 is not retried

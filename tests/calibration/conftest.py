@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 from collections.abc import Callable, Iterable
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import pytest
@@ -23,3 +25,15 @@ def write(tmp_path: Path) -> Writer:
         return path
 
     return _write
+
+
+@pytest.fixture(scope="session")
+def make_data(repo_root: Path) -> ModuleType:
+    """``examples/summeval/make_data.py`` imported as a module."""
+    path = repo_root / "examples" / "summeval" / "make_data.py"
+    spec = importlib.util.spec_from_file_location("summeval_make_data", path)
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module

@@ -218,3 +218,15 @@ def test_unlabelled_items_must_not_be_labelled(write: Writer) -> None:
         match=r"u\.jsonl:2: field 'item_id': item 'i3' is judge-only \(unlabelled\) but also labelled",
     ):
         calibrate(labels, verdicts, unlabelled=unl)
+
+
+def test_unlabelled_for_one_of_two_criteria(write: Writer) -> None:
+    both = _labels(criterion="a") + [{**r, "criterion": "b"} for r in _labels()]
+    labels = load_labels(write("l.jsonl", both))
+    verdicts = load_verdicts(write("v.jsonl", _verdicts("a") + _verdicts("b")))
+    unl = load_verdicts(write("u.jsonl", [{"item_id": "u1", "verdict": "pass", "criterion": "a"}]))
+    report = calibrate(labels, verdicts, unlabelled=unl, n_bootstrap=20)
+    by = {c.criterion: c for c in report.criteria}
+    assert by["a"].ppi is not None
+    assert by["a"].ppi.n_unlabelled == 1
+    assert by["b"].ppi is None

@@ -2,26 +2,12 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from pathlib import Path
 from types import ModuleType
 
-import pytest
-
 from pathjudge.calibration.agreement import fleiss_kappa, krippendorff_alpha
 from pathjudge.calibration.labels import load_labels
-
-
-@pytest.fixture(scope="module")
-def make_data(repo_root: Path) -> ModuleType:
-    path = repo_root / "examples" / "summeval" / "make_data.py"
-    spec = importlib.util.spec_from_file_location("summeval_make_data", path)
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def test_fives_options(make_data: ModuleType) -> None:

@@ -535,7 +535,9 @@ class FakeAnthropic:
             with self._lock:
                 self.in_flight -= 1
 
-    async def _answer(self, route: Route | None, request: RecordedRequest, writer: asyncio.StreamWriter) -> bool:
+    async def _answer(
+        self, route: Route | None, request: RecordedRequest, writer: asyncio.StreamWriter
+    ) -> bool:
         method, path = request.method, request.path
         if route is None:
             reply: Reply | dict[str, Any] | list[Any] = _error(

@@ -11,18 +11,27 @@ import pytest
 from pathjudge.judge.backends.anthropic import AnthropicBackend
 from pathjudge.judge.runner import JudgeJob, JudgeRun, run_judge
 from pathjudge.rubrics.criteria import get_criterion
-from tests.fakes.anthropic_server import FakeAnthropic, RecordedRequest, fake_anthropic, forced_tool_policy
+from tests.fakes.anthropic_server import (
+    FakeAnthropic,
+    RecordedRequest,
+    fake_anthropic,
+    forced_tool_policy,
+)
 
 __all__ = ["fake_anthropic"]
 
 SECRET = "sk-ant-api03-TESTSECRET-9f8e7d6c5b4a3210"
 
 
-def verdict_input(verdict: str = "pass", reasoning: str = "The answer matches the reference.") -> dict[str, Any]:
+def verdict_input(
+    verdict: str = "pass", reasoning: str = "The answer matches the reference."
+) -> dict[str, Any]:
     return {"reasoning": reasoning, "evidence": ["600 requests per minute"], "verdict": verdict}
 
 
-def policy_by(decide: Callable[[RecordedRequest], str]) -> Callable[[RecordedRequest], dict[str, Any]]:
+def policy_by(
+    decide: Callable[[RecordedRequest], str],
+) -> Callable[[RecordedRequest], dict[str, Any]]:
     """A forced-tool policy whose verdict is ``decide(request)``."""
     return forced_tool_policy(lambda request: verdict_input(decide(request)))
 
@@ -44,12 +53,18 @@ def jobs_for(n: int, *, criterion: str = "answer-correct", prefix: str = "item")
 
 
 def judge_run(
-    server: FakeAnthropic, jobs: Sequence[JudgeJob], *, backend_options: dict[str, Any] | None = None, **options: Any
+    server: FakeAnthropic,
+    jobs: Sequence[JudgeJob],
+    *,
+    backend_options: dict[str, Any] | None = None,
+    **options: Any,
 ) -> JudgeRun:
     """Run the async core against ``server`` with a fresh Anthropic backend (closed afterwards)."""
 
     async def main() -> JudgeRun:
-        backend = AnthropicBackend(base_url=server.url, model="claude-opus-4-8", **(backend_options or {}))
+        backend = AnthropicBackend(
+            base_url=server.url, model="claude-opus-4-8", **(backend_options or {})
+        )
         try:
             options.setdefault("backoff_initial", 0.01)
             options.setdefault("backoff_max", 0.05)
@@ -70,4 +85,4 @@ def api_key(monkeypatch: pytest.MonkeyPatch) -> str:
 def server(fake_anthropic: FakeAnthropic, api_key: str) -> Iterator[FakeAnthropic]:
     """The fake server answering every forced-tool call with a valid 'pass' verdict."""
     fake_anthropic.policy = forced_tool_policy(lambda _r: verdict_input())
-    yield fake_anthropic
+    return fake_anthropic

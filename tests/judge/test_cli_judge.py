@@ -61,7 +61,9 @@ def test_cli_writes_verdicts_in_input_order(server: FakeAnthropic, tmp_path: Pat
     assert server.count("POST", MESSAGES) == 6
 
 
-def test_cli_bad_item_line_is_one_clear_error(server: FakeAnthropic, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_cli_bad_item_line_is_one_clear_error(
+    server: FakeAnthropic, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     items = tmp_path / "items.jsonl"
     items.write_text(
         json.dumps({"item_id": "a", "inputs": {"question": "q", "answer": "a", "reference": "r"}})
@@ -69,7 +71,18 @@ def test_cli_bad_item_line_is_one_clear_error(server: FakeAnthropic, tmp_path: P
         + json.dumps({"item_id": "b", "inputs": {"question": "q", "answer": "a"}})
         + "\n"
     )
-    code = main(["judge", str(items), "--criterion", "answer-correct", "--base-url", server.url, "-o", str(tmp_path / "o.jsonl")])
+    code = main(
+        [
+            "judge",
+            str(items),
+            "--criterion",
+            "answer-correct",
+            "--base-url",
+            server.url,
+            "-o",
+            str(tmp_path / "o.jsonl"),
+        ]
+    )
     assert code == 2
     err = capsys.readouterr().err
     assert "items.jsonl:2" in err
@@ -78,20 +91,38 @@ def test_cli_bad_item_line_is_one_clear_error(server: FakeAnthropic, tmp_path: P
 
 
 def test_cli_without_credentials_is_one_clear_error(
-    fake_anthropic: FakeAnthropic, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    fake_anthropic: FakeAnthropic,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     for name in ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_PROFILE"):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("ANTHROPIC_CONFIG_DIR", str(tmp_path / "no-config"))
     items = write_items(tmp_path / "items.jsonl", 3)
-    code = main(["judge", str(items), "--criterion", "answer-correct", "--base-url", fake_anthropic.url, "-o", str(tmp_path / "o.jsonl")])
+    code = main(
+        [
+            "judge",
+            str(items),
+            "--criterion",
+            "answer-correct",
+            "--base-url",
+            fake_anthropic.url,
+            "-o",
+            str(tmp_path / "o.jsonl"),
+        ]
+    )
     assert code == 2
     assert "no Anthropic credentials were found" in capsys.readouterr().err
 
 
-def test_cli_unknown_criterion(server: FakeAnthropic, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_cli_unknown_criterion(
+    server: FakeAnthropic, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     items = write_items(tmp_path / "items.jsonl", 1)
-    code = main(["judge", str(items), "--criterion", "answer-corect", "-o", str(tmp_path / "o.jsonl")])
+    code = main(
+        ["judge", str(items), "--criterion", "answer-corect", "-o", str(tmp_path / "o.jsonl")]
+    )
     assert code == 2
     assert "unknown criterion 'answer-corect'" in capsys.readouterr().err
 
@@ -101,13 +132,31 @@ def test_cli_batch_mode(server: FakeAnthropic, tmp_path: Path) -> None:
     items = write_items(tmp_path / "items.jsonl", 4)
     out = tmp_path / "v.jsonl"
     code = main(
-        ["judge", str(items), "--criterion", "answer-correct", "--base-url", server.url, "--batch", "--poll-interval", "0.01"]
-        + ["--cache", str(tmp_path / "c.sqlite"), "-o", str(out)]
+        [
+            "judge",
+            str(items),
+            "--criterion",
+            "answer-correct",
+            "--base-url",
+            server.url,
+            "--batch",
+            "--poll-interval",
+            "0.01",
+            "--cache",
+            str(tmp_path / "c.sqlite"),
+            "-o",
+            str(out),
+        ]
     )
     assert code == 0
     assert server.count("POST", "/v1/messages/batches") == 1
     assert server.count("POST", MESSAGES) == 0
-    assert [json.loads(x)["verdict"] for x in out.read_text().splitlines()] == ["fail", "pass", "pass", "fail"]
+    assert [json.loads(x)["verdict"] for x in out.read_text().splitlines()] == [
+        "fail",
+        "pass",
+        "pass",
+        "fail",
+    ]
 
 
 def test_killed_run_resumes_sending_only_the_missing_requests(
@@ -127,7 +176,9 @@ def test_killed_run_resumes_sending_only_the_missing_requests(
         "--base-url", fake_anthropic.url, "--concurrency", "8", "--cache", str(cache), "-o", str(out), "--no-progress",
     ]  # fmt: skip
     t0 = time.monotonic()
-    process = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    process = subprocess.Popen(
+        command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
     deadline = time.monotonic() + 60
     while fake_anthropic.count("POST", MESSAGES) < 200 and time.monotonic() < deadline:
         time.sleep(0.02)
@@ -153,8 +204,20 @@ def test_killed_run_resumes_sending_only_the_missing_requests(
     fake_anthropic.reset()
     clean = tmp_path / "clean.jsonl"
     code = main(
-        ["judge", str(items), "--criterion", "answer-correct", "--base-url", fake_anthropic.url, "--concurrency", "32"]
-        + ["--cache", str(tmp_path / "fresh.sqlite"), "-o", str(clean)]
+        [
+            "judge",
+            str(items),
+            "--criterion",
+            "answer-correct",
+            "--base-url",
+            fake_anthropic.url,
+            "--concurrency",
+            "32",
+            "--cache",
+            str(tmp_path / "fresh.sqlite"),
+            "-o",
+            str(clean),
+        ]
     )
     assert code == 0
     assert fake_anthropic.count("POST", MESSAGES) == n
@@ -173,7 +236,9 @@ def test_ctrl_c_exits_130_and_keeps_verdicts(fake_anthropic: FakeAnthropic, tmp_
         sys.executable, "-m", "pathjudge", "judge", str(items), "--criterion", "answer-correct",
         "--base-url", fake_anthropic.url, "--concurrency", "4", "--cache", str(cache), "-o", str(tmp_path / "o.jsonl"),
     ]  # fmt: skip
-    process = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    process = subprocess.Popen(
+        command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
+    )
     deadline = time.monotonic() + 60
     while fake_anthropic.count("POST", MESSAGES) < 40 and time.monotonic() < deadline:
         time.sleep(0.02)

@@ -1,241 +1,71 @@
-"""Report fixtures: view records with hostile agent text, and a large synthetic report."""
+"""Report fixtures: a view with hostile agent text, the real Docent scoring and a calibration report."""
 
 from __future__ import annotations
 
-import random
+import json
+from pathlib import Path
 
 import pytest
 
-from pathjudge.report._view import (
-    AxisView,
-    CalibrationView,
-    CheckView,
-    CriterionCalibrationView,
-    DiffRow,
-    DiffView,
-    DisagreementView,
-    GateView,
-    MetricView,
-    ReportView,
-    RunView,
-    StepView,
-    TaskRow,
-    VarianceRow,
-    VarianceView,
-    VerdictView,
-    WeakPathView,
-)
-
-XSS_SCRIPT = "<script>window.__pwned=1</script>"
-XSS_IMG = '<img src=x onerror="window.__pwned=2">'
-HOSTILE_ANSWER = f"The refund window is 30 days. {XSS_SCRIPT} {XSS_IMG} \u2028 </script><!-- & done"
-
-
-def _text(seed: str, chars: int) -> str:
-    filler = seed + "Refunds are accepted within 30 days of purchase with a receipt. "
-    return (filler * (chars // len(filler) + 1))[:chars]
-
-
-def _run(index: int, task_id: str, *, rng: random.Random, result_chars: int) -> RunView:
-    success = index % 4 != 3
-    steps = tuple(
-        StepView(
-            turn=turn,
-            tool="search_docs" if turn % 2 == 0 else "read_doc",
-            decision=f"Step {turn}: look for the policy in the docs.",
-            arguments={"query": f"refund policy {turn}", "top_k": 3},
-            arguments_error=None,
-            raw_arguments=None,
-            result=_text(f"doc-{index}-{turn}: {rng.random():.6f} ", result_chars),
-            is_error=turn == 2 and index % 5 == 0,
-            latency_ms=12.5,
-        )
-        for turn in range(4)
-    )
-    return RunView(
-        run_id=f"run-{index:04d}",
-        task_id=task_id,
-        epoch=index % 3,
-        success="pass" if success else "fail",
-        path_score=float([100, 75, 90, 0][index % 4]),
-        tool_calls=1.0 if success else 0.5,
-        trajectory=1.0 if index % 4 == 0 else 0.0,
-        reason="ok" if index % 4 == 0 else f"off-reference path; {XSS_IMG}",
-        weak=() if index % 4 == 0 else ("poor_path",),
-        alignment=("  = search <-> call 0 search_docs", "  - missing: read_doc"),
-        input={"question": "How long is the refund window?"},
-        final_answer=HOSTILE_ANSWER if index == 0 else f"Answer {index}",
-        stop_reason="end_turn",
-        steps=steps,
-        checks=(
-            CheckView(
-                "tools.required",
-                "tool_selection",
-                "pass",
-                1.0,
-                "called search_docs as required",
-                True,
-            ),
-            CheckView(
-                "outcome.contains",
-                "goal_completion",
-                "pass" if success else "fail",
-                None,
-                "answer contains '30 days'" if success else f"answer lacks '30 days' {XSS_IMG}",
-                True,
-            ),
-            CheckView(
-                "judge.faithful",
-                "goal_completion",
-                "not_run",
-                None,
-                "fast mode: judged criterion not run",
-                True,
-            ),
-        ),
-        verdicts=(
-            VerdictView(
-                criterion="faithful_summary",
-                verdict="pass" if success else "fail",
-                reasoning=f"The answer quotes the refund doc. {XSS_SCRIPT}",
-                step=1,
-            ),
-        ),
-    )
-
-
-def make_view(n_runs: int = 8, *, result_chars: int = 300, seed: int = 7) -> ReportView:
-    """A full report view; run 0's answer (and some reasons) hold markup that must stay inert."""
-    rng = random.Random(seed)
-    task_ids = [f"task-{i:02d}" for i in range(max(1, n_runs // 4))]
-    runs = tuple(
-        _run(i, task_ids[i % len(task_ids)], rng=rng, result_chars=result_chars)
-        for i in range(n_runs)
-    )
-    tasks = tuple(
-        TaskRow(
-            task_id=task_id,
-            runs=sum(1 for r in runs if r.task_id == task_id),
-            success=0.75 - 0.05 * (n % 5),
-            passed=3,
-            failed=1,
-            undecided=0,
-            tool_calls=0.9,
-            trajectory=0.5 + 0.1 * (n % 3),
-            path_score=80.0 - n,
-            mean_steps=4.0,
-            weak=n % 3,
-        )
-        for n, task_id in enumerate(task_ids)
-    )
-    return ReportView(
-        title="pathjudge report — docent",
-        subtitle=f"{n_runs} runs · {len(task_ids)} tasks · suite examples/docent/suite.yaml",
-        levels=(
-            MetricView("success", "Task success", 1.0, "8 of 8 runs"),
-            MetricView("tool_calls", "Tool-call correctness", 1.0, "mean over runs"),
-            MetricView("trajectory", "Trajectory quality", 0.75, "6 of 8 on a reference path"),
-        ),
-        overall=MetricView("overall", "Weighted overall", 0.91, "weights: equal"),
-        secondary=(MetricView("path", "Mean path score", 87.5, "0-100", digits=1),),
-        axes=tuple(
-            AxisView(name, value, 0.2)
-            for name, value in [
-                ("tool_selection", 1.0),
-                ("argument_correctness", 0.95),
-                ("step_efficiency", 0.8),
-                ("error_recovery", 0.9),
-                ("goal_completion", 1.0),
-            ]
-        ),
-        gates=(GateView("success", 1.0, 1.0, True), GateView("trajectory", 0.8, 0.75, False)),
-        weak_paths=(
-            WeakPathView(("failed",), "task-00", "run-0003", f"answer lacks '30 days' {XSS_IMG}"),
-            WeakPathView(
-                ("poor_path", "redundant"),
-                "task-01",
-                "run-0005",
-                "search_docs called twice with the same query",
-                ("  = search <-> call 0 search_docs", f"  + extra call 1 {XSS_SCRIPT}"),
-            ),
-        ),
-        weak_total=2,
-        tasks=tasks,
-        runs=runs,
-        diff=DiffView(
-            baseline_label="baseline runs.jsonl",
-            candidate_label="candidate runs.jsonl",
-            verdict="block",
-            reasons=("success: task-00 success 1.00 -> 0.75",),
-            metrics=(MetricView("mcnemar_p", "McNemar exact p", 0.5, "b=1 worse, c=0 better"),),
-            rows=(
-                DiffRow(
-                    "task-00", 1.0, 0.75, "regression", ("success flip pass -> fail", XSS_SCRIPT)
-                ),
-            ),
-            notes=("Paired bootstrap over tasks: mean change -0.12 [-0.38, 0.00] at 95%.",),
-        ),
-        variance=VarianceView(
-            ks=(1, 2, 3),
-            rows=(
-                VarianceRow(
-                    "task-00",
-                    3,
-                    2,
-                    3,
-                    "flaky",
-                    ((1, 0.67), (2, 1.0), (3, 1.0)),
-                    ((1, 0.67), (2, 0.33), (3, 0.0)),
-                ),
-                VarianceRow(
-                    "task-01",
-                    2,
-                    2,
-                    2,
-                    "stable",
-                    ((1, 1.0), (2, 1.0), (3, None)),
-                    ((1, 1.0), (2, 1.0), (3, None)),
-                ),
-            ),
-            suite_pass_hat_k=((1, 0.83), (2, 0.67), (3, None)),
-            suite_pass_at_k=((1, 0.83), (2, 1.0), (3, None)),
-            notes=("success 0.80 [0.62, 0.98] at 95%, clustered by task (5 runs, 2 tasks)",),
-        ),
-        calibration=CalibrationView(
-            source="labels labels.jsonl · verdicts verdicts.jsonl",
-            criteria=(
-                CriterionCalibrationView(
-                    criterion="faithful_summary",
-                    summary="100 labelled items: 100 decided, 0 unsure.",
-                    trusted=True,
-                    trust_reason="every gate passed on its lower bound",
-                    gates=(GateView("kappa", 0.6, 0.7, True),),
-                    metrics=(
-                        MetricView(
-                            "kappa", "Cohen's kappa", 0.81, "agreement beyond chance", 0.7, 0.9
-                        ),
-                    ),
-                    labels=("pass", "fail"),
-                    confusion=((40, 3), (5, 52)),
-                    reliability=((0.1, 0.05, 20), (0.5, 0.6, 7), (0.9, 0.85, 40)),
-                    notes=(),
-                    disagreements=(
-                        DisagreementView(
-                            "item-7",
-                            "false_pass",
-                            "fail",
-                            "pass",
-                            0.67,
-                            XSS_SCRIPT,
-                            "misses a point",
-                        ),
-                    ),
-                ),
-            ),
-        ),
-    )
+from pathjudge.report._view import ReportView
+from tests.report.support import XSS_SCRIPT, Scored, hostile_docent_runs, make_view, score
 
 
 @pytest.fixture
 def view() -> ReportView:
     return make_view()
+
+
+@pytest.fixture(scope="session")
+def hostile_scored(repo_root: Path, tmp_path_factory: pytest.TempPathFactory) -> Scored:
+    folder = tmp_path_factory.mktemp("hostile")
+    return score(
+        repo_root, hostile_docent_runs(repo_root, folder), folder, "--fail-under", "success=1.0"
+    )
+
+
+@pytest.fixture(scope="session")
+def calibration_json(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """`pathjudge calibrate --json` on 40 constructed items (judge reasoning carries markup)."""
+    from pathjudge.cli import main
+
+    folder = tmp_path_factory.mktemp("calibration")
+    labels, verdicts = [], []
+    for i in range(40):
+        human = "pass" if i % 3 else "fail"
+        labels.append({"item_id": f"item-{i:02d}", "criterion": "faithful", "label": human})
+        for k in range(3):
+            # items 0, 8, 16, ... get two of three samples flipped (a majority disagreement); items 1, 6,
+            # 11, ... one (noise the majority outvotes)
+            flip = (i % 8 == 0 and k < 2) or (i % 5 == 1 and k == 2)
+            verdict = ("fail" if human == "pass" else "pass") if flip else human
+            verdicts.append(
+                {
+                    "item_id": f"item-{i:02d}",
+                    "criterion": "faithful",
+                    "verdict": verdict,
+                    "sample": k,
+                    "reasoning": f"judged {verdict} {XSS_SCRIPT}",
+                }
+            )
+    (folder / "labels.jsonl").write_text(
+        "".join(json.dumps(x) + "\n" for x in labels), encoding="utf-8"
+    )
+    (folder / "verdicts.jsonl").write_text(
+        "".join(json.dumps(x) + "\n" for x in verdicts), encoding="utf-8"
+    )
+    out = folder / "calibration.json"
+    code = main(
+        [
+            "calibrate",
+            "--labels",
+            str(folder / "labels.jsonl"),
+            "--verdicts",
+            str(folder / "verdicts.jsonl"),
+            "--json",
+            str(out),
+            "--report-only",
+        ]
+    )
+    assert code == 0
+    return out

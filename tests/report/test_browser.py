@@ -15,8 +15,8 @@ from typing import Any
 
 import pytest
 
-from pathjudge.report.html import write_html
-from tests.report.conftest import XSS_IMG, XSS_SCRIPT, make_view
+from pathjudge.cli import main
+from tests.report.support import XSS_IMG, XSS_SCRIPT, Scored, many_docent_runs, score
 
 pytestmark = pytest.mark.browser
 
@@ -82,69 +82,91 @@ def page(browser: Any) -> Iterator[_Page]:
         wrapped.close()
 
 
-def test_report_filters_sorts_expands_and_keeps_agent_markup_inert(
-    page: _Page, tmp_path: Path
+def _report(scored: Scored, out: Path, *extra: str) -> Path:
+    code = main(
+        ["report", str(scored.score_json), "-o", str(out), "--runs", str(scored.runs), *extra]
+    )
+    assert code == 0
+    return out
+
+
+def test_real_report_filters_sorts_expands_and_keeps_agent_markup_inert(
+    page: _Page, hostile_scored: Scored, calibration_json: Path, tmp_path: Path
 ) -> None:
-    report = write_html(make_view(12), tmp_path / "report.html")
+    report = _report(
+        hostile_scored, tmp_path / "report.html", "--calibration", str(calibration_json)
+    )
     p = page.page
     p.goto(report.as_uri(), wait_until="load")
 
     rows = p.locator("#task-table tbody tr")
-    assert rows.count() == 3
-    p.fill("#tasks-filter", "task-01")
-    assert p.locator("#task-table tbody tr:visible").count() == 1
-    assert p.locator("#task-table-count").inner_text() == "1 of 3 shown"
+    assert rows.count() == 15
+    p.fill("#tasks-filter", "free-")
+    assert p.locator("#task-table tbody tr:visible").count() == 2  # free-cap, free-storage
+    assert p.locator("#task-table-count").inner_text() == "2 of 15 shown"
     p.fill("#tasks-filter", "")
-    assert p.locator("#task-table tbody tr:visible").count() == 3
+    assert p.locator("#task-table tbody tr:visible").count() == 15
 
-    path_header = p.locator("#task-table thead th", has_text="path score")
-    path_header.click()
-    assert path_header.get_attribute("aria-sort") == "ascending"
-    first = p.locator("#task-table tbody tr").first.locator("td").first.inner_text()
-    path_header.click()
-    assert path_header.get_attribute("aria-sort") == "descending"
-    assert p.locator("#task-table tbody tr").first.locator("td").first.inner_text() != first
+    success_header = p.locator("#task-table thead th", has_text="success").first
+    success_header.click()
+    assert success_header.get_attribute("aria-sort") == "ascending"
+    assert (
+        p.locator("#task-table tbody tr").first.locator("td").first.inner_text() == "pro-rpm"
+    )  # 0.00
+    success_header.click()
+    assert success_header.get_attribute("aria-sort") == "descending"
+    assert p.locator("#task-table tbody tr").last.locator("td").first.inner_text() == "pro-rpm"
 
-    run = p.locator("details.run").first
+    p.click("a.jump[data-jump='rate-429']")
+    assert p.locator("#run-list-count").inner_text() == "1 of 16 shown"
+    run = p.locator("details.run:visible")
     assert run.locator(".body").count() == 0, "the viewer builds a run only when it is opened"
     run.locator("summary").click()
     body = run.locator(".body")
     body.wait_for(state="visible")
-    assert body.locator("ol.steps > li").count() == 4
-    assert body.locator(".verdict").count() == 1
-    assert "search_docs" in body.locator("ol.steps > li").first.inner_text()
+    steps = body.locator("ol.steps > li")
+    assert steps.count() == 1
+    assert "search_docs" in steps.first.inner_text()
+    assert "truncated (" in steps.first.inner_text()
+    assert body.locator("table tbody tr").count() >= 5, "the run's checks with their reasons"
 
-    assert p.evaluate("typeof window.__pwned") == "undefined"
     answer = body.locator(".kv pre.text").nth(1)
     assert XSS_SCRIPT in answer.inner_text()
     assert XSS_IMG in answer.inner_text()
     assert answer.is_visible()
     assert body.locator("img").count() == 0
     assert body.locator("script").count() == 0
-    assert p.get_by_text("window.__pwned=1").first.is_visible()
-
-    p.click("a.jump[data-task='task-02']")
-    assert p.locator("#run-list-count").inner_text() == "4 of 12 shown"
-
     assert p.evaluate("typeof window.__pwned") == "undefined"
+    reasoning = p.locator("#calibration").get_by_text(XSS_SCRIPT).first  # the judge's reasoning
+    assert reasoning.is_visible()
+
     assert page.problems == []
     assert [url for url in page.requests if not url.startswith(("file:", "data:"))] == []
-    shot = p.screenshot(path=str(tmp_path / "report-screenshot.png"), full_page=True)
-    assert shot[:4] == b"\x89PNG"
-    _save_artifact(tmp_path / "report-screenshot.png")
+    p.locator("#scorecard").scroll_into_view_if_needed()
+    shot = tmp_path / "report-screenshot.png"
+    p.screenshot(path=str(shot), full_page=True)
+    assert shot.read_bytes()[:4] == b"\x89PNG"
+    _save_artifact(shot)
 
 
-def test_thousand_run_report_opens_under_five_megabytes(page: _Page, tmp_path: Path) -> None:
-    report = write_html(make_view(1000, result_chars=3_000), tmp_path / "report-1000.html")
-    assert report.stat().st_size < 5_000_000
+def test_thousand_run_real_report_opens_under_five_megabytes(
+    page: _Page, repo_root: Path, tmp_path: Path
+) -> None:
+    scored = score(repo_root, many_docent_runs(repo_root, tmp_path, 1000), tmp_path)
+    report = _report(scored, tmp_path / "report-1000.html")
+    size = report.stat().st_size
+    assert size < 5_000_000, f"{size} bytes"
     p = page.page
     p.set_default_timeout(30_000)
     p.goto(report.as_uri(), wait_until="load")
     assert p.locator("details.run").count() == 1000
-    last = p.locator("details.run").last
-    last.locator("summary").click()
-    last.locator(".body .trunc").first.wait_for(state="visible")
-    assert "truncated (3000 chars" in last.locator(".body").inner_text()
-    p.fill("#runs-filter", "run-0999")
+    p.fill("#runs-filter", "grace-period-e0-c61")
     assert p.locator("#run-list-count").inner_text() == "1 of 1000 shown"
+    run = p.locator("details.run:visible")
+    run.locator("summary").click()
+    run.locator(".body .trunc").first.wait_for(state="visible")
+    assert "truncated (" in run.locator(".body").inner_text()
     assert page.problems == []
+    shot = tmp_path / "report-1000-screenshot.png"
+    p.screenshot(path=str(shot))
+    _save_artifact(shot)

@@ -7,13 +7,16 @@ import hashlib
 import html
 import json
 import re
+import sys
 from dataclasses import replace
 from html.parser import HTMLParser
 from pathlib import Path
 
+import pytest
+
 from pathjudge.report._view import ReportView
 from pathjudge.report.html import MIN_FIELD_CHARS, field_limit, render_html, script_json, write_html
-from tests.report.conftest import HOSTILE_ANSWER, XSS_IMG, XSS_SCRIPT, make_view
+from tests.report.support import HOSTILE_ANSWER, XSS_IMG, XSS_SCRIPT, make_view
 
 
 class _Scan(HTMLParser):
@@ -165,3 +168,14 @@ def test_field_limit_water_fills_the_budget() -> None:
     assert (
         field_limit([1000] * 100, budget=1000) == MIN_FIELD_CHARS
     )  # 1000//100 = 10, floored at 120
+
+
+def test_without_matplotlib_plots_become_a_note_and_the_page_still_renders(
+    view: ReportView, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # import matplotlib now raises ImportError
+    page = render_html(view)
+    assert _scan(page).img_srcs == []
+    assert page.count("Plot omitted:") == 4
+    assert "pip install" in page
+    assert '<section id="calibration">' in page

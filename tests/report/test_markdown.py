@@ -10,7 +10,7 @@ from markdown_it import MarkdownIt
 
 from pathjudge.report._view import ReportView
 from pathjudge.report.markdown import md_cell, render_markdown, write_markdown
-from tests.report.conftest import XSS_IMG, make_view
+from tests.report.support import XSS_IMG, make_view
 
 
 def _tables(markdown: str) -> list[list[list[str]]]:

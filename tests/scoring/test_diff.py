@@ -82,7 +82,13 @@ def with_steps(run: RunRecord, steps: list[Step], **changes: object) -> RunRecor
 
 def extra_search(run: RunRecord) -> RunRecord:
     """The same run with one more search (a different query) before the answer."""
-    extra = run.steps[-1].model_copy(update={"turn": run.steps[-1].turn + 1, "arguments": {"query": "pro plan price"}, "call_id": "x"})
+    extra = run.steps[-1].model_copy(
+        update={
+            "turn": run.steps[-1].turn + 1,
+            "arguments": {"query": "pro plan price"},
+            "call_id": "x",
+        }
+    )
     return with_steps(run, [*run.steps, extra])
 
 
@@ -107,7 +113,9 @@ def test_bootstrap_and_paired_test() -> None:
     # every task lost everything: all resampled means are -1
     assert paired_bootstrap([-1.0] * 5, resamples=200) == (-1.0, -1.0, -1.0)
     a = paired_bootstrap([0.5, -1.0, 0.0, 0.25], resamples=500, seed=7)
-    assert a == paired_bootstrap([0.5, -1.0, 0.0, 0.25], resamples=500, seed=7)  # seeded: reproducible
+    assert a == paired_bootstrap(
+        [0.5, -1.0, 0.0, 0.25], resamples=500, seed=7
+    )  # seeded: reproducible
     assert a is not None
     assert a[0] == pytest.approx(-0.0625)  # (0.5 - 1 + 0 + 0.25) / 4
     assert a[1] <= a[0] <= a[2]
@@ -115,7 +123,9 @@ def test_bootstrap_and_paired_test() -> None:
     test = paired_test({f"t{i}": [("pass", "fail")] for i in range(6)}, resamples=100)
     assert (test.tasks, test.worse, test.better, test.significantly_worse) == (6, 6, 0, True)
     # undecided epochs are left out; a task with none left is left out
-    test = paired_test({"a": [("undecided", "pass")], "b": [("pass", "pass"), ("pass", "undecided")]})
+    test = paired_test(
+        {"a": [("undecided", "pass")], "b": [("pass", "pass"), ("pass", "undecided")]}
+    )
     assert (test.tasks, test.worse, test.better, test.mcnemar_p) == (1, 0, 0, 1.0)
 
 
@@ -123,7 +133,9 @@ def test_retry_loops() -> None:
     def step(q: str) -> Step:
         return Step(tool="search_docs", arguments={"query": q})
 
-    run = RunRecord(run_id="r", task_id="t", steps=tuple(step(q) for q in ["a", "a", "a", "b", "b", "c", "a"]))
+    run = RunRecord(
+        run_id="r", task_id="t", steps=tuple(step(q) for q in ["a", "a", "a", "b", "b", "c", "a"])
+    )
     assert retry_loops(run) == 2  # a,a,a is one loop; b,b another; the final a is not back-to-back
     assert retry_loops(RunRecord(run_id="r", task_id="t")) == 0
 
@@ -136,13 +148,23 @@ def test_identical_runs_promote_with_no_finding(suite: Suite, baseline: list[Run
     assert (report.test.worse, report.test.better, report.test.mcnemar_p) == (0, 0, 1.0)
 
 
-def test_one_extra_search_on_one_task_reports_exactly_that_task(suite: Suite, baseline: list[RunRecord]) -> None:
-    candidate = [extra_search(r) if (r.task_id, r.epoch) == ("pro-cost", 0) else r for r in baseline]
+def test_one_extra_search_on_one_task_reports_exactly_that_task(
+    suite: Suite, baseline: list[RunRecord]
+) -> None:
+    candidate = [
+        extra_search(r) if (r.task_id, r.epoch) == ("pro-cost", 0) else r for r in baseline
+    ]
     report = diff_runs(baseline, candidate, suite)
     assert report.changed_tasks == ("pro-cost",)
     assert report.regressed_tasks == ("pro-cost",)
     (pair,) = [p for p in report.tasks[1].pairs if p.findings]
-    assert (pair.epoch, pair.step_delta, pair.tools_added, pair.success_before, pair.success_after) == (
+    assert (
+        pair.epoch,
+        pair.step_delta,
+        pair.tools_added,
+        pair.success_before,
+        pair.success_after,
+    ) == (
         0,
         1,
         {"search_docs": 1},
@@ -162,7 +184,9 @@ def test_one_extra_search_on_one_task_reports_exactly_that_task(suite: Suite, ba
     assert any(r.startswith("[trajectory, not gated] pro-cost") for r in lenient.reasons)
 
 
-def test_new_retry_loop_and_argument_changes_are_reported(suite: Suite, baseline: list[RunRecord]) -> None:
+def test_new_retry_loop_and_argument_changes_are_reported(
+    suite: Suite, baseline: list[RunRecord]
+) -> None:
     def loop(run: RunRecord) -> RunRecord:
         first = run.steps[0]
         failed = first.model_copy(update={"result": "Error: timeout", "is_error": True})
@@ -170,28 +194,48 @@ def test_new_retry_loop_and_argument_changes_are_reported(suite: Suite, baseline
         return with_steps(run, [failed, again])
 
     def new_query(run: RunRecord) -> RunRecord:
-        return with_steps(run, [run.steps[0].model_copy(update={"arguments": {"query": "scale backups"}})])
+        return with_steps(
+            run, [run.steps[0].model_copy(update={"arguments": {"query": "scale backups"}})]
+        )
 
     candidate = [
-        loop(r) if (r.task_id, r.epoch) == ("rate-429", 1) else new_query(r) if r.task_id == "scale-bkup" else r
+        loop(r)
+        if (r.task_id, r.epoch) == ("rate-429", 1)
+        else new_query(r)
+        if r.task_id == "scale-bkup"
+        else r
         for r in baseline
     ]
     report = diff_runs(baseline, candidate, suite)
     assert report.changed_tasks == ("rate-429", "scale-bkup")
     rate = report.tasks[0].pairs[1]
-    assert (rate.retry_loops_before, rate.retry_loops_after, rate.new_retry_loops, rate.error_delta) == (0, 1, 1, 1)
+    assert (
+        rate.retry_loops_before,
+        rate.retry_loops_after,
+        rate.new_retry_loops,
+        rate.error_delta,
+    ) == (0, 1, 1, 1)
     assert "new retry loop: 0 → 1 back-to-back repeated calls" in [f.what for f in rate.findings]
     scale = report.tasks[2]
     assert not scale.regressed  # argument changes alone are changes, not regressions
     change = scale.pairs[0].argument_changes[0]
-    assert (change.tool, change.keys, change.after) == ("search_docs", ("query",), {"query": "scale backups"})
+    assert (change.tool, change.keys, change.after) == (
+        "search_docs",
+        ("query",),
+        {"query": "scale backups"},
+    )
     assert report.verdict == "block"
     assert report.regressed_tasks == ("rate-429",)
 
 
 def test_success_flips_block_and_coverage(suite: Suite, baseline: list[RunRecord]) -> None:
     refusal = "I don't have that in the docs."
-    candidate = [r.model_copy(update={"final_answer": refusal}) if r.task_id in ("rate-429", "pro-cost") else r for r in baseline]
+    candidate = [
+        r.model_copy(update={"final_answer": refusal})
+        if r.task_id in ("rate-429", "pro-cost")
+        else r
+        for r in baseline
+    ]
     report = diff_runs(baseline, candidate, suite, gate=DiffGate(block_on=("significance",)))
     assert (report.test.worse, report.test.better) == (2, 0)
     # b=2, c=0: p = 2 * 1/4 = 0.5 → not significant, so a significance-only gate promotes...
@@ -214,10 +258,14 @@ def test_success_flips_block_and_coverage(suite: Suite, baseline: list[RunRecord
 
 def test_cost_rule(suite: Suite, baseline: list[RunRecord]) -> None:
     def heavier(run: RunRecord) -> RunRecord:
-        return run.model_copy(update={"usage": run.usage + Usage(input_tokens=run.usage.total_tokens)})
+        return run.model_copy(
+            update={"usage": run.usage + Usage(input_tokens=run.usage.total_tokens)}
+        )
 
     candidate = [heavier(r) for r in baseline]
-    assert diff_runs(baseline, candidate, suite).verdict == "promote"  # tokens alone are not a finding
+    assert (
+        diff_runs(baseline, candidate, suite).verdict == "promote"
+    )  # tokens alone are not a finding
     gate = DiffGate(block_on=("cost",), max_token_increase=0.5)
     report = diff_runs(baseline, candidate, suite, gate=gate)
     assert report.tokens_after == 2 * report.tokens_before
@@ -237,26 +285,40 @@ def test_bad_input(suite: Suite, baseline: list[RunRecord]) -> None:
         parse_gate_rules("success,speed")
 
 
-def test_cli_diff_exit_codes(tmp_path: Path, suite: Suite, baseline: list[RunRecord], capsys: pytest.CaptureFixture[str]) -> None:
+def test_cli_diff_exit_codes(
+    tmp_path: Path, suite: Suite, baseline: list[RunRecord], capsys: pytest.CaptureFixture[str]
+) -> None:
     suite_file = tmp_path / "suite.yaml"
     suite_file.write_text(SUITE)
     base, cand = tmp_path / "base.jsonl", tmp_path / "cand.jsonl"
     write_jsonl(base, baseline)
-    write_jsonl(cand, [extra_search(r) if (r.task_id, r.epoch) == ("pro-cost", 0) else r for r in baseline])
+    write_jsonl(
+        cand, [extra_search(r) if (r.task_id, r.epoch) == ("pro-cost", 0) else r for r in baseline]
+    )
     assert main(["diff", str(base), str(base), "--suite", str(suite_file)]) == 0
     assert "verdict: PROMOTE" in capsys.readouterr().out
     out_json = tmp_path / "diff.json"
-    assert main(["diff", str(base), str(cand), "--suite", str(suite_file), "--json", str(out_json)]) == 1
+    assert (
+        main(["diff", str(base), str(cand), "--suite", str(suite_file), "--json", str(out_json)])
+        == 1
+    )
     printed = capsys.readouterr().out
     assert "pro-cost" in printed
     assert "verdict: BLOCK" in printed
     data = json.loads(out_json.read_text())
     assert data["verdict"] == "block"
     assert [t["task_id"] for t in data["tasks"] if t["findings"]] == ["pro-cost"]
-    assert main(["diff", str(base), str(cand), "--suite", str(suite_file), "--block-on", "success"]) == 0
+    assert (
+        main(["diff", str(base), str(cand), "--suite", str(suite_file), "--block-on", "success"])
+        == 0
+    )
     capsys.readouterr()
-    assert main(["diff", str(base), str(tmp_path / "missing.jsonl"), "--suite", str(suite_file)]) == 2
+    assert (
+        main(["diff", str(base), str(tmp_path / "missing.jsonl"), "--suite", str(suite_file)]) == 2
+    )
     assert "file not found" in capsys.readouterr().err
-    assert main(["diff", str(base), str(cand), "--suite", str(suite_file), "--block-on", "vibes"]) == 2
+    assert (
+        main(["diff", str(base), str(cand), "--suite", str(suite_file), "--block-on", "vibes"]) == 2
+    )
     assert main(["diff", str(base), str(cand), "--suite", str(suite_file), "--alpha", "2"]) == 2
     assert "field '--alpha'" in capsys.readouterr().err

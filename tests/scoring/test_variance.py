@@ -150,3 +150,109 @@ def test_matches_a_brute_force_enumeration() -> None:
         all_ok = sum(all(s) for s in subsets) / len(subsets)
         assert pass_at_k(6, 3, k) == pytest.approx(any_ok)
         assert pass_hat_k(6, 3, k) == pytest.approx(all_ok)
+
+
+def test_success_interval_is_clipped_to_a_rate() -> None:
+    # 14 tasks always pass, 1 always fails (3 epochs each): mean 42/45 = 0.9333
+    # residual sums: passing tasks 3*(1-0.9333) = 0.2 each, the failing task 3*(0-0.9333) = -2.8
+    # SE = sqrt(14*0.04 + 7.84)/45 = sqrt(8.4)/45 = 0.064406; high = 0.9333 + 1.96*0.0644 = 1.0596 → clipped to 1
+    pairs = {f"t{i}": [True] * 3 for i in range(14)} | {"bad": [False] * 3}
+    report = variance_report(outcomes_from_pairs(pairs))
+    assert report.success is not None
+    assert report.success.se == pytest.approx(math.sqrt(8.4) / 45)
+    assert report.success.high == 1.0
+    assert report.success.low == pytest.approx(42 / 45 - 1.959964 * math.sqrt(8.4) / 45, abs=1e-6)
+    raw = clustered_interval([(t, 1.0 if ok else 0.0) for t, oks in pairs.items() for ok in oks])
+    assert raw is not None
+    assert raw.high > 1.0
+
+
+def test_outcomes_from_grades_and_cli(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
+    import asyncio
+
+    from pathjudge.agent.backends import ScriptedBackend
+    from pathjudge.agent.docent import DocentPolicy, run_docent
+    from pathjudge.agent.io import write_jsonl
+    from pathjudge.cli import main
+    from pathjudge.rubrics.suite import parse_suite_text
+    from pathjudge.scoring.grade import grade
+    from pathjudge.scoring.variance import outcomes_from_grades
+
+    text = """\
+schema_version: 1
+name: v
+tasks:
+  - id: pro-cost
+    input: How much does the Pro plan cost per month?
+    success: {kind: contains_all, values: ["25"]}
+    references: [{mode: strict, steps: [{tool: search_docs, result_contains: [plans]}]}]
+  - id: flaky
+    input: How long are backups retained on the Pro plan?
+    success: {kind: contains_all, values: ["30 days"]}
+    metadata: {docent_variant: flaky_search}
+"""
+    suite = parse_suite_text(text)
+
+    async def collect():  # type: ignore[no-untyped-def]
+        backend = ScriptedBackend(DocentPolicy())
+        runs = []
+        for epoch in range(2):
+            for task in suite.tasks:
+                runs.append(
+                    await run_docent(
+                        backend,
+                        task_id=task.id,
+                        question=task.input_text,
+                        epoch=epoch,
+                        task_metadata=task.metadata,
+                    )
+                )
+        return runs
+
+    runs = asyncio.run(collect())
+    # the second epoch of 'pro-cost' answers wrongly: pro-cost is flaky (1 of 2)
+    runs[2] = runs[2].model_copy(update={"final_answer": "It costs 20 dollars."})
+    outcomes = outcomes_from_grades(grade(runs, suite, fast=True))
+    assert [(o.task_id, o.epoch, o.success) for o in outcomes] == [
+        ("pro-cost", 0, True),
+        ("flaky", 0, True),
+        ("pro-cost", 1, False),
+        ("flaky", 1, True),
+    ]
+    assert outcomes[0].scores["path_score"] == 100.0
+    assert outcomes[1].scores["steps"] == 2.0  # error, then the retry
+    assert outcomes[1].scores["path_score"] is None  # no reference on that task
+    report = variance_report(outcomes, ks=(1, 2), task_order=[t.id for t in suite.tasks])
+    assert [(t.task_id, t.stability) for t in report.tasks] == [
+        ("pro-cost", "flaky"),
+        ("flaky", "stable"),
+    ]
+    # pro-cost: n=2, c=1: pass@2 = 1 - C(1,2)/C(2,2) = 1; pass^2 = C(1,2)/C(2,2) = 0
+    assert (report.tasks[0].pass_at[2], report.tasks[0].pass_hat[2]) == (1.0, 0.0)
+    runs_file, suite_file, out = (
+        tmp_path / "runs.jsonl",
+        tmp_path / "suite.yaml",
+        tmp_path / "v.json",
+    )
+    write_jsonl(runs_file, runs)
+    suite_file.write_text(text)
+    assert (
+        main(
+            [
+                "variance",
+                str(runs_file),
+                "--suite",
+                str(suite_file),
+                "--k",
+                "1,2",
+                "--json",
+                str(out),
+            ]
+        )
+        == 0
+    )
+    printed = capsys.readouterr().out
+    assert "1 stable, 1 flaky" in printed
+    assert '"stability": "flaky"' in out.read_text()
+    assert main(["variance", str(runs_file), "--suite", str(suite_file), "--k", "0"]) == 2
+    assert main(["variance", str(runs_file), "--suite", str(suite_file), "--k", "x"]) == 2

@@ -321,13 +321,15 @@ def _live(
     from pathjudge.calibration.live import judge_labelled
     from pathjudge.errors import InputError
     from pathjudge.judge.cache import VerdictCache
-    from pathjudge.judge.runner import make_backend
+    from pathjudge.judge.runner import BackendKind, make_backend
 
-    if backend not in ("anthropic", "openai", "llama"):
+    kinds: dict[str, BackendKind] = {"anthropic": "anthropic", "openai": "openai", "llama": "llama"}
+    kind = kinds.get(backend)
+    if kind is None:
         raise InputError(
             f"unknown backend {backend!r}", field="--backend", hint="use anthropic, openai or llama"
         )
-    judge = make_backend(backend, model=model, base_url=base_url)  # type: ignore[arg-type]
+    judge = make_backend(kind, model=model, base_url=base_url)
     store = VerdictCache(cache)
     try:
         verdict_set, results = judge_labelled(

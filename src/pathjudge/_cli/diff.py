@@ -25,12 +25,16 @@ def diff_command(
     seed: Annotated[int, typer.Option(help="Seed of the paired bootstrap.")] = 0,
     resamples: Annotated[int, typer.Option(help="Bootstrap resamples.")] = 10_000,
     max_token_increase: Annotated[
-        float | None, typer.Option(help="'cost' rule: block when tokens grow by more than this fraction.")
+        float | None,
+        typer.Option(help="'cost' rule: block when tokens grow by more than this fraction."),
     ] = None,
     max_latency_increase: Annotated[
-        float | None, typer.Option(help="'cost' rule: block when latency grows by more than this fraction.")
+        float | None,
+        typer.Option(help="'cost' rule: block when latency grows by more than this fraction."),
     ] = None,
-    json_out: Annotated[Path | None, typer.Option("--json", help="Also write the full diff as JSON.")] = None,
+    json_out: Annotated[
+        Path | None, typer.Option("--json", help="Also write the full diff as JSON.")
+    ] = None,
 ) -> None:
     """Diff a candidate against a baseline task by task; exit 0 promote, 1 block, 2 bad input."""
     from pydantic import ValidationError
@@ -68,7 +72,9 @@ def diff_command(
             if task.success_before is not None and task.success_after is not None
             else "—"
         )
-        steps = ", ".join(f"e{p.epoch} {p.step_delta:+d}" for p in task.pairs if p.step_delta) or "0"
+        steps = (
+            ", ".join(f"e{p.epoch} {p.step_delta:+d}" for p in task.pairs if p.step_delta) or "0"
+        )
         findings = "\n".join(f"{f.kind}: {f.what}" for f in task.findings)
         table.add_row(task.task_id, success, steps, findings)
     unchanged = len(report.tasks) - len(report.changed_tasks)

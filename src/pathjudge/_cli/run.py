@@ -32,6 +32,9 @@ def run_command(
         int | None, typer.Option(help="Runs in flight at once (default 4).")
     ] = None,
     max_steps: Annotated[int | None, typer.Option(help="Model turns per run (default 4).")] = None,
+    max_tokens: Annotated[
+        int | None, typer.Option(help="Output tokens per model turn (default 400).")
+    ] = None,
     retriever: Annotated[
         str | None,
         typer.Option(help="Docent's retriever: keyword, or worst_match (deliberately broken)."),
@@ -53,6 +56,7 @@ def run_command(
         epochs=epochs,
         concurrency=concurrency,
         max_steps=max_steps,
+        max_tokens=max_tokens,
         retriever=retriever,
     )
     loaded = load_suite(suite)
@@ -80,3 +84,89 @@ def run_command(
             f"{len(result.failed)} runs failed and were not written; rerun the same command to retry them."
         )
         raise typer.Exit(1)
+
+
+@app.command("variance")
+def variance_command(
+    runs: Annotated[Path, typer.Argument(help="Runs JSONL with several epochs per task.")],
+    suite: Annotated[Path, typer.Option("--suite", help="The suite YAML the runs belong to.")],
+    k: Annotated[
+        str, typer.Option("--k", help="Comma-separated k values for pass@k and pass^k.")
+    ] = "1,3",
+    level: Annotated[
+        float, typer.Option(help="Confidence level of the clustered intervals.")
+    ] = 0.95,
+    json_out: Annotated[
+        Path | None, typer.Option("--json", help="Also write the report as JSON.")
+    ] = None,
+) -> None:
+    """Run-to-run variation: per task and suite pass@k / pass^k, stable/flaky/broken, clustered CIs."""
+    from rich.table import Table
+
+    from pathjudge.agent.io import read_runs
+    from pathjudge.errors import InputError
+    from pathjudge.rubrics.suite import load_suite
+    from pathjudge.scoring.grade import grade
+    from pathjudge.scoring.variance import outcomes_from_grades, variance_report
+
+    try:
+        ks = tuple(int(part) for part in k.split(",") if part.strip())
+    except ValueError:
+        raise InputError(
+            f"--k must be comma-separated whole numbers, got {k!r}", field="--k"
+        ) from None
+    if not ks or min(ks) < 1:
+        raise InputError(f"--k values must be >= 1, got {k!r}", field="--k")
+    if not 0 < level < 1:
+        raise InputError(f"--level must be between 0 and 1, got {level}", field="--level")
+    loaded = load_suite(suite)
+    report = variance_report(
+        outcomes_from_grades(grade(read_runs(runs), loaded, fast=True, file=runs)),
+        ks=ks,
+        level=level,
+        task_order=[t.id for t in loaded.tasks],
+    )
+
+    def fmt(value: float | None) -> str:
+        return "n/a" if value is None else f"{value:.2f}"
+
+    table = Table(title=f"{runs}: variation over epochs (suite {loaded.name})")
+    for name in [
+        "task",
+        "passed/epochs",
+        "label",
+        *(f"pass@{x}" for x in ks),
+        *(f"pass^{x}" for x in ks),
+        "path min/mean/max",
+    ]:
+        table.add_column(name)
+    for task in report.tasks:
+        spread = task.metrics.get("path_score")
+        path = (
+            "—"
+            if spread is None or spread.n == 0
+            else f"{spread.min:g}/{spread.mean:.3g}/{spread.max:g}"
+        )
+        table.add_row(
+            task.task_id,
+            f"{task.c}/{task.n}",
+            task.stability,
+            *(fmt(task.pass_at[x]) for x in ks),
+            *(fmt(task.pass_hat[x]) for x in ks),
+            path,
+        )
+    out_console.print(table)
+    suite_line = ", ".join(
+        f"pass@{x} {fmt(report.pass_at[x])}, pass^{x} {fmt(report.pass_hat[x])}" for x in ks
+    )
+    out_console.print(f"suite: {suite_line} (n/a: some task has fewer epochs than k)")
+    if report.success is not None:
+        ci = report.success
+        out_console.print(
+            f"success rate {ci.mean:.3f}, {ci.level:.0%} CI clustered by task [{ci.low:.3f}, {ci.high:.3f}] "
+            f"over {ci.n} runs in {ci.clusters} tasks"
+        )
+    counts = report.stability_counts
+    out_console.print(", ".join(f"{n} {label}" for label, n in counts.items() if n))
+    if json_out is not None:
+        json_out.write_text(report.model_dump_json(indent=2) + "\n", encoding="utf-8")

@@ -50,14 +50,21 @@ def score(
         typer.Option("--strict", help="JUnit: a poor path or a repeated call fails its task too."),
     ] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print only gate results.")] = False,
+    jobs: Annotated[
+        int,
+        typer.Option(
+            "--jobs", "-j", min=1, help="Worker processes (plain JSONL, scorecard outputs only)."
+        ),
+    ] = 1,
 ) -> int:
     """Grade RUNS against SUITE: task success, tool-call correctness, trajectory quality, five axes."""
     from pathjudge.agent.io import JsonlAppender, read_runs
+    from pathjudge.errors import InputError
     from pathjudge.report.json_report import ScoreReport, write_report
     from pathjudge.report.junit import write_junit
     from pathjudge.report.terminal import print_scorecard
     from pathjudge.rubrics.suite import load_suite
-    from pathjudge.scoring.grade import RunGrade, grade
+    from pathjudge.scoring.grade import RunGrade, grade_lean, score_file_parallel
     from pathjudge.scoring.judged import load_verdicts
     from pathjudge.scoring.scorecard import (
         ScorecardBuilder,
@@ -66,24 +73,36 @@ def score(
         parse_weights,
     )
 
+    if jobs > 1 and (grades_out is not None or include_runs or runs.suffix == ".gz"):
+        raise InputError(
+            "--jobs above 1 grades into the scorecard only",
+            field="--jobs",
+            hint="drop --grades/--include-runs (or use --jobs 1), and pass an uncompressed JSONL",
+        )
     thresholds = parse_thresholds(fail_under) if fail_under else {}
     weight_map = parse_weights(weights) if weights else None
     loaded = load_suite(suite)
     recorded = load_verdicts(verdicts) if verdicts is not None and not fast else None
     builder = ScorecardBuilder(loaded, weights=weight_map)
     kept: list[RunGrade] = []
-    appender = JsonlAppender(grades_out) if grades_out is not None else None
-    if appender is not None and grades_out is not None:
-        appender.close()
-        grades_out.write_bytes(b"")
+    appender = None
+    if grades_out is not None:
+        grades_out.parent.mkdir(parents=True, exist_ok=True)
+        grades_out.write_bytes(b"")  # a fresh file: grades of this run only
         appender = JsonlAppender(grades_out)
     try:
-        for graded in grade(read_runs(runs), loaded, recorded, fast=fast, file=runs):
-            builder.add(graded)
-            if appender is not None:
-                appender.write(graded)
-            if include_runs:
-                kept.append(graded)
+        if jobs > 1:
+            score_file_parallel(runs, loaded, recorded, fast=fast, jobs=jobs, builder=builder)
+        for lean in (
+            () if jobs > 1 else grade_lean(read_runs(runs), loaded, recorded, fast=fast, file=runs)
+        ):
+            builder.add(lean)
+            if appender is not None or include_runs:
+                graded = lean.to_model()
+                if appender is not None:
+                    appender.write(graded)
+                if include_runs:
+                    kept.append(graded)
     finally:
         if appender is not None:
             appender.close()

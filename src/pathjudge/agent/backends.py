@@ -426,7 +426,8 @@ class OpenAIBackend:
 
     ``base_url`` is the API root including ``/v1`` (default ``OPENAI_BASE_URL`` or the OpenAI API);
     ``api_key`` defaults to ``OPENAI_API_KEY`` and may be empty for local servers. HTTP 429, 5xx and
-    connection errors are retried ``max_retries`` times with exponential backoff (0.5 s, 1 s, ...).
+    connection errors are retried ``max_retries`` times with exponential backoff (``backoff_s``, then
+    doubling: 0.5 s, 1 s, ... by default).
     ``http_client`` (an ``httpx2.AsyncClient``) replaces the default one, e.g. with a mock transport.
     """
 
@@ -442,6 +443,7 @@ class OpenAIBackend:
         timeout_s: float = 120.0,
         temperature: float | None = None,
         http_client: Any | None = None,
+        backoff_s: float = 0.5,
     ) -> None:
         self._httpx2 = require("httpx2", "agent", "the openai-compatible agent backend")
         self.model = model
@@ -451,6 +453,7 @@ class OpenAIBackend:
         key = api_key if api_key is not None else os.environ.get("OPENAI_API_KEY", "")
         headers = {"authorization": f"Bearer {key}"} if key else {}
         self.max_retries = max_retries
+        self.backoff_s = backoff_s
         self.temperature = temperature
         self._headers = headers
         self._http = (
@@ -474,7 +477,7 @@ class OpenAIBackend:
         last = ""
         for attempt in range(self.max_retries + 1):
             if attempt:
-                await asyncio.sleep(0.5 * 2 ** (attempt - 1))
+                await asyncio.sleep(self.backoff_s * 2 ** (attempt - 1))
             try:
                 response = await self._http.post(url, json=body, headers=self._headers)
             except httpx2.HTTPError as exc:

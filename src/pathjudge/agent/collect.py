@@ -63,6 +63,7 @@ _DEFAULTS: dict[str, Any] = {
     "epochs": 1,
     "concurrency": 4,
     "max_steps": 4,
+    "max_tokens": 400,
     "retriever": "keyword",
 }
 
@@ -81,6 +82,7 @@ class RunOptions(_Frozen):
     epochs: int = Field(ge=1)
     concurrency: int = Field(ge=1)
     max_steps: int = Field(ge=1)
+    max_tokens: int = Field(ge=1)
     retriever: RetrieverChoice
 
 
@@ -111,6 +113,7 @@ def resolve_run_options(
     epochs: int | None = None,
     concurrency: int | None = None,
     max_steps: int | None = None,
+    max_tokens: int | None = None,
     retriever: str | None = None,
     config: Mapping[str, Any] | None = None,
 ) -> RunOptions:
@@ -129,6 +132,7 @@ def resolve_run_options(
         "epochs": epochs,
         "concurrency": concurrency,
         "max_steps": max_steps,
+        "max_tokens": max_tokens,
         "retriever": retriever,
     }
     conf = dict(config or {})
@@ -148,7 +152,7 @@ def resolve_run_options(
     resolved["retriever"] = _choice(
         "retriever", resolved["retriever"], get_args(RetrieverChoice), sources["retriever"]
     )
-    for key in ("epochs", "concurrency", "max_steps"):
+    for key in ("epochs", "concurrency", "max_steps", "max_tokens"):
         resolved[key] = _positive(key, resolved[key], sources[key])
     if resolved.get("model") is None:
         if resolved["backend"] == "anthropic":
@@ -227,6 +231,7 @@ def docent_runner(backend: ModelBackend, options: RunOptions) -> AgentRunner:
             retriever=options.retriever,
             task_metadata=task.metadata,
             max_steps=options.max_steps,
+            max_tokens=options.max_tokens,
             task_input=task.input,
         )
 

@@ -87,12 +87,17 @@ class CalibrationReport(_Model):
 
 
 def match_criteria(
-    labels: LabelSet, verdicts: VerdictSet, *, criterion: str | None = None
+    labels: LabelSet,
+    verdicts: VerdictSet,
+    *,
+    criterion: str | None = None,
+    require_all: bool = True,
 ) -> dict[str | None, tuple[str | None, Mapping[str, ItemVotes]]]:
     """Map each label criterion to ``(verdict criterion, votes by item)`` (see the module docstring).
 
     Raises :class:`LabelsError` when verdicts name a criterion the labels lack, when two verdict
-    criteria fall on one label criterion, or when a label criterion has no verdicts at all.
+    criteria fall on one label criterion, or (with ``require_all``) when a label criterion has no
+    verdicts at all.
     """
     label_criteria = list(labels.criteria)
     if criterion is not None:
@@ -136,7 +141,7 @@ def match_criteria(
                 hint="keep one criterion per verdicts file, or label each criterion separately",
             )
         matched[target] = (vc, verdicts.by_criterion[vc])
-    for lc in label_criteria:
+    for lc in label_criteria if require_all else ():
         if lc not in matched:
             raise LabelsError(
                 f"no verdicts for criterion {lc!r}",
@@ -223,7 +228,8 @@ def calibrate(
     matched = match_criteria(labels, verdicts, criterion=criterion)
     unl_matched: dict[str | None, Mapping[str, ItemVotes]] = {}
     if unlabelled is not None and len(unlabelled):
-        for target, (_, votes) in match_criteria(labels, unlabelled, criterion=criterion).items():
+        pairs = match_criteria(labels, unlabelled, criterion=criterion, require_all=False)
+        for target, (_, votes) in pairs.items():
             unl_matched[target] = votes
     results: list[CriterionCalibration] = []
     for lc, (_, votes) in matched.items():

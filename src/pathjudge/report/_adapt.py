@@ -35,6 +35,7 @@ from pathjudge.report._view import (
     VerdictView,
     WeakPathView,
 )
+from pathjudge.rubrics.assertions.base import AXES
 
 if TYPE_CHECKING:
     from pathjudge.agent.trajectory import RunRecord
@@ -118,10 +119,7 @@ def _run_view(grade: RunGrade | None, record: RunRecord | None) -> RunView:
     epoch = grade.epoch if grade is not None else record.epoch  # type: ignore[union-attr]
     alignment: tuple[str, ...] = ()
     if grade is not None and grade.path is not None:
-        alignment = (
-            f"{grade.path.reference} ({grade.path.mode}): {grade.path.reason}",
-            *grade.path.diff_lines(),
-        )
+        alignment = (grade.path.reason, *grade.path.diff_lines())
     return RunView(
         run_id=run_id,
         task_id=task_id,
@@ -269,7 +267,9 @@ def report_view(
         overall=overall,
         secondary=tuple(secondary),
         axes=tuple(
-            AxisView(axis, value, card.weights.get(axis)) for axis, value in card.axes.items()
+            AxisView(axis, card.axes.get(axis), card.weights.get(axis))
+            for axis in AXES
+            if axis in card.axes
         ),
         gates=tuple(GateView(g.metric, g.threshold, g.actual, g.passed) for g in model.gates),
         weak_paths=tuple(
@@ -521,7 +521,7 @@ def _json_or_value(value: Any, what: str) -> tuple[Any, str | None]:
 
 
 def build_view(
-    results: Any,
+    results: Any | None,
     *,
     runs: Iterable[RunRecord] | str | Path | None = None,
     baseline: Any | None = None,
@@ -535,8 +535,15 @@ def build_view(
     (:class:`~pathjudge.scoring.diff.DiffReport`, or an already built :class:`DiffView`); ``variance``: a
     :class:`~pathjudge.scoring.variance.VarianceReport`; ``calibration``: a
     :class:`~pathjudge.calibration.calibrate.CalibrationReport`. Each optional part left as None leaves
-    its section out.
+    its section out. ``results=None`` gives a page of the optional sections only (no scorecard).
     """
+    if results is None:
+        return replace(
+            _optional_only(),
+            diff=_diff_part(baseline),
+            variance=_variance_part(variance),
+            calibration=_calibration_part(calibration),
+        )
     report, report_source = _json_or_value(results, "score report")
     records: Iterable[RunRecord] | None
     if isinstance(runs, (str, Path)):
@@ -545,25 +552,45 @@ def build_view(
         records = read_runs(Path(runs))
     else:
         records = runs
-    diff = None
-    if isinstance(baseline, DiffView):
-        diff = baseline
-    elif baseline is not None:
-        value, diff_source = _json_or_value(baseline, "diff report")
-        diff = diff_view(value, source=diff_source)
-    variance_value, variance_source = (
-        (None, None) if variance is None else _json_or_value(variance, "variance report")
-    )
-    calibration_value, calibration_source = (
-        (None, None) if calibration is None else _json_or_value(calibration, "calibration report")
-    )
-    view = report_view(report, runs=records, diff=diff, source=report_source)
+    view = report_view(report, runs=records, diff=_diff_part(baseline), source=report_source)
     return replace(
-        view,
-        variance=variance_view(variance_value, source=variance_source)
-        if variance_value is not None
-        else None,
-        calibration=calibration_view(calibration_value, source=calibration_source)
-        if calibration_value is not None
-        else None,
+        view, variance=_variance_part(variance), calibration=_calibration_part(calibration)
     )
+
+
+def _optional_only() -> ReportView:
+    return ReportView(
+        title="pathjudge report",
+        subtitle="",
+        levels=(),
+        overall=None,
+        secondary=(),
+        axes=(),
+        gates=(),
+        weak_paths=(),
+        weak_total=0,
+        tasks=(),
+        runs=(),
+        has_scorecard=False,
+    )
+
+
+def _diff_part(baseline: Any | None) -> DiffView | None:
+    if baseline is None or isinstance(baseline, DiffView):
+        return baseline
+    value, source = _json_or_value(baseline, "diff report")
+    return diff_view(value, source=source)
+
+
+def _variance_part(variance: Any | None) -> VarianceView | None:
+    if variance is None:
+        return None
+    value, source = _json_or_value(variance, "variance report")
+    return variance_view(value, source=source)
+
+
+def _calibration_part(calibration: Any | None) -> CalibrationView | None:
+    if calibration is None:
+        return None
+    value, source = _json_or_value(calibration, "calibration report")
+    return calibration_view(value, source=source)

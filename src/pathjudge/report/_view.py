@@ -257,3 +257,4 @@ class ReportView:
     variance: VarianceView | None = None
     calibration: CalibrationView | None = None
     extra: dict[str, str] = field(default_factory=dict)
+    has_scorecard: bool = True

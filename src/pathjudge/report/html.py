@@ -11,9 +11,14 @@ and the blob is escaped for that context (``<``, ``>``, ``&``, U+2028, U+2029 be
 Content-Security-Policy allows no network access and no script but the report's own (pinned by hash), so
 agent text that looks like markup stays text.
 
-Size: long texts in the viewer (tool results, answers, arguments, reasons) are cut to a per-field limit
-that shrinks with the number of fields so a 1,000-run report stays well under 5 MB; a cut text keeps its
-first characters and is marked "truncated (N chars)". The full text stays in the runs file.
+Size: the viewer's texts (tool results, answers, arguments, decisions, reasons) share a budget of
+``TEXT_BUDGET_CHARS``: short texts are kept whole and the longest are cut to one per-field limit found by
+water-filling (:func:`field_limit`, never below ``MIN_FIELD_CHARS`` nor above ``MAX_FIELD_CHARS``), so a
+1,000-run report stays under 5 MB. A cut text keeps its first characters and is shown as "truncated (N
+chars)"; the full text stays in the runs file. Steps and checks travel as arrays (field names once).
+
+Plots need matplotlib (``pathjudge[plots]``); without it each plot is replaced by a note naming the
+install command and the rest of the page is unchanged.
 
 The renderer computes nothing: it lays out the numbers of the report it is given.
 """
@@ -270,7 +275,7 @@ def _scorecard(view: ReportView) -> str:
     )
     gates = "".join(
         f'<span class="gate {"ok" if gate.passed else "missed"}">{_e(gate.metric)} '
-        f"{_num(gate.actual)} {'≥' if gate.passed else '<'} {_num(gate.threshold)} "
+        f"{_num(gate.actual)} {'≥' if gate.passed else '&lt;'} {_num(gate.threshold)} "
         f"{'met' if gate.passed else 'missed'}</span>"
         for gate in view.gates
     )
@@ -296,6 +301,13 @@ def _scorecard(view: ReportView) -> str:
     )
 
 
+def _run_link(run_id: str | None) -> str:
+    """The run id as a link that filters the trajectory viewer to that run."""
+    if run_id is None:
+        return "—"
+    return f'<a class="jump" href="#trajectories" data-jump="{_e(run_id)}"><code>{_e(run_id)}</code></a>'
+
+
 def _weak_paths(view: ReportView) -> str:
     if not view.weak_paths:
         return (
@@ -310,7 +322,7 @@ def _weak_paths(view: ReportView) -> str:
         )
         diff = f'<pre class="text">{_e(chr(10).join(weak.diff))}</pre>' if weak.diff else ""
         rows.append(
-            f"<tr><td>{flags}</td><td>{_e(weak.task_id)}</td><td><code>{_e(weak.run_id or '—')}</code></td>"
+            f"<tr><td>{flags}</td><td>{_e(weak.task_id)}</td><td>{_run_link(weak.run_id)}</td>"
             f'<td class="reason">{_e(weak.reason)}{diff}</td></tr>'
         )
     more = ""
@@ -336,7 +348,7 @@ def _tasks(view: ReportView) -> str:
             f'<td class="num" data-sort="{_sort_key(task.path_score)}">{_num(task.path_score, 1)}</td>'
             f'<td class="num" data-sort="{_sort_key(task.mean_steps)}">{_num(task.mean_steps, 1)}</td>'
             f'<td class="num" data-sort="{task.weak}">{task.weak}</td>'
-            f'<td><a class="jump" href="#trajectories" data-task="{_e(task.task_id)}">runs</a></td></tr>'
+            f'<td><a class="jump" href="#trajectories" data-jump="{_e(task.task_id)}">runs</a></td></tr>'
         )
     body = "".join(rows) or '<tr><td colspan="10" class="empty">no tasks</td></tr>'
     return (
@@ -364,7 +376,8 @@ def _trajectories(view: ReportView, clip: _Clipper) -> str:
             f'<span class="muted">epoch {run.epoch}</span>',
         ]
         if run.steps is not None:
-            parts.append(f'<span class="muted">{len(run.steps)} steps</span>')
+            count = len(run.steps)
+            parts.append(f'<span class="muted">{count} step{"" if count == 1 else "s"}</span>')
         if run.path_score is not None:
             parts.append(f'<span class="muted">path score {_num(run.path_score, 0)}</span>')
         if run.trajectory is not None:
@@ -459,7 +472,7 @@ def _variance(variance: VarianceView) -> str:
         ("suite pass@k", variance.suite_pass_at_k),
     ):
         defined = [(k, value) for k, value in points if value is not None]
-        if defined:
+        if len(defined) >= 2:
             curves[name] = defined
     plot = ""
     if curves:
@@ -468,7 +481,7 @@ def _variance(variance: VarianceView) -> str:
             + _plot(
                 lambda: pass_k_png(curves, "Suite pass^k and pass@k against k"),
                 "pass^k against k",
-                "pass^k: all k epochs succeed; pass@k: at least one does. Undefined points (fewer epochs than k) are left out.",
+                "pass^k: all k epochs succeed; pass@k: at least one does. Undefined points (a task with fewer epochs than k) are left out.",
             )
             + "</div>"
         )
@@ -570,7 +583,8 @@ def _calibration(calibration: CalibrationView) -> str:
 def render_html(view: ReportView) -> str:
     """The report page for ``view`` as one HTML string (UTF-8, no external resources).
 
-    An empty view (no tasks, no runs) still renders every section with a "no tasks"/"no runs" note.
+    An empty view (no tasks, no runs) still renders every section with a "no tasks"/"no runs" note; a
+    view without a scorecard (``has_scorecard=False``) shows only its diff, variance and calibration.
     """
     blob, clip = _runs_blob(view.runs)
     script = _asset("report.js")
@@ -579,13 +593,16 @@ def render_html(view: ReportView) -> str:
         "default-src 'none'; img-src data:; style-src 'unsafe-inline'; "
         f"script-src 'sha256-{digest}'; base-uri 'none'; form-action 'none'"
     )
-    toc = [
-        ("scorecard", "Scorecard"),
-        ("weak-paths", "Weak paths"),
-        ("tasks", "Tasks"),
-        ("trajectories", "Trajectories"),
-    ]
-    sections = [_scorecard(view), _weak_paths(view), _tasks(view), _trajectories(view, clip)]
+    toc: list[tuple[str, str]] = []
+    sections: list[str] = []
+    if view.has_scorecard:
+        toc += [
+            ("scorecard", "Scorecard"),
+            ("weak-paths", "Weak paths"),
+            ("tasks", "Tasks"),
+            ("trajectories", "Trajectories"),
+        ]
+        sections += [_scorecard(view), _weak_paths(view), _tasks(view), _trajectories(view, clip)]
     if view.diff is not None:
         toc.append(("diff", "Baseline diff"))
         sections.append(_diff(view.diff))
@@ -617,7 +634,7 @@ def write_html(view: ReportView, path: Path) -> Path:
 
 
 def write_html_report(
-    results: Any,
+    results: Any | None,
     path: Path,
     *,
     baseline: Any | None = None,
@@ -628,7 +645,7 @@ def write_html_report(
     """Write the self-contained HTML report for a ``pathjudge score`` report; return ``path``.
 
     ``results`` is the :class:`~pathjudge.report.json_report.ScoreReport`, its JSON (a mapping) or its
-    JSON file. Optional sections, each a report object, its JSON or its JSON file: ``baseline`` (the
+    JSON file; None makes a page of the optional sections only (``pathjudge calibrate --html``). Optional sections, each a report object, its JSON or its JSON file: ``baseline`` (the
     :class:`~pathjudge.scoring.diff.DiffReport` against a baseline), ``variance``
     (:class:`~pathjudge.scoring.variance.VarianceReport`) and ``calibration``
     (:class:`~pathjudge.calibration.calibrate.CalibrationReport`). ``runs`` (run records or their JSONL

@@ -35,55 +35,62 @@ def _num(value: float | None, digits: int = 2) -> str:
 def render_markdown(view: ReportView, *, max_weak: int = 20) -> str:
     """The Markdown summary of ``view``. No levels renders the table header with no rows."""
     lines = [f"## {md_cell(view.title)}", "", md_cell(view.subtitle), ""]
-    lines += ["| metric | value | detail |", "| --- | ---: | --- |"]
-    metrics = [*view.levels, *([view.overall] if view.overall is not None else []), *view.secondary]
-    for metric in metrics:
-        value = _num(metric.value, metric.digits)
-        lines.append(f"| {md_cell(metric.label)} | {value} | {md_cell(metric.detail)} |")
-    lines.append("")
-    if view.axes:
-        lines += ["| axis | mean | weight |", "| --- | ---: | ---: |"]
-        for axis in view.axes:
-            lines.append(
-                f"| {md_cell(axis.name.replace('_', ' '))} | {_num(axis.value)} | {_num(axis.weight)} |"
-            )
+    if view.has_scorecard:
+        lines += ["| metric | value | detail |", "| --- | ---: | --- |"]
+        metrics = [
+            *view.levels,
+            *([view.overall] if view.overall is not None else []),
+            *view.secondary,
+        ]
+        for metric in metrics:
+            value = _num(metric.value, metric.digits)
+            lines.append(f"| {md_cell(metric.label)} | {value} | {md_cell(metric.detail)} |")
         lines.append("")
-    if view.gates:
-        lines.append("**Gates**")
+        if view.axes:
+            lines += ["| axis | mean | weight |", "| --- | ---: | ---: |"]
+            for axis in view.axes:
+                lines.append(
+                    f"| {md_cell(axis.name.replace('_', ' '))} | {_num(axis.value)} | {_num(axis.weight)} |"
+                )
+            lines.append("")
+        if view.gates:
+            lines.append("**Gates**")
+            lines.append("")
+            for gate in view.gates:
+                mark = "✅" if gate.passed else "❌"
+                relation = "≥" if gate.passed else "<"
+                verdict = "met" if gate.passed else "missed"
+                lines.append(
+                    f"- {mark} {md_cell(gate.metric)}: {_num(gate.actual)} {relation} {_num(gate.threshold)} ({verdict})"
+                )
+            lines.append("")
+        lines.append(f"**Weak paths** ({view.weak_total})")
         lines.append("")
-        for gate in view.gates:
-            mark = "✅" if gate.passed else "❌"
-            relation = "≥" if gate.passed else "<"
-            verdict = "met" if gate.passed else "missed"
-            lines.append(
-                f"- {mark} {md_cell(gate.metric)}: {_num(gate.actual)} {relation} {_num(gate.threshold)} ({verdict})"
-            )
+        if not view.weak_paths:
+            lines.append("None: every run succeeded by a reference path with no redundant call.")
+        else:
+            lines += ["| flags | task | run | reason |", "| --- | --- | --- | --- |"]
+            for weak in view.weak_paths[:max_weak]:
+                flags = ", ".join(flag.replace("_", " ") for flag in weak.flags)
+                lines.append(
+                    f"| {md_cell(flags)} | {md_cell(weak.task_id)} | "
+                    f"{md_cell(weak.run_id or '—')} | {md_cell(weak.reason)} |"
+                )
+            shown = min(len(view.weak_paths), max_weak)
+            if view.weak_total > shown:
+                lines += [
+                    "",
+                    f"… and {view.weak_total - shown} more (see the HTML or JSON report).",
+                ]
         lines.append("")
-    lines.append(f"**Weak paths** ({view.weak_total})")
-    lines.append("")
-    if not view.weak_paths:
-        lines.append("None: every run succeeded by a reference path with no redundant call.")
-    else:
-        lines += ["| flags | task | run | reason |", "| --- | --- | --- | --- |"]
-        for weak in view.weak_paths[:max_weak]:
-            flags = ", ".join(flag.replace("_", " ") for flag in weak.flags)
-            lines.append(
-                f"| {md_cell(flags)} | {md_cell(weak.task_id)} | "
-                f"{md_cell(weak.run_id or '—')} | {md_cell(weak.reason)} |"
-            )
-        shown = min(len(view.weak_paths), max_weak)
-        if view.weak_total > shown:
-            lines += ["", f"… and {view.weak_total - shown} more (see the HTML or JSON report)."]
-    lines.append("")
     if view.diff is not None:
         mark = "✅" if view.diff.verdict == "promote" else "❌"
         lines += [f"**Baseline diff**: {mark} {md_cell(view.diff.verdict)}", ""]
         lines += [f"- {md_cell(reason)}" for reason in view.diff.reasons]
         lines.append("")
     if view.variance is not None:
-        lines += [f"**Variance**: {md_cell(note)}" for note in view.variance.notes] or [
-            "**Variance**: no graded epochs"
-        ]
+        lines += ["**Variance across epochs**", ""]
+        lines += [f"- {md_cell(note)}" for note in view.variance.notes] or ["- no graded epochs"]
         lines.append("")
     if view.calibration is not None:
         for crit in view.calibration.criteria:
@@ -101,7 +108,7 @@ def write_markdown(view: ReportView, path: Path, *, max_weak: int = 20) -> Path:
 
 
 def write_markdown_report(
-    results: Any,
+    results: Any | None,
     path: Path,
     *,
     baseline: Any | None = None,

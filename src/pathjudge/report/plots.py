@@ -202,7 +202,7 @@ def path_scores_png(scores: Sequence[float], title: str) -> bytes:
     for index, score in enumerate(scores):
         if not 0.0 <= score <= 100.0:
             raise ValueError(f"path score {index} is {score}; path scores lie in [0, 100]")
-    with _figure(6.0, 3.4) as fig:
+    with _figure(6.0, 2.9) as fig:
         ax = fig.add_subplot(1, 1, 1)
         ax.set_title(title, color=_INK)
         counts = [0] * 11

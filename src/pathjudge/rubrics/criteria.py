@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
 
 from pathjudge.agent.io import format_loc
 from pathjudge.errors import CriterionError, InputError
@@ -119,10 +119,15 @@ class Criterion(_Record):
             raise ValueError("input names must be unique")
         return value
 
-    @model_validator(mode="after")
-    def _examples_fit(self) -> Criterion:
-        wanted = set(self.inputs)
-        for index, example in enumerate(self.examples):
+    @field_validator("examples")
+    @classmethod
+    def _examples_fit(
+        cls, value: tuple[CriterionExample, ...], info: ValidationInfo
+    ) -> tuple[CriterionExample, ...]:
+        wanted = set(info.data.get("inputs") or ())
+        if not wanted:
+            return value
+        for index, example in enumerate(value):
             got = set(example.inputs)
             if got != wanted:
                 missing = sorted(wanted - got)
@@ -132,7 +137,7 @@ class Criterion(_Record):
                     + (f"; missing {missing}" if missing else "")
                     + (f"; unknown {extra}" if extra else "")
                 )
-        return self
+        return value
 
     @property
     def content_hash(self) -> str:
@@ -213,12 +218,17 @@ def parse_criterion(text: str, *, source: str | Path = "<criterion>") -> Criteri
     try:
         return Criterion.model_validate(data)
     except ValidationError as exc:
-        first = exc.errors(include_url=False, include_input=False)[0]
+        problems = exc.errors(include_url=False, include_input=False)
+        # An unknown key is usually a typo of a missing one: report it first, at its own line.
+        problems.sort(key=lambda p: p.get("type") != "extra_forbidden")
+        first = problems[0]
         loc = tuple(first.get("loc", ()))
         kind = str(first.get("type", ""))
         msg = str(first.get("msg", "invalid value"))
         if kind == "extra_forbidden":
             msg = "unknown field in a criterion"
+        if len(problems) > 1:
+            msg += f" (and {len(problems) - 1} more problem{'s' if len(problems) > 2 else ''})"
         hint = {
             "missing": "add it",
             "extra_forbidden": "allowed fields: " + ", ".join(Criterion.model_fields),

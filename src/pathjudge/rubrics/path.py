@@ -39,15 +39,16 @@ import json
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Literal, assert_never
+from typing import Literal, NamedTuple, assert_never
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, model_validator
 
 from pathjudge.agent.trajectory import RunRecord, Step
-from pathjudge.rubrics.assertions.arguments import CallExpectation, match_call
+from pathjudge.rubrics.assertions.arguments import CallExpectation, EqMatcher, match_call
 
 __all__ = [
     "MODES",
+    "AlignmentData",
     "ArgDiff",
     "FaultCosts",
     "Mode",
@@ -59,10 +60,13 @@ __all__ = [
     "StepMatch",
     "StepMatcher",
     "align_calls",
+    "align_data",
     "align_path",
     "best_alignment",
+    "best_data",
     "compile_reference",
     "hungarian",
+    "literal_arguments",
     "result_contains",
     "score_paths",
 ]
@@ -174,21 +178,107 @@ class PathAlignment(BaseModel):
 
     def diff_lines(self) -> list[str]:
         """The alignment diff as short human-readable lines (for JUnit, pytest and terminal output)."""
-        lines: list[str] = []
-        for pair in self.pairs:
-            mark = "=" if pair.ok and pair.in_order else ("~" if pair.in_order else "↕")
-            text = f"  {mark} {pair.ref} ↔ call {pair.call} {pair.tool}"
-            if not pair.in_order:
-                text += " (out of order)"
-            for diff in pair.diffs:
-                text += f"; {diff.path}: {diff.reason}"
-            lines.append(text)
-        lines.extend(f"  - missing {ref}" for ref in self.missing)
-        lines.extend(
-            f"  + extra call {index}{' (wasted)' if index in self.wasted else ''}"
-            for index in self.extra
+        return _diff_lines(self.pairs, self.missing, self.extra, self.wasted)
+
+
+class _Pair(NamedTuple):
+    ref: str
+    call: int
+    tool: str
+    ok: bool
+    in_order: bool
+    diffs: tuple[ArgDiff, ...]
+
+
+def _diff_lines(
+    pairs: Sequence[_Pair] | Sequence[PairedStep],
+    missing: Sequence[str],
+    extra: Sequence[int],
+    wasted: Sequence[int],
+) -> list[str]:
+    lines: list[str] = []
+    for pair in pairs:
+        mark = "=" if pair.ok and pair.in_order else ("~" if pair.in_order else "↕")
+        text = f"  {mark} {pair.ref} ↔ call {pair.call} {pair.tool}"
+        if not pair.in_order:
+            text += " (out of order)"
+        for diff in pair.diffs:
+            text += f"; {diff.path}: {diff.reason}"
+        lines.append(text)
+    lines.extend(f"  - missing {ref}" for ref in missing)
+    lines.extend(
+        f"  + extra call {index}{' (wasted)' if index in wasted else ''}" for index in extra
+    )
+    return lines
+
+
+@dataclass(frozen=True, slots=True)
+class AlignmentData:
+    """An alignment as plain data (what grading keeps); :meth:`to_model` gives the :class:`PathAlignment`."""
+
+    reference: str
+    mode: Mode
+    satisfied: bool
+    score: int
+    pairs: tuple[_Pair, ...]
+    missing: tuple[str, ...]
+    extra: tuple[int, ...]
+    wasted: tuple[int, ...]
+    out_of_order: tuple[str, ...]
+    over_budget: bool
+    order_fault: bool
+    faults: dict[str, int]
+    search_truncated: bool
+    n_refs: int
+    n_calls: int
+    budget: int | None
+    costs: FaultCosts
+
+    @property
+    def reason(self) -> str:
+        return _reason(
+            self.reference,
+            self.mode,
+            self.n_refs,
+            self.pairs,
+            self.missing,
+            self.extra,
+            self.wasted,
+            self.out_of_order,
+            self.over_budget,
+            self.order_fault,
+            self.n_calls,
+            self.budget,
+            self.faults,
+            self.costs,
+            self.score,
         )
-        return lines
+
+    def diff_lines(self) -> list[str]:
+        return _diff_lines(self.pairs, self.missing, self.extra, self.wasted)
+
+    def to_model(self) -> PathAlignment:
+        return PathAlignment(
+            reference=self.reference,
+            mode=self.mode,
+            satisfied=self.satisfied,
+            score=self.score,
+            pairs=tuple(
+                PairedStep(
+                    ref=p.ref, call=p.call, tool=p.tool, ok=p.ok, in_order=p.in_order, diffs=p.diffs
+                )
+                for p in self.pairs
+            ),
+            missing=self.missing,
+            extra=self.extra,
+            wasted=self.wasted,
+            out_of_order=self.out_of_order,
+            over_budget=self.over_budget,
+            order_fault=self.order_fault,
+            faults=dict(self.faults),
+            search_truncated=self.search_truncated,
+            reason=self.reason,
+        )
 
 
 # --------------------------------------------------------------------------------------------------
@@ -455,8 +545,43 @@ def align_calls(
     ``redundant`` holds the indices of calls that repeat an earlier call (see the step checks); unpaired
     ones are charged as wasted. ``budget=None`` means no step budget. Empty input: see the module doc.
     """
+    return align_data(
+        steps, refs, mode, name=name, budget=budget, costs=costs, redundant=redundant
+    ).to_model()
+
+
+def align_data(
+    steps: Sequence[Step],
+    refs: Sequence[RefSpec],
+    mode: Mode,
+    *,
+    name: str = "reference",
+    budget: int | None = None,
+    costs: FaultCosts | None = None,
+    redundant: Iterable[int] = (),
+) -> AlignmentData:
+    """:func:`align_calls` without building the Pydantic model (the grading hot path)."""
     costs = costs or FaultCosts()
     n_refs, n_calls = len(refs), len(steps)
+    if n_refs == n_calls and (mode != "partial_order" or not any(ref.after for ref in refs)):
+        # Fast path: call i fully matches reference step i for every i. That pairing uses every step and
+        # every call and keeps the order, so no other pairing can beat it in any mode.
+        diagonal: list[_Pair] = []
+        for ref, step in zip(refs, steps, strict=True):
+            if ref.tool != step.tool:
+                break
+            m = ref.matcher(step)
+            if not m.ok:
+                break
+            diagonal.append(_Pair(ref.label, len(diagonal), ref.tool, True, True, m.diffs))
+        if len(diagonal) == n_refs:
+            over = budget is not None and n_calls > budget
+            faults = {"missing": 0, "wasted": 0, "over_budget": int(over), "wrong_order": 0}
+            score = 100 - (costs.over_budget if over else 0)
+            return AlignmentData(
+                name, mode, True, max(0, score), tuple(diagonal), (), (), (), (), over, False, faults,
+                False, n_refs, n_calls, budget, costs,
+            )  # fmt: skip
     weigher = _Weights(max(n_refs, n_calls))
     matches: dict[tuple[int, int], StepMatch] = {}
     weights: dict[tuple[int, int], float] = {}
@@ -520,7 +645,7 @@ def align_calls(
     else:
         assert_never(mode)
 
-    pairs: list[PairedStep] = []
+    pairs: list[_Pair] = []
     missing: list[str] = []
     out_of_order: list[str] = []
     mismatched = 0
@@ -535,11 +660,7 @@ def align_calls(
             out_of_order.append(ref.label)
         if not m.ok:
             mismatched += 1
-        pairs.append(
-            PairedStep(
-                ref=ref.label, call=call, tool=ref.tool, ok=m.ok, in_order=in_order, diffs=m.diffs
-            )
-        )
+        pairs.append(_Pair(ref.label, call, ref.tool, m.ok, in_order, m.diffs))
     used_calls = {p.call for p in pairs}
     extra = [c for c in range(n_calls) if c not in used_calls]
     redundant_set = set(redundant)
@@ -578,38 +699,24 @@ def align_calls(
         and not (order_matters and out_of_order)
         and not wasted
     )
-    reason = _reason(
+    return AlignmentData(
         name,
         mode,
-        n_refs,
-        pairs,
-        missing,
-        extra,
-        wasted,
-        out_of_order,
+        satisfied,
+        score,
+        tuple(pairs),
+        tuple(missing),
+        tuple(extra),
+        tuple(wasted),
+        tuple(out_of_order),
         over,
         order_fault,
+        faults,
+        truncated,
+        n_refs,
         n_calls,
         budget,
-        faults,
         costs,
-        score,
-    )
-    return PathAlignment(
-        reference=name,
-        mode=mode,
-        satisfied=satisfied,
-        score=score,
-        pairs=tuple(pairs),
-        missing=tuple(missing),
-        extra=tuple(extra),
-        wasted=tuple(wasted),
-        out_of_order=tuple(out_of_order),
-        over_budget=over,
-        order_fault=order_fault,
-        faults=faults,
-        search_truncated=truncated,
-        reason=reason,
     )
 
 
@@ -679,11 +786,11 @@ def _reason(
     name: str,
     mode: Mode,
     n_refs: int,
-    pairs: list[PairedStep],
-    missing: list[str],
-    extra: list[int],
-    wasted: list[int],
-    out_of_order: list[str],
+    pairs: Sequence[_Pair],
+    missing: Sequence[str],
+    extra: Sequence[int],
+    wasted: Sequence[int],
+    out_of_order: Sequence[str],
     over: bool,
     order_fault: bool,
     n_calls: int,
@@ -725,6 +832,19 @@ def _reason(
         charges.append(f"{costs.wrong_order} wrong order")
     parts.append(f"path score {score} = 100" + "".join(f" - {c}" for c in charges))
     return "; ".join(parts)
+
+
+def best_data(alignments: Sequence[AlignmentData]) -> AlignmentData:
+    """:func:`best_alignment` over :class:`AlignmentData` (same order of preference)."""
+    best = alignments[0]
+    for candidate in alignments[1:]:
+        if (candidate.score, candidate.satisfied, -sum(candidate.faults.values())) > (
+            best.score,
+            best.satisfied,
+            -sum(best.faults.values()),
+        ):
+            best = candidate
+    return best
 
 
 def best_alignment(alignments: Sequence[PathAlignment]) -> PathAlignment:
@@ -809,8 +929,31 @@ class ReferencePath(BaseModel):
         return self
 
 
+def literal_arguments(step: CallExpectation) -> dict[str, JsonValue] | None:
+    """The expected arguments as a plain dict when every matcher is an exact string, else ``None``.
+
+    Then (with ``extra_args: forbid`` and no schema) a call matches exactly when its arguments equal
+    the dict, which is much cheaper to test than running the matchers.
+    """
+    if step.extra_args != "forbid" or step.json_schema is not None:
+        return None
+    out: dict[str, JsonValue] = {}
+    for key, matcher in step.args.items():
+        if not (
+            isinstance(matcher, EqMatcher)
+            and matcher.normalize == "none"
+            and not matcher.optional
+            and isinstance(matcher.value, str)
+        ):
+            return None
+        out[key] = matcher.value
+    return out
+
+
 def _step_matcher(step: ReferenceStep) -> StepMatcher:
     wanted = step.result_contains
+    literal = literal_arguments(step)
+    exact = StepMatch(True, 1.0, ())
 
     def match(call: Step) -> StepMatch:
         if call.arguments_error is not None:
@@ -825,20 +968,27 @@ def _step_matcher(step: ReferenceStep) -> StepMatcher:
                     ),
                 ),
             )
-        found = match_call(call.tool, call.arguments, step)
-        diffs = tuple(ArgDiff(path=m.path, reason=m.reason, kind=m.kind) for m in found.mismatches)
-        ok = found.ok
+        if literal is not None and call.arguments == literal:
+            found = exact
+        else:
+            result = match_call(call.tool, call.arguments, step)
+            found = StepMatch(
+                result.ok,
+                result.score,
+                tuple(
+                    ArgDiff(path=m.path, reason=m.reason, kind=m.kind) for m in result.mismatches
+                ),
+            )
         if wanted:
             absent = [w for w in wanted if not result_contains(call.result, w)]
             if absent:
-                ok = False
-                diffs = (
-                    *diffs,
-                    ArgDiff(
-                        path="result", reason="does not contain " + ", ".join(absent), kind="result"
-                    ),
+                reason = "does not contain " + ", ".join(absent)
+                return StepMatch(
+                    False,
+                    found.score,
+                    (*found.diffs, ArgDiff(path="result", reason=reason, kind="result")),
                 )
-        return StepMatch(ok, found.score, diffs)
+        return found
 
     return match
 

@@ -22,28 +22,36 @@ Grading is a pure function of (runs, suite, verdicts): the same inputs give the 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError
 
-from pathjudge.agent.trajectory import RunRecord
+from pathjudge.agent.trajectory import RunRecord, Step
 from pathjudge.rubrics.assertions.arguments import CallExpectation, match_call
 from pathjudge.rubrics.assertions.base import AXES, Axis, CheckResult
 from pathjudge.rubrics.assertions.outcome import RefusalCriterion, check_outcome
 from pathjudge.rubrics.assertions.overlap import check_query_overlap
 from pathjudge.rubrics.assertions.recovery import RecoverySpec, check_recovery
-from pathjudge.rubrics.assertions.steps import StepSpec, check_steps, redundant_calls
+from pathjudge.rubrics.assertions.steps import (
+    StepSpec,
+    call_signature,
+    check_steps,
+    redundant_calls,
+)
 from pathjudge.rubrics.assertions.tools import check_tool_selection
 from pathjudge.rubrics.path import (
+    AlignmentData,
     Mode,
     PathAlignment,
     RefSpec,
-    align_calls,
-    best_alignment,
+    StepMatch,
+    align_data,
+    best_data,
     compile_reference,
+    literal_arguments,
     result_contains,
 )
 from pathjudge.rubrics.suite import Suite, Task
@@ -51,13 +59,17 @@ from pathjudge.scoring.judged import JudgedStatus, VerdictLike, item_id, status_
 
 __all__ = [
     "JudgedResult",
+    "LeanGrade",
     "RunGrade",
     "SuccessStatus",
     "TaskPlan",
     "WeakFlag",
     "grade",
+    "grade_lean",
     "grade_run",
+    "grade_run_lean",
     "plan_task",
+    "score_file_parallel",
 ]
 
 SuccessStatus = Literal["pass", "fail", "undecided"]
@@ -117,6 +129,68 @@ class RunGrade(BaseModel):
 
 
 @dataclass(frozen=True, slots=True)
+class LeanGrade:
+    """A run's grade as plain data (the streaming hot path); :meth:`to_model` gives the :class:`RunGrade`."""
+
+    run_id: str
+    task_id: str
+    epoch: int
+    success: SuccessStatus
+    success_score: float | None
+    tool_calls: float | None
+    trajectory: float | None
+    path_score: int | None
+    axes: dict[Axis, float | None]
+    surfaced: bool | None
+    missing_surface: tuple[str, ...]
+    steps: int
+    redundant: int
+    checks: tuple[CheckResult, ...]
+    path: AlignmentData | None
+    judged: tuple[JudgedResult, ...]
+    weak: tuple[WeakFlag, ...]
+    why: tuple[tuple[str, ...], AlignmentData | None, tuple[tuple[int, int, str], ...]]
+
+    @property
+    def reason(self) -> str:
+        """Why the run is weak (or 'ok'); built on demand, since most runs never need the text."""
+        failing, poor, repeats = self.why
+        reasons: list[str] = []
+        if "failed" in self.weak:
+            reasons.append("task failed: " + "; ".join(failing))
+        if poor is not None:
+            reasons.append("succeeded by a poor path: " + poor.reason)
+        if self.redundant:
+            reasons.append(
+                f"redundant x{self.redundant}: "
+                + ", ".join(f"steps[{r}] repeats steps[{f}] {tool}" for f, r, tool in repeats)
+            )
+        return "; ".join(reasons) if reasons else "ok"
+
+    def to_model(self) -> RunGrade:
+        return RunGrade(
+            run_id=self.run_id,
+            task_id=self.task_id,
+            epoch=self.epoch,
+            success=self.success,
+            success_score=self.success_score,
+            tool_calls=self.tool_calls,
+            trajectory=self.trajectory,
+            path_score=self.path_score,
+            axes=self.axes,
+            surfaced=self.surfaced,
+            missing_surface=self.missing_surface,
+            steps=self.steps,
+            redundant=self.redundant,
+            checks=self.checks,
+            path=self.path.to_model() if self.path is not None else None,
+            judged=self.judged,
+            weak=self.weak,
+            reason=self.reason,
+        )
+
+
+@dataclass(frozen=True, slots=True)
 class TaskPlan:
     """Everything about a task that does not depend on the run, computed once per task."""
 
@@ -126,11 +200,50 @@ class TaskPlan:
     recovery_spec: RecoverySpec
     arguments: Mapping[str, CallExpectation]
     budget: int | None
+    quick_tools: tuple[str, ...]
+    quick_literals: tuple[dict[str, JsonValue] | None, ...]
+    quick_matchers: tuple[Callable[[Step], StepMatch], ...]
+    recovery_clean: tuple[CheckResult, ...]
+
+    def quick(self, run: RunRecord) -> tuple[bool, bool, int, bool]:
+        """The four basic checks at tuple cost, for CI gates and benchmarks.
+
+        ``(tools_in_order, arguments_exact, redundant_count, within_budget)``: the run's tool names equal
+        the first reference's in order; and every call also matches its step's arguments; the number of
+        redundant calls (see :func:`~pathjudge.rubrics.assertions.steps.redundant_calls`); and the call
+        count is within the step budget (always True without a budget). A task without references
+        reports ``tools_in_order`` and ``arguments_exact`` as True when the run made no call.
+        """
+        steps = run.steps
+        names = tuple(step.tool for step in steps)
+        in_order = names == self.quick_tools
+        exact = in_order
+        if exact:
+            for step, literal, matcher in zip(
+                steps, self.quick_literals, self.quick_matchers, strict=True
+            ):
+                if literal is not None:
+                    if step.arguments != literal:
+                        exact = False
+                        break
+                elif not matcher(step).ok:
+                    exact = False
+                    break
+        signatures = [call_signature(step) for step in steps]
+        redundant = (
+            len(signatures) - len(set(signatures))
+            if not run.error_count
+            else len(redundant_calls(run))
+        )
+        within = self.budget is None or len(steps) <= self.budget
+        return in_order, exact, redundant, within
 
 
 def plan_task(task: Task) -> TaskPlan:
     """Compile a task's references and defaults once, for grading many runs of it."""
     step_spec = task.steps or StepSpec()
+    first = task.references[0].steps if task.references else ()
+    recovery = task.recovery or RecoverySpec()
     return TaskPlan(
         task=task,
         references=tuple(
@@ -138,9 +251,18 @@ def plan_task(task: Task) -> TaskPlan:
             for i, ref in enumerate(task.references)
         ),
         step_spec=step_spec,
-        recovery_spec=task.recovery or RecoverySpec(),
+        recovery_spec=recovery,
+        # the recovery checks of a run without tool errors depend on the spec alone: computed once
+        recovery_clean=tuple(check_recovery(RunRecord(run_id="-", task_id=task.id), recovery)),
         arguments={exp.tool: exp for exp in task.arguments},
         budget=step_spec.budget,
+        quick_tools=tuple(step.tool for step in first),
+        quick_literals=tuple(
+            None if step.result_contains else literal_arguments(step) for step in first
+        ),
+        quick_matchers=tuple(ref.matcher for ref in compile_reference(task.references[0]))
+        if first
+        else (),
     )
 
 
@@ -204,6 +326,22 @@ def _arguments_checks(run: RunRecord, plan: TaskPlan) -> list[CheckResult]:
     return out
 
 
+def _redundant_pairs(checks: list[CheckResult], run: RunRecord) -> list[tuple[int, int]]:
+    """The (first, repeat) pairs the step checks already found, else computed afresh."""
+    for check in checks:
+        if check.check == "steps.redundant":
+            found = check.details.get("pairs")
+            if isinstance(found, list):
+                out: list[tuple[int, int]] = []
+                for pair in found:
+                    if isinstance(pair, list) and len(pair) == 2:
+                        first, repeat = pair
+                        if isinstance(first, int) and isinstance(repeat, int):
+                            out.append((first, repeat))
+                return out
+    return redundant_calls(run)
+
+
 def _numeric(check: CheckResult) -> float | None:
     if check.status == "pass" or check.status == "fail":
         if check.score is not None:
@@ -224,6 +362,17 @@ def grade_run(
     fast: bool = False,
 ) -> RunGrade:
     """Grade one run against its task plan (see the module docstring)."""
+    return grade_run_lean(run, plan, verdicts=verdicts, fast=fast).to_model()
+
+
+def grade_run_lean(
+    run: RunRecord,
+    plan: TaskPlan,
+    *,
+    verdicts: Mapping[str, VerdictLike] | None = None,
+    fast: bool = False,
+) -> LeanGrade:
+    """:func:`grade_run` as plain data; the Pydantic :class:`RunGrade` is built only when asked for."""
     task = plan.task
     checks: list[CheckResult] = []
     if task.tools is not None:
@@ -239,7 +388,9 @@ def grade_run(
             )
         )
     checks.extend(check_steps(run, plan.step_spec))
-    checks.extend(check_recovery(run, plan.recovery_spec))
+    checks.extend(
+        plan.recovery_clean if not run.error_count else check_recovery(run, plan.recovery_spec)
+    )
     goal: list[CheckResult] = []
     if task.success is not None:
         goal.append(check_outcome(run, task.success))
@@ -249,13 +400,13 @@ def grade_run(
         goal.append(check_outcome(run, RefusalCriterion(expect=expect)))
     checks.extend(goal)
 
-    pairs = redundant_calls(run)
+    pairs = _redundant_pairs(checks, run)
     repeats = [repeat for _, repeat in pairs]
-    alignment: PathAlignment | None = None
+    alignment: AlignmentData | None = None
     if plan.references:
-        alignment = best_alignment(
+        alignment = best_data(
             [
-                align_calls(
+                align_data(
                     run.steps,
                     refs,
                     mode,
@@ -318,25 +469,28 @@ def grade_run(
         else:
             success_score = 1.0 if success == "pass" else 0.0
 
-    # levels and axes
-    tool_scores = [
-        v
-        for c in checks
-        if c.gating and (c.axis == "tool_selection" or c.axis == "argument_correctness")
-        for v in (_numeric(c),)
-        if v is not None
-    ]
-    tool_calls = _mean(tool_scores)
+    # levels and axes, in one pass over the gating checks
+    sums: dict[str, list[float]] = {}
+    for check in checks:
+        if not check.gating:
+            continue
+        value = _numeric(check)
+        if value is None:
+            continue
+        acc = sums.get(check.axis)
+        if acc is None:
+            sums[check.axis] = [value, 1.0]
+        else:
+            acc[0] += value
+            acc[1] += 1.0
     axes: dict[Axis, float | None] = {}
     for axis in AXES:
-        values = [
-            v
-            for c in checks
-            if c.gating and c.axis == axis
-            for v in (_numeric(c),)
-            if v is not None
-        ]
-        axes[axis] = _mean(values)
+        acc = sums.get(axis)
+        axes[axis] = acc[0] / acc[1] if acc else None
+    selection = sums.get("tool_selection", [0.0, 0.0])
+    arguments = sums.get("argument_correctness", [0.0, 0.0])
+    counted = selection[1] + arguments[1]
+    tool_calls = (selection[0] + arguments[0]) / counted if counted else None
     trajectory: float | None = None
     if alignment is not None:
         trajectory = 1.0 if alignment.satisfied and not pairs else 0.0
@@ -352,13 +506,13 @@ def grade_run(
         surfaced = not missing_surface
 
     weak: list[WeakFlag] = []
-    reasons: list[str] = []
+    failing: tuple[str, ...] = ()
+    poor: AlignmentData | None = None
     if success == "fail":
         weak.append("failed")
-        failing = [c.reason for c in gating_goal if c.status != "pass"] + [
+        failing = tuple(c.reason for c in gating_goal if c.status != "pass") + tuple(
             f"judged {j.criterion}: {j.reasoning}" for j in judged if j.status == "fail"
-        ]
-        reasons.append("task failed: " + "; ".join(failing))
+        )
     elif (
         success == "pass"
         and trajectory == 0.0
@@ -366,14 +520,11 @@ def grade_run(
         and not alignment.satisfied
     ):
         weak.append("poor_path")
-        reasons.append("succeeded by a poor path: " + alignment.reason)
+        poor = alignment
     if pairs:
         weak.append("redundant")
-        reasons.append(
-            f"redundant x{len(pairs)}: "
-            + ", ".join(f"steps[{r}] repeats steps[{f}] {run.steps[r].tool}" for f, r in pairs[:5])
-        )
-    return RunGrade(
+    repeats_of = tuple((f, r, run.steps[r].tool) for f, r in pairs[:5])
+    return LeanGrade(
         run_id=run.run_id,
         task_id=run.task_id,
         epoch=run.epoch,
@@ -391,7 +542,7 @@ def grade_run(
         path=alignment,
         judged=tuple(judged),
         weak=tuple(weak),
-        reason="; ".join(reasons) if reasons else "ok",
+        why=(failing, poor, repeats_of),
     )
 
 
@@ -410,6 +561,19 @@ def grade(
     suite lacks raises :class:`~pathjudge.errors.SuiteError` naming ``file`` and the run's line.
     No runs: no grades.
     """
+    for lean in grade_lean(runs, suite, verdicts, fast=fast, file=file):
+        yield lean.to_model()
+
+
+def grade_lean(
+    runs: Iterable[RunRecord],
+    suite: Suite,
+    verdicts: Mapping[str, VerdictLike] | None = None,
+    *,
+    fast: bool = False,
+    file: str | Path | None = None,
+) -> Iterator[LeanGrade]:
+    """:func:`grade` yielding :class:`LeanGrade` (plain data) for streaming consumers such as the scorecard."""
     plans: dict[str, TaskPlan] = {}
     for number, run in enumerate(runs, 1):
         plan = plans.get(run.task_id)
@@ -419,7 +583,7 @@ def grade(
                 suite.task(run.task_id, file=file, line=line)
             plan = plan_task(suite.task(run.task_id))
             plans[run.task_id] = plan
-        yield grade_run(run, plan, verdicts=verdicts, fast=fast)
+        yield grade_run_lean(run, plan, verdicts=verdicts, fast=fast)
 
 
 def _record_line(file: str | Path, number: int) -> int | None:
@@ -438,3 +602,124 @@ def _record_line(file: str | Path, number: int) -> int | None:
     except OSError:
         return None
     return None
+
+
+# --------------------------------------------------------------------------------------------------
+# Grading a runs file, optionally in parallel worker processes
+
+_WORKER: tuple[Suite, Mapping[str, VerdictLike] | None, bool, str] | None = None
+
+
+def _line_starts(path: Path, parts: int) -> list[int]:
+    """Byte offsets that split ``path`` into about ``parts`` chunks, each starting at a line start."""
+    size = path.stat().st_size
+    offsets = [0]
+    with path.open("rb") as handle:
+        for k in range(1, parts):
+            handle.seek(max(offsets[-1], size * k // parts))
+            handle.readline()
+            position = handle.tell()
+            if position < size and position > offsets[-1]:
+                offsets.append(position)
+    offsets.append(size)
+    return offsets
+
+
+def _grade_range(start: int, end: int) -> tuple[object, int]:
+    """Worker: grade the runs in bytes ``[start, end)`` into a scorecard builder (sent back pickled)."""
+    from pathjudge.agent.io import record_error_from_validation
+    from pathjudge.errors import RecordError
+    from pathjudge.scoring.scorecard import ScorecardBuilder
+
+    assert _WORKER is not None
+    suite, verdicts, fast, file = _WORKER
+    builder = ScorecardBuilder(suite)
+    plans: dict[str, TaskPlan] = {}
+    validate = RunRecord.model_validate_json
+    count = 0
+    with open(file, "rb") as handle:
+        handle.seek(start)
+        local = 0
+        position = start
+        while position < end:
+            raw = handle.readline()
+            if not raw:
+                break
+            position += len(raw)
+            local += 1
+            if not raw.strip():
+                continue
+            try:
+                run = validate(raw)
+            except ValidationError as exc:
+                raise record_error_from_validation(
+                    exc, file=file, line=_line_at(file, start) + local, what="run"
+                ) from None
+            except UnicodeDecodeError:
+                raise RecordError(
+                    "not valid UTF-8", file=file, line=_line_at(file, start) + local
+                ) from None
+            count += 1
+            plan = plans.get(run.task_id)
+            if plan is None:
+                if suite.get(run.task_id) is None:
+                    suite.task(run.task_id, file=file, line=_line_at(file, start) + local)
+                plan = plans[run.task_id] = plan_task(suite.task(run.task_id))
+            builder.add(grade_run_lean(run, plan, verdicts=verdicts, fast=fast))
+    return builder, count
+
+
+def _line_at(file: str, offset: int) -> int:
+    """How many lines come before byte ``offset`` (error path only)."""
+    with open(file, "rb") as handle:
+        return handle.read(offset).count(b"\n")
+
+
+def score_file_parallel(
+    path: str | Path,
+    suite: Suite,
+    verdicts: Mapping[str, VerdictLike] | None = None,
+    *,
+    fast: bool = False,
+    jobs: int = 2,
+    builder: Any = None,
+) -> Any:
+    """Grade a (plain, not gzipped) runs JSONL in ``jobs`` worker processes into one scorecard builder.
+
+    The file is split at line starts into ``jobs`` byte ranges; each worker validates and grades its
+    range; the builders merge in file order, so the scorecard equals the one-process scorecard. Errors
+    name the file and line as in one process. Uses the ``fork`` start method (POSIX).
+    """
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+    from itertools import pairwise
+
+    from pathjudge.errors import RecordError
+    from pathjudge.scoring.scorecard import ScorecardBuilder
+
+    global _WORKER
+    target = Path(path)
+    if not target.is_file():
+        raise RecordError("file not found", file=target, hint="check the path")
+    offsets = _line_starts(target, max(1, jobs))
+    _WORKER = (suite, verdicts, fast, str(target))
+    try:
+        context = multiprocessing.get_context("fork")
+        with ProcessPoolExecutor(max_workers=len(offsets) - 1, mp_context=context) as pool:
+            futures = [pool.submit(_grade_range, a, b) for a, b in pairwise(offsets)]
+            results = [future.result() for future in futures]
+    finally:
+        _WORKER = None
+    out = builder if builder is not None else ScorecardBuilder(suite)
+    total = 0
+    for part, count in results:
+        assert isinstance(part, ScorecardBuilder)
+        out.merge(part)
+        total += count
+    if total == 0:
+        raise RecordError(
+            "has no run records",
+            file=target,
+            hint="the file is empty; pass a JSONL file with one record per line",
+        )
+    return out

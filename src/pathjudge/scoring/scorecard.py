@@ -1,7 +1,9 @@
 """The suite scorecard: three levels, five axes, a weighted overall, the weak-path list, gates.
 
 Built by streaming: :class:`ScorecardBuilder` keeps running sums per suite and per task and at most
-``max_weak`` weak-path entries, so memory stays flat however many runs are graded.
+``max_weak`` weak-path entries, so memory stays flat however many runs are graded. Builders of
+consecutive chunks merge (:meth:`ScorecardBuilder.merge`); every rate and mean is rounded to 12
+decimals, so the scorecard text does not depend on how the runs were chunked.
 
 Definitions (every mean skips runs where the number is undefined; ``None`` when no run defines it):
 
@@ -25,7 +27,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from pathjudge.errors import InputError
 from pathjudge.rubrics.assertions.base import AXES, Axis
 from pathjudge.rubrics.suite import WEIGHT_KEYS, Suite, WeightKey
-from pathjudge.scoring.grade import RunGrade, WeakFlag
+from pathjudge.scoring.grade import LeanGrade, RunGrade, WeakFlag
 
 __all__ = [
     "DEFAULT_WEIGHTS",
@@ -192,7 +194,12 @@ class _Mean:
 
     @property
     def value(self) -> float | None:
-        return self.total / self.n if self.n else None
+        # rounded to 12 decimals so that summing in another order (parallel chunks) gives the same text
+        return round(self.total / self.n, 12) if self.n else None
+
+    def merge(self, other: _Mean) -> None:
+        self.total += other.total
+        self.n += other.n
 
 
 class _TaskAcc:
@@ -252,7 +259,7 @@ class ScorecardBuilder:
         self.weak: list[WeakPath] = []
         self.weak_total = 0
 
-    def add(self, grade: RunGrade) -> None:
+    def add(self, grade: RunGrade | LeanGrade) -> None:
         self.runs += 1
         acc = self.tasks.get(grade.task_id)
         if acc is None:
@@ -302,20 +309,62 @@ class ScorecardBuilder:
                     )
                 )
 
-    def add_all(self, grades: Iterable[RunGrade]) -> ScorecardBuilder:
+    def __getstate__(self) -> dict[str, object]:
+        state = dict(self.__dict__)
+        state["suite"] = None  # workers send their sums back; the suite stays with the parent
+        return state
+
+    def __setstate__(self, state: dict[str, object]) -> None:
+        self.__dict__.update(state)
+
+    def merge(self, other: ScorecardBuilder) -> None:
+        """Add another builder's sums (of the runs that come after this one's, for the weak-list order)."""
+        self.runs += other.runs
+        self.passed += other.passed
+        self.failed += other.failed
+        self.undecided += other.undecided
+        for name in ("partial", "tool_calls", "trajectory", "path", "surfaced"):
+            getattr(self, name).merge(getattr(other, name))
+        for axis in AXES:
+            self.axes[axis].merge(other.axes[axis])
+        for criterion, counts in other.judged.items():
+            mine = self.judged.setdefault(criterion, [0, 0, 0, 0, 0])
+            for i, count in enumerate(counts):
+                mine[i] += count
+        self.check_errors += other.check_errors
+        for task_id, acc in other.tasks.items():
+            own = self.tasks.get(task_id)
+            if own is None:
+                self.tasks[task_id] = acc
+                continue
+            own.runs += acc.runs
+            own.passed += acc.passed
+            own.failed += acc.failed
+            own.undecided += acc.undecided
+            own.tool_calls.merge(acc.tool_calls)
+            own.trajectory.merge(acc.trajectory)
+            own.path.merge(acc.path)
+            own.steps += acc.steps
+            own.weak += acc.weak
+        room = self.max_weak - len(self.weak)
+        if room > 0:
+            self.weak.extend(other.weak[:room])
+        self.weak_total += other.weak_total
+
+    def add_all(self, grades: Iterable[RunGrade | LeanGrade]) -> ScorecardBuilder:
         for grade in grades:
             self.add(grade)
         return self
 
     def build(self) -> Scorecard:
         decided = self.passed + self.failed
-        success_rate = self.passed / decided if decided else None
+        success_rate = round(self.passed / decided, 12) if decided else None
         axes = {axis: mean.value for axis, mean in self.axes.items()}
         values: dict[WeightKey, float | None] = {
             "success": success_rate,
             "tool_calls": self.tool_calls.value,
             "trajectory": self.trajectory.value,
-            "path": self.path.value / 100.0 if self.path.value is not None else None,
+            "path": round(self.path.value / 100.0, 12) if self.path.value is not None else None,
             **{axis: axes[axis] for axis in AXES},
         }
         num = 0.0
@@ -325,7 +374,7 @@ class ScorecardBuilder:
             if value is not None and weight > 0:
                 num += weight * value
                 den += weight
-        overall = num / den if den else None
+        overall = round(num / den, 12) if den else None
         rows = []
         for task in self.suite.tasks:
             acc = self.tasks.get(task.id)
@@ -336,14 +385,14 @@ class ScorecardBuilder:
                 TaskRow(
                     task_id=task.id,
                     runs=acc.runs,
-                    success_rate=acc.passed / task_decided if task_decided else None,
+                    success_rate=round(acc.passed / task_decided, 12) if task_decided else None,
                     passed=acc.passed,
                     failed=acc.failed,
                     undecided=acc.undecided,
                     tool_calls=acc.tool_calls.value,
                     trajectory=acc.trajectory.value,
                     path_score=acc.path.value,
-                    mean_steps=acc.steps / acc.runs,
+                    mean_steps=round(acc.steps / acc.runs, 12),
                     weak=acc.weak,
                 )
             )
@@ -355,7 +404,7 @@ class ScorecardBuilder:
                 unsure=c[2],
                 error=c[3],
                 not_run=c[4],
-                pass_rate=c[0] / (c[0] + c[1]) if c[0] + c[1] else None,
+                pass_rate=round(c[0] / (c[0] + c[1]), 12) if c[0] + c[1] else None,
             )
             for name, c in sorted(self.judged.items())
         )
@@ -385,7 +434,10 @@ class ScorecardBuilder:
 
 
 def build_scorecard(
-    grades: Iterable[RunGrade], suite: Suite, *, weights: Mapping[WeightKey, float] | None = None
+    grades: Iterable[RunGrade | LeanGrade],
+    suite: Suite,
+    *,
+    weights: Mapping[WeightKey, float] | None = None,
 ) -> Scorecard:
     """The scorecard of ``grades`` (streamed). No grades: every rate and mean is ``None``."""
     return ScorecardBuilder(suite, weights=weights).add_all(grades).build()

@@ -18,8 +18,8 @@ did), or **ungraded** (no epoch had a decided success, e.g. a judged criterion n
 Confidence intervals are clustered by task (Miller, "Adding Error Bars to Evals", 2024): epochs of one
 task are not independent, so with per-run values ``s_i`` (all runs of all tasks), overall mean ``m`` and
 ``n`` runs, ``SE = sqrt(sum over tasks t of (sum over runs i in t of (s_i - m))^2) / n``, and the interval
-is ``m ± z·SE`` with ``z`` the normal quantile for the level (1.96 at 95%). With fewer than two tasks the
-interval is undefined.
+is ``m ± z·SE`` with ``z`` the normal quantile for the level (1.96 at 95%), clipped to [0, 1] for the
+success rate. With fewer than two tasks the interval is undefined.
 
 Empty input gives a report with no tasks and every suite value ``None``.
 """
@@ -29,9 +29,12 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from statistics import NormalDist
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
+
+if TYPE_CHECKING:
+    from pathjudge.scoring.grade import RunGrade
 
 __all__ = [
     "EpochOutcome",
@@ -41,6 +44,7 @@ __all__ = [
     "TaskVariance",
     "VarianceReport",
     "clustered_interval",
+    "outcomes_from_grades",
     "outcomes_from_pairs",
     "pass_at_k",
     "pass_hat_k",
@@ -158,9 +162,15 @@ def stability_label(n: int, c: int) -> Stability:
 
 
 def clustered_interval(
-    values: Sequence[tuple[str, float]], *, level: float = 0.95
+    values: Sequence[tuple[str, float]],
+    *,
+    level: float = 0.95,
+    bounds: tuple[float, float] | None = None,
 ) -> Interval | None:
-    """Mean of ``(cluster, value)`` pairs with a cluster-robust SE; None with fewer than two clusters."""
+    """Mean of ``(cluster, value)`` pairs with a cluster-robust SE; None with fewer than two clusters.
+
+    ``bounds`` clips the interval to the values' possible range (``(0, 1)`` for a rate).
+    """
     if not 0 < level < 1:
         raise ValueError(f"level must be between 0 and 1, got {level}")
     n = len(values)
@@ -174,15 +184,10 @@ def clustered_interval(
         return None
     se = math.sqrt(sum(total * total for total in clusters.values())) / n
     z = NormalDist().inv_cdf(0.5 + level / 2)
-    return Interval(
-        mean=mean,
-        se=se,
-        low=mean - z * se,
-        high=mean + z * se,
-        level=level,
-        clusters=len(clusters),
-        n=n,
-    )
+    low, high = mean - z * se, mean + z * se
+    if bounds is not None:
+        low, high = max(low, bounds[0]), min(high, bounds[1])
+    return Interval(mean=mean, se=se, low=low, high=high, level=level, clusters=len(clusters), n=n)
 
 
 def _spread(values: list[float]) -> MetricSpread:
@@ -258,7 +263,7 @@ def variance_report(
         tasks=tuple(tasks),
         pass_at={k: _suite_mean(t.pass_at[k] for t in tasks) for k in ks},
         pass_hat={k: _suite_mean(t.pass_hat[k] for t in tasks) for k in ks},
-        success=clustered_interval(success_values, level=level),
+        success=clustered_interval(success_values, level=level, bounds=(0.0, 1.0)),
         metrics={
             name: clustered_interval(values, level=level) for name, values in metric_values.items()
         },
@@ -273,3 +278,25 @@ def outcomes_from_pairs(pairs: Mapping[str, Sequence[bool | None]]) -> list[Epoc
         for task_id, results in pairs.items()
         for epoch, ok in enumerate(results)
     ]
+
+
+def outcomes_from_grades(grades: Iterable[RunGrade]) -> list[EpochOutcome]:
+    """Graded runs → outcomes: success (``undecided`` → None) and the per-run scorecard numbers.
+
+    The numbers: ``success_score``, ``tool_calls``, ``trajectory``, ``path_score``, ``steps``,
+    ``redundant`` and one ``axis.<name>`` per axis (None where the grade has none).
+    """
+    out: list[EpochOutcome] = []
+    for g in grades:
+        scores: dict[str, float | None] = {
+            "success_score": g.success_score,
+            "tool_calls": g.tool_calls,
+            "trajectory": g.trajectory,
+            "path_score": None if g.path_score is None else float(g.path_score),
+            "steps": float(g.steps),
+            "redundant": float(g.redundant),
+        }
+        scores.update({f"axis.{axis}": value for axis, value in g.axes.items()})
+        success = None if g.success == "undecided" else g.success == "pass"
+        out.append(EpochOutcome(task_id=g.task_id, epoch=g.epoch, success=success, scores=scores))
+    return out

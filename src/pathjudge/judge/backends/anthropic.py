@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping
+from functools import cache
 from typing import Any
 
 from pydantic import ValidationError
@@ -44,6 +45,18 @@ def verdict_tool() -> dict[str, Any]:
         "description": (Verdict.__doc__ or "").strip(),
         "input_schema": Verdict.model_json_schema(),
     }
+
+
+@cache
+def _response_model() -> Any:
+    """``Verdict`` wrapped once as instructor's ResponseSchema (same tool name, description and schema).
+
+    Passing the pre-wrapped class keeps instructor from rebuilding the model and its JSON schema on
+    every call (it caches schemas per class), which dominates the per-call CPU cost otherwise.
+    """
+    from instructor.v2.core.function_calls import response_schema
+
+    return response_schema(Verdict)
 
 
 def _usage_from(raw: Any, model: str, *, batch: bool = False) -> Usage:
@@ -127,7 +140,10 @@ def classify_api_error(exc: BaseException, usage: Usage) -> BaseException:
             )
         if isinstance(error, TimeoutError):
             return TransientError("timeout", "the request timed out", usage=usage)
-        if isinstance(error, TypeError | anthropic.AnthropicError) and "authentication" in str(error).lower():
+        if (
+            isinstance(error, TypeError | anthropic.AnthropicError)
+            and "authentication" in str(error).lower()
+        ):
             return JudgeError(
                 "no Anthropic credentials were found",
                 hint="set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN)",
@@ -262,8 +278,8 @@ class AnthropicBackend(JudgeBackend):
         if timeout is not None:
             kwargs["timeout"] = timeout
         try:
-            verdict = await self._instructor.create(
-                response_model=Verdict,
+            parsed = await self._instructor.create(
+                response_model=_response_model(),
                 model=self.model,
                 max_tokens=self.max_tokens,
                 system=self.system_blocks(prompt),
@@ -274,6 +290,9 @@ class AnthropicBackend(JudgeBackend):
             )
         except Exception as exc:
             raise classify_api_error(exc, _sum(usages)) from None
+        verdict = Verdict(
+            reasoning=parsed.reasoning, evidence=list(parsed.evidence), verdict=parsed.verdict
+        )
         return BackendReply(
             verdict=verdict, usage=_sum(usages), attempts=max(1, len(usages)), model=self.model
         )

@@ -61,9 +61,11 @@
   function renderRun(run) {
     var body = el("div", "body");
     var meta = el("div", "kv");
-    kv(meta, "input", textBlock(run.input));
-    kv(meta, "final answer", run.answer === null ? el("span", "empty", "no final answer") : textBlock(run.answer));
-    kv(meta, "stop reason", el("span", null, run.stop === null ? "—" : run.stop));
+    if (run.has_steps) {
+      kv(meta, "input", textBlock(run.input));
+      kv(meta, "final answer", run.answer === null ? el("span", "empty", "no final answer") : textBlock(run.answer));
+      kv(meta, "stop reason", el("span", null, run.stop === null ? "—" : run.stop));
+    }
     kv(meta, "grade", el("span", null, clipped(run.reason).text));
     if (run.alignment !== null) { kv(meta, "path diff", textBlock(run.alignment)); }
     body.appendChild(meta);
@@ -188,13 +190,13 @@
     });
   });
 
-  /* "runs" links in the task table filter the trajectory viewer to that task. */
-  document.querySelectorAll("a.jump[data-task]").forEach(function (link) {
+  /* Links with data-jump (a task's "runs", a weak path's run id) filter the trajectory viewer to that text. */
+  document.querySelectorAll("a.jump[data-jump]").forEach(function (link) {
     link.addEventListener("click", function (event) {
       event.preventDefault();
       var input = document.getElementById("runs-filter");
       if (!input) { return; }
-      input.value = link.getAttribute("data-task");
+      input.value = link.getAttribute("data-jump");
       input.dispatchEvent(new Event("input"));
       document.getElementById("trajectories").scrollIntoView();
     });

@@ -1,0 +1,105 @@
+"""``pathjudge mutate``: break runs on purpose and show which check catches each kind of break."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from pathjudge._cli.app import app, out_console
+
+
+@app.command("mutate")
+def mutate_command(
+    runs: Annotated[Path, typer.Argument(help="Runs JSONL to perturb (real runs, ideally).")],
+    suite: Annotated[Path, typer.Option("--suite", help="The suite YAML the runs belong to.")],
+    kind: Annotated[
+        list[str] | None,
+        typer.Option(
+            help="Only this mutation (repeatable): drop_step, duplicate_call, reorder, corrupt_argument, "
+            "refusal_answer, inject_tool_error."
+        ),
+    ] = None,
+    retriever_experiment: Annotated[
+        bool,
+        typer.Option(
+            "--retriever-experiment",
+            help="Also run Docent (offline scripted policy) with the keyword and the worst-match retriever.",
+        ),
+    ] = False,
+    strict: Annotated[
+        bool, typer.Option(help="Exit 1 when some mutation kind is never caught.")
+    ] = False,
+    json_out: Annotated[
+        Path | None, typer.Option("--json", help="Also write the full report as JSON.")
+    ] = None,
+) -> None:
+    """Perturbed copies of every run (drop a step, duplicate a call, reorder, corrupt an argument, refuse,
+    inject a tool error), graded with the suite: a table of which check caught which mutation, and the gaps."""
+    import asyncio
+    import json
+
+    from rich.table import Table
+
+    from pathjudge.agent.io import read_runs
+    from pathjudge.errors import InputError
+    from pathjudge.rubrics.suite import load_suite
+    from pathjudge.scoring.mutate import MUTATION_KINDS, mutation_report
+    from pathjudge.scoring.mutate import retriever_experiment as experiment
+
+    kinds = []
+    for name in kind or MUTATION_KINDS:
+        match = next((k for k in MUTATION_KINDS if k == name), None)
+        if match is None:
+            raise InputError(
+                f"unknown mutation {name!r}",
+                field="--kind",
+                hint=f"use one of: {', '.join(MUTATION_KINDS)}",
+            )
+        kinds.append(match)
+    loaded = load_suite(suite)
+    report = mutation_report(read_runs(runs), loaded, kinds=kinds)
+    table = Table(title=f"mutations of {report.runs} runs from {runs} — suite {report.suite}")
+    table.add_column("mutation")
+    table.add_column("caught", justify="right")
+    table.add_column("caught by (check × mutants)")
+    for name in report.kinds:
+        applied = report.applied[name]
+        caught = report.caught[name]
+        catchers = ", ".join(
+            f"{check} ×{n}"
+            for check, n in sorted(report.table[name].items(), key=lambda kv: (-kv[1], kv[0]))
+        )
+        status = f"{caught}/{applied}" if applied else "n/a"
+        table.add_row(name, status, catchers or ("NOT CAUGHT" if applied else "—"))
+    out_console.print(table)
+    if report.gaps:
+        out_console.print(f"{len(report.gaps)} gap(s): mutants no check caught")
+        for gap in report.gaps:
+            out_console.print(f"  {gap.task_id} ({gap.run_id}) {gap.kind}: {gap.what}")
+    else:
+        out_console.print("no gaps: every mutant was caught by at least one check")
+    if report.uncaught_kinds:
+        out_console.print(f"never caught: {', '.join(report.uncaught_kinds)}")
+    payload: dict[str, object] = {"mutations": json.loads(report.model_dump_json())}
+    if retriever_experiment:
+        result = asyncio.run(experiment(loaded))
+        rates = (
+            f"keyword {result.keyword_rate:.2f} → worst_match {result.worst_match_rate:.2f}"
+            if result.keyword_rate is not None and result.worst_match_rate is not None
+            else "no decided task"
+        )
+        out_console.print(
+            f"broken-retriever experiment ({result.model}, {len(result.tasks)} tasks): success {rates} — "
+            + (
+                "collapsed, as it must"
+                if result.collapsed
+                else "did NOT collapse: the suite cannot see a broken retriever"
+            )
+        )
+        payload["retriever_experiment"] = json.loads(result.model_dump_json())
+    if json_out is not None:
+        json_out.write_text(json.dumps(payload, indent=2) + "\n", encoding="utf-8")
+    if strict and report.uncaught_kinds:
+        raise typer.Exit(1)
