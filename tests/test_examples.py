@@ -25,7 +25,10 @@ def test_capstone_scorecard_matches_the_published_table(docent: Path) -> None:
     assert card.success_rate == 1.0
     assert card.tool_calls == 1.0
     assert card.trajectory == 0.75
-    assert [(w.task_id, w.flags) for w in card.weak] == [("region", ("poor_path",)), ("oos-mongo", ("poor_path",))]
+    assert [(w.task_id, w.flags) for w in card.weak] == [
+        ("region", ("poor_path",)),
+        ("oos-mongo", ("poor_path",)),
+    ]
     surfaced = {w.task_id: w.surfaced for w in card.weak}
     assert surfaced == {"region": True, "oos-mongo": None}  # the probe has no page to surface
     # the query-overlap diagnostic reproduces the capstone's qual column and never gates
@@ -43,17 +46,28 @@ def test_capstone_scorecard_matches_the_published_table(docent: Path) -> None:
 def test_support_agent_runs_score_exactly_as_published(docent: Path) -> None:
     suite = load_suite(docent / "support-suite.yaml")
     grades = {g.run_id: g for g in grade(read_runs(docent / "support-runs.jsonl"), suite)}
-    assert {k: g.path_score for k, g in grades.items()} == {"run-A": 100, "run-B": 70, "run-C": 85, "run-D": 60}
+    assert {k: g.path_score for k, g in grades.items()} == {
+        "run-A": 100,
+        "run-B": 70,
+        "run-C": 85,
+        "run-D": 60,
+    }
     # "Right answer, weak path: Run B and Run C"; Run D failed the task
-    assert [k for k, g in grades.items() if g.success == "pass" and "poor_path" in g.weak] == ["run-B", "run-C"]
+    assert [k for k, g in grades.items() if g.success == "pass" and "poor_path" in g.weak] == [
+        "run-B",
+        "run-C",
+    ]
     assert grades["run-D"].success == "fail"
 
 
-def test_readme_first_command_prints_a_scorecard(docent: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_readme_first_command_prints_a_scorecard(
+    docent: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     code = main(["score", str(docent / "runs.jsonl"), "--suite", str(docent / "suite.yaml")])
     out = capsys.readouterr().out
     assert code == 0
-    assert "task success rate" in out and "trajectory quality" in out
+    assert "task success rate" in out
+    assert "trajectory quality" in out
     assert "not run (no judge configured" in out
 
 
@@ -61,8 +75,18 @@ def test_bundled_runs_cover_every_task_with_provenance(docent: Path) -> None:
     suite = load_suite(docent / "suite.yaml")
     runs = list(read_runs(docent / "runs.jsonl"))
     assert {r.task_id for r in runs} == {t.id for t in suite.tasks}
-    assert all(isinstance(r.metadata.get("source"), dict) and r.metadata["source"]["kind"] == "constructed" for r in runs)
+    assert all(
+        isinstance(r.metadata.get("source"), dict) and r.metadata["source"]["kind"] == "constructed"
+        for r in runs
+    )
     ids = {t.id for t in suite.tasks}
-    assert {"trap-flaky-search", "trap-distractor", "trap-ambiguous", "summary-rate-limiting", "oos-mongo"} <= ids
+    assert {
+        "trap-flaky-search",
+        "trap-distractor",
+        "trap-ambiguous",
+        "summary-rate-limiting",
+        "oos-mongo",
+    } <= ids
     summary = suite.get("summary-rate-limiting")
-    assert summary is not None and [j.criterion for j in summary.judged] == ["summary-covers-points"]
+    assert summary is not None
+    assert [j.criterion for j in summary.judged] == ["summary-covers-points"]

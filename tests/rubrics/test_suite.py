@@ -27,9 +27,13 @@ tasks:
 def test_defaults_deep_merge_with_task_overrides() -> None:
     suite = parse_suite_text(GOOD)
     a, b = suite.tasks
-    assert a.steps is not None and a.steps.budget == 1 and a.steps.max_redundant == 1
-    assert b.steps is not None and b.steps.budget == 4
-    assert a.tools is not None and a.tools.required == ("search_docs",)
+    assert a.steps is not None
+    assert a.steps.budget == 1
+    assert a.steps.max_redundant == 1
+    assert b.steps is not None
+    assert b.steps.budget == 4
+    assert a.tools is not None
+    assert a.tools.required == ("search_docs",)
     assert suite.task_line("b") == 10
 
 
@@ -50,8 +54,11 @@ def test_unknown_mode_names_line_and_field() -> None:
     err = error_of(
         "name: d\ntasks:\n  - id: a\n    references:\n      - mode: sideways\n        steps: [{tool: t}]\n"
     )
-    assert err.line == 5 and err.field == "tasks[0].references[0].mode"
-    assert "s.yaml:5" in str(err) and "in_order" in str(err) and err.task_id == "a"
+    assert err.line == 5
+    assert err.field == "tasks[0].references[0].mode"
+    assert "s.yaml:5" in str(err)
+    assert "in_order" in str(err)
+    assert err.task_id == "a"
 
 
 def test_typod_matcher_operator() -> None:
@@ -65,19 +72,24 @@ def test_typod_matcher_operator() -> None:
 
 def test_typod_task_key_and_typod_key_in_defaults() -> None:
     err = error_of("name: d\ntasks:\n  - id: a\n    step_budgte: 3\n")
-    assert err.line == 4 and err.field == "tasks[0].step_budgte" and "unknown key" in str(err)
+    assert err.line == 4
+    assert err.field == "tasks[0].step_budgte"
+    assert "unknown key" in str(err)
     err = error_of("name: d\ndefaults:\n  stepz: {budget: 1}\ntasks:\n  - id: a\n")
-    assert err.line == 3 and "defaults" in str(err)
+    assert err.line == 3
+    assert "defaults" in str(err)
 
 
 def test_unknown_success_kind() -> None:
     err = error_of("name: d\ntasks:\n  - id: a\n    success: {kind: containz_all, values: [x]}\n")
-    assert err.line == 4 and "containz_all" in str(err)
+    assert err.line == 4
+    assert "containz_all" in str(err)
 
 
 def test_duplicate_task_ids() -> None:
     err = error_of("name: d\ntasks:\n  - id: a\n  - id: b\n  - id: a\n")
-    assert err.line == 5 and "first at line 3" in str(err)
+    assert err.line == 5
+    assert "first at line 3" in str(err)
 
 
 def test_duplicate_yaml_keys_unknown_top_level_and_bad_yaml() -> None:
@@ -89,7 +101,9 @@ def test_duplicate_yaml_keys_unknown_top_level_and_bad_yaml() -> None:
 
 
 def test_out_of_scope_task_must_succeed_by_refusing() -> None:
-    err = error_of("name: d\ntasks:\n  - id: a\n    kind: out_of_scope\n    success: {kind: contains_all, values: [x]}\n")
+    err = error_of(
+        "name: d\ntasks:\n  - id: a\n    kind: out_of_scope\n    success: {kind: contains_all, values: [x]}\n"
+    )
     assert "refusing" in str(err)
 
 
@@ -97,7 +111,8 @@ def test_judged_reference_required_when_read() -> None:
     err = error_of(
         "name: d\ntasks:\n  - id: a\n    judged:\n      - criterion: c\n        inputs: {points: reference}\n"
     )
-    assert "reference" in str(err) and err.line == 5
+    assert "reference" in str(err)
+    assert err.line == 5
 
 
 def test_missing_file(tmp_path: Path) -> None:
@@ -109,7 +124,8 @@ def test_unknown_task_lookup_names_run_file_and_line() -> None:
     suite = parse_suite_text(GOOD)
     with pytest.raises(SuiteError) as info:
         suite.task("zzz", file="runs.jsonl", line=7)
-    assert "runs.jsonl:7" in str(info.value) and "'zzz'" in str(info.value)
+    assert "runs.jsonl:7" in str(info.value)
+    assert "'zzz'" in str(info.value)
 
 
 @pytest.mark.parametrize("name", ["suite.yaml", "capstone-suite.yaml", "support-suite.yaml"])

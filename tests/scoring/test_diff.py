@@ -322,3 +322,17 @@ def test_cli_diff_exit_codes(
     )
     assert main(["diff", str(base), str(cand), "--suite", str(suite_file), "--alpha", "2"]) == 2
     assert "field '--alpha'" in capsys.readouterr().err
+
+
+def test_bundled_runs_with_one_extra_search(repo_root: Path) -> None:
+    from pathjudge.agent.io import read_runs
+    from pathjudge.rubrics.suite import load_suite
+
+    suite = load_suite(repo_root / "examples/docent/suite.yaml")
+    baseline = list(read_runs(repo_root / "examples/docent/runs.jsonl"))
+    candidate = [extra_search(r) if r.task_id == "pro-cost" else r for r in baseline]
+    report = diff_runs(baseline, candidate, suite)
+    assert report.changed_tasks == ("pro-cost",)
+    assert report.verdict == "block"
+    assert all(r.startswith("[trajectory] pro-cost") for r in report.reasons)
+    assert diff_runs(baseline, baseline, suite).verdict == "promote"

@@ -69,13 +69,18 @@ def test_binary_and_partial_credit(suite: Suite) -> None:
     )
     assert (full.success, full.success_score) == ("pass", 1.0)
     assert (half.success, half.success_score) == ("fail", 0.5)  # 1 of 2 sub-goals met
-    assert half.weak == ("failed",) and "storage" in half.reason
+    assert half.weak == ("failed",)
+    assert "storage" in half.reason
 
 
 def test_factual_refusal_fails_and_out_of_scope_passes_only_by_refusing(suite: Suite) -> None:
     refusal = "I don't have that in the docs."
     fact, oos_ok, oos_bad = grade(
-        [run("fact", refusal, SEARCH), run("oos", refusal, SEARCH, run_id="o1"), run("oos", "Yes it does.", run_id="o2")],
+        [
+            run("fact", refusal, SEARCH),
+            run("oos", refusal, SEARCH, run_id="o1"),
+            run("oos", "Yes it does.", run_id="o2"),
+        ],
         suite,
     )
     assert fact.success == "fail"
@@ -92,8 +97,10 @@ def test_levels_trajectory_surface_and_redundancy(suite: Suite) -> None:
     assert set(two.weak) == {"poor_path", "redundant"}
     miss = Step(tool="search_docs", arguments={"query": "x"}, result=[{"id": "plans"}])
     (three,) = grade([run("fact", "60", miss)], suite)
-    assert three.surfaced is False and three.missing_surface == ("ratelimits",)
-    assert three.path is not None and "result" in three.path.reason
+    assert three.surfaced is False
+    assert three.missing_surface == ("ratelimits",)
+    assert three.path is not None
+    assert "result" in three.path.reason
     (none,) = grade([run("fact", "60")], suite)
     assert none.tool_calls == 0.0  # required tool not called; no valid_json check without calls
     assert none.axes["tool_selection"] == 0.0
@@ -102,20 +109,24 @@ def test_levels_trajectory_surface_and_redundancy(suite: Suite) -> None:
 def test_judged_not_run_unsure_and_fail(suite: Suite) -> None:
     r = run("judged-only", "Meridian returns 429.", SEARCH)
     (fast,) = grade([r], suite, {"judged-only-r:summary-covers-points": V("pass")}, fast=True)
-    assert fast.success == "undecided" and fast.judged[0].status == "not_run"
+    assert fast.success == "undecided"
+    assert fast.judged[0].status == "not_run"
     (none,) = grade([r], suite)
-    assert none.judged[0].status == "not_run" and none.judged[0].reasoning == "no judge configured"
+    assert none.judged[0].status == "not_run"
+    assert none.judged[0].reasoning == "no judge configured"
     (passed,) = grade([r], suite, {"judged-only-r:summary-covers-points": V("pass")})
     assert passed.success == "pass"
     (unsure,) = grade([r], suite, {"judged-only-r:summary-covers-points": V("unsure")})
-    assert unsure.success == "undecided" and unsure.judged[0].status == "unsure"
+    assert unsure.success == "undecided"
+    assert unsure.judged[0].status == "unsure"
     (error,) = grade([r], suite, {"judged-only-r:summary-covers-points": V("error")})
     assert error.judged[0].status == "error"
     fallback = run("judged-with-fallback", "429", SEARCH)
     (kept,) = grade([fallback], suite)
     assert kept.success == "pass"  # the deterministic fallback decides while the judge did not run
     (failed,) = grade([fallback], suite, {"judged-with-fallback-r:c1": V("fail")})
-    assert failed.success == "fail" and "judged c1" in failed.reason
+    assert failed.success == "fail"
+    assert "judged c1" in failed.reason
 
 
 def test_unknown_task_names_file_and_line(suite: Suite, tmp_path: Path) -> None:
@@ -127,7 +138,9 @@ def test_unknown_task_names_file_and_line(suite: Suite, tmp_path: Path) -> None:
 
     with pytest.raises(SuiteError) as info:
         list(grade(read_runs(path), suite, file=path))
-    assert info.value.line == 3 and info.value.task_id == "nope" and "runs.jsonl:3" in str(info.value)
+    assert info.value.line == 3
+    assert info.value.task_id == "nope"
+    assert "runs.jsonl:3" in str(info.value)
 
 
 def test_no_runs_no_grades(suite: Suite) -> None:

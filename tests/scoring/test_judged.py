@@ -32,7 +32,9 @@ def test_requests() -> None:
             run_id="r1",
             task_id="summary",
             final_answer="429 per key",
-            steps=(Step(tool="search_docs", arguments={"query": "q"}, result=[{"id": "ratelimits"}]),),
+            steps=(
+                Step(tool="search_docs", arguments={"query": "q"}, result=[{"id": "ratelimits"}]),
+            ),
         ),
         RunRecord(run_id="r2", task_id="plain"),
     ]
@@ -52,7 +54,10 @@ def test_load_verdicts(tmp_path: Path) -> None:
     path = tmp_path / "v.jsonl"
     path.write_text('{"item_id": "a:c", "verdict": "unsure", "reasoning": "?", "agreement": 0.5}\n')
     verdicts = load_verdicts(path)
-    assert status_of(verdicts["a:c"]) == "unsure" and status_of(None) == "not_run"
-    path.write_text('{"item_id": "a:c", "verdict": "pass"}\n{"item_id": "a:c", "verdict": "fail"}\n')
+    assert status_of(verdicts["a:c"]) == "unsure"
+    assert status_of(None) == "not_run"
+    path.write_text(
+        '{"item_id": "a:c", "verdict": "pass"}\n{"item_id": "a:c", "verdict": "fail"}\n'
+    )
     with pytest.raises(LabelsError, match="twice"):
         load_verdicts(path)

@@ -8,7 +8,12 @@ from pathjudge.agent.trajectory import RunRecord, Step
 from pathjudge.errors import InputError
 from pathjudge.rubrics.suite import parse_suite_text
 from pathjudge.scoring.grade import grade
-from pathjudge.scoring.scorecard import build_scorecard, evaluate_gates, parse_thresholds, parse_weights
+from pathjudge.scoring.scorecard import (
+    build_scorecard,
+    evaluate_gates,
+    parse_thresholds,
+    parse_weights,
+)
 
 SUITE = parse_suite_text(
     """\
@@ -27,9 +32,15 @@ T = Step(tool="t", arguments={})
 
 def runs() -> list[RunRecord]:
     return [
-        RunRecord(run_id="1", task_id="a", steps=(T,), final_answer="yes"),  # pass, trajectory 1, path 100
-        RunRecord(run_id="2", task_id="a", steps=(T, T), final_answer="yes"),  # pass, trajectory 0, path 90
-        RunRecord(run_id="3", task_id="a", steps=(), final_answer="no"),  # fail, trajectory 0, path 100-25-15=60
+        RunRecord(
+            run_id="1", task_id="a", steps=(T,), final_answer="yes"
+        ),  # pass, trajectory 1, path 100
+        RunRecord(
+            run_id="2", task_id="a", steps=(T, T), final_answer="yes"
+        ),  # pass, trajectory 0, path 90
+        RunRecord(
+            run_id="3", task_id="a", steps=(), final_answer="no"
+        ),  # fail, trajectory 0, path 100-25-15=60
         RunRecord(run_id="4", task_id="b", steps=(), final_answer="x"),  # undecided (judge not run)
     ]
 
@@ -46,7 +57,8 @@ def test_scorecard_numbers() -> None:
     assert card.overall == pytest.approx((2 / 3 + 1 + 1 / 3) / 3)
     assert card.tasks_without_runs == ("unused",)
     assert [(j.criterion, j.not_run, j.pass_rate) for j in card.judged] == [("c", 1, None)]
-    assert card.weak_total == 2 and [w.run_id for w in card.weak] == ["2", "3"]
+    assert card.weak_total == 2
+    assert [w.run_id for w in card.weak] == ["2", "3"]
     row = card.task_rows[0]
     assert (row.task_id, row.runs, row.passed, row.failed, row.mean_steps) == ("a", 3, 2, 1, 1.0)
 
@@ -57,14 +69,21 @@ def test_weights_and_gates() -> None:
     assert card.overall == pytest.approx((3 * 2 / 3 + 1 * (250 / 3) / 100) / 4)
     gates = evaluate_gates(card, parse_thresholds("success=0.6,trajectory=0.75,tool_calls=0.5"))
     # success 2/3 >= 0.6; tool_calls 1.0 >= 0.5; trajectory 1/3 < 0.75
-    assert [(g.metric, g.passed) for g in gates] == [("success", True), ("tool_calls", True), ("trajectory", False)]
+    assert [(g.metric, g.passed) for g in gates] == [
+        ("success", True),
+        ("tool_calls", True),
+        ("trajectory", False),
+    ]
     (undefined,) = evaluate_gates(build_scorecard([], SUITE), {"success": 0.0})
-    assert undefined.actual is None and not undefined.passed
+    assert undefined.actual is None
+    assert not undefined.passed
 
 
 def test_empty_scorecard() -> None:
     card = build_scorecard([], SUITE)
-    assert card.runs == 0 and card.success_rate is None and card.overall is None
+    assert card.runs == 0
+    assert card.success_rate is None
+    assert card.overall is None
 
 
 @pytest.mark.parametrize("text", ["success", "bogus=1", "success=x"])

@@ -20,7 +20,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Literal, get_args
+from typing import Any, Literal, assert_never, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
@@ -33,7 +33,7 @@ from pathjudge.agent.backends import (
 )
 from pathjudge.agent.io import JsonlAppender, read_runs
 from pathjudge.agent.trajectory import RunRecord
-from pathjudge.errors import AgentError, ConfigError, InputError, PathjudgeError
+from pathjudge.errors import ConfigError, InputError, PathjudgeError
 
 __all__ = [
     "DEFAULT_AGENT_MODEL",
@@ -213,9 +213,7 @@ def make_backend(options: RunOptions) -> ModelBackend:
         from pathjudge.agent.docent import DocentPolicy
 
         return ScriptedBackend(DocentPolicy(), model=options.model)
-    raise AgentError(
-        f"unknown backend {options.backend!r}"
-    )  # pragma: no cover - Literal-checked above
+    assert_never(options.backend)
 
 
 def docent_runner(backend: ModelBackend, options: RunOptions) -> AgentRunner:

@@ -62,8 +62,10 @@ __all__ = [
     "Task",
     "TaskKind",
     "WeightKey",
+    "deep_merge",
     "load_suite",
     "parse_suite",
+    "parse_suite_text",
 ]
 
 SUITE_SCHEMA_VERSION = 1
