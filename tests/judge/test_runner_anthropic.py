@@ -367,3 +367,22 @@ def test_empty_input_makes_no_calls(server: FakeAnthropic) -> None:
     run = judge_run(server, [])
     assert run.results == {}
     assert server.count("POST", MESSAGES) == 0
+
+
+def test_sync_wrapper_reuses_a_backend_across_event_loops(server: FakeAnthropic) -> None:
+    from pathjudge.judge.runner import judge_requests_sync
+
+    class Req:
+        def __init__(self, i: int) -> None:
+            self.item_id = f"s{i}"
+            self.criterion_id = "answer-correct"
+            self.inputs = {"question": "q", "answer": f"a{i}", "reference": "r"}
+
+    backend = AnthropicBackend(base_url=server.url)
+    first = judge_requests_sync([Req(0), Req(1)], backend=backend)
+    second = judge_requests_sync([Req(2)], backend=backend)  # a new asyncio.run: a new loop
+    asyncio.run(backend.aclose())
+    assert list(first) == ["s0", "s1"]
+    assert list(second) == ["s2"]
+    assert all(isinstance(r, VerdictRecord) for r in [*first.values(), *second.values()])
+    assert server.count("POST", MESSAGES) == 3

@@ -145,3 +145,19 @@ def test_unknown_task_names_file_and_line(suite: Suite, tmp_path: Path) -> None:
 
 def test_no_runs_no_grades(suite: Suite) -> None:
     assert list(grade([], suite)) == []
+
+
+def test_memoised_tool_checks_equal_direct_checks(suite: Suite) -> None:
+    from pathjudge.rubrics.assertions.tools import check_tool_selection
+
+    runs = [
+        run("fact", "60", SEARCH, run_id="m1"),
+        run("fact", "61", SEARCH, run_id="m2"),
+        run("fact", "60", run_id="m3"),
+    ]
+    task = suite.get("fact")
+    assert task is not None
+    assert task.tools is not None
+    for graded, record in zip(grade(runs, suite), runs, strict=True):
+        direct = check_tool_selection(record, task.tools)
+        assert [c for c in graded.checks if c.check.startswith("tools.")] == direct

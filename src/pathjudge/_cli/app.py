@@ -15,7 +15,7 @@ from rich.console import Console
 
 from pathjudge.errors import PathjudgeError
 
-__all__ = ["app", "err_console", "main", "out_console"]
+__all__ = ["app", "err_console", "main", "out_console", "report_interrupt"]
 
 app = typer.Typer(
     name="pathjudge",
@@ -63,7 +63,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         err_console.print(f"[bold red]error:[/] {exc}", markup=True, highlight=False)
         return exc.exit_code
     except _EXIT as exc:
-        return int(getattr(exc, "exit_code", 0))
+        return (
+            _interrupted()
+            if int(getattr(exc, "exit_code", 0)) == 130
+            else int(getattr(exc, "exit_code", 0))
+        )
     except _ABORT:
         err_console.print("interrupted; everything finished so far is saved.")
         return 130
@@ -73,9 +77,26 @@ def main(argv: Sequence[str] | None = None) -> int:
     except _CLICK_ERROR as exc:
         exc.show(file=sys.stderr)  # type: ignore[attr-defined]
         return int(getattr(exc, "exit_code", 2))
+    if result == 130:  # typer turns Ctrl-C inside a command into a returned 130
+        return _interrupted()
     if isinstance(result, int):
         return result
     return 0
+
+
+_INTERRUPT_REPORTED: list[bool] = []
+
+
+def report_interrupt(message: str) -> None:
+    """Print a command's own Ctrl-C message (instead of the generic one) before raising Exit(130)."""
+    err_console.print(message)
+    _INTERRUPT_REPORTED.append(True)
+
+
+def _interrupted() -> int:
+    if not _INTERRUPT_REPORTED:
+        err_console.print("interrupted; everything finished so far is saved, and a rerun resumes.")
+    return 130
 
 
 def _print_version(value: bool) -> None:

@@ -155,7 +155,9 @@ def calibrate(
     threshold: Annotated[
         float | None, typer.Option(help="Default pass threshold for scores (score >= threshold).")
     ] = None,
-    confidence: Annotated[float, typer.Option(min=0.5, max=0.999)] = 0.95,
+    confidence: Annotated[
+        float, typer.Option(min=0.5, max=0.999, help="Confidence level of every interval.")
+    ] = 0.95,
     bootstrap: Annotated[int, typer.Option(min=0, help="Bootstrap resamples for kappa.")] = 2000,
     seed: Annotated[int, typer.Option(help="Bootstrap seed.")] = 0,
     bins: Annotated[int, typer.Option(min=1, help="Reliability bins.")] = 5,

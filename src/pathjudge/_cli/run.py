@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from pathjudge._cli.app import app, err_console, out_console
+from pathjudge._cli.app import app, err_console, out_console, report_interrupt
 
 
 @app.command("run")
@@ -63,7 +63,7 @@ def run_command(
     try:
         result = asyncio.run(collect_suite(loaded, output, options, only=task))
     except KeyboardInterrupt:
-        err_console.print(
+        report_interrupt(
             f"interrupted; every finished run is saved in {output} — rerun the same command to resume."
         )
         raise typer.Exit(130) from None

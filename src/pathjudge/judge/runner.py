@@ -466,8 +466,19 @@ async def run_judge(
 
 
 def run_judge_sync(jobs: Sequence[JudgeJob], *, backend: JudgeBackend, **options: Any) -> JudgeRun:
-    """Synchronous wrapper around :func:`run_judge` (closes nothing; the caller owns the backend)."""
-    return asyncio.run(run_judge(jobs, backend=backend, **options))
+    """Synchronous wrapper around :func:`run_judge`.
+
+    Connections are closed before its event loop ends; the backend stays usable (a later call opens
+    new ones).
+    """
+
+    async def main() -> JudgeRun:
+        try:
+            return await run_judge(jobs, backend=backend, **options)
+        finally:
+            await backend.aclose()
+
+    return asyncio.run(main())
 
 
 async def judge_requests(
@@ -510,10 +521,13 @@ async def judge_requests(
 def judge_requests_sync(
     requests: Iterable[RequestLike], *, backend: JudgeBackend, **options: Any
 ) -> dict[str, JudgeResult]:
-    """Synchronous wrapper around :func:`judge_requests`."""
+    """Synchronous wrapper around :func:`judge_requests` (connections closed as in :func:`run_judge_sync`)."""
 
     async def main() -> dict[str, JudgeResult]:
-        return await judge_requests(requests, backend=backend, **options)
+        try:
+            return await judge_requests(requests, backend=backend, **options)
+        finally:
+            await backend.aclose()
 
     return asyncio.run(main())
 

@@ -2,9 +2,15 @@
 
 A run's tool calls are paired with the steps of a reference path by an *optimal* assignment, never by
 greedy first-come pairing: the pairing first maximises the number of calls that fully match their
-reference step, then the number of pairs with the right tool, then the argument match scores. When the
-mode constrains order, only order-consistent pairings are considered (weighted longest common
-subsequence for a chain; exact branch and bound for a partial order or for parallel calls).
+reference step, then the number of pairs with the right tool (a right tool with wrong arguments is
+reported as an argument diff), then the argument match scores (Kuhn-Munkres, pure Python; among equal
+pairings the earlier of identical calls is paired, so a repeat is the one left over). When the mode
+constrains order, the best *order-consistent* pairing of fully matching calls is also computed
+(weighted longest common subsequence for a chain; exact branch and bound for a partial order or for
+parallel calls, whose calls of one turn may match in either order). If it keeps as many full matches as
+the unconstrained pairing, it is used; otherwise the unconstrained pairing is kept and the steps whose
+calls break the order are reported out of order. So a step is only called missing when no call could
+serve it at all, and a valid complete pairing is never missed.
 
 Modes (``actual`` = the run's calls, ``reference`` = the reference steps):
 

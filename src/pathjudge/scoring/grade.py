@@ -17,11 +17,15 @@ came back from some tool, and the judged criteria, each ``pass / fail / unsure /
 Judged criteria never turn into a pass or a fail without a verdict: in fast mode, or when no verdict
 was given for the item, they are ``not_run``.
 
-Grading is a pure function of (runs, suite, verdicts): the same inputs give the same grades.
+Grading is a pure function of (runs, suite, verdicts): the same inputs give the same grades. For speed,
+everything that depends on the task alone is computed once per task (:class:`TaskPlan`: compiled
+references, the recovery checks of an error-free run, the implied refusal criterion), and the
+tool-selection checks are memoised per task on the (tool, turn) sequence, which is all they read.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -204,6 +208,8 @@ class TaskPlan:
     quick_literals: tuple[dict[str, JsonValue] | None, ...]
     quick_matchers: tuple[Callable[[Step], StepMatch], ...]
     recovery_clean: tuple[CheckResult, ...]
+    tools_memo: dict[tuple[tuple[str, int], ...], tuple[CheckResult, ...]]
+    implied_goal: RefusalCriterion | None
 
     def quick(self, run: RunRecord) -> tuple[bool, bool, int, bool]:
         """The four basic checks at tuple cost, for CI gates and benchmarks.
@@ -244,6 +250,10 @@ def plan_task(task: Task) -> TaskPlan:
     step_spec = task.steps or StepSpec()
     first = task.references[0].steps if task.references else ()
     recovery = task.recovery or RecoverySpec()
+    implied: RefusalCriterion | None = None
+    if task.success is None and task.kind is not None:
+        # factual: an answer that refuses fails; out_of_scope: only a refusal passes
+        implied = RefusalCriterion(expect="answer" if task.kind == "factual" else "refuse")
     return TaskPlan(
         task=task,
         references=tuple(
@@ -254,6 +264,8 @@ def plan_task(task: Task) -> TaskPlan:
         recovery_spec=recovery,
         # the recovery checks of a run without tool errors depend on the spec alone: computed once
         recovery_clean=tuple(check_recovery(RunRecord(run_id="-", task_id=task.id), recovery)),
+        tools_memo={},
+        implied_goal=implied,
         arguments={exp.tool: exp for exp in task.arguments},
         budget=step_spec.budget,
         quick_tools=tuple(step.tool for step in first),
@@ -266,23 +278,36 @@ def plan_task(task: Task) -> TaskPlan:
     )
 
 
+_MEMO_LIMIT = 4096
+
+
+@functools.lru_cache(maxsize=256)
+def _all_valid(n: int) -> CheckResult:
+    return CheckResult(
+        check="arguments.valid_json",
+        axis="argument_correctness",
+        status="pass",
+        score=1.0,
+        reason=f"all {n} calls had valid JSON arguments",
+        details={"malformed": []},
+    )
+
+
 def _arguments_checks(run: RunRecord, plan: TaskPlan) -> list[CheckResult]:
     out: list[CheckResult] = []
     n = len(run.steps)
-    if n:
-        bad = [i for i, s in enumerate(run.steps) if s.arguments_error is not None]
+    bad = [i for i, s in enumerate(run.steps) if s.arguments_error is not None] if n else []
+    if n and not bad:
+        out.append(_all_valid(n))
+    elif n:
         out.append(
             CheckResult(
                 check="arguments.valid_json",
                 axis="argument_correctness",
-                status="fail" if bad else "pass",
+                status="fail",
                 score=(n - len(bad)) / n,
-                reason=(
-                    f"{len(bad)} of {n} calls had arguments that were not valid JSON: "
-                    + ", ".join(f"steps[{i}] {run.steps[i].tool}" for i in bad)
-                    if bad
-                    else f"all {n} calls had valid JSON arguments"
-                ),
+                reason=f"{len(bad)} of {n} calls had arguments that were not valid JSON: "
+                + ", ".join(f"steps[{i}] {run.steps[i].tool}" for i in bad),
                 details={"malformed": list(bad)},
             )
         )
@@ -376,7 +401,14 @@ def grade_run_lean(
     task = plan.task
     checks: list[CheckResult] = []
     if task.tools is not None:
-        checks.extend(check_tool_selection(run, task.tools))
+        # tool selection reads only the (tool, turn) sequence: memoised per task on exactly that key
+        shape = tuple((step.tool, step.turn) for step in run.steps)
+        selected = plan.tools_memo.get(shape)
+        if selected is None:
+            selected = tuple(check_tool_selection(run, task.tools))
+            if len(plan.tools_memo) < _MEMO_LIMIT:
+                plan.tools_memo[shape] = selected
+        checks.extend(selected)
     checks.extend(_arguments_checks(run, plan))
     if task.query_overlap is not None:
         checks.append(
@@ -394,10 +426,8 @@ def grade_run_lean(
     goal: list[CheckResult] = []
     if task.success is not None:
         goal.append(check_outcome(run, task.success))
-    if task.success is None and task.kind is not None:
-        # factual: an answer that refuses fails; out_of_scope: only a refusal passes
-        expect: Literal["answer", "refuse"] = "answer" if task.kind == "factual" else "refuse"
-        goal.append(check_outcome(run, RefusalCriterion(expect=expect)))
+    if plan.implied_goal is not None:
+        goal.append(check_outcome(run, plan.implied_goal))
     checks.extend(goal)
 
     pairs = _redundant_pairs(checks, run)

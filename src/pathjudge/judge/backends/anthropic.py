@@ -10,6 +10,8 @@ usage objects are running totals across re-asks).
 
 from __future__ import annotations
 
+import asyncio
+import itertools
 import logging
 from collections.abc import Mapping
 from functools import cache
@@ -36,6 +38,8 @@ from pathjudge.judge.verdict import Verdict
 __all__ = ["DEFAULT_MODEL", "AnthropicBackend", "classify_api_error", "verdict_tool"]
 
 DEFAULT_MODEL = "claude-opus-4-8"
+POOL_SIZE = 16
+"""Most connections per httpx2 pool (see :meth:`AnthropicBackend._build`)."""
 
 
 def verdict_tool() -> dict[str, Any]:
@@ -188,30 +192,68 @@ class AnthropicBackend(JudgeBackend):
         reasks: int = 2,
         max_connections: int = 256,
     ) -> None:
-        anthropic = require("anthropic", "judge", "the Anthropic judge backend")
-        httpx2 = require("httpx2", "judge", "the Anthropic judge backend")
-        instructor = require("instructor", "judge", "the Anthropic judge backend")
+        require("anthropic", "judge", "the Anthropic judge backend")
+        require("httpx2", "judge", "the Anthropic judge backend")
+        require("instructor", "judge", "the Anthropic judge backend")
         logging.getLogger("instructor").addHandler(logging.NullHandler())
         self.model = model
         self.max_tokens = max_tokens
         self.reasks = reasks
-        self._http = httpx2.AsyncClient(
-            limits=httpx2.Limits(
-                max_connections=max_connections, max_keepalive_connections=max_connections
-            ),
-            timeout=httpx2.Timeout(600.0, connect=10.0),
-            event_hooks={"response": [self._seen_response]},
-        )
-        try:
-            self.client = anthropic.AsyncAnthropic(
-                api_key=api_key, base_url=base_url, http_client=self._http, max_retries=0
+        self._api_key = api_key
+        self._base_url = base_url
+        self._max_connections = max_connections
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._closed = False
+        self._build()
+
+    def _build(self) -> None:
+        """Create the httpx2 clients, an SDK client on each, and their instructor wrappers.
+
+        Connections are split over pools of at most :data:`POOL_SIZE`: httpcore scans its whole pool
+        for every request, so one pool of 64+ connections costs more CPU per call than several small
+        ones. Calls go round-robin over the pools.
+        """
+        import anthropic
+        import httpx2
+        import instructor
+
+        pools = max(1, -(-self._max_connections // POOL_SIZE))
+        per_pool = -(-self._max_connections // pools)
+        self._pools: list[tuple[Any, Any, Any]] = []
+        for _ in range(pools):
+            http = httpx2.AsyncClient(
+                limits=httpx2.Limits(max_connections=per_pool, max_keepalive_connections=per_pool),
+                timeout=httpx2.Timeout(600.0, connect=10.0),
+                event_hooks={"response": [self._seen_response]},
             )
-        except Exception as exc:
-            raise JudgeError(
-                f"no Anthropic credentials were found, or they are unusable ({type(exc).__name__})",
-                hint="set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN)",
-            ) from None
-        self._instructor = instructor.from_anthropic(self.client, mode=instructor.Mode.TOOLS)
+            try:
+                client = anthropic.AsyncAnthropic(
+                    api_key=self._api_key, base_url=self._base_url, http_client=http, max_retries=0
+                )
+            except Exception as exc:
+                raise JudgeError(
+                    f"no Anthropic credentials were found, or they are unusable ({type(exc).__name__})",
+                    hint="set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN)",
+                ) from None
+            self._pools.append(
+                (http, client, instructor.from_anthropic(client, mode=instructor.Mode.TOOLS))
+            )
+        self._next_pool = itertools.cycle(range(pools))
+
+    def _bind(self) -> None:
+        """Connections belong to one event loop: used from a new loop (e.g. a second ``asyncio.run``
+        through a sync wrapper), the clients are rebuilt instead of reusing dead connections."""
+        loop = asyncio.get_running_loop()
+        if self._closed or (self._loop is not None and self._loop is not loop):
+            self._build()
+            self._closed = False
+        self._loop = loop
+
+    @property
+    def client(self) -> Any:
+        """The ``AsyncAnthropic`` client for the running event loop (used for Message Batches)."""
+        self._bind()
+        return self._pools[0][1]
 
     async def _seen_response(self, response: Any) -> None:
         if self.on_headers is not None:
@@ -277,8 +319,10 @@ class AnthropicBackend(JudgeBackend):
         kwargs: dict[str, Any] = {}
         if timeout is not None:
             kwargs["timeout"] = timeout
+        self._bind()
+        wrapped = self._pools[next(self._next_pool)][2]
         try:
-            parsed = await self._instructor.create(
+            parsed = await wrapped.create(
                 response_model=_response_model(),
                 model=self.model,
                 max_tokens=self.max_tokens,
@@ -298,4 +342,8 @@ class AnthropicBackend(JudgeBackend):
         )
 
     async def aclose(self) -> None:
-        await self._http.aclose()
+        """Close the connections (on the loop that opened them); a later call opens new ones."""
+        if not self._closed and (self._loop is None or self._loop is asyncio.get_running_loop()):
+            for http, _, _ in self._pools:
+                await http.aclose()
+        self._closed = True

@@ -188,5 +188,5 @@ class JudgeBackend(ABC):
         """Judge one prompt; raise a :class:`BackendCallError` subclass or ``JudgeError`` on failure."""
 
     async def aclose(self) -> None:
-        """Release connections; idempotent."""
+        """Release connections; idempotent, and the backend stays usable (it reconnects on next use)."""
         return None

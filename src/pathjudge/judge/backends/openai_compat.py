@@ -11,6 +11,7 @@ validation error, at most ``reasks`` times. No ``openai`` package is needed.
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
@@ -129,7 +130,7 @@ class OpenAICompatBackend(JudgeBackend):
         reasks: int = 2,
         max_connections: int = 64,
     ) -> None:
-        httpx2 = require("httpx2", "judge", "the OpenAI-compatible judge backend")
+        require("httpx2", "judge", "the OpenAI-compatible judge backend")
         self.model = model
         self.max_tokens = max_tokens
         self.reasks = reasks
@@ -138,13 +139,31 @@ class OpenAICompatBackend(JudgeBackend):
             "/chat/completions" if root.endswith("/v1") else "/v1/chat/completions"
         )
         headers = {"authorization": f"Bearer {api_key}"} if api_key else {}
+        self._headers = headers
+        self._max_connections = max_connections
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._closed = False
+        self._build()
+
+    def _build(self) -> None:
+        import httpx2
+
         self._http = httpx2.AsyncClient(
-            headers=headers,
+            headers=self._headers,
             limits=httpx2.Limits(
-                max_connections=max_connections, max_keepalive_connections=max_connections
+                max_connections=self._max_connections,
+                max_keepalive_connections=self._max_connections,
             ),
             timeout=httpx2.Timeout(600.0, connect=10.0),
         )
+
+    def _bind(self) -> None:
+        """Rebuild the connection pool when used from a new event loop (sync wrappers)."""
+        loop = asyncio.get_running_loop()
+        if self._closed or (self._loop is not None and self._loop is not loop):
+            self._build()
+            self._closed = False
+        self._loop = loop
 
     def request_body(self, messages: list[dict[str, str]]) -> dict[str, Any]:
         """The JSON body for one chat completion with the Verdict schema as the response format."""
@@ -157,6 +176,7 @@ class OpenAICompatBackend(JudgeBackend):
 
     async def _post(self, body: Mapping[str, Any], timeout: float | None) -> dict[str, Any]:
         httpx2 = require("httpx2", "judge", "the OpenAI-compatible judge backend")
+        self._bind()
         try:
             response = await self._http.post(
                 self.endpoint, json=body, timeout=timeout if timeout is not None else 600.0
@@ -210,4 +230,7 @@ class OpenAICompatBackend(JudgeBackend):
         )
 
     async def aclose(self) -> None:
-        await self._http.aclose()
+        """Close the connections (on the loop that opened them); a later call opens new ones."""
+        if not self._closed and (self._loop is None or self._loop is asyncio.get_running_loop()):
+            await self._http.aclose()
+        self._closed = True
