@@ -73,7 +73,7 @@ def direct_verdicts(labels_path: Path, out: Path, gguf: Path) -> Path:
             temperature=0.0,
             response_format={"type": "json_object", "schema": DIRECT_SCHEMA},
         )
-        content = reply["choices"][0]["message"]["content"]
+        content = str(reply["choices"][0]["message"]["content"] or "")  # type: ignore[index]
         try:
             parsed = json.loads(content)
             verdict, reasoning = parsed["verdict"], parsed["reasoning"]
@@ -103,7 +103,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--grader", choices=["pathjudge", "direct"], default="pathjudge")
     args = parser.parse_args(argv)
     code = make_data.main(
-        ["--data", str(args.data), "--out", str(args.out), "--subset", str(args.subset), "--seed", str(args.seed)]
+        [
+            "--data",
+            str(args.data),
+            "--out",
+            str(args.out),
+            "--subset",
+            str(args.subset),
+            "--seed",
+            str(args.seed),
+        ]
     )
     if code:
         return code

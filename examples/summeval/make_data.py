@@ -88,7 +88,10 @@ def derive_labels(rows: Sequence[dict[str, Any]], *, seed: int = 0) -> list[dict
                 "split": split_of(index_of[row["article_id"]], order),
                 "group": row["article_id"],
                 "inputs": {"source": row["article"], "summary": row["summary"]},
-                "metadata": {"consistency_mean_of_3_experts": mean, "experts_fives": fives_options(mean)},
+                "metadata": {
+                    "consistency_mean_of_3_experts": mean,
+                    "experts_fives": fives_options(mean),
+                },
             }
         )
     return labels
@@ -130,13 +133,17 @@ def agreement_bounds(means: Iterable[float]) -> dict[str, Any]:
     }
 
 
-def balanced_subset(labels: Sequence[dict[str, Any]], size: int, *, seed: int = 0) -> list[dict[str, Any]]:
+def balanced_subset(
+    labels: Sequence[dict[str, Any]], size: int, *, seed: int = 0
+) -> list[dict[str, Any]]:
     """``size`` test-split labels, half pass and half fail, drawn at random (seeded), in file order."""
     rng = random.Random(seed)
     test = [r for r in labels if r["split"] == "test"]
     passes = [r for r in test if r["score"] >= r["threshold"]]
     fails = [r for r in test if r["score"] < r["threshold"]]
-    chosen = {r["item_id"] for r in rng.sample(passes, size // 2) + rng.sample(fails, size - size // 2)}
+    chosen = {
+        r["item_id"] for r in rng.sample(passes, size // 2) + rng.sample(fails, size - size // 2)
+    }
     return [r for r in labels if r["item_id"] in chosen]
 
 
@@ -193,7 +200,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     rows = load_rows(args.data)
     labels = derive_labels(rows, seed=args.seed)
     write_jsonl(args.out / "labels.jsonl", labels)
-    write_jsonl(args.out / "labels-subset.jsonl", balanced_subset(labels, args.subset, seed=args.seed))
+    write_jsonl(
+        args.out / "labels-subset.jsonl", balanced_subset(labels, args.subset, seed=args.seed)
+    )
     summary = summarise(labels, rows)
     (args.out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
     print(json.dumps(summary, indent=2))

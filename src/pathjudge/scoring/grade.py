@@ -36,14 +36,20 @@ from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError
 from pathjudge.agent.trajectory import RunRecord, Step
 from pathjudge.rubrics.assertions.arguments import CallExpectation, match_call
 from pathjudge.rubrics.assertions.base import AXES, Axis, CheckResult
-from pathjudge.rubrics.assertions.outcome import RefusalCriterion, check_outcome
+from pathjudge.rubrics.assertions.outcome import (
+    AllOfCriterion,
+    CallableCriterion,
+    RefusalCriterion,
+    SuccessCriterion,
+    check_outcome,
+)
 from pathjudge.rubrics.assertions.overlap import check_query_overlap
 from pathjudge.rubrics.assertions.recovery import RecoverySpec, check_recovery
 from pathjudge.rubrics.assertions.steps import (
     StepSpec,
-    call_signature,
-    check_steps,
+    call_keys,
     redundant_calls,
+    step_checks,
 )
 from pathjudge.rubrics.assertions.tools import check_tool_selection
 from pathjudge.rubrics.path import (
@@ -154,6 +160,7 @@ class LeanGrade:
     judged: tuple[JudgedResult, ...]
     weak: tuple[WeakFlag, ...]
     why: tuple[tuple[str, ...], AlignmentData | None, tuple[tuple[int, int, str], ...]]
+    check_errors: int
 
     @property
     def reason(self) -> str:
@@ -210,6 +217,7 @@ class TaskPlan:
     recovery_clean: tuple[CheckResult, ...]
     tools_memo: dict[tuple[tuple[str, int], ...], tuple[CheckResult, ...]]
     implied_goal: RefusalCriterion | None
+    goal_memo: dict[str | None, tuple[CheckResult, ...]] | None
 
     def quick(self, run: RunRecord) -> tuple[bool, bool, int, bool]:
         """The four basic checks at tuple cost, for CI gates and benchmarks.
@@ -235,12 +243,13 @@ class TaskPlan:
                 elif not matcher(step).ok:
                     exact = False
                     break
-        signatures = [call_signature(step) for step in steps]
-        redundant = (
-            len(signatures) - len(set(signatures))
-            if not run.error_count
-            else len(redundant_calls(run))
-        )
+        keys = call_keys(steps)
+        if keys is None:
+            redundant = 0
+        elif not any(step.is_error for step in steps):
+            redundant = len(keys) - len(set(keys))
+        else:
+            redundant = len(redundant_calls(run))
         within = self.budget is None or len(steps) <= self.budget
         return in_order, exact, redundant, within
 
@@ -266,6 +275,8 @@ def plan_task(task: Task) -> TaskPlan:
         recovery_clean=tuple(check_recovery(RunRecord(run_id="-", task_id=task.id), recovery)),
         tools_memo={},
         implied_goal=implied,
+        # the answer criteria read the final answer alone: their results are memoised on it
+        goal_memo={} if task.success is None or _answer_only(task.success) else None,
         arguments={exp.tool: exp for exp in task.arguments},
         budget=step_spec.budget,
         quick_tools=tuple(step.tool for step in first),
@@ -279,6 +290,39 @@ def plan_task(task: Task) -> TaskPlan:
 
 
 _MEMO_LIMIT = 4096
+_MEMO_ANSWER_CHARS = 2000  # longer final answers are graded afresh, to keep the memo small
+
+
+def _answer_only(criterion: SuccessCriterion) -> bool:
+    """Whether the criterion's result depends on the run's final answer alone (no user callable)."""
+    if isinstance(criterion, CallableCriterion):
+        return False
+    if isinstance(criterion, AllOfCriterion):
+        return all(_answer_only(part.criterion) for part in criterion.parts)
+    return True
+
+
+def _goal_checks(run: RunRecord, plan: TaskPlan) -> tuple[CheckResult, ...]:
+    """The task's success criterion, then the refusal rule its kind implies (memoised on the answer)."""
+    memo = plan.goal_memo
+    answer = run.final_answer
+    if memo is not None:
+        found = memo.get(answer)
+        if found is not None:
+            return found
+    task = plan.task
+    goal: tuple[CheckResult, ...] = ()
+    if task.success is not None:
+        goal = (check_outcome(run, task.success),)
+    if plan.implied_goal is not None:
+        goal = (*goal, check_outcome(run, plan.implied_goal))
+    if (
+        memo is not None
+        and len(memo) < _MEMO_LIMIT
+        and (answer is None or len(answer) <= _MEMO_ANSWER_CHARS)
+    ):
+        memo[answer] = goal
+    return goal
 
 
 @functools.lru_cache(maxsize=256)
@@ -351,30 +395,6 @@ def _arguments_checks(run: RunRecord, plan: TaskPlan) -> list[CheckResult]:
     return out
 
 
-def _redundant_pairs(checks: list[CheckResult], run: RunRecord) -> list[tuple[int, int]]:
-    """The (first, repeat) pairs the step checks already found, else computed afresh."""
-    for check in checks:
-        if check.check == "steps.redundant":
-            found = check.details.get("pairs")
-            if isinstance(found, list):
-                out: list[tuple[int, int]] = []
-                for pair in found:
-                    if isinstance(pair, list) and len(pair) == 2:
-                        first, repeat = pair
-                        if isinstance(first, int) and isinstance(repeat, int):
-                            out.append((first, repeat))
-                return out
-    return redundant_calls(run)
-
-
-def _numeric(check: CheckResult) -> float | None:
-    if check.status == "pass" or check.status == "fail":
-        if check.score is not None:
-            return check.score
-        return 1.0 if check.status == "pass" else 0.0
-    return None
-
-
 def _mean(values: list[float]) -> float | None:
     return sum(values) / len(values) if values else None
 
@@ -399,10 +419,11 @@ def grade_run_lean(
 ) -> LeanGrade:
     """:func:`grade_run` as plain data; the Pydantic :class:`RunGrade` is built only when asked for."""
     task = plan.task
+    steps = run.steps
     checks: list[CheckResult] = []
     if task.tools is not None:
         # tool selection reads only the (tool, turn) sequence: memoised per task on exactly that key
-        shape = tuple((step.tool, step.turn) for step in run.steps)
+        shape = tuple([(step.tool, step.turn) for step in steps])
         selected = plan.tools_memo.get(shape)
         if selected is None:
             selected = tuple(check_tool_selection(run, task.tools))
@@ -419,35 +440,33 @@ def grade_run_lean(
                 tools=task.query_overlap.tools or None,
             )
         )
-    checks.extend(check_steps(run, plan.step_spec))
-    checks.extend(
-        plan.recovery_clean if not run.error_count else check_recovery(run, plan.recovery_spec)
-    )
-    goal: list[CheckResult] = []
-    if task.success is not None:
-        goal.append(check_outcome(run, task.success))
-    if plan.implied_goal is not None:
-        goal.append(check_outcome(run, plan.implied_goal))
+    efficiency, pairs = step_checks(run, plan.step_spec)
+    checks.extend(efficiency)
+    errored = False
+    for step in steps:
+        if step.is_error:
+            errored = True
+            break
+    checks.extend(plan.recovery_clean if not errored else check_recovery(run, plan.recovery_spec))
+    goal = _goal_checks(run, plan)
     checks.extend(goal)
 
-    pairs = _redundant_pairs(checks, run)
-    repeats = [repeat for _, repeat in pairs]
     alignment: AlignmentData | None = None
     if plan.references:
-        alignment = best_data(
-            [
-                align_data(
-                    run.steps,
-                    refs,
-                    mode,
-                    name=name,
-                    budget=plan.budget,
-                    costs=task.costs,
-                    redundant=repeats,
-                )
-                for name, mode, refs in plan.references
-            ]
-        )
+        repeats = [repeat for _, repeat in pairs]
+        aligned = [
+            align_data(
+                steps,
+                refs,
+                mode,
+                name=name,
+                budget=plan.budget,
+                costs=task.costs,
+                redundant=repeats,
+            )
+            for name, mode, refs in plan.references
+        ]
+        alignment = aligned[0] if len(aligned) == 1 else best_data(aligned)
 
     judged: list[JudgedResult] = []
     for spec in task.judged:
@@ -473,12 +492,11 @@ def grade_run_lean(
     # task success
     gating_goal = [c for c in goal if c.gating]
     decided_goal = [c for c in gating_goal if c.status in ("pass", "fail", "error")]
-    judged_fail = any(j.status == "fail" for j in judged)
-    judged_pass = [j for j in judged if j.status == "pass"]
+    judged_fail = any(j.status == "fail" for j in judged) if judged else False
     success: SuccessStatus
     if any(c.status != "pass" for c in decided_goal) or judged_fail:
         success = "fail"
-    elif decided_goal or (judged and len(judged_pass) == len(judged)):
+    elif decided_goal or (judged and all(j.status == "pass" for j in judged)):
         success = "pass"
     else:
         success = "undecided"
@@ -501,12 +519,16 @@ def grade_run_lean(
 
     # levels and axes, in one pass over the gating checks
     sums: dict[str, list[float]] = {}
+    check_errors = 0
     for check in checks:
-        if not check.gating:
+        status = check.status
+        if status == "error":
+            check_errors += 1
+        if not check.gating or (status != "pass" and status != "fail"):
             continue
-        value = _numeric(check)
+        value = check.score
         if value is None:
-            continue
+            value = 1.0 if status == "pass" else 0.0
         acc = sums.get(check.axis)
         if acc is None:
             sums[check.axis] = [value, 1.0]
@@ -517,8 +539,8 @@ def grade_run_lean(
     for axis in AXES:
         acc = sums.get(axis)
         axes[axis] = acc[0] / acc[1] if acc else None
-    selection = sums.get("tool_selection", [0.0, 0.0])
-    arguments = sums.get("argument_correctness", [0.0, 0.0])
+    selection = sums.get("tool_selection", _NOTHING)
+    arguments = sums.get("argument_correctness", _NOTHING)
     counted = selection[1] + arguments[1]
     tool_calls = (selection[0] + arguments[0]) / counted if counted else None
     trajectory: float | None = None
@@ -531,15 +553,15 @@ def grade_run_lean(
         missing_surface = tuple(
             wanted
             for wanted in task.surface
-            if not any(result_contains(s.result, wanted) for s in run.steps)
+            if not any(result_contains(s.result, wanted) for s in steps)
         )
         surfaced = not missing_surface
 
-    weak: list[WeakFlag] = []
+    weak: tuple[WeakFlag, ...] = ()
     failing: tuple[str, ...] = ()
     poor: AlignmentData | None = None
     if success == "fail":
-        weak.append("failed")
+        weak = ("failed",)
         failing = tuple(c.reason for c in gating_goal if c.status != "pass") + tuple(
             f"judged {j.criterion}: {j.reasoning}" for j in judged if j.status == "fail"
         )
@@ -549,11 +571,12 @@ def grade_run_lean(
         and alignment is not None
         and not alignment.satisfied
     ):
-        weak.append("poor_path")
+        weak = ("poor_path",)
         poor = alignment
+    repeats_of: tuple[tuple[int, int, str], ...] = ()
     if pairs:
-        weak.append("redundant")
-    repeats_of = tuple((f, r, run.steps[r].tool) for f, r in pairs[:5])
+        weak = (*weak, "redundant")
+        repeats_of = tuple([(f, r, steps[r].tool) for f, r in pairs[:5]])
     return LeanGrade(
         run_id=run.run_id,
         task_id=run.task_id,
@@ -566,14 +589,18 @@ def grade_run_lean(
         axes=axes,
         surfaced=surfaced,
         missing_surface=missing_surface,
-        steps=len(run.steps),
+        steps=len(steps),
         redundant=len(pairs),
         checks=tuple(checks),
         path=alignment,
         judged=tuple(judged),
-        weak=tuple(weak),
+        weak=weak,
         why=(failing, poor, repeats_of),
+        check_errors=check_errors,
     )
+
+
+_NOTHING = (0.0, 0.0)
 
 
 def grade(

@@ -290,7 +290,7 @@ class ScorecardBuilder:
         for judged in grade.judged:
             counts = self.judged.setdefault(judged.criterion, [0, 0, 0, 0, 0])
             counts[("pass", "fail", "unsure", "error", "not_run").index(judged.status)] += 1
-        self.check_errors += sum(1 for check in grade.checks if check.status == "error")
+        self.check_errors += grade.check_errors
         if grade.weak:
             self.weak_total += 1
             acc.weak += 1

@@ -3,6 +3,8 @@
 The model is loaded once; calls run one at a time in a worker thread (a ``Llama`` object is not
 thread-safe) with the Verdict JSON schema as a grammar (``response_format`` json_object + schema), and the
 same validate / re-ask loop as the OpenAI-compatible backend. Usage is recorded per call; cost is 0.
+``repeat_penalty`` defaults to 1.3: small models otherwise tend to repeat list items (the evidence
+quotes) until they hit ``max_tokens``.
 """
 
 from __future__ import annotations
@@ -28,7 +30,13 @@ class LlamaBackend(JudgeBackend):
     name = "llama"
 
     def __init__(
-        self, *, model_path: str | Path, n_ctx: int = 4096, max_tokens: int = 512, reasks: int = 2
+        self,
+        *,
+        model_path: str | Path,
+        n_ctx: int = 4096,
+        max_tokens: int = 512,
+        reasks: int = 2,
+        repeat_penalty: float = 1.3,
     ) -> None:
         llama_cpp = require("llama_cpp", "llama", "the in-process llama judge backend")
         path = Path(model_path)
@@ -39,6 +47,7 @@ class LlamaBackend(JudgeBackend):
         self.model = path.name
         self.max_tokens = max_tokens
         self.reasks = reasks
+        self.repeat_penalty = repeat_penalty
         self._lock = threading.Lock()
         try:
             self._llama = llama_cpp.Llama(model_path=str(path), n_ctx=n_ctx, verbose=False)
@@ -52,6 +61,7 @@ class LlamaBackend(JudgeBackend):
             result = self._llama.create_chat_completion(
                 messages=messages,
                 max_tokens=self.max_tokens,
+                repeat_penalty=self.repeat_penalty,
                 response_format={"type": "json_object", "schema": Verdict.model_json_schema()},
             )
         return dict(result)

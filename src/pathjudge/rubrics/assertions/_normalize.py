@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Mapping
+from collections.abc import Hashable, Mapping
 from typing import Literal, assert_never
 
 from pydantic import JsonValue
@@ -21,6 +21,7 @@ __all__ = [
     "JsonKind",
     "NormalizeMode",
     "canonical_json",
+    "canonical_key",
     "json_equal",
     "json_kind",
     "normalize_json",
@@ -128,6 +129,50 @@ def canonical_json(value: JsonValue) -> str:
     '{"a":5,"b":"rate limit"}'
     """
     return json.dumps(_canonical(value), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+class _Tag:
+    """A marker inside :func:`canonical_key` values; equal only to itself."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __repr__(self) -> str:
+        return f"<{self.name}>"
+
+
+_TRUE = _Tag("true")
+_FALSE = _Tag("false")
+_OBJECT = _Tag("object")
+_NON_FINITE = _Tag("non-finite")
+
+
+def canonical_key(value: JsonValue) -> Hashable:
+    """A hashable stand-in for :func:`canonical_json`: ``canonical_key(a) == canonical_key(b)``
+    exactly when ``canonical_json(a) == canonical_json(b)``, without writing any JSON text.
+
+    Strings are case-folded and whitespace-collapsed as there, integral floats become ints, lists
+    become tuples, objects become a marked tuple of their items sorted by key, and booleans and
+    non-finite floats become markers (so ``True`` never equals ``1``, as ``true`` never equals ``1``).
+    For equality and hashing only; the value itself means nothing.
+    """
+    if isinstance(value, str):
+        return _WHITESPACE.sub(" ", value).strip().casefold()
+    if isinstance(value, bool):
+        return _TRUE if value else _FALSE
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            return (_NON_FINITE, repr(value))
+        return int(value) if value.is_integer() else value
+    if isinstance(value, dict):
+        return (_OBJECT, *sorted([(key, canonical_key(item)) for key, item in value.items()]))
+    if isinstance(value, list):
+        return tuple([canonical_key(item) for item in value])
+    return value
 
 
 def render_value(value: object, limit: int = 60) -> str:

@@ -15,12 +15,14 @@ compare by their trimmed, case-folded raw text. Parallel calls of one turn count
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
 from pathjudge.agent.trajectory import RunRecord, Step
-from pathjudge.rubrics.assertions._normalize import canonical_json, normalize_string
+from pathjudge.rubrics.assertions._normalize import canonical_json, canonical_key, normalize_string
 from pathjudge.rubrics.assertions.base import CheckResult
 
 __all__ = [
@@ -54,6 +56,45 @@ def call_signature(step: Step) -> str:
     return f"{step.tool} {canonical_json(step.arguments)}"
 
 
+_RAW = object()  # marks the key of a call whose arguments did not parse
+
+
+def call_keys(steps: Sequence[Step]) -> list[Hashable] | None:
+    """One hashable key per call, with ``keys[i] == keys[j]`` exactly when the calls' signatures are equal.
+
+    Equal to comparing :func:`call_signature` texts, but cheaper: a call whose tool no other call of
+    the run uses can equal no other call, so its key is its tool name and its arguments are never
+    canonicalised; the others get ``(tool, canonical_key(arguments))`` (see
+    :func:`~pathjudge.rubrics.assertions._normalize.canonical_key`). When a tool name contains a
+    space, the signature texts themselves are the keys: there calls of two different tools can have
+    equal signatures (tool ``"a raw:x"`` with arguments ``{}`` and tool ``"a"`` with the unparsed
+    arguments ``"x {}"`` both give ``"a raw:x {}"``). ``None`` when no tool name contains a space
+    and every call uses a different tool (then no two calls are the same); no steps: ``None``.
+    """
+    seen: set[str] = set()
+    shared: set[str] = set()
+    for step in steps:
+        tool = step.tool
+        if tool in seen:
+            shared.add(tool)
+        else:
+            seen.add(tool)
+    if any(" " in tool for tool in seen):
+        return [call_signature(step) for step in steps]
+    if not shared:
+        return None
+    keys: list[Hashable] = []
+    for step in steps:
+        tool = step.tool
+        if tool not in shared:
+            keys.append(tool)
+        elif step.arguments_error is not None:
+            keys.append((tool, _RAW, normalize_string(step.raw_arguments or "", "casefold")))
+        else:
+            keys.append((tool, canonical_key(step.arguments)))
+    return keys
+
+
 def redundant_calls(run: RunRecord) -> list[tuple[int, int]]:
     """Pairs ``(first, repeat)`` of step indices where ``repeat`` is the same call as the earlier ``first``.
 
@@ -61,15 +102,25 @@ def redundant_calls(run: RunRecord) -> list[tuple[int, int]]:
     calls minus distinct calls). A repeat of a call whose latest previous occurrence errored is a
     retry, not a redundancy (the recovery checks judge retries). No steps: an empty list.
     """
-    first_seen: dict[str, int] = {}
-    last_errored: dict[str, bool] = {}
+    return _redundant_pairs(run.steps, call_keys(run.steps))
+
+
+def _redundant_pairs(
+    steps: Sequence[Step], keys: list[Hashable] | None
+) -> list[tuple[int, int]]:
+    """:func:`redundant_calls` over keys already computed by :func:`call_keys`."""
+    if keys is None:
+        return []
+    first_seen: dict[Hashable, int] = {}
+    last_errored: dict[Hashable, bool] = {}
     pairs: list[tuple[int, int]] = []
-    for index, step in enumerate(run.steps):
-        sig = call_signature(step)
-        if sig in first_seen and not last_errored[sig]:
-            pairs.append((first_seen[sig], index))
-        first_seen.setdefault(sig, index)
-        last_errored[sig] = step.is_error
+    for index, key in enumerate(keys):
+        if key in first_seen:
+            if not last_errored[key]:
+                pairs.append((first_seen[key], index))
+        else:
+            first_seen[key] = index
+        last_errored[key] = steps[index].is_error
     return pairs
 
 
@@ -112,7 +163,17 @@ def find_loops(run: RunRecord, threshold: int = 3, max_period: int = 3) -> list[
     """
     if threshold < 2:
         raise ValueError("threshold must be at least 2")
-    sigs = [call_signature(step) for step in run.steps]
+    return _find_loops(run.steps, call_keys(run.steps), threshold, max_period)
+
+
+def _find_loops(
+    steps: Sequence[Step], keys: list[Hashable] | None, threshold: int, max_period: int = 3
+) -> list[Loop]:
+    """:func:`find_loops` over keys already computed by :func:`call_keys` (``threshold >= 2``)."""
+    # a loop repeats some call, so with every call distinct (or too few calls) there is none
+    if keys is None or len(keys) < threshold:
+        return []
+    sigs = keys
     n = len(sigs)
     covered = [False] * n
     loops: list[Loop] = []
@@ -134,7 +195,7 @@ def find_loops(run: RunRecord, threshold: int = 3, max_period: int = 3) -> list[
                 end = start + repeats * period
                 for index in range(start, end):
                     covered[index] = True
-                tools = tuple(step.tool for step in run.steps[start : start + period])
+                tools = tuple(step.tool for step in steps[start : start + period])
                 loops.append(Loop(start=start, period=period, repeats=repeats, tools=tools))
                 start = end
             else:
@@ -151,56 +212,97 @@ def check_steps(run: RunRecord, spec: StepSpec) -> list[CheckResult]:
       the fraction of calls that were not redundant (1.0 for a run with no steps).
     - loop: passes when :func:`find_loops` finds none at ``loop_threshold``; score 1 or 0.
     """
+    return step_checks(run, spec)[0]
+
+
+def step_checks(run: RunRecord, spec: StepSpec) -> tuple[list[CheckResult], list[tuple[int, int]]]:
+    """:func:`check_steps` plus the redundant ``(first, repeat)`` pairs it found.
+
+    The calls' keys are computed once and shared by the redundancy and loop checks; the results of
+    the common outcomes (within budget, no redundant call, no loop) depend on a few numbers alone and
+    are built once per distinct value.
+    """
+    steps = run.steps
+    n = len(steps)
     results: list[CheckResult] = []
-    n = len(run.steps)
     if spec.budget is not None:
-        over = n > spec.budget
-        results.append(
-            CheckResult(
-                check="steps.budget",
-                axis="step_efficiency",
-                status="fail" if over else "pass",
-                score=0.0 if over else 1.0,
-                reason=f"{n} tool call{'s' if n != 1 else ''} against a budget of {spec.budget}"
-                + (f" ({n - spec.budget} over)" if over else ""),
-                details={"steps": n, "budget": spec.budget},
-            )
-        )
-    pairs = redundant_calls(run)
+        results.append(_budget_result(n, spec.budget))
+    keys = call_keys(steps)
+    pairs = _redundant_pairs(steps, keys)
     count = len(pairs)
     if count:
         shown = "; ".join(
-            f"steps[{repeat}] repeats steps[{first}] {run.steps[repeat].tool}"
+            f"steps[{repeat}] repeats steps[{first}] {steps[repeat].tool}"
             for first, repeat in pairs[:5]
         )
         reason = f"{count} of {n} calls redundant (max {spec.max_redundant}): {shown}"
         if count > 5:
             reason += f"; and {count - 5} more"
+        results.append(
+            CheckResult(
+                check="steps.redundant",
+                axis="step_efficiency",
+                status="fail" if count > spec.max_redundant else "pass",
+                score=(n - count) / n if n else 1.0,
+                reason=reason,
+                details={"pairs": [[first, repeat] for first, repeat in pairs], "count": count},
+            )
+        )
     else:
-        reason = f"no redundant calls among {n}"
-    results.append(
-        CheckResult(
-            check="steps.redundant",
-            axis="step_efficiency",
-            status="fail" if count > spec.max_redundant else "pass",
-            score=(n - count) / n if n else 1.0,
-            reason=reason,
-            details={"pairs": [[first, repeat] for first, repeat in pairs], "count": count},
+        results.append(_no_redundant_result(n))
+    loops = _find_loops(steps, keys, spec.loop_threshold)
+    if loops:
+        results.append(
+            CheckResult(
+                check="steps.loop",
+                axis="step_efficiency",
+                status="fail",
+                score=0.0,
+                reason="; ".join(loop.describe() for loop in loops),
+                details={"loops": [loop.as_dict() for loop in loops]},
+            )
         )
+    else:
+        results.append(_no_loop_result(spec.loop_threshold))
+    return results, pairs
+
+
+# The results of the common outcomes, shared between runs (CheckResult is frozen).
+
+
+@functools.lru_cache(maxsize=1024)
+def _budget_result(n: int, budget: int) -> CheckResult:
+    over = n > budget
+    return CheckResult(
+        check="steps.budget",
+        axis="step_efficiency",
+        status="fail" if over else "pass",
+        score=0.0 if over else 1.0,
+        reason=f"{n} tool call{'s' if n != 1 else ''} against a budget of {budget}"
+        + (f" ({n - budget} over)" if over else ""),
+        details={"steps": n, "budget": budget},
     )
-    loops = find_loops(run, spec.loop_threshold)
-    results.append(
-        CheckResult(
-            check="steps.loop",
-            axis="step_efficiency",
-            status="fail" if loops else "pass",
-            score=0.0 if loops else 1.0,
-            reason=(
-                "; ".join(loop.describe() for loop in loops)
-                if loops
-                else f"no call or cycle repeated {spec.loop_threshold}x in a row"
-            ),
-            details={"loops": [loop.as_dict() for loop in loops]},
-        )
+
+
+@functools.lru_cache(maxsize=256)
+def _no_redundant_result(n: int) -> CheckResult:
+    return CheckResult(
+        check="steps.redundant",
+        axis="step_efficiency",
+        status="pass",
+        score=1.0,
+        reason=f"no redundant calls among {n}",
+        details={"pairs": [], "count": 0},
     )
-    return results
+
+
+@functools.lru_cache(maxsize=64)
+def _no_loop_result(threshold: int) -> CheckResult:
+    return CheckResult(
+        check="steps.loop",
+        axis="step_efficiency",
+        status="pass",
+        score=1.0,
+        reason=f"no call or cycle repeated {threshold}x in a row",
+        details={"loops": []},
+    )

@@ -1,0 +1,173 @@
+"""Header parsing, pricing and the adaptive concurrency limit (hand-computed)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from pathjudge.agent.trajectory import Usage
+from pathjudge.cli import main
+from pathjudge.judge.backends.base import cost_usd, ratelimit_pause, retry_after_seconds
+from pathjudge.judge.runner import AdaptiveLimiter, Budget
+from tests.fakes.anthropic_server import FakeAnthropic
+
+
+def test_retry_after_forms() -> None:
+    assert retry_after_seconds({"retry-after": "3"}) == 3.0
+    assert retry_after_seconds({"Retry-After": "0.5"}) == 0.5
+    assert retry_after_seconds({"retry-after-ms": "250", "retry-after": "9"}) == 0.25
+    assert retry_after_seconds({}) is None
+    date = (datetime.now(UTC) + timedelta(seconds=30)).strftime("%a, %d %b %Y %H:%M:%S GMT")
+    assert 25 <= (retry_after_seconds({"retry-after": date}) or 0) <= 31
+
+
+def test_ratelimit_pause_only_when_a_limit_is_spent() -> None:
+    now = datetime(2026, 1, 1, tzinfo=UTC).timestamp()
+    headers = {
+        "anthropic-ratelimit-requests-remaining": "0",
+        "anthropic-ratelimit-requests-reset": "2026-01-01T00:00:02Z",
+        "anthropic-ratelimit-tokens-remaining": "0",
+        "anthropic-ratelimit-tokens-reset": "2026-01-01T00:00:05Z",
+        "anthropic-ratelimit-input-tokens-remaining": "1200",
+        "anthropic-ratelimit-input-tokens-reset": "2026-01-01T00:00:09Z",
+    }
+    # two spent limits reset at +2 s and +5 s: pause until the later one
+    assert ratelimit_pause(headers, now=now) == 5.0
+    assert ratelimit_pause({"anthropic-ratelimit-requests-remaining": "7"}, now=now) is None
+
+
+def test_cost_hand_computed() -> None:
+    usage = Usage(
+        input_tokens=1000,
+        output_tokens=200,
+        cache_creation_input_tokens=400,
+        cache_read_input_tokens=2000,
+    )
+    # opus-4 $5 in / $25 out per MTok:
+    # 1000*5 + 400*5*1.25 + 2000*5*0.1 + 200*25 = 5000 + 2500 + 1000 + 5000 = 13500 → $0.0135
+    assert cost_usd("anthropic", "claude-opus-4-8", usage) == pytest.approx(0.0135)
+    assert cost_usd("anthropic", "claude-opus-4-8", usage, batch=True) == pytest.approx(0.00675)
+    # haiku-4 $1 / $5: 1000 + 500 + 200 + 1000 = 2700 → $0.0027
+    assert cost_usd("anthropic", "claude-haiku-4-5", usage) == pytest.approx(0.0027)
+    assert cost_usd("anthropic", "some-other-model", usage) is None
+    assert cost_usd("openai", "smol", usage) is None
+    assert cost_usd("llama", "smol.gguf", usage) == 0.0
+
+
+def test_budget_limits() -> None:
+    budget = Budget(max_usd=0.01, max_tokens=1000)
+    budget.charge(Usage(input_tokens=600, cost_usd=0.004))
+    assert not budget.exhausted
+    budget.charge(Usage(input_tokens=400, cost_usd=0.001))
+    assert budget.exhausted  # 1000 tokens of 1000
+    assert budget.describe() == "$0.0050 of $0.01, 1000 of 1000 tokens"
+    assert not Budget().exhausted
+
+
+def test_limiter_aimd_arithmetic() -> None:
+    limiter = AdaptiveLimiter(10, cooldown=0.0)
+    limiter.throttle()
+    assert limiter.limit == pytest.approx(7.0)  # 10 * 0.7
+    limiter.throttle()
+    assert limiter.limit == pytest.approx(4.9)  # 7 * 0.7
+    assert limiter.capacity == 4
+    limiter.success()
+    assert limiter.limit == pytest.approx(4.9 + 1 / 4.9)
+    for _ in range(200):
+        limiter.success()
+    assert limiter.limit == 10.0  # never above the configured maximum
+    slow = AdaptiveLimiter(10, cooldown=60.0)
+    slow.throttle()
+    slow.throttle()  # within the cooldown: one cut only
+    assert slow.limit == pytest.approx(7.0)
+    floor = AdaptiveLimiter(1, cooldown=0.0)
+    floor.throttle()
+    assert floor.capacity == 1
+
+
+def test_limiter_bounds_concurrency() -> None:
+    async def scenario() -> int:
+        limiter = AdaptiveLimiter(3)
+        active = peak = 0
+
+        async def work() -> None:
+            nonlocal active, peak
+            async with limiter.slot():
+                active += 1
+                peak = max(peak, active)
+                await asyncio.sleep(0.01)
+                active -= 1
+
+        await asyncio.gather(*(work() for _ in range(20)))
+        return peak
+
+    assert asyncio.run(scenario()) == 3
+
+
+def test_cli_budget_stops_cleanly_writes_what_was_judged(
+    server: FakeAnthropic, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    items = tmp_path / "items.jsonl"
+    items.write_text(
+        "".join(
+            json.dumps(
+                {
+                    "item_id": f"i{i}",
+                    "inputs": {"question": "q", "answer": f"a{i}", "reference": "r"},
+                }
+            )
+            + "\n"
+            for i in range(5)
+        )
+    )
+    out = tmp_path / "v.jsonl"
+    base = [
+        "judge",
+        str(items),
+        "--criterion",
+        "answer-correct",
+        "--base-url",
+        server.url,
+        "--concurrency",
+        "1",
+    ]
+    # each call: 100 in + 20 out on opus = 0.0005 + 0.0005 = $0.001; budget $0.0025 → 3 calls
+    code = main(
+        [*base, "--budget-usd", "0.0025", "--cache", str(tmp_path / "c.sqlite"), "-o", str(out)]
+    )
+    assert code == 2
+    assert "budget ran out" in capsys.readouterr().err
+    assert len(out.read_text().splitlines()) == 3
+    assert server.count("POST", "/v1/messages") == 3
+
+
+def test_cli_budget_usd_needs_a_known_price(
+    fake_anthropic: FakeAnthropic, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    items = tmp_path / "items.jsonl"
+    items.write_text(
+        json.dumps({"item_id": "a", "inputs": {"question": "q", "answer": "a", "reference": "r"}})
+        + "\n"
+    )
+    code = main(
+        [
+            "judge",
+            str(items),
+            "--criterion",
+            "answer-correct",
+            "--backend",
+            "openai",
+            "--base-url",
+            fake_anthropic.url,
+            "--budget-usd",
+            "1",
+            "-o",
+            str(tmp_path / "o.jsonl"),
+        ]
+    )
+    assert code == 2
+    assert "--budget-tokens" in capsys.readouterr().err
