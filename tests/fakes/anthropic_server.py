@@ -35,6 +35,7 @@ be a :class:`Reply` to control status, headers, latency and faults:
 - ``message([...], stop_reason="max_tokens")`` → truncation; ``tool_use(name, {"bad": 1})`` → invalid input
 
 ``latency`` (seconds) delays every ``/v1/messages`` answer; a :class:`Reply` adds its own ``delay``.
+There is no streaming: a request with ``"stream": true`` gets the same plain JSON answer.
 
 Message Batches: ``POST /v1/messages/batches`` stores the batch (each request answered by the same
 script/policy, with the request's ``params`` as ``json`` and ``batch_custom_id`` set), ``GET

@@ -171,3 +171,32 @@ def test_cli_budget_usd_needs_a_known_price(
     )
     assert code == 2
     assert "--budget-tokens" in capsys.readouterr().err
+
+
+def test_option_resolution_and_backend_errors() -> None:
+    from pathjudge.errors import ConfigError
+    from pathjudge.judge.cli_support import DEFAULT_CACHE, JudgeOptions
+    from pathjudge.judge.runner import make_backend
+
+    options = JudgeOptions.resolve()
+    assert (options.backend, options.concurrency, options.samples, options.batch) == (
+        "anthropic",
+        8,
+        1,
+        False,
+    )
+    assert options.cache == DEFAULT_CACHE
+    assert options.budget is None
+    assert options.model is None
+    assert JudgeOptions.resolve(backend="openai-compatible").backend == "openai"
+    assert JudgeOptions.resolve(backend="llama-cpp").backend == "llama"
+    with pytest.raises(ConfigError, match="unknown backend 'vllm'"):
+        JudgeOptions.resolve(backend="vllm")
+    with pytest.raises(ConfigError, match="--batch needs the anthropic backend"):
+        JudgeOptions.resolve(backend="openai", batch=True)
+    with pytest.raises(ConfigError, match="samples must be at least 1"):
+        JudgeOptions.resolve(samples=0)
+    with pytest.raises(ConfigError, match="needs --base-url"):
+        make_backend("openai")
+    with pytest.raises(ConfigError, match="needs --model PATH"):
+        make_backend("llama")

@@ -22,14 +22,17 @@ def judge(
         Path, typer.Option("-o", "--output", help="Where to write the verdicts JSONL.")
     ],
     backend: Annotated[
-        str | None, typer.Option(help="anthropic (default), openai or llama.")
+        str | None,
+        typer.Option(
+            help="anthropic (default), openai (any OpenAI-compatible server) or llama (in process)."
+        ),
     ] = None,
     model: Annotated[str | None, typer.Option(help="Judge model (llama: path to a GGUF).")] = None,
     base_url: Annotated[
         str | None, typer.Option("--base-url", help="API base URL (openai: required).")
     ] = None,
     concurrency: Annotated[
-        int | None, typer.Option(help="Calls in flight at most (default 16).")
+        int | None, typer.Option(help="Calls in flight at most (default 8).")
     ] = None,
     samples: Annotated[
         int | None, typer.Option(help="Samples per item, majority vote (default 1).")
@@ -38,7 +41,7 @@ def judge(
         bool | None, typer.Option("--batch/--no-batch", help="Use the Message Batches API.")
     ] = None,
     cache: Annotated[
-        Path | None, typer.Option(help="Verdict cache (default .pathjudge/verdicts.sqlite).")
+        Path | None, typer.Option(help="Verdict cache (default .pathjudge/cache.sqlite).")
     ] = None,
     budget_usd: Annotated[
         float | None, typer.Option("--budget-usd", help="Stop cleanly after spending this.")

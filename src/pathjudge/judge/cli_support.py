@@ -24,7 +24,9 @@ from pathjudge.rubrics.criteria import get_criterion
 
 __all__ = ["DEFAULT_CACHE", "JudgeItem", "JudgeOptions", "execute", "read_items"]
 
-DEFAULT_CACHE = Path(".pathjudge") / "verdicts.sqlite"
+DEFAULT_CACHE = Path(".pathjudge") / "cache.sqlite"
+DEFAULT_CONCURRENCY = 8
+_ALIASES = {"openai-compatible": "openai", "llama-cpp": "llama"}  # the names project config uses
 
 
 class JudgeItem(BaseModel):
@@ -72,10 +74,12 @@ class JudgeOptions:
         progress: bool | None = None,
     ) -> JudgeOptions:
         """Fill defaults and validate; a bad value raises :class:`ConfigError` naming the option."""
-        kind = backend or "anthropic"
+        kind = _ALIASES.get(backend or "anthropic", backend or "anthropic")
         if kind not in get_args(BackendKind):
             raise ConfigError(
-                f"unknown backend {kind!r}", field="backend", hint="use anthropic, openai or llama"
+                f"unknown backend {kind!r}",
+                field="backend",
+                hint="use anthropic, openai (openai-compatible) or llama (llama-cpp)",
             )
         resolved_batch = bool(batch)
         if resolved_batch and kind != "anthropic":
@@ -98,7 +102,7 @@ class JudgeOptions:
             backend=cast(BackendKind, kind),
             model=model,
             base_url=base_url,
-            concurrency=concurrency or 16,
+            concurrency=concurrency or DEFAULT_CONCURRENCY,
             samples=samples or 1,
             batch=resolved_batch,
             cache=cache or DEFAULT_CACHE,

@@ -20,6 +20,8 @@ thin wrappers.
 from __future__ import annotations
 
 import asyncio
+import collections
+import contextlib
 import time
 from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
 from contextlib import asynccontextmanager
@@ -165,7 +167,7 @@ class AdaptiveLimiter:
         self.min_limit_seen = float(max_limit)
         self._pause_until = 0.0
         self._last_cut = -1e9
-        self._waiters: list[asyncio.Future[None]] = []
+        self._waiters: collections.deque[asyncio.Future[None]] = collections.deque()
 
     @property
     def capacity(self) -> int:
@@ -185,9 +187,13 @@ class AdaptiveLimiter:
             self._waiters.append(waiter)
             try:
                 await waiter
-            finally:
-                if waiter in self._waiters:
-                    self._waiters.remove(waiter)
+            except asyncio.CancelledError:
+                if not waiter.done() or waiter.cancelled():
+                    with contextlib.suppress(ValueError):
+                        self._waiters.remove(waiter)
+                else:  # woken and cancelled at once: pass the wake-up on
+                    self._wake()
+                raise
 
     def release(self) -> None:
         self.active -= 1
@@ -196,7 +202,7 @@ class AdaptiveLimiter:
     def _wake(self) -> None:
         free = self.capacity - self.active
         while free > 0 and self._waiters:
-            waiter = self._waiters.pop(0)
+            waiter = self._waiters.popleft()
             if not waiter.done():
                 waiter.set_result(None)
                 free -= 1
@@ -338,7 +344,7 @@ async def run_judge(
     *,
     backend: JudgeBackend,
     cache: VerdictCache | None = None,
-    concurrency: int = 16,
+    concurrency: int = 8,
     samples: int = 1,
     timeout: float | None = 120.0,
     max_attempts: int = 6,
@@ -486,7 +492,7 @@ async def judge_requests(
     *,
     backend: JudgeBackend,
     cache: VerdictCache | None = None,
-    concurrency: int = 16,
+    concurrency: int = 8,
     samples: int = 1,
     criteria: Mapping[str, Criterion] | None = None,
     budget: Budget | None = None,

@@ -1,0 +1,110 @@
+"""Memoised alignment equals fresh alignment.
+
+``align_data`` memoises, per reference tuple, the fully matching alignment and the pairing of each
+run shape; a list of reference steps is never memoised. So aligning many runs against one compiled
+reference tuple (memo warm) must give exactly what the same steps as a list give (computed afresh),
+in every mode, with repeats, parallel calls, wrong arguments and partial orders.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from pathjudge.agent.trajectory import RunRecord, Step
+from pathjudge.rubrics.assertions.steps import redundant_calls
+from pathjudge.rubrics.path import MODES, FaultCosts, ReferencePath, align_data, compile_reference
+
+TOOLS = ["a", "b", "c"]
+VALUES: list[Any] = ["x", "y", "X", 1, 1.0]
+
+
+@st.composite
+def references(draw: st.DrawFn) -> ReferencePath:
+    mode = draw(st.sampled_from(MODES))
+    n = draw(st.integers(min_value=0, max_value=4))
+    steps: list[dict[str, Any]] = []
+    for j in range(n):
+        step: dict[str, Any] = {"id": f"s{j}", "tool": draw(st.sampled_from(TOOLS))}
+        if draw(st.booleans()):
+            step["args"] = {"v": draw(st.sampled_from(["x", "y"]))}
+        if draw(st.integers(0, 9)) == 0:
+            step["result_contains"] = ["doc1"]
+        if mode == "partial_order" and j and draw(st.booleans()):
+            step["after"] = draw(
+                st.lists(st.sampled_from([f"s{k}" for k in range(j)]), min_size=1, unique=True)
+            )
+        steps.append(step)
+    return ReferencePath.model_validate({"mode": mode, "steps": steps})
+
+
+@st.composite
+def runs(draw: st.DrawFn) -> RunRecord:
+    n = draw(st.integers(min_value=0, max_value=5))
+    steps: list[Step] = []
+    turn = 0
+    for k in range(n):
+        if k and draw(st.integers(0, 3)) > 0:
+            turn += 1
+        tool = draw(st.sampled_from(TOOLS))
+        if draw(st.integers(0, 11)) == 0:
+            steps.append(Step(tool=tool, turn=turn, arguments_error="bad", raw_arguments="{v"))
+        else:
+            steps.append(
+                Step(
+                    tool=tool,
+                    turn=turn,
+                    arguments={"v": draw(st.sampled_from(VALUES))},
+                    result=draw(st.sampled_from([None, "doc1", {"id": "doc1"}])),
+                )
+            )
+    return RunRecord(run_id="r", task_id="t", steps=tuple(steps))
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    references(),
+    st.lists(runs(), min_size=1, max_size=8),
+    st.sampled_from([None, 2, 3]),
+    st.sampled_from([FaultCosts(), FaultCosts(missing=30, wasted=5)]),
+)
+def test_memoised_alignment_equals_fresh(
+    reference: ReferencePath, batch: list[RunRecord], budget: int | None, costs: FaultCosts
+) -> None:
+    refs = compile_reference(reference)
+    assert isinstance(refs, tuple)
+    for _ in range(2):  # the second round finds every shape memoised
+        for run in batch:
+            marks = [repeat for _, repeat in redundant_calls(run)]
+            kwargs: dict[str, Any] = {"budget": budget, "costs": costs, "redundant": marks}
+            memoised = align_data(run.steps, refs, reference.mode, **kwargs)
+            fresh = align_data(run.steps, list(refs), reference.mode, **kwargs)
+            assert memoised == fresh
+            assert memoised.to_model() == fresh.to_model()
+            assert memoised.reason == fresh.reason
+
+
+def test_one_shape_with_different_argument_diffs_keeps_each_runs_diffs() -> None:
+    reference = ReferencePath.model_validate(
+        {"mode": "strict", "steps": [{"tool": "a", "args": {"v": "x"}}, {"tool": "b"}]}
+    )
+    refs = compile_reference(reference)
+
+    def run(value: str) -> RunRecord:
+        return RunRecord(
+            run_id="r",
+            task_id="t",
+            steps=(
+                Step(tool="b", turn=0),
+                Step(tool="a", turn=1, arguments={"v": value}),
+            ),
+        )
+
+    first = align_data(run("y").steps, refs, "strict")
+    second = align_data(run("z").steps, refs, "strict")  # same shape: pairing memoised
+    assert [d.reason for p in first.pairs for d in p.diffs] != [
+        d.reason for p in second.pairs for d in p.diffs
+    ]
+    assert 'got string "z"' in second.reason and '"y"' not in second.reason
