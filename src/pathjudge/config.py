@@ -17,7 +17,7 @@ key in upper case with dots as underscores)::
     judge.backend            anthropic | openai-compatible | llama-cpp        (default anthropic)
     judge.model              the judge model                                  (default claude-opus-4-8)
     judge.base_url           the judge API's base URL                         (default: the backend's)
-    agent.backend            as judge.backend                                 (default anthropic)
+    agent.backend            as judge.backend, or scripted (offline Docent)   (default anthropic)
     agent.model              the agent under test                             (default claude-haiku-4-5)
     agent.base_url           the agent API's base URL                         (default: the backend's)
     concurrency              parallel model calls, >= 1                       (default 8)
@@ -87,6 +87,7 @@ DEFAULT_JUDGE_MODEL = "claude-opus-4-8"
 DEFAULT_AGENT_MODEL = "claude-haiku-4-5"
 
 Backend = Literal["anthropic", "openai-compatible", "llama-cpp"]
+AgentBackend = Literal["anthropic", "openai-compatible", "llama-cpp", "scripted"]
 
 
 class _Settings(BaseModel):
@@ -104,7 +105,7 @@ class JudgeSettings(_Settings):
 class AgentSettings(_Settings):
     """The agent under test: its model and backend."""
 
-    backend: Backend = Field(default="anthropic", description="The agent's model backend.")
+    backend: AgentBackend = Field(default="anthropic", description="The agent's model backend.")
     model: str = Field(default=DEFAULT_AGENT_MODEL, min_length=1, description="The agent's model.")
     base_url: str | None = Field(default=None, description="Base URL of the agent's API.")
 

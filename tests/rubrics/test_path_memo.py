@@ -28,8 +28,10 @@ def references(draw: st.DrawFn) -> ReferencePath:
     steps: list[dict[str, Any]] = []
     for j in range(n):
         step: dict[str, Any] = {"id": f"s{j}", "tool": draw(st.sampled_from(TOOLS))}
-        if draw(st.booleans()):
+        if draw(st.integers(0, 2)) == 0:
             step["args"] = {"v": draw(st.sampled_from(["x", "y"]))}
+            if draw(st.booleans()):
+                step["args"]["w"] = draw(st.sampled_from(["x", "y"]))  # partial credit 0.5
         if draw(st.integers(0, 9)) == 0:
             step["result_contains"] = ["doc1"]
         if mode == "partial_order" and j and draw(st.booleans()):
@@ -56,27 +58,54 @@ def runs(draw: st.DrawFn) -> RunRecord:
                 Step(
                     tool=tool,
                     turn=turn,
-                    arguments={"v": draw(st.sampled_from(VALUES))},
+                    arguments={
+                        "v": draw(st.sampled_from(VALUES)),
+                        "w": draw(st.sampled_from(VALUES)),
+                    },
                     result=draw(st.sampled_from([None, "doc1", {"id": "doc1"}])),
                 )
             )
     return RunRecord(run_id="r", task_id="t", steps=tuple(steps))
 
 
+def variants(run: RunRecord, values: list[Any]) -> list[RunRecord]:
+    """The run, then the same calls as one parallel turn, one turn each, and with other values."""
+    out = [run]
+    for turns in ([0] * len(run.steps), list(range(len(run.steps)))):
+        steps = tuple(
+            s.model_copy(update={"turn": t}) for s, t in zip(run.steps, turns, strict=True)
+        )
+        out.append(run.model_copy(update={"steps": steps}))
+    steps = tuple(
+        s
+        if s.arguments_error is not None
+        else s.model_copy(update={"arguments": {**s.arguments, "w": values[i % len(values)]}})
+        for i, s in enumerate(run.steps)
+    )
+    out.append(run.model_copy(update={"steps": steps}))
+    return out
+
+
 @settings(max_examples=200, deadline=None)
 @given(
     references(),
-    st.lists(runs(), min_size=1, max_size=8),
+    st.lists(runs(), min_size=1, max_size=6),
+    st.lists(st.sampled_from(VALUES), min_size=1, max_size=3),
     st.sampled_from([None, 2, 3]),
     st.sampled_from([FaultCosts(), FaultCosts(missing=30, wasted=5)]),
 )
 def test_memoised_alignment_equals_fresh(
-    reference: ReferencePath, batch: list[RunRecord], budget: int | None, costs: FaultCosts
+    reference: ReferencePath,
+    batch: list[RunRecord],
+    values: list[Any],
+    budget: int | None,
+    costs: FaultCosts,
 ) -> None:
     refs = compile_reference(reference)
     assert isinstance(refs, tuple)
+    every = [variant for run in batch for variant in variants(run, values)]
     for _ in range(2):  # the second round finds every shape memoised
-        for run in batch:
+        for run in every:
             marks = [repeat for _, repeat in redundant_calls(run)]
             kwargs: dict[str, Any] = {"budget": budget, "costs": costs, "redundant": marks}
             memoised = align_data(run.steps, refs, reference.mode, **kwargs)
@@ -108,3 +137,22 @@ def test_one_shape_with_different_argument_diffs_keeps_each_runs_diffs() -> None
         d.reason for p in second.pairs for d in p.diffs
     ]
     assert 'got string "z"' in second.reason and '"y"' not in second.reason
+
+
+def test_parallel_and_sequential_versions_of_one_sequence_are_aligned_apart() -> None:
+    reference = ReferencePath.model_validate(
+        {"mode": "strict", "steps": [{"tool": "a"}, {"tool": "b"}]}
+    )
+    refs = compile_reference(reference)
+
+    def run(turns: tuple[int, int]) -> RunRecord:
+        return RunRecord(
+            run_id="r",
+            task_id="t",
+            steps=(Step(tool="b", turn=turns[0]), Step(tool="a", turn=turns[1])),
+        )
+
+    # b then a in two turns is out of order (100 - 15); in one turn the two calls are parallel
+    assert align_data(run((0, 1)).steps, refs, "strict").score == 85
+    assert align_data(run((0, 0)).steps, refs, "strict").score == 100
+    assert align_data(run((0, 1)).steps, refs, "strict").score == 85

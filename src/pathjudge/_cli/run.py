@@ -19,17 +19,24 @@ def run_command(
     agent: Annotated[str | None, typer.Option(help="Agent under test: docent.")] = None,
     backend: Annotated[
         str | None,
-        typer.Option(help="Model backend: anthropic, openai (compatible) or scripted (offline)."),
+        typer.Option(
+            help="Model backend (config agent.backend): anthropic, openai (openai-compatible), "
+            "llama (llama-cpp: a llama.cpp server) or scripted (offline)."
+        ),
     ] = None,
     model: Annotated[
-        str | None, typer.Option(help="Model name (default claude-haiku-4-5 for anthropic).")
+        str | None,
+        typer.Option(
+            help="Model name (config agent.model; default claude-haiku-4-5 for anthropic)."
+        ),
     ] = None,
     base_url: Annotated[
-        str | None, typer.Option(help="API base URL (openai: ending in /v1).")
+        str | None,
+        typer.Option(help="API base URL ending in /v1 for openai (config agent.base_url)."),
     ] = None,
     epochs: Annotated[int | None, typer.Option(help="Runs per task (default 1).")] = None,
     concurrency: Annotated[
-        int | None, typer.Option(help="Runs in flight at once (default 4).")
+        int | None, typer.Option(help="Runs in flight at once (config concurrency; default 8).")
     ] = None,
     max_steps: Annotated[int | None, typer.Option(help="Model turns per run (default 4).")] = None,
     max_tokens: Annotated[
@@ -40,24 +47,47 @@ def run_command(
         typer.Option(help="Docent's retriever: keyword, or worst_match (deliberately broken)."),
     ] = None,
     task: Annotated[list[str] | None, typer.Option(help="Only this task id (repeatable).")] = None,
+    config_file: Annotated[
+        Path | None,
+        typer.Option(
+            "--config",
+            help="Project configuration file (default: pathjudge.toml or "
+            "pyproject.toml [tool.pathjudge] found from the working directory).",
+        ),
+    ] = None,
 ) -> None:
     """Run the agent on every task for N epochs; each finished run is appended at once, and a rerun
-    skips every (task, epoch) already in the output, so Ctrl-C loses nothing finished."""
+    skips every (task, epoch) already in the output, so Ctrl-C loses nothing finished.
+
+    Backend, model, base URL and concurrency resolve command line > PATHJUDGE_* environment >
+    configuration file > defaults (see `pathjudge config`)."""
     import asyncio
 
-    from pathjudge.agent.collect import collect_suite, resolve_run_options
+    from pathjudge._cli.config import resolve_for_cli
+    from pathjudge.agent.collect import (
+        collect_suite,
+        config_backend_name,
+        resolve_run_options,
+        run_config,
+    )
     from pathjudge.rubrics.suite import load_suite
 
+    resolved = resolve_for_cli(
+        {
+            "agent.backend": config_backend_name(backend) if backend is not None else None,
+            "agent.model": model,
+            "agent.base_url": base_url,
+            "concurrency": concurrency,
+        },
+        config_file=config_file,
+    )
     options = resolve_run_options(
         agent=agent,
-        backend=backend,
-        model=model,
-        base_url=base_url,
         epochs=epochs,
-        concurrency=concurrency,
         max_steps=max_steps,
         max_tokens=max_tokens,
         retriever=retriever,
+        config=run_config(resolved),
     )
     loaded = load_suite(suite)
     try:

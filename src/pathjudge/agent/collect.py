@@ -12,7 +12,10 @@ frozen file. Collection is:
   written (a rerun retries it) and is reported in :attr:`CollectResult.failed`.
 
 Options default to None and are resolved in ONE place, :func:`resolve_run_options`: an explicit value
-wins, then the ``config`` mapping (project configuration), then the built-in default.
+wins, then the ``config`` mapping (project configuration, see :func:`run_config`), then the built-in
+default. Backend names are accepted in both spellings, the agent loop's (``anthropic``, ``openai``,
+``scripted``) and the project configuration's (``openai-compatible``, ``llama-cpp``), through the one
+table :data:`BACKEND_SPELLINGS`.
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Literal, assert_never, get_args
+from typing import TYPE_CHECKING, Any, Literal, assert_never, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
@@ -35,8 +38,13 @@ from pathjudge.agent.io import JsonlAppender, read_runs
 from pathjudge.agent.trajectory import RunRecord
 from pathjudge.errors import ConfigError, InputError, PathjudgeError
 
+if TYPE_CHECKING:
+    from pathjudge.config import ResolvedConfig
+
 __all__ = [
+    "BACKEND_SPELLINGS",
     "DEFAULT_AGENT_MODEL",
+    "LLAMA_CPP_BASE_URL",
     "AgentName",
     "AgentRunner",
     "CollectResult",
@@ -45,9 +53,11 @@ __all__ = [
     "RunOptions",
     "collect",
     "collect_suite",
+    "config_backend_name",
     "docent_runner",
     "make_backend",
     "resolve_run_options",
+    "run_config",
     "tasks_from_suite",
 ]
 
@@ -57,11 +67,25 @@ RetrieverChoice = Literal["keyword", "worst_match"]
 DEFAULT_AGENT_MODEL = "claude-haiku-4-5"
 """The agent model when none is configured (Anthropic backend)."""
 
+LLAMA_CPP_BASE_URL = "http://127.0.0.1:8080/v1"
+"""Where the ``llama-cpp`` backend looks for a llama.cpp server when no base URL is given."""
+
+BACKEND_SPELLINGS: dict[str, tuple[BackendName, str]] = {
+    # accepted name: (the agent loop's backend, the project configuration's name)
+    "anthropic": ("anthropic", "anthropic"),
+    "openai": ("openai", "openai-compatible"),
+    "openai-compatible": ("openai", "openai-compatible"),
+    "llama": ("openai", "llama-cpp"),  # a llama.cpp server speaks the OpenAI chat API
+    "llama-cpp": ("openai", "llama-cpp"),
+    "scripted": ("scripted", "scripted"),
+}
+"""Every accepted agent backend name → (the loop's :data:`BackendName`, the ``agent.backend`` value)."""
+
 _DEFAULTS: dict[str, Any] = {
     "agent": "docent",
     "backend": "anthropic",
     "epochs": 1,
-    "concurrency": 4,
+    "concurrency": 8,
     "max_steps": 4,
     "max_tokens": 400,
     "retriever": "keyword",
@@ -121,8 +145,11 @@ def resolve_run_options(
 
     Defaults: agent ``docent``, backend ``anthropic``, model ``claude-haiku-4-5`` for the Anthropic
     backend and ``docent-scripted`` for the scripted one (the OpenAI-compatible backend has no default
-    model: name it), 1 epoch, concurrency 4, 4 model turns per run, the keyword retriever.
-    An unknown value is an :class:`InputError` (a ``ConfigError`` when it came from ``config``).
+    model: name it), 1 epoch, concurrency 8 (as the project configuration's ``concurrency``), 4 model
+    turns per run, the keyword retriever. ``backend`` takes any name of :data:`BACKEND_SPELLINGS`;
+    ``llama-cpp`` (or ``llama``) is the OpenAI-compatible backend with the base URL defaulting to
+    :data:`LLAMA_CPP_BASE_URL`. An unknown value is an :class:`InputError` (a ``ConfigError`` when it
+    came from ``config``).
     """
     explicit = {
         "agent": agent,
@@ -146,9 +173,10 @@ def resolve_run_options(
         elif key in _DEFAULTS:
             resolved[key], sources[key] = _DEFAULTS[key], "default"
     resolved["agent"] = _choice("agent", resolved["agent"], get_args(AgentName), sources["agent"])
-    resolved["backend"] = _choice(
-        "backend", resolved["backend"], get_args(BackendName), sources["backend"]
-    )
+    spelling = _choice("backend", resolved["backend"], tuple(BACKEND_SPELLINGS), sources["backend"])
+    resolved["backend"] = BACKEND_SPELLINGS[spelling][0]
+    if BACKEND_SPELLINGS[spelling][1] == "llama-cpp" and resolved.get("base_url") is None:
+        resolved["base_url"] = LLAMA_CPP_BASE_URL
     resolved["retriever"] = _choice(
         "retriever", resolved["retriever"], get_args(RetrieverChoice), sources["retriever"]
     )
@@ -163,9 +191,35 @@ def resolve_run_options(
             raise InputError(
                 "the openai backend needs a model name",
                 field="model",
-                hint="pass --model, e.g. --model smollm2 for a local llama.cpp server",
+                hint="pass --model (or set agent.model), e.g. --model smollm2 for a llama.cpp server",
             )
     return RunOptions.model_validate(resolved)
+
+
+def config_backend_name(name: str) -> str:
+    """The ``agent.backend`` configuration value for an accepted backend name (either spelling).
+
+    ``"openai"`` → ``"openai-compatible"``, ``"llama"`` → ``"llama-cpp"``; an unknown name is an
+    :class:`InputError` listing the accepted ones.
+    """
+    spelling = _choice("backend", name, tuple(BACKEND_SPELLINGS), "option")
+    return BACKEND_SPELLINGS[spelling][1]
+
+
+def run_config(resolved: ResolvedConfig) -> dict[str, Any]:
+    """The ``config`` mapping for :func:`resolve_run_options` from the resolved project configuration.
+
+    Carries ``agent.backend``, ``agent.base_url`` and ``concurrency``, and ``agent.model`` only when
+    it was set (command line, environment or file): the built-in ``claude-haiku-4-5`` is an Anthropic
+    model, so the other backends keep their own default (or their demand for a model name).
+    """
+    agent = resolved.config.agent
+    return {
+        "backend": agent.backend,
+        "model": agent.model if resolved.source("agent.model") != "default" else None,
+        "base_url": agent.base_url,
+        "concurrency": resolved.config.concurrency,
+    }
 
 
 class CollectTask(_Frozen):

@@ -1,7 +1,11 @@
 """What ``pathjudge judge`` does, kept out of the CLI module: option resolution, reading items, writing verdicts.
 
 Every option arrives as None when the user did not give it; :meth:`JudgeOptions.resolve` is the one place
-that fills defaults (project configuration can be layered in there).
+that fills defaults: an explicit value, then the project configuration (``config=``, the
+:class:`~pathjudge.config.ResolvedConfig` of ``judge.*``, ``concurrency``, ``cache`` and ``budget_usd``),
+then the built-in default. Judge backend names are accepted in both spellings, the judge's
+(``anthropic``, ``openai``, ``llama``) and the configuration's (``openai-compatible``, ``llama-cpp``),
+through the one table :data:`BACKEND_SPELLINGS`.
 """
 
 from __future__ import annotations
@@ -12,7 +16,7 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import cast, get_args
+from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -22,11 +26,65 @@ from pathjudge.judge.runner import BackendKind, Budget, JudgeJob, JudgeRun, make
 from pathjudge.judge.verdict import JudgeFailure
 from pathjudge.rubrics.criteria import get_criterion
 
-__all__ = ["DEFAULT_CACHE", "JudgeItem", "JudgeOptions", "execute", "read_items"]
+if TYPE_CHECKING:
+    from pathjudge.config import ResolvedConfig
+
+__all__ = [
+    "BACKEND_SPELLINGS",
+    "DEFAULT_CACHE",
+    "JudgeItem",
+    "JudgeOptions",
+    "backend_kind",
+    "config_backend_name",
+    "configured_judge",
+    "execute",
+    "read_items",
+]
 
 DEFAULT_CACHE = Path(".pathjudge") / "cache.sqlite"
 DEFAULT_CONCURRENCY = 8
-_ALIASES = {"openai-compatible": "openai", "llama-cpp": "llama"}  # the names project config uses
+BACKEND_SPELLINGS: dict[str, tuple[BackendKind, str]] = {
+    # accepted name: (the judge's backend kind, the project configuration's judge.backend value)
+    "anthropic": ("anthropic", "anthropic"),
+    "openai": ("openai", "openai-compatible"),
+    "openai-compatible": ("openai", "openai-compatible"),
+    "llama": ("llama", "llama-cpp"),
+    "llama-cpp": ("llama", "llama-cpp"),
+}
+"""Every accepted judge backend name → (the runner's :data:`BackendKind`, the ``judge.backend`` value)."""
+
+
+def _spelling(name: str) -> tuple[BackendKind, str]:
+    found = BACKEND_SPELLINGS.get(name)
+    if found is None:
+        raise ConfigError(
+            f"unknown backend {name!r}",
+            field="backend",
+            hint="use anthropic, openai (openai-compatible) or llama (llama-cpp)",
+        )
+    return found
+
+
+def backend_kind(name: str) -> BackendKind:
+    """The judge backend kind for an accepted name (either spelling); unknown → :class:`ConfigError`."""
+    return _spelling(name)[0]
+
+
+def config_backend_name(name: str) -> str:
+    """The ``judge.backend`` configuration value for an accepted name (``openai`` → ``openai-compatible``)."""
+    return _spelling(name)[1]
+
+
+def configured_judge(resolved: ResolvedConfig) -> tuple[BackendKind, str | None, str | None]:
+    """``(backend kind, model, base URL)`` of the judge in a resolved project configuration.
+
+    The model is None when it is only the built-in default (``claude-opus-4-8`` is an Anthropic model;
+    the other backends keep their own default or their demand for a model), so each backend's
+    :func:`~pathjudge.judge.runner.make_backend` default applies.
+    """
+    judge = resolved.config.judge
+    model = judge.model if resolved.source("judge.model") != "default" else None
+    return backend_kind(judge.backend), model, judge.base_url
 
 
 class JudgeItem(BaseModel):
@@ -72,15 +130,23 @@ class JudgeOptions:
         max_tokens: int | None = None,
         poll_interval: float | None = None,
         progress: bool | None = None,
+        config: ResolvedConfig | None = None,
     ) -> JudgeOptions:
-        """Fill defaults and validate; a bad value raises :class:`ConfigError` naming the option."""
-        kind = _ALIASES.get(backend or "anthropic", backend or "anthropic")
-        if kind not in get_args(BackendKind):
-            raise ConfigError(
-                f"unknown backend {kind!r}",
-                field="backend",
-                hint="use anthropic, openai (openai-compatible) or llama (llama-cpp)",
-            )
+        """Fill defaults and validate; a bad value raises :class:`ConfigError` naming the option.
+
+        Each option: the explicit value, else (for ``backend``, ``model``, ``base_url``,
+        ``concurrency``, ``cache`` and ``budget_usd``) the value in ``config``, else the built-in
+        default (anthropic, the backend's model, concurrency 8, ``.pathjudge/cache.sqlite``, no budget).
+        """
+        if config is not None:
+            conf_kind, conf_model, conf_url = configured_judge(config)
+            backend = backend if backend is not None else conf_kind
+            model = model if model is not None else conf_model
+            base_url = base_url if base_url is not None else conf_url
+            concurrency = concurrency if concurrency is not None else config.config.concurrency
+            cache = cache if cache is not None else config.config.cache
+            budget_usd = budget_usd if budget_usd is not None else config.config.budget_usd
+        kind = backend_kind(backend or "anthropic")
         resolved_batch = bool(batch)
         if resolved_batch and kind != "anthropic":
             raise ConfigError("--batch needs the anthropic backend", field="batch")
@@ -99,7 +165,7 @@ class JudgeOptions:
         if budget_usd is not None or budget_tokens is not None:
             budget = Budget(max_usd=budget_usd, max_tokens=budget_tokens)
         return cls(
-            backend=cast(BackendKind, kind),
+            backend=kind,
             model=model,
             base_url=base_url,
             concurrency=concurrency or DEFAULT_CONCURRENCY,

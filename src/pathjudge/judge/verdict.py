@@ -66,10 +66,11 @@ class Verdict(BaseModel):
         )
     )
     evidence: list[str] = Field(
+        max_length=8,
         description=(
-            "Short verbatim quotes from the data that support the verdict; an empty list when nothing "
-            "in the data bears on the criterion."
-        )
+            "At most eight short verbatim quotes from the data that support the verdict; an empty list "
+            "when nothing in the data bears on the criterion."
+        ),
     )
     verdict: VerdictLabel = Field(
         description=(

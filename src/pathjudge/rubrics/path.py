@@ -723,7 +723,7 @@ def align_data(
             mode,
             n_calls,
             tuple([step.turn for step in steps]),
-            tuple([(r, c, m.ok) for (r, c), m in matches.items()]),
+            tuple([(r, c, m.ok, m.score) for (r, c), m in matches.items()]),
         )
         entry = _pairing_memo.get(key)
         if entry is not None and entry[0] is refs:

@@ -14,9 +14,11 @@ items are excluded from pass rates and counted separately, never turned into a p
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -25,8 +27,13 @@ from pathjudge.agent.trajectory import RunRecord
 from pathjudge.errors import LabelsError
 from pathjudge.rubrics.suite import JudgedSpec, Suite, Task
 
+if TYPE_CHECKING:
+    from pathjudge.rubrics.criteria import Criterion
+
 __all__ = [
     "JudgeRequest",
+    "JudgeSetup",
+    "JudgedRun",
     "JudgedStatus",
     "RecordedVerdict",
     "VerdictLike",
@@ -35,8 +42,13 @@ __all__ = [
     "iter_judge_requests",
     "judge_request",
     "judge_requests",
+    "judge_unavailable",
+    "judged_criteria",
     "load_verdicts",
+    "run_judged",
     "status_of",
+    "suite_has_judged",
+    "verdicts_for",
 ]
 
 JudgedStatus = Literal["pass", "fail", "unsure", "error", "not_run"]
@@ -184,3 +196,178 @@ def verdicts_for(
 ) -> dict[str, JudgedStatus]:
     """The status of each request's item under ``verdicts`` (``not_run`` where none was given)."""
     return {request.item_id: status_of(verdicts.get(request.item_id)) for request in requests}
+
+
+# --------------------------------------------------------------------------------------------------
+# Running the judge for ``pathjudge score`` (the judge package is imported lazily, only when it runs)
+
+_BACKEND_ALIASES = {"openai-compatible": "openai", "llama-cpp": "llama"}
+
+
+def suite_has_judged(suite: Suite) -> bool:
+    """Whether any task of ``suite`` has a judged criterion."""
+    return any(task.judged for task in suite.tasks)
+
+
+def judge_unavailable(
+    backend: str, *, model: str | None, base_url: str | None, env: Mapping[str, str] | None = None
+) -> str | None:
+    """Why no judge can run with these settings (``None`` when one can). Never touches the network.
+
+    - ``anthropic`` (the default) needs ``ANTHROPIC_API_KEY`` or ``ANTHROPIC_AUTH_TOKEN`` in ``env``
+      (default ``os.environ``), with or without a base URL;
+    - ``openai`` / ``openai-compatible`` needs a base URL;
+    - ``llama`` / ``llama-cpp`` needs ``model`` to be an existing GGUF file.
+
+    Any other backend name is left for the judge to reject with its own error.
+    """
+    environ = os.environ if env is None else env
+    kind = _BACKEND_ALIASES.get(backend, backend)
+    if kind == "anthropic":
+        if environ.get("ANTHROPIC_API_KEY") or environ.get("ANTHROPIC_AUTH_TOKEN"):
+            return None
+        return "no judge configured: set ANTHROPIC_API_KEY, or choose another judge backend"
+    if kind == "openai":
+        return None if base_url else "no judge configured: the openai backend needs judge.base_url"
+    if kind == "llama":
+        if model and Path(model).is_file():
+            return None
+        return "no judge configured: the llama backend needs judge.model = a GGUF file path"
+    return None
+
+
+def judged_criteria(
+    requests: Iterable[JudgeRequest], base_dir: str | Path | None = None
+) -> dict[str, Criterion]:
+    """Criterion files named by ``requests`` that exist relative to ``base_dir`` (the suite's folder).
+
+    Built-in ids and paths that exist as given are left to the judge's own lookup; a relative path
+    that only exists under ``base_dir`` is loaded from there. Empty input gives ``{}``.
+    """
+    from pathjudge.rubrics.criteria import builtin_criteria, load_criterion
+
+    if base_dir is None:
+        return {}
+    library = builtin_criteria()
+    out: dict[str, Criterion] = {}
+    for request in requests:
+        ref = request.criterion_id
+        if ref in out or ref in library or Path(ref).exists():
+            continue
+        candidate = Path(base_dir) / ref
+        if candidate.is_file():
+            out[ref] = load_criterion(candidate)
+    return out
+
+
+@dataclass(frozen=True)
+class JudgeSetup:
+    """Everything needed to run the judge: backend kind, model, URL, cache file and limits."""
+
+    backend: str
+    model: str | None
+    base_url: str | None
+    cache: Path
+    concurrency: int = 8
+    samples: int = 1
+    budget_usd: float | None = None
+    show_progress: bool | None = None
+
+
+@dataclass(frozen=True)
+class JudgedRun:
+    """The judge's answers by item id, plus what the run cost (calls, cache hits, failures)."""
+
+    verdicts: dict[str, Any]
+    backend: str
+    model: str
+    calls: int
+    cache_hits: int
+    failures: int
+    unfinished: int
+
+    def describe(self) -> str:
+        """One line for the terminal, e.g. ``judged by anthropic:m — 3 items, 3 calls, 0 cached``."""
+        text = (
+            f"judged by {self.backend}:{self.model} — {len(self.verdicts)} items, "
+            f"{self.calls} calls, {self.cache_hits} cached samples"
+        )
+        if self.failures:
+            text += f", {self.failures} judge failures (counted apart)"
+        if self.unfinished:
+            text += f", {self.unfinished} not judged (budget spent)"
+        return text
+
+
+def run_judged(
+    requests: Iterable[JudgeRequest],
+    setup: JudgeSetup,
+    *,
+    criteria: Mapping[str, Criterion] | None = None,
+) -> JudgedRun:
+    """Judge ``requests`` with the backend of ``setup``, through its verdict cache.
+
+    Cached samples are reused (a rerun makes zero calls); each new one is cached as it arrives. Judge
+    failures come back as ``error`` results (counted apart, never a pass or a fail). When the budget
+    runs out the verdicts obtained are returned and the rest are counted in ``unfinished`` (they grade
+    as not run). Bad settings raise :class:`~pathjudge.errors.ConfigError`. Empty input makes no call.
+    """
+    from pathjudge.agent.trajectory import Usage
+    from pathjudge.errors import ConfigError
+    from pathjudge.judge.backends.base import cost_usd
+    from pathjudge.judge.cache import VerdictCache
+    from pathjudge.judge.cli_support import JudgeOptions
+    from pathjudge.judge.runner import make_backend, make_jobs, run_judge_sync
+
+    options = JudgeOptions.resolve(
+        backend=setup.backend,
+        model=setup.model,
+        base_url=setup.base_url,
+        concurrency=setup.concurrency,
+        samples=setup.samples,
+        cache=setup.cache,
+        budget_usd=setup.budget_usd,
+        progress=setup.show_progress,
+    )
+    jobs = make_jobs(requests, criteria=criteria)
+    backend = make_backend(
+        options.backend,
+        model=options.model,
+        base_url=options.base_url,
+        api_key=os.environ.get("OPENAI_API_KEY") if options.backend == "openai" else None,
+        max_tokens=options.max_tokens,
+        model_path=options.model if options.backend == "llama" else None,
+    )
+    if (
+        options.budget is not None
+        and options.budget.max_usd is not None
+        and cost_usd(backend.name, backend.model, Usage(input_tokens=1)) is None
+    ):
+        raise ConfigError(
+            f"no price is known for {backend.name}:{backend.model}, so budget_usd cannot be enforced",
+            field="budget_usd",
+            hint="unset budget_usd for this judge model",
+        )
+
+    if not jobs:
+        return JudgedRun({}, backend.name, backend.model, 0, 0, 0, 0)
+    with VerdictCache(options.cache) as cache:
+        run = run_judge_sync(
+            jobs,
+            backend=backend,
+            cache=cache,
+            concurrency=options.concurrency,
+            samples=options.samples,
+            timeout=options.timeout,
+            budget=options.budget,
+            show_progress=options.progress,
+        )
+    return JudgedRun(
+        verdicts=dict(run.results),
+        backend=backend.name,
+        model=backend.model,
+        calls=run.stats.calls,
+        cache_hits=run.stats.cache_hits,
+        failures=len(run.failures),
+        unfinished=len(run.unfinished),
+    )
