@@ -1,3 +1,3 @@
-from pathjudge.cli import run
+from pathjudge.cli import run_cli
 
-run()
+run_cli()

@@ -1,26 +1,38 @@
-"""``pathjudge`` command line: thin commands over the library (see ``pathjudge._cli``)."""
+"""``pathjudge`` command line: thin commands over the library (see ``pathjudge._cli``).
+
+Each module imported below registers its commands on ``app``; the import order is the order of
+``pathjudge --help``. Command modules import heavy libraries inside the command bodies, so start-up
+stays fast.
+"""
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
 import sys
 
-from pathjudge import _cli
+# isort: off
+from pathjudge._cli import (  # noqa: F401  (imported for their command registrations)
+    importing,
+    show,
+    score,
+    judge,
+    calibrate,
+    run,
+    diff,
+    mutate,
+    report,
+    config,
+)
+
+# isort: on
 from pathjudge._cli.app import app, main
 
-__all__ = ["app", "main", "run"]
-
-# Each module under pathjudge._cli registers its commands on ``app`` when imported.
-for _module in sorted(m.name for m in pkgutil.iter_modules(_cli.__path__)):
-    if _module != "app" and not _module.startswith("_"):
-        importlib.import_module(f"pathjudge._cli.{_module}")
+__all__ = ["app", "main", "run_cli"]
 
 
-def run() -> None:
+def run_cli() -> None:
     """Console-script entry point."""
     sys.exit(main())
 
 
 if __name__ == "__main__":  # pragma: no cover
-    run()
+    run_cli()

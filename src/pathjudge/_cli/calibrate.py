@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from pathjudge.calibration.estimate import Estimate
     from pathjudge.calibration.labels import LabelSet
     from pathjudge.calibration.verdicts import VerdictSet
+    from pathjudge.config import ResolvedConfig
 
 
 def _fmt(est: Estimate, *, digits: int = 3) -> tuple[str, str]:
@@ -126,15 +127,30 @@ def calibrate(
         typer.Option(help="Criterion id or YAML path (live judging; filters --verdicts)."),
     ] = None,
     backend: Annotated[
-        str | None, typer.Option(help="Judge backend for live judging: anthropic, openai, llama.")
+        str | None,
+        typer.Option(
+            help="Judge backend for live judging (config judge.backend): anthropic, openai "
+            "(openai-compatible) or llama (llama-cpp)."
+        ),
     ] = None,
-    model: Annotated[str | None, typer.Option(help="Judge model (llama: path to a GGUF).")] = None,
-    base_url: Annotated[str | None, typer.Option(help="Server URL (openai backend).")] = None,
+    model: Annotated[
+        str | None,
+        typer.Option(help="Judge model, config judge.model (llama: path to a GGUF)."),
+    ] = None,
+    base_url: Annotated[
+        str | None, typer.Option(help="Server URL, config judge.base_url (openai backend).")
+    ] = None,
     samples: Annotated[int, typer.Option(min=1, help="Judge samples per item (live).")] = 1,
-    concurrency: Annotated[int, typer.Option(min=1, help="Judge calls in flight (live).")] = 4,
-    cache: Annotated[Path, typer.Option(help="Verdict cache (live); reruns reuse it.")] = Path(
-        ".pathjudge/verdict-cache.sqlite"
-    ),
+    concurrency: Annotated[
+        int | None,
+        typer.Option(min=1, help="Judge calls in flight (live; config concurrency, default 8)."),
+    ] = None,
+    cache: Annotated[
+        Path | None,
+        typer.Option(
+            help="Verdict cache (live; config cache, default .pathjudge/cache.sqlite); reruns reuse it."
+        ),
+    ] = None,
     save_verdicts: Annotated[
         Path | None, typer.Option(help="Write the live judge's verdicts to this JSONL.")
     ] = None,
@@ -146,9 +162,17 @@ def calibrate(
         Path | None, typer.Option("--json", help="Write the report as JSON ('-' = stdout).")
     ] = None,
     plots: Annotated[Path | None, typer.Option(help="Write PNG plots into this folder.")] = None,
+    html: Annotated[
+        Path | None,
+        typer.Option("--html", help="Write a self-contained HTML page of the calibration here."),
+    ] = None,
     gates: Annotated[
-        str, typer.Option(help="Trust gates on lower bounds, e.g. tpr=0.8,tnr=0.8,kappa=0.6.")
-    ] = "",
+        str | None,
+        typer.Option(
+            help="Trust gates on lower bounds, e.g. tpr=0.8,tnr=0.8,kappa=0.6[,max_unsure=0.2] "
+            "(config calibration.*; gates not named keep their configured value)."
+        ),
+    ] = None,
     split: Annotated[
         str | None, typer.Option(help="Evaluate one split only: train, dev or test.")
     ] = None,
@@ -171,21 +195,44 @@ def calibrate(
     report_only: Annotated[
         bool, typer.Option(help="Exit 0 even when the judge misses a gate.")
     ] = False,
+    config_file: Annotated[
+        Path | None,
+        typer.Option(
+            "--config",
+            help="Project configuration file (default: pathjudge.toml or pyproject.toml "
+            "[tool.pathjudge] found from the working directory).",
+        ),
+    ] = None,
 ) -> int:
-    """Agreement of the judge with human labels, trust gates, PPI++ success rate, disagreements."""
-    from pathjudge.calibration.agreement import parse_gates
+    """Agreement of the judge with human labels, trust gates, PPI++ success rate, disagreements.
+
+    Recorded verdicts (--verdicts) or live judging (--criterion without --verdicts). The judge backend,
+    model, base URL, concurrency, cache and the trust gates resolve command line > PATHJUDGE_*
+    environment > configuration file > defaults (see `pathjudge config`)."""
+    from pathjudge._cli.config import resolve_for_cli
+    from pathjudge.calibration.agreement import Gates, parse_gates
     from pathjudge.calibration.calibrate import calibrate as run_calibration
     from pathjudge.calibration.labels import load_labels
     from pathjudge.calibration.verdicts import load_verdicts
     from pathjudge.errors import InputError
+    from pathjudge.judge.cli_support import config_backend_name
 
-    if (verdicts is None) == (backend is None):
+    live_options = {"--backend": backend, "--model": model, "--base-url": base_url}
+    if verdicts is not None:
+        given = [name for name, value in live_options.items() if value is not None]
+        if given:
+            raise InputError(
+                f"{given[0]} is for live judging; recorded --verdicts are not judged again",
+                field=given[0],
+                hint="drop it, or drop --verdicts and name the --criterion to judge live",
+            )
+    elif criterion is None:
+        if any(value is not None for value in live_options.values()):
+            raise InputError("live judging needs --criterion", field="--criterion")
         raise InputError(
-            "give either --verdicts (recorded) or --criterion with --backend (live judging)",
+            "give either --verdicts (recorded) or --criterion (live judging)",
             field="--verdicts",
         )
-    if backend is not None and criterion is None:
-        raise InputError("live judging needs --criterion", field="--criterion")
     splits: dict[str, Literal["train", "dev", "test"]] = {
         "train": "train",
         "dev": "dev",
@@ -194,7 +241,18 @@ def calibrate(
     split_value = splits.get(split) if split is not None else None
     if split is not None and split_value is None:
         raise InputError(f"unknown split {split!r}", field="--split", hint="use train, dev or test")
-    gate_values = parse_gates(gates)
+    given_gates = parse_gates(gates or "")
+    overrides: dict[str, object] = {
+        "judge.backend": config_backend_name(backend) if backend is not None else None,
+        "judge.model": model,
+        "judge.base_url": base_url,
+        "concurrency": concurrency,
+        "cache": cache,
+    }
+    for name in given_gates.model_fields_set:
+        overrides[f"calibration.{name}"] = getattr(given_gates, name)
+    resolved = resolve_for_cli(overrides, config_file=config_file)
+    gate_values = Gates.model_validate(resolved.config.calibration.model_dump())
     label_set = load_labels(labels, threshold=threshold)
     if verdicts is not None:
         verdict_set = load_verdicts(verdicts)
@@ -202,12 +260,8 @@ def calibrate(
         verdict_set = _live(
             label_set,
             criterion or "",
-            backend or "",
-            model=model,
-            base_url=base_url,
+            resolved,
             samples=samples,
-            concurrency=concurrency,
-            cache=cache,
             save=save_verdicts,
             split=split_value,
         )
@@ -235,6 +289,10 @@ def calibrate(
     if plots is not None:
         for path in _plots(report, plots):
             err_console.print(f"wrote {path}")
+    if html is not None:
+        from pathjudge.report.html import write_html_report
+
+        err_console.print(f"wrote {write_html_report(None, html, calibration=report)}")
     if few_shot is not None:
         for path in _few_shot(report, label_set, few_shot):
             err_console.print(f"wrote {path}")
@@ -307,32 +365,29 @@ def _few_shot(report: CalibrationReport, labels: LabelSet, target: Path) -> list
 def _live(
     labels: LabelSet,
     criterion: str,
-    backend: str,
+    resolved: ResolvedConfig,
     *,
-    model: str | None,
-    base_url: str | None,
     samples: int,
-    concurrency: int,
-    cache: Path,
     save: Path | None,
     split: Literal["train", "dev", "test"] | None,
 ) -> VerdictSet:
     import asyncio
+    import os
 
     from pathjudge.agent.io import write_jsonl
     from pathjudge.calibration.live import judge_labelled
-    from pathjudge.errors import InputError
     from pathjudge.judge.cache import VerdictCache
-    from pathjudge.judge.runner import BackendKind, make_backend
+    from pathjudge.judge.cli_support import configured_judge
+    from pathjudge.judge.runner import make_backend
 
-    kinds: dict[str, BackendKind] = {"anthropic": "anthropic", "openai": "openai", "llama": "llama"}
-    kind = kinds.get(backend)
-    if kind is None:
-        raise InputError(
-            f"unknown backend {backend!r}", field="--backend", hint="use anthropic, openai or llama"
-        )
-    judge = make_backend(kind, model=model, base_url=base_url)
-    store = VerdictCache(cache)
+    kind, model, base_url = configured_judge(resolved)
+    judge = make_backend(
+        kind,
+        model=model,
+        base_url=base_url,
+        api_key=os.environ.get("OPENAI_API_KEY") if kind == "openai" else None,
+    )
+    store = VerdictCache(resolved.config.cache)
     try:
         verdict_set, results = judge_labelled(
             labels,
@@ -340,7 +395,7 @@ def _live(
             backend=judge,
             samples=samples,
             cache=store,
-            concurrency=concurrency,
+            concurrency=resolved.config.concurrency,
             split=split,
         )
     finally:

@@ -24,15 +24,20 @@ def judge(
     backend: Annotated[
         str | None,
         typer.Option(
-            help="anthropic (default), openai (any OpenAI-compatible server) or llama (in process)."
+            help="Config judge.backend: anthropic (default), openai (openai-compatible: any "
+            "OpenAI-compatible server) or llama (llama-cpp: in process)."
         ),
     ] = None,
-    model: Annotated[str | None, typer.Option(help="Judge model (llama: path to a GGUF).")] = None,
+    model: Annotated[
+        str | None,
+        typer.Option(help="Judge model, config judge.model (llama: path to a GGUF)."),
+    ] = None,
     base_url: Annotated[
-        str | None, typer.Option("--base-url", help="API base URL (openai: required).")
+        str | None,
+        typer.Option("--base-url", help="API base URL, config judge.base_url (openai: required)."),
     ] = None,
     concurrency: Annotated[
-        int | None, typer.Option(help="Calls in flight at most (default 8).")
+        int | None, typer.Option(help="Calls in flight at most (config concurrency; default 8).")
     ] = None,
     samples: Annotated[
         int | None, typer.Option(help="Samples per item, majority vote (default 1).")
@@ -41,10 +46,12 @@ def judge(
         bool | None, typer.Option("--batch/--no-batch", help="Use the Message Batches API.")
     ] = None,
     cache: Annotated[
-        Path | None, typer.Option(help="Verdict cache (default .pathjudge/cache.sqlite).")
+        Path | None,
+        typer.Option(help="Verdict cache (config cache; default .pathjudge/cache.sqlite)."),
     ] = None,
     budget_usd: Annotated[
-        float | None, typer.Option("--budget-usd", help="Stop cleanly after spending this.")
+        float | None,
+        typer.Option("--budget-usd", help="Stop cleanly after spending this (config budget_usd)."),
     ] = None,
     budget_tokens: Annotated[
         int | None, typer.Option("--budget-tokens", help="Stop after this many tokens.")
@@ -62,19 +69,37 @@ def judge(
         bool | None,
         typer.Option("--progress/--no-progress", help="Progress bar (default: on a TTY)."),
     ] = None,
+    config_file: Annotated[
+        Path | None,
+        typer.Option(
+            "--config",
+            help="Project configuration file (default: pathjudge.toml or pyproject.toml "
+            "[tool.pathjudge] found from the working directory).",
+        ),
+    ] = None,
 ) -> None:
-    """Judge every item once per sample; cached verdicts are reused, so a rerun resumes where it stopped."""
-    from pathjudge.judge.cli_support import JudgeOptions, execute
+    """Judge every item once per sample; cached verdicts are reused, so a rerun resumes where it stopped.
 
+    Backend, model, base URL, concurrency, cache and budget resolve command line > PATHJUDGE_*
+    environment > configuration file > defaults (see `pathjudge config`)."""
+    from pathjudge._cli.config import resolve_for_cli
+    from pathjudge.judge.cli_support import JudgeOptions, config_backend_name, execute
+
+    resolved = resolve_for_cli(
+        {
+            "judge.backend": config_backend_name(backend) if backend is not None else None,
+            "judge.model": model,
+            "judge.base_url": base_url,
+            "concurrency": concurrency,
+            "cache": cache,
+            "budget_usd": budget_usd,
+        },
+        config_file=config_file,
+    )
     options = JudgeOptions.resolve(
-        backend=backend,
-        model=model,
-        base_url=base_url,
-        concurrency=concurrency,
+        config=resolved,
         samples=samples,
         batch=batch,
-        cache=cache,
-        budget_usd=budget_usd,
         budget_tokens=budget_tokens,
         timeout=timeout,
         max_tokens=max_tokens,

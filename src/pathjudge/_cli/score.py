@@ -3,11 +3,81 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, Literal
 
 import typer
 
 from pathjudge._cli.app import app, err_console, out_console
+
+if TYPE_CHECKING:
+    from pathjudge.config import ResolvedConfig
+    from pathjudge.report.json_report import ScoreReport
+    from pathjudge.rubrics.suite import WeightKey
+    from pathjudge.scoring.scorecard import GateMetric
+
+# project configuration key -> scorecard name
+_LEVELS: dict[str, WeightKey] = {
+    "success": "success",
+    "correctness": "tool_calls",
+    "trajectory": "trajectory",
+}
+_FAIL_UNDER: dict[str, GateMetric] = {
+    "success": "success",
+    "correctness": "tool_calls",
+    "trajectory": "trajectory",
+    "overall": "overall",
+}
+
+
+def config_thresholds(config: ResolvedConfig) -> dict[GateMetric, float]:
+    """The ``fail_under.*`` thresholds the project configuration sets (``{}`` when none is set)."""
+    out: dict[GateMetric, float] = {}
+    for key, metric in _FAIL_UNDER.items():
+        value = config.value(f"fail_under.{key}")
+        if value is not None:
+            out[metric] = float(value)
+    return out
+
+
+def config_weights(config: ResolvedConfig) -> dict[WeightKey, float] | None:
+    """Overall-score weights from the project configuration; None when every weight is the default.
+
+    When any ``weights.*`` key is set, the three levels take their configured values (default 1 each)
+    and each axis whose weight is set joins them.
+    """
+    from pathjudge.rubrics.assertions.base import AXES
+
+    levels = {f"weights.levels.{key}": name for key, name in _LEVELS.items()}
+    axes = {f"weights.axes.{axis}": axis for axis in AXES}
+    chosen = [key for key in (*levels, *axes) if config.source(key) != "default"]
+    if not chosen:
+        return None
+    out: dict[WeightKey, float] = {name: float(config.value(key)) for key, name in levels.items()}
+    for key, axis in axes.items():
+        if key in chosen:
+            out[axis] = float(config.value(key))
+    return out
+
+
+def write_rendered(
+    report: ScoreReport, runs: Path, *, html: Path | None, markdown: Path | None
+) -> None:
+    """Write the HTML report and/or the Markdown summary of ``report`` as ``pathjudge report`` does.
+
+    The HTML gets the trajectories of ``runs`` and, when some task ran several epochs, the variance
+    section (pass@k / pass^k) computed from the report's per-run grades.
+    """
+    from pathjudge._cli.report import variance_from_grades
+    from pathjudge.report.html import write_html_report
+    from pathjudge.report.markdown import write_markdown_report
+
+    variance = variance_from_grades(report)
+    if html is not None:
+        path = write_html_report(report, html, variance=variance, runs=runs)
+        out_console.print(f"HTML report: {path} ({path.stat().st_size / 1e6:.2f} MB)")
+    if markdown is not None:
+        write_markdown_report(report, markdown, variance=variance)
+        out_console.print(f"Markdown summary: {markdown}")
 
 
 @app.command()
@@ -56,8 +126,44 @@ def score(
             "--jobs", "-j", min=1, help="Worker processes (plain JSONL, scorecard outputs only)."
         ),
     ] = 1,
+    html: Annotated[
+        Path | None, typer.Option("--html", help="Also write the self-contained HTML report here.")
+    ] = None,
+    markdown: Annotated[
+        Path | None,
+        typer.Option("--markdown", help="Also write a Markdown summary (CI job summary) here."),
+    ] = None,
+    judge_backend: Annotated[
+        str | None,
+        typer.Option(
+            "--judge-backend", help="Judge backend: anthropic, openai-compatible or llama-cpp."
+        ),
+    ] = None,
+    judge_model: Annotated[
+        str | None, typer.Option("--judge-model", help="Judge model (config: judge.model).")
+    ] = None,
+    judge_base_url: Annotated[
+        str | None, typer.Option("--judge-base-url", help="Judge API base URL.")
+    ] = None,
+    concurrency: Annotated[
+        int | None, typer.Option("--concurrency", min=1, help="Judge calls in flight at most.")
+    ] = None,
+    samples: Annotated[
+        int | None, typer.Option("--samples", min=1, help="Judge samples per item (default 1).")
+    ] = None,
+    cache: Annotated[
+        Path | None, typer.Option("--cache", help="Verdict cache file (config: cache).")
+    ] = None,
+    budget_usd: Annotated[
+        float | None, typer.Option("--budget-usd", help="Stop judging after spending this.")
+    ] = None,
 ) -> int:
-    """Grade RUNS against SUITE: task success, tool-call correctness, trajectory quality, five axes."""
+    """Grade RUNS against SUITE: task success, tool-call correctness, trajectory quality, five axes.
+
+    Judged criteria run through the judge (configured by the flags, then the project configuration)
+    unless --fast or --verdicts covers them; with no judge available they are reported "not run".
+    """
+    from pathjudge._cli.config import resolve_for_cli
     from pathjudge.agent.io import JsonlAppender, read_runs
     from pathjudge.errors import InputError
     from pathjudge.report.json_report import ScoreReport, write_report
@@ -65,7 +171,16 @@ def score(
     from pathjudge.report.terminal import print_scorecard
     from pathjudge.rubrics.suite import load_suite
     from pathjudge.scoring.grade import RunGrade, grade_lean, score_file_parallel
-    from pathjudge.scoring.judged import load_verdicts
+    from pathjudge.scoring.judged import (
+        JudgeSetup,
+        VerdictLike,
+        iter_judge_requests,
+        judge_unavailable,
+        judged_criteria,
+        load_verdicts,
+        run_judged,
+        suite_has_judged,
+    )
     from pathjudge.scoring.scorecard import (
         ScorecardBuilder,
         evaluate_gates,
@@ -73,17 +188,82 @@ def score(
         parse_weights,
     )
 
-    if jobs > 1 and (grades_out is not None or include_runs or runs.suffix == ".gz"):
+    rendered = html is not None or markdown is not None
+    if jobs > 1 and (grades_out is not None or include_runs or rendered or runs.suffix == ".gz"):
         raise InputError(
             "--jobs above 1 grades into the scorecard only",
             field="--jobs",
-            hint="drop --grades/--include-runs (or use --jobs 1), and pass an uncompressed JSONL",
+            hint="drop --grades/--include-runs/--html/--markdown (or use --jobs 1), and pass an uncompressed JSONL",
         )
-    thresholds = parse_thresholds(fail_under) if fail_under else {}
-    weight_map = parse_weights(weights) if weights else None
     loaded = load_suite(suite)
-    recorded = load_verdicts(verdicts) if verdicts is not None and not fast else None
+    judging = not fast and suite_has_judged(loaded)
+    config = resolve_for_cli(
+        {
+            "judge.backend": judge_backend,
+            "judge.model": judge_model,
+            "judge.base_url": judge_base_url,
+            "concurrency": concurrency,
+            "cache": cache,
+            "budget_usd": budget_usd,
+        },
+        warn=judging,
+    )
+    thresholds = config_thresholds(config)
+    thresholds.update(parse_thresholds(fail_under) if fail_under else {})
+    weight_map = parse_weights(weights) if weights else None
+    if weight_map is None and not loaded.weights:
+        weight_map = config_weights(config)
+    recorded: dict[str, VerdictLike] | None = (
+        dict(load_verdicts(verdicts)) if verdicts is not None and not fast else None
+    )
+    judge: Literal["fast", "verdicts", "none"] = (
+        "fast" if fast else ("verdicts" if recorded is not None else "none")
+    )
+    note = {
+        "fast": "judged criteria: not run (fast mode)",
+        "none": "judged criteria: not run (no judge configured; pass --verdicts V.jsonl)",
+        "verdicts": f"judged criteria: from {verdicts}",
+    }[judge]
+    if judging:
+        covered = recorded or {}
+        missing = [
+            r for r in iter_judge_requests(read_runs(runs), loaded) if r.item_id not in covered
+        ]
+        backend_name = str(config.value("judge.backend"))
+        model_name = str(config.value("judge.model"))
+        base_url = config.value("judge.base_url")
+        why_not = judge_unavailable(backend_name, model=model_name, base_url=base_url)
+        if missing and why_not is not None:
+            note = f"judged criteria: {len(missing)} not run ({why_not})"
+            if recorded:
+                note += f"; the others from {verdicts}"
+        elif missing:
+            result = run_judged(
+                missing,
+                JudgeSetup(
+                    backend=backend_name,
+                    model=model_name,
+                    base_url=base_url,
+                    cache=Path(config.value("cache")),
+                    concurrency=int(config.value("concurrency")),
+                    samples=samples or 1,
+                    budget_usd=config.value("budget_usd"),
+                ),
+                criteria=judged_criteria(missing, suite.parent),
+            )
+            recorded = {**covered, **result.verdicts}
+            judge = "verdicts"
+            note = f"judged criteria: {result.describe()}"
+            if covered:
+                note += f"; the others from {verdicts}"
+            if result.unfinished:
+                err_console.print(
+                    f"warning: the judge budget ran out; {result.unfinished} judged item(s) are "
+                    "reported not run (everything judged is cached; rerun with a larger budget)",
+                    markup=False,
+                )
     builder = ScorecardBuilder(loaded, weights=weight_map)
+    keep = include_runs or rendered
     kept: list[RunGrade] = []
     appender = None
     if grades_out is not None:
@@ -97,11 +277,11 @@ def score(
             () if jobs > 1 else grade_lean(read_runs(runs), loaded, recorded, fast=fast, file=runs)
         ):
             builder.add(lean)
-            if appender is not None or include_runs:
+            if appender is not None or keep:
                 graded = lean.to_model()
                 if appender is not None:
                     appender.write(graded)
-                if include_runs:
+                if keep:
                     kept.append(graded)
     finally:
         if appender is not None:
@@ -109,28 +289,22 @@ def score(
     card = builder.build()
     gates = evaluate_gates(card, thresholds)
     passed = all(g.passed for g in gates)
-    judge = "fast" if fast else ("verdicts" if recorded is not None else "none")
+    full = ScoreReport(
+        suite_file=str(suite),
+        runs_file=str(runs),
+        fast=fast,
+        judge=judge,
+        scorecard=card,
+        gates=tuple(gates),
+        passed=passed,
+        runs=tuple(kept) if keep else None,
+    )
     if json_out is not None:
-        write_report(
-            json_out,
-            ScoreReport(
-                suite_file=str(suite),
-                runs_file=str(runs),
-                fast=fast,
-                judge=judge,
-                scorecard=card,
-                gates=tuple(gates),
-                passed=passed,
-                runs=tuple(kept) if include_runs else None,
-            ),
-        )
+        write_report(json_out, full if include_runs else full.model_copy(update={"runs": None}))
     if junit is not None:
         write_junit(junit, card, [t.id for t in loaded.tasks], strict=strict)
-    note = {
-        "fast": "judged criteria: not run (fast mode)",
-        "none": "judged criteria: not run (no judge configured; pass --verdicts V.jsonl)",
-        "verdicts": f"judged criteria: from {verdicts}",
-    }[judge]
+    if rendered:
+        write_rendered(full, runs, html=html, markdown=markdown)
     if not quiet:
         print_scorecard(out_console, card, gates, judge_note=note)
     else:

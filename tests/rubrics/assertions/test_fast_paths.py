@@ -49,27 +49,56 @@ _ATOMS: list[JsonValue] = [
 ]
 _json: st.SearchStrategy[JsonValue] = st.recursive(
     st.sampled_from(_ATOMS),
-    lambda inner: st.lists(inner, max_size=3)
-    | st.dictionaries(st.sampled_from(["k", "K", "q"]), inner, max_size=3),
+    lambda inner: (
+        st.lists(inner, max_size=3)
+        | st.dictionaries(st.sampled_from(["k", "K", "q"]), inner, max_size=3)
+    ),
     max_leaves=6,
 )
 
 
+# Each atom's neighbours: values with the same canonical text, and values close to it with another.
+_NEIGHBOURS: dict[str, list[JsonValue]] = {
+    "x": ["x", "X ", " x", "y", "X"],
+    "a  b": ["a b", "A B", "ab", " a\tb "],
+    "1": [1, 1.0, True, 0, 2.5, "1"],
+    "0": [0, -0.0, 0.0, False, None, "0"],
+    "inf": [math.inf, -math.inf, math.nan, 1e308, "Infinity"],
+}
+
+
+def _neighbour(value: JsonValue, data: st.DataObject) -> JsonValue:
+    if isinstance(value, dict):
+        items = [(k, _neighbour(v, data)) for k, v in value.items()]
+        return dict(data.draw(st.permutations(items)))
+    if isinstance(value, list):
+        return [_neighbour(v, data) for v in value]
+    for pool in _NEIGHBOURS.values():
+        if any(type(value) is type(p) and (value == p or value != value) for p in pool):
+            return data.draw(st.sampled_from(pool))
+    return value
+
+
 @settings(max_examples=400, deadline=None)
-@given(_json, _json)
-def test_canonical_key_equal_exactly_when_canonical_json_equal(a: JsonValue, b: JsonValue) -> None:
-    same_text = canonical_json(a) == canonical_json(b)
-    assert (canonical_key(a) == canonical_key(b)) == same_text
+@given(_json, _json, st.data())
+def test_canonical_key_equal_exactly_when_canonical_json_equal(
+    a: JsonValue, other: JsonValue, data: st.DataObject
+) -> None:
+    for b in (other, _neighbour(a, data)):
+        same_text = canonical_json(a) == canonical_json(b)
+        assert (canonical_key(a) == canonical_key(b)) == same_text
+        if same_text:
+            assert hash(canonical_key(a)) == hash(canonical_key(b))
     assert canonical_key(a) == canonical_key(a)  # non-finite floats become comparable markers
-    if same_text and canonical_key(a) == canonical_key(b):
-        assert hash(canonical_key(a)) == hash(canonical_key(b))
 
 
 def test_canonical_key_keeps_booleans_apart_from_numbers() -> None:
     assert canonical_json(True) != canonical_json(1)
     assert canonical_key(True) != canonical_key(1)
     assert canonical_key([True]) != canonical_key([1])
-    assert canonical_key({"a": " Rate  Limit ", "b": 5.0}) == canonical_key({"b": 5, "a": "rate limit"})
+    assert canonical_key({"a": " Rate  Limit ", "b": 5.0}) == canonical_key(
+        {"b": 5, "a": "rate limit"}
+    )
     assert canonical_key({}) != canonical_key([])
 
 
