@@ -15,9 +15,11 @@ import pytest
 
 from pathjudge.agent.collect import (
     DEFAULT_AGENT_MODEL,
+    LLAMA_CPP_BASE_URL,
     CollectTask,
     collect,
     collect_suite,
+    config_backend_name,
     resolve_run_options,
     tasks_from_suite,
 )
@@ -58,9 +60,24 @@ def test_resolve_run_options_precedence_and_errors() -> None:
         "anthropic",
         DEFAULT_AGENT_MODEL,
         1,
-        4,
+        8,  # the project configuration's default concurrency
     )
     assert DEFAULT_AGENT_MODEL == "claude-haiku-4-5"
+    # both spellings of a backend: the loop's and the project configuration's
+    assert resolve_run_options(backend="openai-compatible", model="m").backend == "openai"
+    llama = resolve_run_options(backend="llama-cpp", model="smollm2")
+    assert (llama.backend, llama.base_url) == ("openai", LLAMA_CPP_BASE_URL)
+    assert resolve_run_options(backend="llama", model="m", base_url="http://h/v1").base_url == (
+        "http://h/v1"
+    )
+    assert [config_backend_name(n) for n in ("openai", "llama", "scripted", "anthropic")] == [
+        "openai-compatible",
+        "llama-cpp",
+        "scripted",
+        "anthropic",
+    ]
+    with pytest.raises(InputError, match="unknown backend 'vllm'"):
+        config_backend_name("vllm")
     assert resolve_run_options(backend="scripted").model == "docent-scripted"
     conf = {"epochs": 3, "model": "claude-x", "concurrency": 2}
     opts = resolve_run_options(epochs=5, config=conf)

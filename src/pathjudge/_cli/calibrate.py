@@ -387,17 +387,17 @@ def _live(
         base_url=base_url,
         api_key=os.environ.get("OPENAI_API_KEY") if kind == "openai" else None,
     )
-    store = VerdictCache(resolved.config.cache)
     try:
-        verdict_set, results = judge_labelled(
-            labels,
-            criterion,
-            backend=judge,
-            samples=samples,
-            cache=store,
-            concurrency=resolved.config.concurrency,
-            split=split,
-        )
+        with VerdictCache(resolved.config.cache) as store:
+            verdict_set, results = judge_labelled(
+                labels,
+                criterion,
+                backend=judge,
+                samples=samples,
+                cache=store,
+                concurrency=resolved.config.concurrency,
+                split=split,
+            )
     finally:
         asyncio.run(judge.aclose())
     if save is not None:

@@ -227,7 +227,9 @@ def score(
     if judging:
         covered = recorded or {}
         missing = [
-            r for r in iter_judge_requests(read_runs(runs), loaded) if r.item_id not in covered
+            r
+            for r in iter_judge_requests(read_runs(runs), loaded, file=runs)
+            if r.item_id not in covered
         ]
         backend_name = str(config.value("judge.backend"))
         model_name = str(config.value("judge.model"))

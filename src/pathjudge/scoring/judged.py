@@ -138,13 +138,21 @@ def judge_request(run: RunRecord, task: Task, spec: JudgedSpec) -> JudgeRequest:
     )
 
 
-def iter_judge_requests(runs: Iterable[RunRecord], suite: Suite) -> Iterator[JudgeRequest]:
+def iter_judge_requests(
+    runs: Iterable[RunRecord], suite: Suite, *, file: str | Path | None = None
+) -> Iterator[JudgeRequest]:
     """Stream the judge requests of ``runs`` (runs of tasks without judged criteria yield none).
 
-    A run naming a task the suite does not have raises :class:`~pathjudge.errors.SuiteError`.
+    A run naming a task the suite does not have raises :class:`~pathjudge.errors.SuiteError` (naming
+    ``file`` and the run's line when the runs came from that file).
     """
-    for run in runs:
-        task = suite.task(run.task_id)
+    for number, run in enumerate(runs, 1):
+        task = suite.get(run.task_id)
+        if task is None:
+            from pathjudge.scoring.grade import _record_line
+
+            line = _record_line(file, number) if file is not None else None
+            task = suite.task(run.task_id, file=file, line=line)  # raises: unknown task
         for spec in task.judged:
             yield judge_request(run, task, spec)
 
