@@ -3,11 +3,21 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
 
 from pathjudge.cli import main
+
+
+@pytest.fixture(autouse=True)
+def no_judge(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """No credentials and no project config: judged criteria are "not run", nothing leaves the machine."""
+    for name in list(os.environ):
+        if name.startswith(("PATHJUDGE_", "ANTHROPIC_")):
+            monkeypatch.delenv(name)
+    monkeypatch.chdir(tmp_path)
 
 
 @pytest.fixture

@@ -14,7 +14,7 @@ from pathjudge.agent.io import write_jsonl
 from pathjudge.agent.trajectory import RunRecord, Step, Usage
 from pathjudge.cli import main
 from pathjudge.errors import InputError, SuiteError
-from pathjudge.rubrics.suite import Suite, parse_suite_text
+from pathjudge.rubrics.suite import Suite, SuiteGate, parse_suite_text
 from pathjudge.scoring.diff import (
     DiffGate,
     diff_runs,
@@ -22,6 +22,7 @@ from pathjudge.scoring.diff import (
     paired_bootstrap,
     paired_test,
     parse_gate_rules,
+    resolve_gate,
     retry_loops,
 )
 
@@ -336,3 +337,82 @@ def test_bundled_runs_with_one_extra_search(repo_root: Path) -> None:
     assert report.verdict == "block"
     assert all(r.startswith("[trajectory] pro-cost") for r in report.reasons)
     assert diff_runs(baseline, baseline, suite).verdict == "promote"
+
+
+def gated(rules: str) -> str:
+    """SUITE with a ``gate:`` block listing ``rules``."""
+    return SUITE.replace("defaults:\n", f"gate: {{block_on: [{rules}]}}\ndefaults:\n", 1)
+
+
+def test_suite_gate_decides_when_no_gate_is_passed(baseline: list[RunRecord]) -> None:
+    candidate = [
+        extra_search(r) if (r.task_id, r.epoch) == ("pro-cost", 0) else r for r in baseline
+    ]
+    strict = parse_suite_text(gated("success, trajectory"))
+    assert strict.gate == SuiteGate(block_on=("success", "trajectory"))
+    report = diff_runs(baseline, candidate, strict)
+    assert report.changed_tasks == ("pro-cost",)
+    assert report.gate.block_on == ("success", "trajectory")
+    assert report.verdict == "block"
+    assert report.reasons[0].startswith("[trajectory] pro-cost: steps 1 → 2 (+1)")
+
+    lenient = parse_suite_text(gated("success"))
+    report = diff_runs(baseline, candidate, lenient)
+    assert report.changed_tasks == ("pro-cost",)
+    assert report.verdict == "promote"
+    assert any(r.startswith("[trajectory, not gated] pro-cost") for r in report.reasons)
+    # a gate passed by the caller wins over the suite's
+    assert diff_runs(baseline, candidate, lenient, gate=DiffGate()).verdict == "block"
+
+
+def test_resolve_gate_precedence() -> None:
+    plain = parse_suite_text(SUITE)
+    assert resolve_gate(plain) == DiffGate()
+    suite = parse_suite_text(
+        SUITE.replace(
+            "defaults:\n",
+            "gate: {block_on: [success], alpha: 0.1, max_token_increase: 0.2}\ndefaults:\n",
+            1,
+        )
+    )
+    gate = resolve_gate(suite, alpha=0.01, seed=7)
+    # flags win (alpha, seed); the suite fills the rest (block_on, tokens); defaults after that
+    assert (gate.block_on, gate.alpha, gate.seed, gate.max_token_increase, gate.resamples) == (
+        ("success",),
+        0.01,
+        7,
+        0.2,
+        10_000,
+    )
+    assert resolve_gate(suite, block_on=()).block_on == ()  # an empty flag value gates nothing
+
+
+def test_bad_suite_gate_names_the_line() -> None:
+    with pytest.raises(SuiteError) as caught:
+        parse_suite_text(gated("success, vibes"), file="s.yaml")
+    assert caught.value.line == 3
+    assert caught.value.field is not None
+    assert caught.value.field.startswith("gate.block_on")
+
+
+def test_cli_diff_uses_the_suite_gate(
+    tmp_path: Path, baseline: list[RunRecord], capsys: pytest.CaptureFixture[str]
+) -> None:
+    base, cand = tmp_path / "base.jsonl", tmp_path / "cand.jsonl"
+    write_jsonl(base, baseline)
+    write_jsonl(
+        cand, [extra_search(r) if (r.task_id, r.epoch) == ("pro-cost", 0) else r for r in baseline]
+    )
+    strict, lenient = tmp_path / "strict.yaml", tmp_path / "lenient.yaml"
+    strict.write_text(gated("success, trajectory"))
+    lenient.write_text(gated("success"))
+    assert main(["diff", str(base), str(cand), "--suite", str(strict)]) == 1
+    assert "verdict: BLOCK" in capsys.readouterr().out
+    assert main(["diff", str(base), str(cand), "--suite", str(lenient)]) == 0
+    assert "verdict: PROMOTE" in capsys.readouterr().out
+    # --block-on overrides the suite's gate
+    assert (
+        main(["diff", str(base), str(cand), "--suite", str(lenient), "--block-on", "trajectory"])
+        == 1
+    )
+    assert "verdict: BLOCK" in capsys.readouterr().out

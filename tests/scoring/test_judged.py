@@ -9,7 +9,14 @@ import pytest
 from pathjudge.agent.trajectory import RunRecord, Step
 from pathjudge.errors import LabelsError, SuiteError
 from pathjudge.rubrics.suite import parse_suite_text
-from pathjudge.scoring.judged import judge_requests, load_verdicts, status_of
+from pathjudge.scoring.judged import (
+    JudgeRequest,
+    judge_requests,
+    judge_unavailable,
+    judged_criteria,
+    load_verdicts,
+    status_of,
+)
 
 SUITE = parse_suite_text(
     """\
@@ -61,3 +68,42 @@ def test_load_verdicts(tmp_path: Path) -> None:
     )
     with pytest.raises(LabelsError, match="twice"):
         load_verdicts(path)
+
+
+def test_judge_unavailable_reasons(tmp_path: Path) -> None:
+    key = {"ANTHROPIC_API_KEY": "sk-ant-x"}
+    assert judge_unavailable("anthropic", model="m", base_url=None, env=key) is None
+    assert (
+        judge_unavailable("anthropic", model="m", base_url=None, env={"ANTHROPIC_AUTH_TOKEN": "t"})
+        is None
+    )
+    reason = judge_unavailable("anthropic", model="m", base_url="http://127.0.0.1:9", env={})
+    assert reason is not None
+    assert "ANTHROPIC_API_KEY" in reason
+    assert judge_unavailable("openai-compatible", model="m", base_url="http://h", env={}) is None
+    assert "base_url" in (judge_unavailable("openai", model="m", base_url=None, env={}) or "")
+    gguf = tmp_path / "m.gguf"
+    assert "GGUF" in (judge_unavailable("llama-cpp", model=str(gguf), base_url=None, env={}) or "")
+    gguf.write_bytes(b"GGUF")
+    assert judge_unavailable("llama-cpp", model=str(gguf), base_url=None, env={}) is None
+
+
+def test_criterion_files_resolve_beside_the_suite(tmp_path: Path) -> None:
+    import pathjudge.rubrics
+
+    builtin = Path(pathjudge.rubrics.__file__).parent / "criteria" / "summary-covers-points.yaml"
+    folder = tmp_path / "suite"
+    folder.mkdir()
+    text = builtin.read_text().replace("id: summary-covers-points", "id: my-points", 1)
+    (folder / "mine.yaml").write_text(text)
+
+    def request(criterion: str) -> JudgeRequest:
+        return JudgeRequest(
+            item_id=f"r:{criterion}", run_id="r", task_id="t", criterion_id=criterion, inputs={}
+        )
+
+    requests = [request("mine.yaml"), request("summary-covers-points")]
+    found = judged_criteria(requests, folder)
+    assert list(found) == ["mine.yaml"]  # built-ins are left to the judge's own lookup
+    assert found["mine.yaml"].id == "my-points"
+    assert judged_criteria(requests, None) == {}

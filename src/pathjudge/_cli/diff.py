@@ -16,14 +16,24 @@ def diff_command(
     candidate: Annotated[Path, typer.Argument(help="Candidate runs JSONL.")],
     suite: Annotated[Path, typer.Option("--suite", help="The suite YAML both were run on.")],
     block_on: Annotated[
-        str,
+        str | None,
         typer.Option(
-            help="Rules that block a promotion, comma-separated: success, significance, trajectory, cost, coverage."
+            help="Rules that block a promotion, comma-separated: success, significance, trajectory, "
+            "cost, coverage (default: the suite's gate, else success,trajectory,coverage)."
         ),
-    ] = "success,trajectory,coverage",
-    alpha: Annotated[float, typer.Option(help="Significance level of the paired test.")] = 0.05,
-    seed: Annotated[int, typer.Option(help="Seed of the paired bootstrap.")] = 0,
-    resamples: Annotated[int, typer.Option(help="Bootstrap resamples.")] = 10_000,
+    ] = None,
+    alpha: Annotated[
+        float | None,
+        typer.Option(
+            help="Significance level of the paired test (default: suite gate, else 0.05)."
+        ),
+    ] = None,
+    seed: Annotated[
+        int | None, typer.Option(help="Seed of the paired bootstrap (default 0).")
+    ] = None,
+    resamples: Annotated[
+        int | None, typer.Option(help="Bootstrap resamples (default 10000).")
+    ] = None,
     max_token_increase: Annotated[
         float | None,
         typer.Option(help="'cost' rule: block when tokens grow by more than this fraction."),
@@ -36,18 +46,23 @@ def diff_command(
         Path | None, typer.Option("--json", help="Also write the full diff as JSON.")
     ] = None,
 ) -> None:
-    """Diff a candidate against a baseline task by task; exit 0 promote, 1 block, 2 bad input."""
+    """Diff a candidate against a baseline task by task; exit 0 promote, 1 block, 2 bad input.
+
+    The gate is each flag given, then the suite's ``gate:`` block, then the built-in defaults.
+    """
     from pydantic import ValidationError
     from rich.table import Table
 
     from pathjudge.agent.io import read_runs
     from pathjudge.errors import InputError
     from pathjudge.rubrics.suite import load_suite
-    from pathjudge.scoring.diff import DiffGate, diff_runs, parse_gate_rules
+    from pathjudge.scoring.diff import diff_runs, parse_gate_rules, resolve_gate
 
-    rules = parse_gate_rules(block_on)
+    rules = parse_gate_rules(block_on) if block_on is not None else None
+    loaded = load_suite(suite)
     try:
-        gate = DiffGate(
+        gate = resolve_gate(
+            loaded,
             block_on=rules,
             alpha=alpha,
             seed=seed,
@@ -59,7 +74,6 @@ def diff_command(
         first = exc.errors(include_url=False, include_input=False)[0]
         name = str(first["loc"][0]).replace("_", "-") if first["loc"] else "gate"
         raise InputError(str(first["msg"]), field=f"--{name}") from None
-    loaded = load_suite(suite)
     report = diff_runs(read_runs(baseline), read_runs(candidate), loaded, gate=gate)
     table = Table(title=f"{candidate} vs {baseline} on suite {report.suite}")
     for name in ("task", "success", "steps Δ", "findings"):

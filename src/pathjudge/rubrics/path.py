@@ -576,7 +576,9 @@ def _diagonal(steps: Sequence[Step], refs: Sequence[RefSpec]) -> list[StepMatch]
 # The fully matching alignment of a reference whose matches carry no diff is the same for every run
 # (it depends on the reference, the budget and the costs alone): kept per reference, at most this many.
 _DIAGONAL_LIMIT = 1024
-_diagonal_memo: dict[int, tuple[Sequence[RefSpec], str, Mode, int | None, FaultCosts, AlignmentData]] = {}
+_diagonal_memo: dict[
+    int, tuple[Sequence[RefSpec], str, Mode, int | None, FaultCosts, AlignmentData]
+] = {}
 
 
 def _diagonal_data(

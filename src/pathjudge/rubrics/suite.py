@@ -5,6 +5,7 @@ A suite file::
     schema_version: 1
     name: docent
     weights: {success: 2, tool_calls: 1, trajectory: 1}   # optional weights of the overall score
+    gate: {block_on: [success, trajectory]}               # optional: what blocks `pathjudge diff`
     defaults:                                             # deep-merged under every task
       tools: {required: [search_docs]}
       steps: {budget: 4}
@@ -53,12 +54,15 @@ from pathjudge.rubrics.assertions.tools import ToolSelectionSpec
 from pathjudge.rubrics.path import FaultCosts, ReferencePath
 
 __all__ = [
+    "GATE_RULES",
     "SUITE_SCHEMA_VERSION",
     "WEIGHT_KEYS",
+    "GateRule",
     "JudgedInput",
     "JudgedSpec",
     "QueryOverlapSpec",
     "Suite",
+    "SuiteGate",
     "Task",
     "TaskKind",
     "WeightKey",
@@ -105,6 +109,10 @@ WEIGHT_KEYS: tuple[WeightKey, ...] = (
     "goal_completion",
 )
 
+
+GateRule = Literal["success", "significance", "trajectory", "cost", "coverage"]
+"""A rule of the baseline-vs-candidate gate (see :mod:`pathjudge.scoring.diff`)."""
+GATE_RULES: tuple[GateRule, ...] = ("success", "significance", "trajectory", "cost", "coverage")
 
 _DEFAULT_JUDGED_INPUTS: dict[str, JudgedInput] = {"answer": "final_answer", "question": "input"}
 
@@ -213,6 +221,27 @@ class Task(_Record):
         return json.dumps(self.input, ensure_ascii=False, sort_keys=True)
 
 
+class SuiteGate(_Record):
+    """The suite's promotion gate for ``pathjudge diff``; a field left unset keeps the diff's default.
+
+    Command-line flags override these values, which override the defaults of
+    :class:`~pathjudge.scoring.diff.DiffGate`.
+    """
+
+    block_on: tuple[GateRule, ...] | None = Field(
+        default=None, description="Rules that block a promotion (empty: none blocks)."
+    )
+    alpha: float | None = Field(
+        default=None, gt=0, lt=1, description="Significance level of the paired test."
+    )
+    max_token_increase: float | None = Field(
+        default=None, ge=0, description="'cost' rule: largest allowed growth of suite tokens."
+    )
+    max_latency_increase: float | None = Field(
+        default=None, ge=0, description="'cost' rule: largest allowed growth of suite latency."
+    )
+
+
 class Suite(_Record):
     """A suite of tasks. Build one with :func:`load_suite` (YAML) or :func:`parse_suite` (a dict)."""
 
@@ -222,6 +251,9 @@ class Suite(_Record):
     weights: dict[WeightKey, float] = Field(
         default_factory=dict,
         description="Weights of the overall score (default: success, tool_calls, trajectory at 1).",
+    )
+    gate: SuiteGate | None = Field(
+        default=None, description="What blocks a promotion in `pathjudge diff` (optional)."
     )
     tasks: tuple[Task, ...] = Field(min_length=1, description="The tasks, in file order.")
 
@@ -284,7 +316,7 @@ class Suite(_Record):
 # --------------------------------------------------------------------------------------------------
 # Loading
 
-_TOP_KEYS = ("schema_version", "name", "description", "weights", "defaults", "tasks")
+_TOP_KEYS = ("schema_version", "name", "description", "weights", "gate", "defaults", "tasks")
 
 
 def deep_merge(base: Mapping[str, Any], override: Mapping[str, Any]) -> dict[str, Any]:

@@ -30,7 +30,8 @@ or the bootstrap interval lies entirely below zero.
 The verdict is ``block`` when any rule the gate lists fires, else ``promote``:
 ``success`` (any task's success rate dropped), ``significance`` (significantly worse), ``trajectory``
 (any trajectory regression), ``cost`` (suite tokens or latency up by more than the gate's fraction),
-``coverage`` (a baseline task or epoch with no candidate run).
+``coverage`` (a baseline task or epoch with no candidate run). The gate comes from the caller, else from
+the suite's ``gate:`` block (:func:`resolve_gate`: command line > suite > :class:`DiffGate` defaults).
 """
 
 from __future__ import annotations
@@ -40,14 +41,14 @@ import math
 import random
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Literal, get_args
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
 from pathjudge.agent.trajectory import RunRecord
 from pathjudge.errors import InputError
 from pathjudge.rubrics.assertions.steps import call_signature
-from pathjudge.rubrics.suite import Suite
+from pathjudge.rubrics.suite import GATE_RULES, GateRule, Suite
 from pathjudge.scoring.grade import RunGrade, SuccessStatus, grade
 from pathjudge.scoring.judged import VerdictLike
 
@@ -67,11 +68,10 @@ __all__ = [
     "paired_bootstrap",
     "paired_test",
     "parse_gate_rules",
+    "resolve_gate",
     "retry_loops",
 ]
 
-GateRule = Literal["success", "significance", "trajectory", "cost", "coverage"]
-GATE_RULES: tuple[GateRule, ...] = get_args(GateRule)
 FindingKind = Literal["regression", "improvement", "change"]
 
 
@@ -544,7 +544,7 @@ def diff_runs(
     Raises :class:`~pathjudge.errors.InputError` for an empty file or a duplicated (task, epoch), and
     :class:`~pathjudge.errors.SuiteError` for a run whose task the suite lacks.
     """
-    gate = gate or DiffGate()
+    gate = gate or resolve_gate(suite)
     base = _index(baseline, "baseline")
     cand = _index(candidate, "candidate")
     grades_b = {
@@ -703,3 +703,34 @@ def parse_gate_rules(text: str) -> tuple[GateRule, ...]:
                 hint=f"use any of: {', '.join(GATE_RULES)}",
             )
     return tuple(rules)
+
+
+def resolve_gate(
+    suite: Suite,
+    *,
+    block_on: tuple[GateRule, ...] | None = None,
+    alpha: float | None = None,
+    seed: int | None = None,
+    resamples: int | None = None,
+    max_token_increase: float | None = None,
+    max_latency_increase: float | None = None,
+) -> DiffGate:
+    """The gate for diffing on ``suite``: each argument given (not None) wins, then the suite's
+    ``gate:`` block, then the :class:`DiffGate` defaults.
+
+    A suite without a gate and no arguments gives ``DiffGate()``. Out-of-range values raise
+    pydantic's ``ValidationError`` (the CLI turns it into an input error naming the flag).
+    """
+    values: dict[str, object] = {}
+    if suite.gate is not None:
+        values.update(suite.gate.model_dump(exclude_none=True))
+    given = {
+        "block_on": block_on,
+        "alpha": alpha,
+        "seed": seed,
+        "resamples": resamples,
+        "max_token_increase": max_token_increase,
+        "max_latency_increase": max_latency_increase,
+    }
+    values.update({key: value for key, value in given.items() if value is not None})
+    return DiffGate.model_validate(values)

@@ -48,7 +48,7 @@ _ATOMS: list[JsonValue] = [
     math.nan,
 ]
 _json: st.SearchStrategy[JsonValue] = st.recursive(
-    st.sampled_from(_ATOMS),
+    st.sampled_from(_ATOMS) | st.builds(float, st.just("nan")),  # NaN objects of their own
     lambda inner: (
         st.lists(inner, max_size=3)
         | st.dictionaries(st.sampled_from(["k", "K", "q"]), inner, max_size=3)
@@ -100,6 +100,11 @@ def test_canonical_key_keeps_booleans_apart_from_numbers() -> None:
         {"b": 5, "a": "rate limit"}
     )
     assert canonical_key({}) != canonical_key([])
+    # two NaNs (separate objects, as two parsed lines give) are the same argument, as their texts are
+    assert canonical_json(float("nan")) == canonical_json(float("nan"))
+    assert canonical_key(float("nan")) == canonical_key(float("nan"))
+    assert canonical_key([float("nan")]) == canonical_key([float("nan")])
+    assert canonical_key(math.inf) != canonical_key(-math.inf)
 
 
 # Tool names with spaces are where signature texts of different tools can collide.

@@ -153,8 +153,8 @@ def canonical_key(value: JsonValue) -> Hashable:
     """A hashable stand-in for :func:`canonical_json`: ``canonical_key(a) == canonical_key(b)``
     exactly when ``canonical_json(a) == canonical_json(b)``, without writing any JSON text.
 
-    Strings are case-folded and whitespace-collapsed as there, integral floats become ints, lists
-    become tuples, objects become a marked tuple of their items sorted by key, and booleans and
+    Strings are case-folded and whitespace-collapsed as there, numbers stay as they are (``5.0 == 5``
+    already), lists become tuples, objects become a marked tuple of their items sorted by key, and booleans and
     non-finite floats become markers (so ``True`` never equals ``1``, as ``true`` never equals ``1``).
     For equality and hashing only; the value itself means nothing.
     """
@@ -165,9 +165,9 @@ def canonical_key(value: JsonValue) -> Hashable:
     if isinstance(value, int):
         return value
     if isinstance(value, float):
-        if not math.isfinite(value):
-            return (_NON_FINITE, repr(value))
-        return int(value) if value.is_integer() else value
+        # Python already compares (and hashes) 5.0 equal to 5, as canonical_json writes both "5";
+        # NaN alone is unequal to itself, so non-finite floats become marked texts.
+        return value if math.isfinite(value) else (_NON_FINITE, repr(value))
     if isinstance(value, dict):
         return (_OBJECT, *sorted([(key, canonical_key(item)) for key, item in value.items()]))
     if isinstance(value, list):

@@ -105,9 +105,7 @@ def redundant_calls(run: RunRecord) -> list[tuple[int, int]]:
     return _redundant_pairs(run.steps, call_keys(run.steps))
 
 
-def _redundant_pairs(
-    steps: Sequence[Step], keys: list[Hashable] | None
-) -> list[tuple[int, int]]:
+def _redundant_pairs(steps: Sequence[Step], keys: list[Hashable] | None) -> list[tuple[int, int]]:
     """:func:`redundant_calls` over keys already computed by :func:`call_keys`."""
     if keys is None:
         return []

@@ -1,0 +1,127 @@
+"""Grading with a task plan reused across runs (its memos warm) equals grading each run afresh.
+
+A :class:`~pathjudge.scoring.grade.TaskPlan` memoises the tool-selection checks on the (tool, turn)
+sequence and the answer criteria on the final answer; the step checks share cached results for the
+common outcomes; the aligner memoises pairings. None of it may change a grade.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from pathjudge.agent.trajectory import RunRecord, Step
+from pathjudge.rubrics.assertions.steps import redundant_calls
+from pathjudge.rubrics.suite import parse_suite_text
+from pathjudge.scoring.grade import grade_run, plan_task
+
+SUITE = """\
+name: memo
+defaults:
+  tools: {required: [search], forbidden: [delete], first_call: search}
+  steps: {budget: 3, loop_threshold: 2}
+  arguments: [{tool: search, args: {q: {$regex: "\\\\S"}}}]
+tasks:
+  - id: fact
+    kind: factual
+    success: {kind: contains_all, values: ["429"]}
+    references:
+      - {mode: strict, steps: [{tool: search, args: {q: rate}}, {tool: fetch}]}
+      - {mode: unordered, steps: [{tool: fetch}, {tool: search}]}
+    surface: [doc1]
+  - id: parts
+    success:
+      kind: all_of
+      parts:
+        - {name: a, criterion: {kind: contains_any, values: ["429", "limit"]}}
+        - {name: b, criterion: {kind: regex, pattern: "\\\\b60\\\\b"}}
+        - {name: c, criterion: {kind: number, value: 600, rel: 0.01}}
+    references: [{mode: in_order, steps: [{tool: search}]}]
+  - id: oos
+    kind: out_of_scope
+  - id: end-state
+    success: {kind: callable, function: "tests.rubrics.assertions._helpers:used_tools"}
+  - id: mixed
+    success:
+      kind: all_of
+      parts:
+        - {name: answer, criterion: {kind: contains_any, values: ["429"]}}
+        - {name: state, criterion: {kind: callable, function: "tests.rubrics.assertions._helpers:used_tools"}}
+"""
+
+ANSWERS = [
+    None,
+    "",
+    "   ",
+    "429",
+    "It returns HTTP 429.",
+    "It returns http 429 — the rate LIMIT; 60 per minute, 600 on Pro",
+    "I couldn't find that in the docs.",
+    "I don't have information about that in the documentation search.",
+    "limit 60",
+    "x" * 2500 + " 429",  # longer than the memo keeps
+]
+
+_step = st.builds(
+    Step,
+    tool=st.sampled_from(["search", "fetch", "delete"]),
+    arguments=st.sampled_from([{}, {"q": "rate"}, {"q": " Rate "}, {"q": ""}, {"q": 5}]),
+    result=st.sampled_from([None, "doc1", [{"id": "doc1"}], "Error: boom"]),
+    is_error=st.booleans(),
+)
+
+
+@st.composite
+def _runs(draw: st.DrawFn) -> RunRecord:
+    steps = draw(st.lists(_step, max_size=5))
+    turn = 0
+    placed: list[Step] = []
+    for index, step in enumerate(steps):
+        if index and draw(st.integers(0, 3)) > 0:
+            turn += 1
+        placed.append(step.model_copy(update={"turn": turn}))
+    return RunRecord(
+        run_id=f"r{draw(st.integers(0, 999))}",
+        task_id=draw(st.sampled_from(["fact", "parts", "oos", "end-state", "mixed"])),
+        steps=tuple(placed),
+        final_answer=draw(st.sampled_from(ANSWERS)),
+    )
+
+
+SUITE_MODEL = parse_suite_text(SUITE)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(_runs(), min_size=1, max_size=12))
+def test_reused_plan_grades_equal_fresh_plan_grades(batch: list[RunRecord]) -> None:
+    shared = {task.id: plan_task(task) for task in SUITE_MODEL.tasks}
+    # each run also without its calls: same answer, other end state (the callable reads the steps)
+    every = [variant for run in batch for variant in (run, run.model_copy(update={"steps": ()}))]
+    for _ in range(2):  # the second round finds everything memoised
+        for run in every:
+            task = SUITE_MODEL.task(run.task_id)
+            warm = grade_run(run, shared[run.task_id], fast=True)
+            fresh = grade_run(run, plan_task(task), fast=True)
+            assert warm.model_dump_json() == fresh.model_dump_json()
+
+
+@settings(max_examples=150, deadline=None)
+@given(_runs())
+def test_quick_redundancy_count_is_the_redundant_calls_count(run: RunRecord) -> None:
+    plan = plan_task(SUITE_MODEL.task(run.task_id))
+    assert plan.quick(run)[2] == len(redundant_calls(run))
+
+
+def test_answer_memo_is_bounded_and_skips_long_answers() -> None:
+    plan = plan_task(SUITE_MODEL.task("fact"))
+    assert plan.goal_memo is not None
+    long_answer: Any = "y" * 2500
+    grade_run(RunRecord(run_id="a", task_id="fact", final_answer=long_answer), plan)
+    assert long_answer not in plan.goal_memo
+    grade_run(RunRecord(run_id="b", task_id="fact", final_answer="429"), plan)
+    assert "429" in plan.goal_memo
+    # a user callable may read anything of the run: never memoised
+    assert plan_task(SUITE_MODEL.task("end-state")).goal_memo is None
+    assert plan_task(SUITE_MODEL.task("mixed")).goal_memo is None
