@@ -137,6 +137,21 @@ def test_no_key_means_not_run_and_no_request(
     assert result["status"] == "not_run"
     assert report["judge"] == "none"
     assert not (tmp_path / ".pathjudge").exists()  # no cache was even opened
+    # an OpenAI-compatible judge without a base URL: not run either
+    code = main(
+        [
+            "score",
+            str(docent / "runs.jsonl"),
+            "--suite",
+            str(docent / "suite.yaml"),
+            "--judge-backend",
+            "openai",
+        ]
+    )
+    assert code == 0
+    assert "not run (no judge configured: the openai backend needs judge.base_url)" in (
+        capsys.readouterr().out.replace("\n", " ")
+    )
 
 
 def test_judge_failures_are_counted_apart(

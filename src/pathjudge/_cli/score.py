@@ -166,6 +166,7 @@ def score(
     from pathjudge._cli.config import resolve_for_cli
     from pathjudge.agent.io import JsonlAppender, read_runs
     from pathjudge.errors import InputError
+    from pathjudge.judge.cli_support import config_backend_name, configured_judge
     from pathjudge.report.json_report import ScoreReport, write_report
     from pathjudge.report.junit import write_junit
     from pathjudge.report.terminal import print_scorecard
@@ -199,7 +200,7 @@ def score(
     judging = not fast and suite_has_judged(loaded)
     config = resolve_for_cli(
         {
-            "judge.backend": judge_backend,
+            "judge.backend": config_backend_name(judge_backend) if judge_backend else None,
             "judge.model": judge_model,
             "judge.base_url": judge_base_url,
             "concurrency": concurrency,
@@ -224,22 +225,21 @@ def score(
         "none": "judged criteria: not run (no judge configured; pass --verdicts V.jsonl)",
         "verdicts": f"judged criteria: from {verdicts}",
     }[judge]
-    if judging:
+    backend_name, model_name, base_url = configured_judge(config)
+    why_not = judge_unavailable(backend_name, model=model_name, base_url=base_url)
+    if judging and why_not is not None:
+        # no pass over the runs: nothing can be judged, so there is nothing to collect
+        note = f"judged criteria: not run ({why_not})"
+        if recorded is not None:
+            note = f"judged criteria: from {verdicts}; any others not run ({why_not})"
+    elif judging:
         covered = recorded or {}
         missing = [
             r
             for r in iter_judge_requests(read_runs(runs), loaded, file=runs)
             if r.item_id not in covered
         ]
-        backend_name = str(config.value("judge.backend"))
-        model_name = str(config.value("judge.model"))
-        base_url = config.value("judge.base_url")
-        why_not = judge_unavailable(backend_name, model=model_name, base_url=base_url)
-        if missing and why_not is not None:
-            note = f"judged criteria: {len(missing)} not run ({why_not})"
-            if recorded:
-                note += f"; the others from {verdicts}"
-        elif missing:
+        if missing:
             result = run_judged(
                 missing,
                 JudgeSetup(

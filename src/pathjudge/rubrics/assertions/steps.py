@@ -71,18 +71,18 @@ def call_keys(steps: Sequence[Step]) -> list[Hashable] | None:
     arguments ``"x {}"`` both give ``"a raw:x {}"``). ``None`` when no tool name contains a space
     and every call uses a different tool (then no two calls are the same); no steps: ``None``.
     """
+    tools = [step.tool for step in steps]
+    if " " in "".join(tools):  # some tool name has a space
+        return [call_signature(step) for step in steps]
+    if len(set(tools)) == len(tools):
+        return None
     seen: set[str] = set()
     shared: set[str] = set()
-    for step in steps:
-        tool = step.tool
+    for tool in tools:
         if tool in seen:
             shared.add(tool)
         else:
             seen.add(tool)
-    if any(" " in tool for tool in seen):
-        return [call_signature(step) for step in steps]
-    if not shared:
-        return None
     keys: list[Hashable] = []
     for step in steps:
         tool = step.tool
