@@ -61,8 +61,12 @@ def test_support_agent_runs_score_exactly_as_published(docent: Path) -> None:
 
 
 def test_readme_first_command_prints_a_scorecard(
-    docent: Path, capsys: pytest.CaptureFixture[str]
+    docent: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # The README promises: no API key, no network. Make sure a key in the environment is not used.
+    for name in ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "OPENAI_API_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.chdir(docent)
     code = main(["score", str(docent / "runs.jsonl"), "--suite", str(docent / "suite.yaml")])
     out = capsys.readouterr().out
     assert code == 0

@@ -79,6 +79,7 @@ _EXPORTS: dict[str, str] = {
     "SuccessCriterion": "pathjudge.rubrics.assertions.outcome",
     "Suite": "pathjudge.rubrics.suite",
     "SuiteError": "pathjudge.errors",
+    "SuiteGate": "pathjudge.rubrics.suite",
     "Task": "pathjudge.rubrics.suite",
     "Timing": "pathjudge.agent.trajectory",
     "Tool": "pathjudge.agent.loop",
@@ -147,6 +148,7 @@ _EXPORTS: dict[str, str] = {
     "redundant_calls": "pathjudge.rubrics.assertions.steps",
     "reliability": "pathjudge.calibration.noise",
     "resolve_config": "pathjudge.config",
+    "resolve_gate": "pathjudge.scoring.diff",
     "retriever_experiment": "pathjudge.scoring.mutate",
     "run_agent": "pathjudge.agent.loop",
     "run_agent_sync": "pathjudge.agent.loop",
@@ -332,11 +334,17 @@ if TYPE_CHECKING:  # pragma: no cover
         align_path as align_path,
         score_paths as score_paths,
     )
-    from pathjudge.rubrics.suite import Suite as Suite, Task as Task, load_suite as load_suite
+    from pathjudge.rubrics.suite import (
+        Suite as Suite,
+        SuiteGate as SuiteGate,
+        Task as Task,
+        load_suite as load_suite,
+    )
     from pathjudge.scoring.diff import (
         DiffGate as DiffGate,
         DiffReport as DiffReport,
         diff_runs as diff_runs,
+        resolve_gate as resolve_gate,
     )
     from pathjudge.scoring.grade import RunGrade as RunGrade, grade as grade
     from pathjudge.scoring.judged import (

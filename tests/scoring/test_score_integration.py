@@ -97,7 +97,7 @@ def test_judged_criterion_gets_a_verdict_then_the_cache_answers(
         "status": "pass",
         "reasoning": "judged pass: both points are covered",
     }
-    assert report["judge"] == "verdicts"
+    assert report["judge"] == "judge"  # the live judge ran (recorded verdicts would say "verdicts")
 
     # the rerun is answered from the cache: zero requests, same report
     code, again = score_json(docent, tmp_path / "b.json", *judge)

@@ -217,7 +217,7 @@ def score(
     recorded: dict[str, VerdictLike] | None = (
         dict(load_verdicts(verdicts)) if verdicts is not None and not fast else None
     )
-    judge: Literal["fast", "verdicts", "none"] = (
+    judge: Literal["judge", "fast", "verdicts", "none"] = (
         "fast" if fast else ("verdicts" if recorded is not None else "none")
     )
     note = {
@@ -254,7 +254,7 @@ def score(
                 criteria=judged_criteria(missing, suite.parent),
             )
             recorded = {**covered, **result.verdicts}
-            judge = "verdicts"
+            judge = "judge"
             note = f"judged criteria: {result.describe()}"
             if covered:
                 note += f"; the others from {verdicts}"

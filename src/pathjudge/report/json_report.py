@@ -32,8 +32,11 @@ class ScoreReport(BaseModel):
     suite_file: str | None = Field(default=None, description="The suite file, as given.")
     runs_file: str | None = Field(default=None, description="The runs file, as given.")
     fast: bool = Field(description="Whether judged criteria were skipped (fast mode).")
-    judge: Literal["verdicts", "none", "fast"] = Field(
-        description="Where judged verdicts came from: recorded verdicts, none configured, or skipped."
+    judge: Literal["judge", "verdicts", "none", "fast"] = Field(
+        description=(
+            "Where judged verdicts came from: the live judge (and its cache), recorded verdicts only, "
+            "none configured, or skipped (fast mode)."
+        )
     )
     generated_at: str | None = Field(default=None, description="Only when the caller passes one.")
     scorecard: Scorecard

@@ -694,7 +694,13 @@ def align_data(
     costs: FaultCosts | None = None,
     redundant: Iterable[int] = (),
 ) -> AlignmentData:
-    """:func:`align_calls` without building the Pydantic model (the grading hot path)."""
+    """:func:`align_calls` without building the Pydantic model (the grading hot path).
+
+    When ``refs`` is a tuple (as :func:`compile_reference` gives), what depends on the reference and
+    the run's shape alone is memoised across calls: the alignment of a run whose calls fully match
+    the steps one to one, and the pairing for a given (turns, match outcomes and scores) shape; the
+    diffs are always the run's own. A list of refs is aligned afresh every time.
+    """
     costs = costs or _DEFAULT_COSTS
     n_refs, n_calls = len(refs), len(steps)
     if n_refs == n_calls and (mode != "partial_order" or not any(ref.after for ref in refs)):

@@ -19,8 +19,10 @@ was given for the item, they are ``not_run``.
 
 Grading is a pure function of (runs, suite, verdicts): the same inputs give the same grades. For speed,
 everything that depends on the task alone is computed once per task (:class:`TaskPlan`: compiled
-references, the recovery checks of an error-free run, the implied refusal criterion), and the
-tool-selection checks are memoised per task on the (tool, turn) sequence, which is all they read.
+references, the recovery checks of an error-free run, the implied refusal criterion); the
+tool-selection checks are memoised per task on the (tool, turn) sequence, which is all they read, and
+the success criteria on the final answer, which is all they read unless a user callable is involved
+(then never). Each memo stops growing at 4096 entries; answers over 2000 characters are not kept.
 """
 
 from __future__ import annotations
