@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -50,6 +52,28 @@ def jobs_for(n: int, *, criterion: str = "answer-correct", prefix: str = "item")
         )
         for i in range(n)
     ]
+
+
+def judge_argv(items: Path, base_url: str, *options: str) -> list[str]:
+    """``pathjudge judge`` arguments: ``items`` under answer-correct against ``base_url``, then ``options``."""
+    return ["judge", str(items), "--criterion", "answer-correct", "--base-url", base_url, *options]
+
+
+def write_short_items(path: Path, n: int) -> Path:
+    """Write ``n`` answer-correct items ``i0``, ``i1``, ... (answers ``a0``, ``a1``, ...) as JSONL."""
+    path.write_text(
+        "".join(
+            json.dumps(
+                {
+                    "item_id": f"i{i}",
+                    "inputs": {"question": "q", "answer": f"a{i}", "reference": "r"},
+                }
+            )
+            + "\n"
+            for i in range(n)
+        )
+    )
+    return path
 
 
 def judge_run(

@@ -15,7 +15,7 @@ import pytest
 
 from pathjudge.cli import main
 from tests.fakes.anthropic_server import FakeAnthropic, RecordedRequest
-from tests.judge.conftest import policy_by
+from tests.judge.conftest import judge_argv, policy_by
 
 MESSAGES = "/v1/messages"
 
@@ -51,8 +51,9 @@ def test_cli_writes_verdicts_in_input_order(server: FakeAnthropic, tmp_path: Pat
     server.policy = policy_by(deterministic)
     items = write_items(tmp_path / "items.jsonl", 6)
     out = tmp_path / "verdicts.jsonl"
-    args = ["judge", str(items), "--criterion", "answer-correct", "--base-url", server.url]
-    code = main([*args, "--cache", str(tmp_path / "c.sqlite"), "-o", str(out)])
+    code = main(
+        judge_argv(items, server.url, "--cache", str(tmp_path / "c.sqlite"), "-o", str(out))
+    )
     assert code == 0
     lines = [json.loads(line) for line in out.read_text().splitlines()]
     assert [r["item_id"] for r in lines] == [f"q{i:04d}" for i in range(6)]
@@ -71,18 +72,7 @@ def test_cli_bad_item_line_is_one_clear_error(
         + json.dumps({"item_id": "b", "inputs": {"question": "q", "answer": "a"}})
         + "\n"
     )
-    code = main(
-        [
-            "judge",
-            str(items),
-            "--criterion",
-            "answer-correct",
-            "--base-url",
-            server.url,
-            "-o",
-            str(tmp_path / "o.jsonl"),
-        ]
-    )
+    code = main(judge_argv(items, server.url, "-o", str(tmp_path / "o.jsonl")))
     assert code == 2
     err = capsys.readouterr().err
     assert "items.jsonl:2" in err
@@ -100,18 +90,7 @@ def test_cli_without_credentials_is_one_clear_error(
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("ANTHROPIC_CONFIG_DIR", str(tmp_path / "no-config"))
     items = write_items(tmp_path / "items.jsonl", 3)
-    code = main(
-        [
-            "judge",
-            str(items),
-            "--criterion",
-            "answer-correct",
-            "--base-url",
-            fake_anthropic.url,
-            "-o",
-            str(tmp_path / "o.jsonl"),
-        ]
-    )
+    code = main(judge_argv(items, fake_anthropic.url, "-o", str(tmp_path / "o.jsonl")))
     assert code == 2
     assert "no Anthropic credentials were found" in capsys.readouterr().err
 
@@ -132,12 +111,8 @@ def test_cli_batch_mode(server: FakeAnthropic, tmp_path: Path) -> None:
     items = write_items(tmp_path / "items.jsonl", 4)
     out = tmp_path / "v.jsonl"
     code = main(
-        [
-            "judge",
-            str(items),
-            "--criterion",
-            "answer-correct",
-            "--base-url",
+        judge_argv(
+            items,
             server.url,
             "--batch",
             "--poll-interval",
@@ -146,7 +121,7 @@ def test_cli_batch_mode(server: FakeAnthropic, tmp_path: Path) -> None:
             str(tmp_path / "c.sqlite"),
             "-o",
             str(out),
-        ]
+        )
     )
     assert code == 0
     assert server.count("POST", "/v1/messages/batches") == 1
@@ -172,8 +147,8 @@ def test_killed_run_resumes_sending_only_the_missing_requests(
     repo = Path(__file__).resolve().parents[2]
     env = {**os.environ, "PYTHONPATH": str(repo / "src")}
     command = [
-        sys.executable, "-m", "pathjudge", "judge", str(items), "--criterion", "answer-correct",
-        "--base-url", fake_anthropic.url, "--concurrency", "8", "--cache", str(cache), "-o", str(out), "--no-progress",
+        sys.executable, "-m", "pathjudge", *judge_argv(items, fake_anthropic.url),
+        "--concurrency", "8", "--cache", str(cache), "-o", str(out), "--no-progress",
     ]  # fmt: skip
     process = subprocess.Popen(
         command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
@@ -199,12 +174,8 @@ def test_killed_run_resumes_sending_only_the_missing_requests(
     fake_anthropic.reset()
     clean = tmp_path / "clean.jsonl"
     code = main(
-        [
-            "judge",
-            str(items),
-            "--criterion",
-            "answer-correct",
-            "--base-url",
+        judge_argv(
+            items,
             fake_anthropic.url,
             "--concurrency",
             "32",
@@ -212,7 +183,7 @@ def test_killed_run_resumes_sending_only_the_missing_requests(
             str(tmp_path / "fresh.sqlite"),
             "-o",
             str(clean),
-        ]
+        )
     )
     assert code == 0
     assert fake_anthropic.count("POST", MESSAGES) == n
@@ -227,8 +198,8 @@ def test_ctrl_c_exits_130_and_keeps_verdicts(fake_anthropic: FakeAnthropic, tmp_
     repo = Path(__file__).resolve().parents[2]
     env = {**os.environ, "ANTHROPIC_API_KEY": "sk-test-int", "PYTHONPATH": str(repo / "src")}
     command = [
-        sys.executable, "-m", "pathjudge", "judge", str(items), "--criterion", "answer-correct",
-        "--base-url", fake_anthropic.url, "--concurrency", "4", "--cache", str(cache), "-o", str(tmp_path / "o.jsonl"),
+        sys.executable, "-m", "pathjudge", *judge_argv(items, fake_anthropic.url),
+        "--concurrency", "4", "--cache", str(cache), "-o", str(tmp_path / "o.jsonl"),
     ]  # fmt: skip
     process = subprocess.Popen(
         command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True

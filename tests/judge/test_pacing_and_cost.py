@@ -14,6 +14,7 @@ from pathjudge.cli import main
 from pathjudge.judge.backends.base import cost_usd, ratelimit_pause, retry_after_seconds
 from pathjudge.judge.runner import AdaptiveLimiter, Budget
 from tests.fakes.anthropic_server import FakeAnthropic
+from tests.judge.conftest import judge_argv, write_short_items
 
 
 def test_retry_after_forms() -> None:
@@ -111,30 +112,9 @@ def test_limiter_bounds_concurrency() -> None:
 def test_cli_budget_stops_cleanly_writes_what_was_judged(
     server: FakeAnthropic, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    items = tmp_path / "items.jsonl"
-    items.write_text(
-        "".join(
-            json.dumps(
-                {
-                    "item_id": f"i{i}",
-                    "inputs": {"question": "q", "answer": f"a{i}", "reference": "r"},
-                }
-            )
-            + "\n"
-            for i in range(5)
-        )
-    )
+    items = write_short_items(tmp_path / "items.jsonl", 5)
     out = tmp_path / "v.jsonl"
-    base = [
-        "judge",
-        str(items),
-        "--criterion",
-        "answer-correct",
-        "--base-url",
-        server.url,
-        "--concurrency",
-        "1",
-    ]
+    base = judge_argv(items, server.url, "--concurrency", "1")
     # each call: 100 in + 20 out on opus = 0.0005 + 0.0005 = $0.001; budget $0.0025 → 3 calls
     code = main(
         [*base, "--budget-usd", "0.0025", "--cache", str(tmp_path / "c.sqlite"), "-o", str(out)]
@@ -154,20 +134,16 @@ def test_cli_budget_usd_needs_a_known_price(
         + "\n"
     )
     code = main(
-        [
-            "judge",
-            str(items),
-            "--criterion",
-            "answer-correct",
+        judge_argv(
+            items,
+            fake_anthropic.url,
             "--backend",
             "openai",
-            "--base-url",
-            fake_anthropic.url,
             "--budget-usd",
             "1",
             "-o",
             str(tmp_path / "o.jsonl"),
-        ]
+        )
     )
     assert code == 2
     assert "--budget-tokens" in capsys.readouterr().err

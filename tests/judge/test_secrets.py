@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import logging
 from pathlib import Path
 
@@ -11,7 +10,14 @@ import pytest
 from pathjudge.cli import main
 from pathjudge.errors import JudgeError
 from tests.fakes.anthropic_server import FakeAnthropic, Reply, message, rate_limited, text, tool_use
-from tests.judge.conftest import SECRET, jobs_for, judge_run, verdict_input
+from tests.judge.conftest import (
+    SECRET,
+    jobs_for,
+    judge_argv,
+    judge_run,
+    verdict_input,
+    write_short_items,
+)
 
 
 def test_key_is_sent_to_the_server_but_never_stored_or_logged(
@@ -29,36 +35,11 @@ def test_key_is_sent_to_the_server_but_never_stored_or_logged(
         message([text("no tool")]),
         message([tool_use("Verdict", verdict_input("fail"))]),
     )
-    items = tmp_path / "items.jsonl"
-    items.write_text(
-        "".join(
-            json.dumps(
-                {
-                    "item_id": f"i{i}",
-                    "inputs": {"question": "q", "answer": f"a{i}", "reference": "r"},
-                }
-            )
-            + "\n"
-            for i in range(4)
-        )
-    )
+    items = write_short_items(tmp_path / "items.jsonl", 4)
     out = tmp_path / "verdicts.jsonl"
     cache = tmp_path / "cache.sqlite"
     code = main(
-        [
-            "judge",
-            str(items),
-            "--criterion",
-            "answer-correct",
-            "--base-url",
-            server.url,
-            "--concurrency",
-            "1",
-            "--cache",
-            str(cache),
-            "-o",
-            str(out),
-        ]
+        judge_argv(items, server.url, "--concurrency", "1", "--cache", str(cache), "-o", str(out))
     )
     assert code == 0
     # It really was used: the server saw it.

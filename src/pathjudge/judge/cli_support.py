@@ -28,6 +28,7 @@ from pathjudge.rubrics.criteria import get_criterion
 
 if TYPE_CHECKING:
     from pathjudge.config import ResolvedConfig
+    from pathjudge.judge.backends.base import JudgeBackend
 
 __all__ = [
     "BACKEND_SPELLINGS",
@@ -179,6 +180,21 @@ class JudgeOptions:
             progress=progress,
         )
 
+    def build_backend(self) -> JudgeBackend:
+        """The judge backend these options name, via :func:`~pathjudge.judge.runner.make_backend`.
+
+        The ``openai`` backend takes its key from ``OPENAI_API_KEY`` (none when unset); for ``llama``
+        the model is the GGUF file path.
+        """
+        return make_backend(
+            self.backend,
+            model=self.model,
+            base_url=self.base_url,
+            api_key=os.environ.get("OPENAI_API_KEY") if self.backend == "openai" else None,
+            max_tokens=self.max_tokens,
+            model_path=self.model if self.backend == "llama" else None,
+        )
+
 
 def read_items(path: Path) -> list[JudgeItem]:
     """Read the items JSONL (line-numbered errors); duplicate ids are an :class:`InputError`."""
@@ -235,16 +251,7 @@ def execute(
                 exc.message, file=items_path, line=number, field=exc.field, hint=exc.hint
             ) from None
         jobs.append(JudgeJob(item_id=item.item_id, criterion=criterion, inputs=item.inputs))
-    model = options.model
-    api_key = os.environ.get("OPENAI_API_KEY") if options.backend == "openai" else None
-    backend = make_backend(
-        options.backend,
-        model=model,
-        base_url=options.base_url,
-        api_key=api_key,
-        max_tokens=options.max_tokens,
-        model_path=model if options.backend == "llama" else None,
-    )
+    backend = options.build_backend()
     if options.budget is not None and options.budget.max_usd is not None:
         from pathjudge.agent.trajectory import Usage
         from pathjudge.judge.backends.base import cost_usd

@@ -8,7 +8,7 @@ naming the file and field rather than a half-drawn page.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -575,22 +575,26 @@ def _optional_only() -> ReportView:
     )
 
 
+_V = TypeVar("_V")
+
+
+def _part(given: Any | None, what: str, view: Callable[..., _V]) -> _V | None:
+    """An optional section: None stays None; a path or a report (or its JSON) goes through ``view``."""
+    if given is None:
+        return None
+    value, source = _json_or_value(given, what)
+    return view(value, source=source)
+
+
 def _diff_part(baseline: Any | None) -> DiffView | None:
-    if baseline is None or isinstance(baseline, DiffView):
+    if isinstance(baseline, DiffView):
         return baseline
-    value, source = _json_or_value(baseline, "diff report")
-    return diff_view(value, source=source)
+    return _part(baseline, "diff report", diff_view)
 
 
 def _variance_part(variance: Any | None) -> VarianceView | None:
-    if variance is None:
-        return None
-    value, source = _json_or_value(variance, "variance report")
-    return variance_view(value, source=source)
+    return _part(variance, "variance report", variance_view)
 
 
 def _calibration_part(calibration: Any | None) -> CalibrationView | None:
-    if calibration is None:
-        return None
-    value, source = _json_or_value(calibration, "calibration report")
-    return calibration_view(value, source=source)
+    return _part(calibration, "calibration report", calibration_view)

@@ -560,17 +560,23 @@ def align_calls(
 _DEFAULT_COSTS = FaultCosts()
 
 
-def _diagonal(steps: Sequence[Step], refs: Sequence[RefSpec]) -> list[StepMatch] | None:
-    """The match of call i with reference step i for every i when all fully match, else ``None``."""
+def _diagonal(
+    steps: Sequence[Step], refs: Sequence[RefSpec]
+) -> tuple[list[StepMatch], bool] | None:
+    """The match of call i with reference step i for every i when all fully match (and whether none
+    of them carries a diff), else ``None``."""
     found: list[StepMatch] = []
+    plain = True
     for ref, step in zip(refs, steps, strict=True):
         if ref.tool != step.tool:
             return None
         m = ref.matcher(step)
         if not m.ok:
             return None
+        if m.diffs:
+            plain = False
         found.append(m)
-    return found
+    return found, plain
 
 
 # The fully matching alignment of a reference whose matches carry no diff is the same for every run
@@ -583,15 +589,17 @@ _diagonal_memo: dict[
 
 def _diagonal_data(
     found: list[StepMatch],
+    plain: bool,
     name: str,
     mode: Mode,
     refs: Sequence[RefSpec],
     budget: int | None,
     costs: FaultCosts,
 ) -> AlignmentData:
-    """The alignment where call i fully matches reference step i (``found`` holds those matches)."""
+    """The alignment where call i fully matches reference step i (``found`` holds those matches;
+    ``plain``: none has a diff)."""
     # only a tuple of (frozen) reference steps is known not to change between calls
-    plain = isinstance(refs, tuple) and not any(m.diffs for m in found)
+    plain = plain and isinstance(refs, tuple)
     if plain:
         entry = _diagonal_memo.get(id(refs))
         if (
@@ -706,9 +714,9 @@ def align_data(
     if n_refs == n_calls and (mode != "partial_order" or not any(ref.after for ref in refs)):
         # Fast path: call i fully matches reference step i for every i. That pairing uses every step and
         # every call and keeps the order, so no other pairing can beat it in any mode.
-        found = _diagonal(steps, refs)
-        if found is not None:
-            return _diagonal_data(found, name, mode, refs, budget, costs)
+        diagonal = _diagonal(steps, refs)
+        if diagonal is not None:
+            return _diagonal_data(diagonal[0], diagonal[1], name, mode, refs, budget, costs)
     weigher = _Weights(max(n_refs, n_calls))
     matches: dict[tuple[int, int], StepMatch] = {}
     weights: dict[tuple[int, int], float] = {}

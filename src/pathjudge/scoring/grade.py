@@ -203,6 +203,36 @@ class LeanGrade:
         )
 
 
+_Fold = tuple[float | None, int, int]
+"""A run of checks summed up: (sum of the gating pass/fail values in order, their count, errors)."""
+
+
+def _fold(checks: Iterable[CheckResult], axis: Axis) -> _Fold:
+    """Sum the gating checks' values (a score, else 1 for pass and 0 for fail) in order, count them,
+    and count the checks whose status is ``error``. The sum starts from the first value, never 0.0.
+
+    All the checks must be on ``axis`` (each check module files its checks under one axis): then the
+    fold is that axis's sum, added in check order. Raises ``ValueError`` otherwise.
+    """
+    total: float | None = None
+    count = 0
+    errors = 0
+    for check in checks:
+        if check.axis != axis:
+            raise ValueError(f"check {check.check} is on axis {check.axis}, expected {axis}")
+        status = check.status
+        if status == "error":
+            errors += 1
+        if not check.gating or (status != "pass" and status != "fail"):
+            continue
+        value = check.score
+        if value is None:
+            value = 1.0 if status == "pass" else 0.0
+        total = value if total is None else total + value
+        count += 1
+    return total, count, errors
+
+
 @dataclass(frozen=True, slots=True)
 class TaskPlan:
     """Everything about a task that does not depend on the run, computed once per task."""
@@ -217,9 +247,10 @@ class TaskPlan:
     quick_literals: tuple[dict[str, JsonValue] | None, ...]
     quick_matchers: tuple[Callable[[Step], StepMatch], ...]
     recovery_clean: tuple[CheckResult, ...]
-    tools_memo: dict[tuple[tuple[str, int], ...], tuple[CheckResult, ...]]
+    tools_memo: dict[tuple[tuple[str, int], ...], tuple[tuple[CheckResult, ...], _Fold]]
     implied_goal: RefusalCriterion | None
-    goal_memo: dict[str | None, tuple[CheckResult, ...]] | None
+    goal_memo: dict[str | None, tuple[tuple[CheckResult, ...], _Fold]] | None
+    recovery_clean_fold: _Fold
 
     def quick(self, run: RunRecord) -> tuple[bool, bool, int, bool]:
         """The four basic checks at tuple cost, for CI gates and benchmarks.
@@ -261,6 +292,7 @@ def plan_task(task: Task) -> TaskPlan:
     step_spec = task.steps or StepSpec()
     first = task.references[0].steps if task.references else ()
     recovery = task.recovery or RecoverySpec()
+    recovery_clean = tuple(check_recovery(RunRecord(run_id="-", task_id=task.id), recovery))
     implied: RefusalCriterion | None = None
     if task.success is None and task.kind is not None:
         # factual: an answer that refuses fails; out_of_scope: only a refusal passes
@@ -274,7 +306,8 @@ def plan_task(task: Task) -> TaskPlan:
         step_spec=step_spec,
         recovery_spec=recovery,
         # the recovery checks of a run without tool errors depend on the spec alone: computed once
-        recovery_clean=tuple(check_recovery(RunRecord(run_id="-", task_id=task.id), recovery)),
+        recovery_clean=recovery_clean,
+        recovery_clean_fold=_fold(recovery_clean, "error_recovery"),
         tools_memo={},
         implied_goal=implied,
         # the answer criteria read the final answer alone: their results are memoised on it
@@ -304,8 +337,9 @@ def _answer_only(criterion: SuccessCriterion) -> bool:
     return True
 
 
-def _goal_checks(run: RunRecord, plan: TaskPlan) -> tuple[CheckResult, ...]:
-    """The task's success criterion, then the refusal rule its kind implies (memoised on the answer)."""
+def _goal_checks(run: RunRecord, plan: TaskPlan) -> tuple[tuple[CheckResult, ...], _Fold]:
+    """The task's success criterion, then the refusal rule its kind implies, and their fold
+    (memoised on the answer)."""
     memo = plan.goal_memo
     answer = run.final_answer
     if memo is not None:
@@ -318,13 +352,14 @@ def _goal_checks(run: RunRecord, plan: TaskPlan) -> tuple[CheckResult, ...]:
         goal = (check_outcome(run, task.success),)
     if plan.implied_goal is not None:
         goal = (*goal, check_outcome(run, plan.implied_goal))
+    result = (goal, _fold(goal, "goal_completion"))
     if (
         memo is not None
         and len(memo) < _MEMO_LIMIT
         and (answer is None or len(answer) <= _MEMO_ANSWER_CHARS)
     ):
-        memo[answer] = goal
-    return goal
+        memo[answer] = result
+    return result
 
 
 @functools.lru_cache(maxsize=256)
@@ -342,7 +377,10 @@ def _all_valid(n: int) -> CheckResult:
 def _arguments_checks(run: RunRecord, plan: TaskPlan) -> list[CheckResult]:
     out: list[CheckResult] = []
     n = len(run.steps)
-    bad = [i for i, s in enumerate(run.steps) if s.arguments_error is not None] if n else []
+    bad: list[int] = []
+    for i, step in enumerate(run.steps):
+        if step.arguments_error is not None:
+            bad.append(i)
     if n and not bad:
         out.append(_all_valid(n))
     elif n:
@@ -423,18 +461,22 @@ def grade_run_lean(
     task = plan.task
     steps = run.steps
     checks: list[CheckResult] = []
+    # Each axis's checks come from one step below, in order, so each step's fold is that axis's sum.
+    selection_fold = _NO_CHECKS
     if task.tools is not None:
         # tool selection reads only the (tool, turn) sequence: memoised per task on exactly that key
         shape = tuple([(step.tool, step.turn) for step in steps])
         selected = plan.tools_memo.get(shape)
         if selected is None:
-            selected = tuple(check_tool_selection(run, task.tools))
+            found = tuple(check_tool_selection(run, task.tools))
+            selected = (found, _fold(found, "tool_selection"))
             if len(plan.tools_memo) < _MEMO_LIMIT:
                 plan.tools_memo[shape] = selected
-        checks.extend(selected)
-    checks.extend(_arguments_checks(run, plan))
+        checks.extend(selected[0])
+        selection_fold = selected[1]
+    argument_checks = _arguments_checks(run, plan)
     if task.query_overlap is not None:
-        checks.append(
+        argument_checks.append(
             check_query_overlap(
                 run,
                 argument=task.query_overlap.argument,
@@ -442,15 +484,24 @@ def grade_run_lean(
                 tools=task.query_overlap.tools or None,
             )
         )
+    checks.extend(argument_checks)
+    argument_fold = _fold(argument_checks, "argument_correctness")
     efficiency, pairs = step_checks(run, plan.step_spec)
     checks.extend(efficiency)
+    efficiency_fold = _fold(efficiency, "step_efficiency")
     errored = False
     for step in steps:
         if step.is_error:
             errored = True
             break
-    checks.extend(plan.recovery_clean if not errored else check_recovery(run, plan.recovery_spec))
-    goal = _goal_checks(run, plan)
+    if errored:
+        recovery = check_recovery(run, plan.recovery_spec)
+        checks.extend(recovery)
+        recovery_fold = _fold(recovery, "error_recovery")
+    else:
+        checks.extend(plan.recovery_clean)
+        recovery_fold = plan.recovery_clean_fold
+    goal, goal_fold = _goal_checks(run, plan)
     checks.extend(goal)
 
     alignment: AlignmentData | None = None
@@ -496,7 +547,7 @@ def grade_run_lean(
     decided_goal = [c for c in gating_goal if c.status in ("pass", "fail", "error")]
     judged_fail = any(j.status == "fail" for j in judged) if judged else False
     success: SuccessStatus
-    if any(c.status != "pass" for c in decided_goal) or judged_fail:
+    if judged_fail or any(c.status != "pass" for c in decided_goal):
         success = "fail"
     elif decided_goal or (judged and all(j.status == "pass" for j in judged)):
         success = "pass"
@@ -519,32 +570,20 @@ def grade_run_lean(
         else:
             success_score = 1.0 if success == "pass" else 0.0
 
-    # levels and axes, in one pass over the gating checks
-    sums: dict[str, list[float]] = {}
-    check_errors = 0
-    for check in checks:
-        status = check.status
-        if status == "error":
-            check_errors += 1
-        if not check.gating or (status != "pass" and status != "fail"):
-            continue
-        value = check.score
-        if value is None:
-            value = 1.0 if status == "pass" else 0.0
-        acc = sums.get(check.axis)
-        if acc is None:
-            sums[check.axis] = [value, 1.0]
-        else:
-            acc[0] += value
-            acc[1] += 1.0
-    axes: dict[Axis, float | None] = {}
-    for axis in AXES:
-        acc = sums.get(axis)
-        axes[axis] = acc[0] / acc[1] if acc else None
-    selection = sums.get("tool_selection", _NOTHING)
-    arguments = sums.get("argument_correctness", _NOTHING)
-    counted = selection[1] + arguments[1]
-    tool_calls = (selection[0] + arguments[0]) / counted if counted else None
+    # levels and axes, from the folds
+    folds = (selection_fold, argument_fold, efficiency_fold, recovery_fold, goal_fold)
+    axes: dict[Axis, float | None] = dict(
+        zip(AXES, [_mean_of(fold) for fold in folds], strict=True)  # AXES is in this order
+    )
+    check_errors = (
+        selection_fold[2] + argument_fold[2] + efficiency_fold[2] + recovery_fold[2] + goal_fold[2]
+    )
+    counted = selection_fold[1] + argument_fold[1]
+    tool_calls: float | None = None
+    if counted:
+        selected_total = selection_fold[0] if selection_fold[0] is not None else 0.0
+        argument_total = argument_fold[0] if argument_fold[0] is not None else 0.0
+        tool_calls = (selected_total + argument_total) / counted
     trajectory: float | None = None
     if alignment is not None:
         trajectory = 1.0 if alignment.satisfied and not pairs else 0.0
@@ -602,7 +641,12 @@ def grade_run_lean(
     )
 
 
-_NOTHING = (0.0, 0.0)
+_NO_CHECKS: _Fold = (None, 0, 0)
+
+
+def _mean_of(fold: _Fold) -> float | None:
+    total, count, _ = fold
+    return total / count if total is not None else None
 
 
 def grade(

@@ -209,8 +209,6 @@ def verdicts_for(
 # --------------------------------------------------------------------------------------------------
 # Running the judge for ``pathjudge score`` (the judge package is imported lazily, only when it runs)
 
-_BACKEND_ALIASES = {"openai-compatible": "openai", "llama-cpp": "llama"}
-
 
 def suite_has_judged(suite: Suite) -> bool:
     """Whether any task of ``suite`` has a judged criterion."""
@@ -229,8 +227,11 @@ def judge_unavailable(
 
     Any other backend name is left for the judge to reject with its own error.
     """
+    from pathjudge.judge.cli_support import BACKEND_SPELLINGS
+
     environ = os.environ if env is None else env
-    kind = _BACKEND_ALIASES.get(backend, backend)
+    spelling = BACKEND_SPELLINGS.get(backend)
+    kind = backend if spelling is None else spelling[0]
     if kind == "anthropic":
         if environ.get("ANTHROPIC_API_KEY") or environ.get("ANTHROPIC_AUTH_TOKEN"):
             return None
@@ -325,7 +326,7 @@ def run_judged(
     from pathjudge.judge.backends.base import cost_usd
     from pathjudge.judge.cache import VerdictCache
     from pathjudge.judge.cli_support import JudgeOptions
-    from pathjudge.judge.runner import make_backend, make_jobs, run_judge_sync
+    from pathjudge.judge.runner import make_jobs, run_judge_sync
 
     options = JudgeOptions.resolve(
         backend=setup.backend,
@@ -338,14 +339,7 @@ def run_judged(
         progress=setup.show_progress,
     )
     jobs = make_jobs(requests, criteria=criteria)
-    backend = make_backend(
-        options.backend,
-        model=options.model,
-        base_url=options.base_url,
-        api_key=os.environ.get("OPENAI_API_KEY") if options.backend == "openai" else None,
-        max_tokens=options.max_tokens,
-        model_path=options.model if options.backend == "llama" else None,
-    )
+    backend = options.build_backend()
     if (
         options.budget is not None
         and options.budget.max_usd is not None

@@ -13,7 +13,7 @@ import json
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeAlias
+from typing import Any, Protocol, TypeAlias
 
 from pydantic import ValidationError
 
@@ -24,6 +24,7 @@ from pathjudge.errors import ImportFormatError, InputError, PathjudgeError
 __all__ = [
     "IDENTITY_KEYS",
     "JSONL_SUFFIXES",
+    "Converter",
     "Document",
     "Json",
     "StepDraft",
@@ -31,15 +32,20 @@ __all__ = [
     "as_dict",
     "as_list",
     "build_record",
+    "content_text",
     "error_at",
     "file_stem",
+    "finish_record",
     "identity",
+    "import_transcripts",
     "iter_documents",
     "join_path",
     "parse_arguments",
     "require_str",
     "run_documents",
     "source_metadata",
+    "split_transcripts",
+    "take_metadata",
     "text_parts",
     "usage_from",
 ]
@@ -178,6 +184,22 @@ def text_parts(content: Json, *, text_keys: tuple[str, ...] = ("text",)) -> str 
     return "\n".join(texts) if texts else None
 
 
+def content_text(content: Json, *, part_types: tuple[str, ...] = ("text",)) -> Json:
+    """Message content as text when it is text, else verbatim.
+
+    A string or None is returned as is. A list whose parts are all objects with a ``type`` in
+    ``part_types`` becomes their :func:`text_parts` (an empty list gives None). Any other content
+    (images, mixed parts) is returned unchanged.
+    """
+    if content is None or isinstance(content, str):
+        return content
+    if isinstance(content, list) and all(
+        isinstance(p, dict) and p.get("type") in part_types for p in content
+    ):
+        return text_parts(content)
+    return content
+
+
 class Unmapped:
     """Collects the parts of a transcript that have no field in the schema, so nothing is dropped.
 
@@ -230,6 +252,40 @@ def build_record(**fields: Any) -> RunRecord:
             where=format_loc(tuple(first.get("loc", ()))) or None,
             hint="check the transcript against the format's documentation",
         ) from None
+
+
+def take_metadata(
+    transcript: dict[str, Json], metadata: dict[str, Json], unmapped: Unmapped
+) -> None:
+    """Copy the transcript's own ``metadata`` object into ``metadata``.
+
+    Its ``source`` and ``unmapped`` keys are dropped (the importer sets those); a ``metadata`` that is
+    not an object goes to ``unmapped``; a missing or null one adds nothing.
+    """
+    extra = transcript.get("metadata")
+    if isinstance(extra, dict):
+        metadata.update({k: v for k, v in extra.items() if k not in ("source", "unmapped")})
+    elif extra is not None:
+        unmapped.add("metadata", extra)
+
+
+def finish_record(
+    drafts: list[StepDraft],
+    *,
+    metadata: dict[str, Json],
+    unmapped: Unmapped,
+    source: dict[str, Json] | None,
+    **fields: Any,
+) -> RunRecord:
+    """The run: ``source`` and the ``unmapped`` entries go into ``metadata``, each draft becomes a step.
+
+    ``fields`` are the other :class:`RunRecord` fields, as for :func:`build_record`. No drafts give a
+    run with no steps.
+    """
+    if source is not None:
+        metadata["source"] = source
+    unmapped.into(metadata)
+    return build_record(steps=tuple(d.build() for d in drafts), metadata=metadata, **fields)
 
 
 def _read_text(path: Path) -> str:
@@ -312,6 +368,26 @@ def _iter_jsonl_values(
                 raise problem
             errors.append(problem)
             index += 1
+
+
+def split_transcripts(
+    value: Json, *, item_keys: tuple[str, ...] = ("role",)
+) -> list[tuple[str, Json]]:
+    """Split a whole JSON document into ``[(json_path, transcript), ...]`` for :func:`iter_documents`.
+
+    An object is one transcript. A list whose first item is an object with one of ``item_keys`` (a
+    message or item) is one transcript; any other list is a list of transcripts. An empty top-level
+    list raises :class:`ImportFormatError`.
+    """
+    if isinstance(value, dict):
+        return [("", value)]
+    items = as_list(value, "", "a transcript or a list of transcripts")
+    if not items:
+        raise error_at("has no transcripts", hint="the top-level list is empty")
+    first = items[0]
+    if isinstance(first, dict) and any(key in first for key in item_keys):
+        return [("", items)]
+    return [(f"[{i}]", item) for i, item in enumerate(items)]
 
 
 def iter_documents(
@@ -425,6 +501,45 @@ def _id_text(value: Json, key: str) -> str | None:
     if isinstance(value, bool) or not isinstance(value, str | int):
         raise error_at(f"expected a string or integer id, got {_kind(value)}", where=key)
     return str(value) or None
+
+
+class Converter(Protocol):
+    """A format's ``from_<format>`` with its options bound: one parsed transcript to a run."""
+
+    def __call__(
+        self,
+        transcript: Json,
+        /,
+        *,
+        task_id: str,
+        run_id: str,
+        epoch: int,
+        source: dict[str, Json],
+    ) -> RunRecord: ...
+
+
+def import_transcripts(
+    path: str | Path,
+    fmt: str,
+    split: Callable[[Json], list[tuple[str, Json]]],
+    convert: Converter,
+    *,
+    task_id: str | None,
+    errors: list[InputError] | None,
+) -> Iterator[RunRecord]:
+    """Stream the runs of a transcript file: :func:`iter_documents`, :func:`identity`, then ``convert``.
+
+    ``task_id`` overrides every run's task id (see :func:`identity` for the defaults). With ``errors``
+    given, a transcript that fails is recorded there and skipped. Empty input raises
+    :class:`ImportFormatError`.
+    """
+    stem = file_stem(path)
+
+    def one(doc: Document, source: dict[str, Json]) -> RunRecord:
+        run, task, epoch = identity(doc, doc.value, stem=stem, task_id=task_id)
+        return convert(doc.value, task_id=task, run_id=run, epoch=epoch, source=source)
+
+    return run_documents(path, fmt, iter_documents(path, split, errors=errors), one, errors=errors)
 
 
 @dataclass(slots=True)

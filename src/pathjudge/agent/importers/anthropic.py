@@ -19,24 +19,23 @@ thinking block whose text became a decision is not kept.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from functools import partial
 from pathlib import Path
 
 from pathjudge.agent.importers._common import (
     IDENTITY_KEYS,
-    Document,
     Json,
     StepDraft,
     Unmapped,
     as_dict,
     as_list,
-    build_record,
     error_at,
-    file_stem,
-    identity,
-    iter_documents,
+    finish_record,
+    import_transcripts,
     join_path,
     require_str,
-    run_documents,
+    split_transcripts,
+    take_metadata,
     text_parts,
     usage_from,
 )
@@ -106,11 +105,7 @@ def from_anthropic(
         if isinstance(transcript.get("stop_reason"), str):
             stop_reason = transcript["stop_reason"]
         usage = usage + usage_from(transcript.get("usage"), "usage", unmapped, names=_USAGE_NAMES)
-        extra = transcript.get("metadata")
-        if isinstance(extra, dict):
-            metadata.update({k: v for k, v in extra.items() if k not in ("source", "unmapped")})
-        elif extra is not None:
-            unmapped.add("metadata", extra)
+        take_metadata(transcript, metadata, unmapped)
         unmapped.extra_keys(transcript, _TRANSCRIPT_KEYS | IDENTITY_KEYS, "")
     else:
         messages = as_list(transcript, "", "a list of messages")
@@ -240,33 +235,21 @@ def from_anthropic(
                 else:
                     unmapped.add(bwhere, block_raw)
 
-    if source is not None:
-        metadata["source"] = source
-    unmapped.into(metadata)
     info = agent if agent is not None else AgentInfo(model=model, backend="anthropic")
-    return build_record(
+    return finish_record(
+        drafts,
+        metadata=metadata,
+        unmapped=unmapped,
+        source=source,
         run_id=run_id,
         task_id=task_id,
         epoch=epoch,
         agent=info,
         input=input_value,
-        steps=tuple(d.build() for d in drafts),
         final_answer=final_answer,
         stop_reason=stop_reason,
         usage=usage,
-        metadata=metadata,
     )
-
-
-def _split(value: Json) -> list[tuple[str, Json]]:
-    if isinstance(value, dict):
-        return [("", value)]
-    items = as_list(value, "", "a transcript or a list of transcripts")
-    if not items:
-        raise error_at("has no transcripts", hint="the top-level list is empty")
-    if isinstance(items[0], dict) and "role" in items[0]:
-        return [("", items)]
-    return [(f"[{i}]", item) for i, item in enumerate(items)]
 
 
 def import_file(
@@ -282,14 +265,7 @@ def import_file(
     ``<file stem>#<index>``). With ``errors`` given, a transcript that fails is recorded and skipped.
     Empty input raises :class:`~pathjudge.errors.ImportFormatError`.
     """
-    stem = file_stem(path)
-
-    def convert(doc: Document, source: dict[str, Json]) -> RunRecord:
-        run, task, epoch = identity(doc, doc.value, stem=stem, task_id=task_id)
-        return from_anthropic(
-            doc.value, task_id=task, run_id=run, epoch=epoch, agent=agent, source=source
-        )
-
-    return run_documents(
-        path, FORMAT, iter_documents(path, _split, errors=errors), convert, errors=errors
+    convert = partial(from_anthropic, agent=agent)
+    return import_transcripts(
+        path, FORMAT, split_transcripts, convert, task_id=task_id, errors=errors
     )

@@ -22,25 +22,23 @@ the ``input``, the last assistant message without tool calls is the ``final_answ
 from __future__ import annotations
 
 from collections.abc import Iterator
+from functools import partial
 from pathlib import Path
 
 from pathjudge.agent.importers._common import (
     IDENTITY_KEYS,
-    Document,
     Json,
     StepDraft,
     Unmapped,
     as_dict,
     as_list,
-    build_record,
-    error_at,
-    file_stem,
-    identity,
-    iter_documents,
+    content_text,
+    finish_record,
+    import_transcripts,
     join_path,
     require_str,
-    run_documents,
-    text_parts,
+    split_transcripts,
+    take_metadata,
     usage_from,
 )
 from pathjudge.agent.trajectory import AgentInfo, RunRecord
@@ -53,17 +51,6 @@ DEFAULT_ERROR_PREFIXES: tuple[str, ...] = ("Error:",)
 
 _TRANSCRIPT_KEYS = frozenset({"messages", "traj", "model", "usage", "metadata", "reward", "info"})
 _USAGE_NAMES = {"prompt_tokens": "input_tokens", "completion_tokens": "output_tokens"}
-
-
-def _content_text(content: Json) -> Json:
-    """Message content as text when it is text (a string or text parts), else verbatim."""
-    if content is None or isinstance(content, str):
-        return content
-    if isinstance(content, list) and all(
-        isinstance(p, dict) and p.get("type") == "text" for p in content
-    ):
-        return text_parts(content)
-    return content
 
 
 def from_openai_chat(
@@ -96,11 +83,7 @@ def from_openai_chat(
         for key in ("reward", "info"):
             if key in transcript:
                 metadata[key] = transcript[key]
-        extra = transcript.get("metadata")
-        if isinstance(extra, dict):
-            metadata.update({k: v for k, v in extra.items() if k not in ("source", "unmapped")})
-        elif extra is not None:
-            unmapped.add("metadata", extra)
+        take_metadata(transcript, metadata, unmapped)
         unmapped.extra_keys(transcript, _TRANSCRIPT_KEYS | IDENTITY_KEYS, "")
     else:
         messages = as_list(transcript, "", "a list of messages")
@@ -130,16 +113,16 @@ def from_openai_chat(
         known = {"role", "content"}
         if role == "system" and not seen_system:
             seen_system = True
-            metadata["system"] = _content_text(content)
+            metadata["system"] = content_text(content)
         elif role == "user" and not seen_user:
             seen_user = True
-            input_value = _content_text(content)
+            input_value = content_text(content)
         elif role == "assistant":
             known |= {"tool_calls", "function_call", "reasoning_content"}
             calls = message.get("tool_calls") or []
             calls = as_list(calls, join_path(where, "tool_calls"), "tool calls")
             legacy = message.get("function_call")
-            text = _content_text(content)
+            text = content_text(content)
             reasoning = message.get("reasoning_content")
             decision_parts = [p for p in (reasoning, text) if isinstance(p, str) and p]
             if calls or legacy is not None:
@@ -213,7 +196,7 @@ def from_openai_chat(
             if target is None or target.has_result:
                 unmapped.add(where, raw)
                 continue
-            result = _content_text(content)
+            result = content_text(content)
             failed = isinstance(result, str) and result.startswith(error_prefixes)
             target.set_result(result, is_error=failed)
             name = message.get("name")
@@ -226,32 +209,20 @@ def from_openai_chat(
             if key not in known and value is not None:  # a null (e.g. "refusal": null) says nothing
                 unmapped.add(join_path(where, key), value)
 
-    if source is not None:
-        metadata["source"] = source
-    unmapped.into(metadata)
     info = agent if agent is not None else AgentInfo(model=model)
-    return build_record(
+    return finish_record(
+        drafts,
+        metadata=metadata,
+        unmapped=unmapped,
+        source=source,
         run_id=run_id,
         task_id=task_id,
         epoch=epoch,
         agent=info,
         input=input_value,
-        steps=tuple(d.build() for d in drafts),
         final_answer=final_answer,
         usage=usage,
-        metadata=metadata,
     )
-
-
-def _split(value: Json) -> list[tuple[str, Json]]:
-    if isinstance(value, dict):
-        return [("", value)]
-    items = as_list(value, "", "a transcript or a list of transcripts")
-    if not items:
-        raise error_at("has no transcripts", hint="the top-level list is empty")
-    if isinstance(items[0], dict) and "role" in items[0]:
-        return [("", items)]
-    return [(f"[{i}]", item) for i, item in enumerate(items)]
 
 
 def import_file(
@@ -269,20 +240,7 @@ def import_file(
     given, a transcript that fails is recorded and skipped. Empty input raises
     :class:`~pathjudge.errors.ImportFormatError`.
     """
-    stem = file_stem(path)
-
-    def convert(doc: Document, source: dict[str, Json]) -> RunRecord:
-        run, task, epoch = identity(doc, doc.value, stem=stem, task_id=task_id)
-        return from_openai_chat(
-            doc.value,
-            task_id=task,
-            run_id=run,
-            epoch=epoch,
-            agent=agent,
-            source=source,
-            error_prefixes=tuple(error_prefixes),
-        )
-
-    return run_documents(
-        path, FORMAT, iter_documents(path, _split, errors=errors), convert, errors=errors
+    convert = partial(from_openai_chat, agent=agent, error_prefixes=tuple(error_prefixes))
+    return import_transcripts(
+        path, FORMAT, split_transcripts, convert, task_id=task_id, errors=errors
     )

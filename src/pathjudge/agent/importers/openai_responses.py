@@ -22,24 +22,24 @@ of calls and outputs and a ``status`` of ``completed``, which carry no informati
 from __future__ import annotations
 
 from collections.abc import Iterator
+from functools import partial
 from pathlib import Path
 
 from pathjudge.agent.importers._common import (
     IDENTITY_KEYS,
-    Document,
     Json,
     StepDraft,
     Unmapped,
     as_dict,
     as_list,
-    build_record,
+    content_text,
     error_at,
-    file_stem,
-    identity,
-    iter_documents,
+    finish_record,
+    import_transcripts,
     join_path,
     require_str,
-    run_documents,
+    split_transcripts,
+    take_metadata,
     text_parts,
     usage_from,
 )
@@ -56,18 +56,7 @@ _TRANSCRIPT_KEYS = frozenset(
 )
 _USAGE_NAMES = {"input_tokens": "input_tokens", "output_tokens": "output_tokens"}
 _INPUT_ROLES = ("user", "system", "developer")
-
-
-def _text(content: Json) -> Json:
-    """Message content as text when it is text (a string or text parts), else verbatim."""
-    if content is None or isinstance(content, str):
-        return content
-    if isinstance(content, list) and all(
-        isinstance(p, dict) and p.get("type") in ("input_text", "output_text", "text")
-        for p in content
-    ):
-        return text_parts(content)
-    return content
+_TEXT_PARTS = ("input_text", "output_text", "text")
 
 
 class _Turn:
@@ -107,11 +96,7 @@ def from_openai_responses(
         usage_raw = transcript.get("usage")
         if transcript.get("instructions") is not None:
             metadata["system"] = transcript["instructions"]
-        extra = transcript.get("metadata")
-        if isinstance(extra, dict):
-            metadata.update({k: v for k, v in extra.items() if k not in ("source", "unmapped")})
-        elif extra is not None:
-            unmapped.add("metadata", extra)
+        take_metadata(transcript, metadata, unmapped)
         given = transcript.get("input")
         if isinstance(given, str):
             input_value = given
@@ -160,7 +145,7 @@ def from_openai_responses(
             current = _Turn()
             turns.append(current)
         if kind == "message" and role in _INPUT_ROLES:
-            content = _text(item.get("content"))
+            content = content_text(item.get("content"), part_types=_TEXT_PARTS)
             if role == "user" and not seen_user and input_value is None:
                 seen_user = True
                 input_value = content
@@ -174,7 +159,7 @@ def from_openai_responses(
         elif kind == "message" and role == "assistant":
             assert current is not None
             content = item.get("content")
-            text = _text(content)
+            text = content_text(content, part_types=_TEXT_PARTS)
             if isinstance(text, str):
                 pending.append(text)
                 current.leftover.append((where, raw, text))
@@ -221,7 +206,7 @@ def from_openai_responses(
             if target is None or target.has_result:
                 unmapped.add(where, raw)
                 continue
-            result = _text(item.get("output"))
+            result = content_text(item.get("output"), part_types=_TEXT_PARTS)
             failed = isinstance(result, str) and result.startswith(error_prefixes)
             target.set_result(result, is_error=failed)
             for key, value in item.items():
@@ -252,33 +237,24 @@ def from_openai_responses(
             for where, raw, _ in model_turn.leftover:
                 unmapped.add(where, raw)
 
-    if source is not None:
-        metadata["source"] = source
-    unmapped.into(metadata)
     info = agent if agent is not None else AgentInfo(model=model)
-    return build_record(
+    return finish_record(
+        drafts,
+        metadata=metadata,
+        unmapped=unmapped,
+        source=source,
         run_id=run_id,
         task_id=task_id,
         epoch=epoch,
         agent=info,
         input=input_value,
-        steps=tuple(d.build() for d in drafts),
         final_answer=final_answer,
         usage=usage,
-        metadata=metadata,
     )
 
 
 def _split(value: Json) -> list[tuple[str, Json]]:
-    if isinstance(value, dict):
-        return [("", value)]
-    items = as_list(value, "", "a transcript or a list of transcripts")
-    if not items:
-        raise error_at("has no transcripts", hint="the top-level list is empty")
-    first = items[0]
-    if isinstance(first, dict) and ("role" in first or "type" in first):
-        return [("", items)]
-    return [(f"[{i}]", item) for i, item in enumerate(items)]
+    return split_transcripts(value, item_keys=("role", "type"))
 
 
 def import_file(
@@ -295,20 +271,5 @@ def import_file(
     ``<file stem>#<index>``). With ``errors`` given, a transcript that fails is recorded and skipped.
     Empty input raises :class:`~pathjudge.errors.ImportFormatError`.
     """
-    stem = file_stem(path)
-
-    def convert(doc: Document, source: dict[str, Json]) -> RunRecord:
-        run, task, epoch = identity(doc, doc.value, stem=stem, task_id=task_id)
-        return from_openai_responses(
-            doc.value,
-            task_id=task,
-            run_id=run,
-            epoch=epoch,
-            agent=agent,
-            source=source,
-            error_prefixes=tuple(error_prefixes),
-        )
-
-    return run_documents(
-        path, FORMAT, iter_documents(path, _split, errors=errors), convert, errors=errors
-    )
+    convert = partial(from_openai_responses, agent=agent, error_prefixes=tuple(error_prefixes))
+    return import_transcripts(path, FORMAT, _split, convert, task_id=task_id, errors=errors)

@@ -47,9 +47,9 @@ from pathjudge.agent.importers._common import (
     Unmapped,
     as_dict,
     as_list,
-    build_record,
     error_at,
     file_stem,
+    finish_record,
     iter_documents,
     join_path,
     source_metadata,
@@ -489,9 +489,6 @@ def _trace_record(
         metadata["resource"] = spans[0].resource
     if kept:
         metadata["spans"] = kept
-    if source is not None:
-        metadata["source"] = source
-    unmapped.into(metadata)
     start = min((s.start_ns for s in spans), default=None)
     end = max((s.end_ns for s in spans), default=None)
     timing = Timing()
@@ -501,17 +498,19 @@ def _trace_record(
             ended_at=datetime.fromtimestamp(end / 1e9, tz=UTC),
             duration_ms=(end - start) / 1e6,
         )
-    return build_record(
+    return finish_record(
+        drafts,
+        metadata=metadata,
+        unmapped=unmapped,
+        source=source,
         run_id=run_id,
         task_id=task_id,
         epoch=epoch,
         agent=agent if agent is not None else AgentInfo(name=agent_name, model=model),
         input=input_value,
-        steps=tuple(d.build() for d in drafts),
         final_answer=final_answer,
         usage=_usage(spans),
         timing=timing,
-        metadata=metadata,
     )
 
 

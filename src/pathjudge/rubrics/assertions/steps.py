@@ -28,10 +28,12 @@ from pathjudge.rubrics.assertions.base import CheckResult
 __all__ = [
     "Loop",
     "StepSpec",
+    "call_keys",
     "call_signature",
     "check_steps",
     "find_loops",
     "redundant_calls",
+    "step_checks",
 ]
 
 
