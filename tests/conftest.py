@@ -12,8 +12,12 @@ SHARED_DATA = REPO.parent / "shared" / "data"
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
-    parser.addoption("--run-model", action="store_true", help="run tests that need a real local model")
-    parser.addoption("--run-browser", action="store_true", help="run tests that need headless Chromium")
+    parser.addoption(
+        "--run-model", action="store_true", help="run tests that need a real local model"
+    )
+    parser.addoption(
+        "--run-browser", action="store_true", help="run tests that need headless Chromium"
+    )
 
 
 def _enabled(config: pytest.Config, flag: str, env: str) -> bool:
@@ -38,7 +42,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 def shared_data() -> Path:
     """``../shared/data`` beside the checkout; tests that need it skip when it is absent."""
     if not SHARED_DATA.is_dir():
-        pytest.skip(f"real public data not found at {SHARED_DATA} (a user's checkout has no ../shared)")
+        pytest.skip(
+            f"real public data not found at {SHARED_DATA} (a user's checkout has no ../shared)"
+        )
     return SHARED_DATA
 
 
