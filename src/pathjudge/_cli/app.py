@@ -75,13 +75,29 @@ def main(argv: Sequence[str] | None = None) -> int:
         err_console.print("interrupted; everything finished so far is saved, and a rerun resumes.")
         return 130
     except _CLICK_ERROR as exc:
-        exc.show(file=sys.stderr)  # type: ignore[attr-defined]
+        if type(exc).__name__ == "NoArgsIsHelpError":  # bare `pathjudge`: the help text itself
+            exc.show(file=sys.stderr)  # type: ignore[attr-defined]
+        else:
+            err_console.print(_usage_line(exc), markup=False, highlight=False)
         return int(getattr(exc, "exit_code", 2))
     if result == 130:  # typer turns Ctrl-C inside a command into a returned 130
         return _interrupted()
     if isinstance(result, int):
         return result
     return 0
+
+
+def _usage_line(exc: BaseException) -> str:
+    """A usage error (typo'd option, missing argument, bad value) as one line with where to look.
+
+    ``Error: No such option: --suit (Possible options: --suite)`` and its ``Usage:``/``Try`` lines
+    become ``error: No such option: --suit (Possible options: --suite) — see 'pathjudge score --help'.``
+    """
+    format_message = getattr(exc, "format_message", None)
+    message = str(format_message()) if callable(format_message) else str(exc)
+    message = " ".join(message.split()).rstrip(".")
+    command = getattr(getattr(exc, "ctx", None), "command_path", None) or "pathjudge"
+    return f"error: {message} — see '{command} --help'."
 
 
 _INTERRUPT_REPORTED: list[bool] = []

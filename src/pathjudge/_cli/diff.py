@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from pathjudge._cli.app import app, out_console
+
+if TYPE_CHECKING:
+    from pathjudge.scoring.diff import TaskDiff
 
 
 @app.command("diff")
@@ -89,8 +93,7 @@ def diff_command(
         steps = (
             ", ".join(f"e{p.epoch} {p.step_delta:+d}" for p in task.pairs if p.step_delta) or "0"
         )
-        findings = "\n".join(f"{f.kind}: {f.what}" for f in task.findings)
-        table.add_row(task.task_id, success, steps, findings)
+        table.add_row(task.task_id, success, steps, _findings_cell(task))
     unchanged = len(report.tasks) - len(report.changed_tasks)
     if report.changed_tasks:
         out_console.print(table)
@@ -112,3 +115,28 @@ def diff_command(
         json_out.write_text(report.model_dump_json(indent=2) + "\n", encoding="utf-8")
     if report.verdict == "block":
         raise typer.Exit(1)
+
+
+def _findings_cell(task: TaskDiff) -> str:
+    """One line per distinct finding, naming the epochs it occurred in (not one copy per epoch).
+
+    A finding of the task as a whole (a missing epoch) has no epoch suffix.
+    """
+    epochs: dict[str, list[int]] = {}
+    for pair in task.pairs:
+        for finding in pair.findings:
+            epochs.setdefault(f"{finding.kind}: {finding.what}", []).append(pair.epoch)
+    lines = [
+        f"{text} (epoch {found[0]})"
+        if len(found) == 1
+        else f"{text} (epochs {', '.join(map(str, found))})"
+        for text, found in epochs.items()
+    ]
+    from_pairs = Counter({text: len(found) for text, found in epochs.items()})
+    for finding in task.findings:
+        text = f"{finding.kind}: {finding.what}"
+        if from_pairs[text]:
+            from_pairs[text] -= 1
+        else:
+            lines.append(text)
+    return "\n".join(lines)

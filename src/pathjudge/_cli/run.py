@@ -161,6 +161,8 @@ def variance_command(
         return "n/a" if value is None else f"{value:.2f}"
 
     table = Table(title=f"{runs}: variation over epochs (suite {loaded.name})")
+    # in a narrow terminal (or a CI log: 80 columns) cells fold onto more lines instead of being cut
+    # to "pass…"/"stab…", so every header, task id and number stays readable
     for name in [
         "task",
         "passed/epochs",
@@ -169,7 +171,7 @@ def variance_command(
         *(f"pass^{x}" for x in ks),
         "path min/mean/max",
     ]:
-        table.add_column(name)
+        table.add_column(name, overflow="fold")
     for task in report.tasks:
         spread = task.metrics.get("path_score")
         path = (
@@ -189,7 +191,9 @@ def variance_command(
     suite_line = ", ".join(
         f"pass@{x} {fmt(report.pass_at[x])}, pass^{x} {fmt(report.pass_hat[x])}" for x in ks
     )
-    out_console.print(f"suite: {suite_line} (n/a: some task has fewer epochs than k)")
+    undefined = any(v is None for v in (*report.pass_at.values(), *report.pass_hat.values()))
+    note = " (n/a: some task has fewer epochs than k)" if undefined else ""
+    out_console.print(f"suite: {suite_line}{note}")
     if report.success is not None:
         ci = report.success
         out_console.print(

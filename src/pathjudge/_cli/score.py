@@ -212,6 +212,12 @@ def score(
     thresholds = config_thresholds(config)
     thresholds.update(parse_thresholds(fail_under) if fail_under else {})
     weight_map = parse_weights(weights) if weights else None
+    if weight_map is not None and not any(weight_map.values()):
+        raise InputError(
+            f"every weight in {weights!r} is 0, so the overall score is undefined",
+            field="--weights",
+            hint="give at least one weight above 0, e.g. success=1,trajectory=0",
+        )
     if weight_map is None and not loaded.weights:
         weight_map = config_weights(config)
     recorded: dict[str, VerdictLike] | None = (
@@ -312,14 +318,18 @@ def score(
     else:
         for gate in gates:
             out_console.print(
-                f"gate {gate.metric} >= {gate.threshold:g}: {gate.actual} {'ok' if gate.passed else 'MISSED'}"
+                f"gate {gate.metric} >= {gate.threshold:g}: {_actual(gate.actual)} "
+                f"{'ok' if gate.passed else 'MISSED'}"
             )
     if not passed:
         missed = ", ".join(
-            f"{g.metric} {g.actual if g.actual is None else round(g.actual, 3)} < {g.threshold:g}"
-            for g in gates
-            if not g.passed
+            f"{g.metric} {_actual(g.actual)} < {g.threshold:g}" for g in gates if not g.passed
         )
         err_console.print(f"thresholds missed: {missed}")
         return 1
     return 0
+
+
+def _actual(value: float | None) -> str:
+    """A gate's measured value rounded to 3 decimals (``0.933``, ``0.75``), or "—" when undefined."""
+    return "—" if value is None else str(round(value, 3))

@@ -50,7 +50,9 @@ def show(
         ("no answer", "right"),
         ("tools", "left"),
     ]:
-        table.add_column(name, justify=justify)  # type: ignore[arg-type]
+        # narrow terminals (CI logs: 80 columns) fold a cell onto more lines instead of cutting it
+        # to "weathe…", so task ids, headers and tool names stay whole
+        table.add_column(name, justify=justify, overflow="fold")  # type: ignore[arg-type]
     listed = summary.tasks if max_tasks <= 0 else summary.tasks[:max_tasks]
     for task in listed:
         tools = ", ".join(f"{name}×{n}" for name, n in list(task.tools.items())[:max_tools])

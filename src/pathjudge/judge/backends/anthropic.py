@@ -11,7 +11,7 @@ usage objects are running totals across re-asks).
 from __future__ import annotations
 
 import asyncio
-import itertools
+import copy
 import logging
 from collections.abc import Mapping
 from functools import cache
@@ -43,7 +43,15 @@ POOL_SIZE = 16
 
 
 def verdict_tool() -> dict[str, Any]:
-    """The tool definition for :class:`Verdict` (what instructor's TOOLS mode sends, used for batches)."""
+    """The tool definition for :class:`Verdict` (what instructor's TOOLS mode sends, used for batches).
+
+    A fresh copy each time (callers may change it); the schema itself is generated once.
+    """
+    return copy.deepcopy(_verdict_tool())
+
+
+@cache
+def _verdict_tool() -> dict[str, Any]:
     return {
         "name": Verdict.__name__,
         "description": (Verdict.__doc__ or "").strip(),
@@ -211,7 +219,9 @@ class AnthropicBackend(JudgeBackend):
 
         Connections are split over pools of at most :data:`POOL_SIZE`: httpcore scans its whole pool
         for every request, so one pool of 64+ connections costs more CPU per call than several small
-        ones. Calls go round-robin over the pools.
+        ones. Each call goes to the pool with the fewest calls in flight (round-robin would let one
+        pool queue requests for a connection while another has idle ones), so up to
+        ``max_connections`` concurrent calls never wait for a connection.
         """
         import anthropic
         import httpx2
@@ -238,7 +248,7 @@ class AnthropicBackend(JudgeBackend):
             self._pools.append(
                 (http, client, instructor.from_anthropic(client, mode=instructor.Mode.TOOLS))
             )
-        self._next_pool = itertools.cycle(range(pools))
+        self._in_flight = [0] * pools
 
     def _bind(self) -> None:
         """Connections belong to one event loop: used from a new loop (e.g. a second ``asyncio.run``
@@ -320,7 +330,10 @@ class AnthropicBackend(JudgeBackend):
         if timeout is not None:
             kwargs["timeout"] = timeout
         self._bind()
-        wrapped = self._pools[next(self._next_pool)][2]
+        in_flight = self._in_flight
+        pool = in_flight.index(min(in_flight))
+        wrapped = self._pools[pool][2]
+        in_flight[pool] += 1
         try:
             parsed = await wrapped.create(
                 response_model=_response_model(),
@@ -334,6 +347,8 @@ class AnthropicBackend(JudgeBackend):
             )
         except Exception as exc:
             raise classify_api_error(exc, _sum(usages)) from None
+        finally:
+            in_flight[pool] -= 1
         verdict = Verdict(
             reasoning=parsed.reasoning, evidence=list(parsed.evidence), verdict=parsed.verdict
         )
