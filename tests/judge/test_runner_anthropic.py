@@ -386,3 +386,30 @@ def test_sync_wrapper_reuses_a_backend_across_event_loops(server: FakeAnthropic)
     assert list(second) == ["s2"]
     assert all(isinstance(r, VerdictRecord) for r in [*first.values(), *second.values()])
     assert server.count("POST", MESSAGES) == 3
+
+
+def test_run_leaves_the_garbage_collector_as_it_found_it(server: FakeAnthropic) -> None:
+    # run_judge parks the pre-run heap with gc.freeze() while calls are in flight; afterwards the
+    # process must be back to no frozen objects, and garbage made during the run must be collectable.
+    import gc
+
+    assert gc.get_freeze_count() == 0
+    done = judge_run(server, jobs_for(3))
+    assert len(done.results) == 3
+    assert gc.get_freeze_count() == 0
+    assert gc.isenabled()
+
+
+def test_an_existing_freeze_is_left_alone(server: FakeAnthropic) -> None:
+    # Someone else froze objects before the run: the run must neither add to nor undo that freeze.
+    import gc
+
+    gc.freeze()
+    try:
+        before = gc.get_freeze_count()
+        judge_run(server, jobs_for(2))
+        # not unfrozen (still frozen objects), and not frozen more (objects freed by refcount
+        # leave the permanent generation, so the count can only shrink)
+        assert 0 < gc.get_freeze_count() <= before
+    finally:
+        gc.unfreeze()

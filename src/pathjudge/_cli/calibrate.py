@@ -301,15 +301,11 @@ def calibrate(
 
 def _write_text(path: Path, text: str) -> None:
     import os
-    import tempfile
 
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    umask = os.umask(0)
-    os.umask(umask)
+    from pathjudge.agent.io import open_atomic_temp
+
+    fd, tmp = open_atomic_temp(path)
     try:
-        # mkstemp makes 0600; give the file the usual permissions of a new file instead
-        os.fchmod(fd, 0o666 & ~umask)
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             handle.write(text)
         os.replace(tmp, path)

@@ -27,6 +27,8 @@ __all__ = [
     "JsonlAppender",
     "format_loc",
     "iter_jsonl",
+    "new_file_mode",
+    "open_atomic_temp",
     "read_runs",
     "record_error_from_validation",
     "write_jsonl",
@@ -196,14 +198,54 @@ def _dump_line(record: BaseModel | dict[str, Any]) -> bytes:
     return json.dumps(record, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n"
 
 
+def _current_umask() -> int:
+    """The process umask, read without changing it where the OS allows (``/proc/self/status``).
+
+    Elsewhere it falls back to setting and restoring it with :func:`os.umask` (briefly racy with other
+    threads creating files).
+    """
+    try:
+        with open("/proc/self/status", encoding="ascii", errors="replace") as status:
+            for line in status:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    umask = os.umask(0o022)
+    os.umask(umask)
+    return umask
+
+
+def new_file_mode() -> int:
+    """The permission bits ``open()`` would give a new file: ``0o666`` minus the umask (0o644 under 022)."""
+    return 0o666 & ~_current_umask()
+
+
+def open_atomic_temp(path: Path, *, suffix: str = "") -> tuple[int, str]:
+    """A temp file next to ``path`` for an atomic write, with the mode a plainly created file would get.
+
+    :func:`tempfile.mkstemp` creates files ``0600``; this widens it to :func:`new_file_mode` so the file
+    renamed over ``path`` follows the umask. Creates ``path``'s parent folders. Returns ``(fd, tmp_path)``;
+    the caller writes, then ``os.replace(tmp_path, path)`` (and unlinks ``tmp_path`` on failure).
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=suffix, dir=path.parent)
+    try:
+        os.fchmod(fd, new_file_mode())
+    except BaseException:
+        os.close(fd)
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return fd, tmp
+
+
 def write_jsonl(path: str | Path, records: Iterable[BaseModel | dict[str, Any]]) -> int:
     """Write records atomically (temp file + rename): a crash never leaves a half-written file.
 
     Returns the number of records written.
     """
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    fd, tmp = open_atomic_temp(path)
     count = 0
     try:
         with os.fdopen(fd, "wb") as raw:

@@ -3,17 +3,20 @@
 from __future__ import annotations
 
 import os
-import tempfile
 from pathlib import Path
+
+from pathjudge.agent.io import open_atomic_temp
 
 __all__ = ["write_bytes_atomic", "write_text_atomic"]
 
 
 def write_bytes_atomic(path: Path, data: bytes) -> Path:
-    """Write ``data`` to ``path`` so readers see the old file or the new one, never half of it."""
+    """Write ``data`` to ``path`` so readers see the old file or the new one, never half of it.
+
+    The file gets the mode a plainly created file would (``0o666`` minus the umask).
+    """
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    fd, tmp = open_atomic_temp(path, suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)

@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from pathlib import Path
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from pathjudge.agent.io import open_atomic_temp
 from pathjudge.scoring.grade import RunGrade
 from pathjudge.scoring.scorecard import GateResult, Scorecard
 
@@ -61,8 +61,7 @@ def write_report(path: str | Path, report: ScoreReport) -> None:
 
 
 def _atomic_write(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    fd, tmp = open_atomic_temp(path)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             handle.write(text)
