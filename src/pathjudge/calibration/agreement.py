@@ -237,8 +237,12 @@ def _kappa_estimate(
 
 def _f1(precision: Estimate, recall: Estimate, label: Label) -> Estimate:
     if precision.value is None or recall.value is None:
-        missing = "precision" if precision.value is None else "recall"
-        return undefined(f"F1 of '{label}' is undefined because its {missing} is")
+        missing, cause = (
+            ("precision", precision) if precision.value is None else ("recall", recall)
+        )
+        return undefined(
+            f"F1 of '{label}' is undefined because its {missing} is undefined: {cause.reason}"
+        )
     total = precision.value + recall.value
     value = 0.0 if total == 0 else 2 * precision.value * recall.value / total
     return Estimate(
@@ -569,17 +573,23 @@ def parse_gates(text: str) -> Gates:
     An empty string gives the defaults. An unknown name or a bad value is an :class:`InputError`.
     """
     values: dict[str, float] = {}
-    known = set(Gates.model_fields)
+    known = ", ".join(Gates.model_fields)
     for part in (p.strip() for p in text.split(",")):
         if not part:
             continue
         name, sep, raw = part.partition("=")
         name = name.strip()
-        if not sep or name not in known:
+        if name not in Gates.model_fields:
             raise InputError(
-                f"unknown gate {part!r}",
+                f"unknown gate {name!r}",
                 field="--gates",
-                hint=f"use name=value pairs with names from {', '.join(sorted(known))}",
+                hint=f"use name=value pairs with names from {known}, e.g. tpr=0.8",
+            )
+        if not sep or not raw.strip():
+            raise InputError(
+                f"gate {name!r} has no value",
+                field="--gates",
+                hint=f"write {name}={_gate_default(name)}",
             )
         try:
             values[name] = float(raw)
@@ -587,16 +597,29 @@ def parse_gates(text: str) -> Gates:
             raise InputError(
                 f"gate {name!r} has value {raw.strip()!r}, not a number",
                 field="--gates",
-                hint="write e.g. tpr=0.8",
+                hint=f"write e.g. {name}={_gate_default(name)}",
             ) from None
-    try:
-        return Gates(**values)
-    except ValueError as exc:
-        raise InputError(
-            f"gate values out of range ({exc.__class__.__name__})",
-            field="--gates",
-            hint="rates lie in [0, 1], kappa in [-1, 1]",
-        ) from None
+        low, high = _GATE_RANGES[name]
+        if not low <= values[name] <= high:
+            raise InputError(
+                f"gate {name!r} is {values[name]:g}, outside [{low:g}, {high:g}]",
+                field="--gates",
+                hint=f"give {name} a value between {low:g} and {high:g}",
+            )
+    return Gates(**values)
+
+
+_GATE_RANGES: dict[str, tuple[float, float]] = {
+    "tpr": (0.0, 1.0),
+    "tnr": (0.0, 1.0),
+    "kappa": (-1.0, 1.0),
+    "max_unsure": (0.0, 1.0),
+}
+
+
+def _gate_default(name: str) -> str:
+    default = Gates.model_fields[name].default
+    return f"{default:g}" if isinstance(default, float) else "0.2"
 
 
 class GateResult(_Model):
