@@ -1,4 +1,8 @@
-"""Issue 8 acceptance: the twin warning appears exactly when a judge grades its own model's work.
+"""Issue 8 acceptance: configuration precedence for EVERY key, and the twin warning exactly when a
+judge grades its own model's work.
+
+Precedence: command line > environment > file > built-in default, checked for each of the 25 keys in
+both file forms (the unit test covers one or two keys of each kind).
 
 The unit tests check ``twin_warning()`` and ``pathjudge config``; these drive the commands that really
 judge (``judge``, ``score``) and one that does not (``calibrate`` on recorded verdicts), through
@@ -15,6 +19,7 @@ from typing import Any
 import pytest
 
 from pathjudge.cli import main
+from pathjudge.config import ENV_VARS, config_keys, resolve_config
 from tests.fakes.anthropic_server import FakeAnthropic, RecordedRequest, forced_tool_policy
 
 TWIN = "grading its own twin"
@@ -117,14 +122,6 @@ def test_score_warns_when_the_runs_were_made_by_the_judge_model(
     assert TWIN in _stderr(capsys)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "BUG: `pathjudge calibrate --verdicts` calls no judge (the verdicts are recorded, possibly by "
-        "another grader) yet prints the twin warning whenever the configured judge.model equals "
-        "agent.model"
-    ),
-)
 def test_calibrate_on_recorded_verdicts_does_not_warn(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -140,3 +137,58 @@ def test_calibrate_on_recorded_verdicts_does_not_warn(
     code = main(["calibrate", "--labels", str(labels), "--verdicts", str(verdicts)])
     assert code in (0, 1)  # trusted or not: six items are few
     assert TWIN not in _stderr(capsys)
+
+
+def _values(key: str) -> tuple[str, str, object, object, object, object]:
+    """(TOML literal, env string, cli value, expected file / env / cli value) for ``key``."""
+    leaf = key.rsplit(".", 1)[-1]
+    if leaf == "backend":
+        return '"openai-compatible"', "llama-cpp", "anthropic", *(
+            "openai-compatible", "llama-cpp", "anthropic",
+        )  # fmt: skip
+    if leaf == "model":
+        return '"model-file"', "model-env", "model-cli", "model-file", "model-env", "model-cli"
+    if leaf == "base_url":
+        return '"http://file:1"', "http://env:2", "http://cli:3", *(
+            "http://file:1", "http://env:2", "http://cli:3",
+        )  # fmt: skip
+    if key == "concurrency":
+        return "2", "3", 4, 2, 3, 4
+    if key == "cache":
+        return '"/abs/file.sqlite"', "/abs/env.sqlite", "/abs/cli.sqlite", *(
+            Path("/abs/file.sqlite"), Path("/abs/env.sqlite"), Path("/abs/cli.sqlite"),
+        )  # fmt: skip
+    # every other key is a number in [0, 1] (gates, thresholds, the unsure cap) or a weight
+    return "0.25", "0.5", 0.75, 0.25, 0.5, 0.75
+
+
+@pytest.mark.parametrize("form", ["pathjudge.toml", "pyproject.toml"])
+def test_precedence_holds_for_every_key(tmp_path: Path, form: str) -> None:
+    keys = config_keys()
+    assert len(keys) == 25
+    for key in keys:
+        toml, env, cli, from_file, from_env, from_cli = _values(key)
+        folder = tmp_path / form / key
+        folder.mkdir(parents=True)
+        table, _, leaf = key.rpartition(".")
+        head = "tool.pathjudge" if form == "pyproject.toml" else ""
+        section = ".".join(p for p in (head, table) if p)
+        (folder / form).write_text(
+            (f"[{section}]\n" if section else "") + f"{leaf} = {toml}\n", encoding="utf-8"
+        )
+        got = []
+        for overrides, environ in (
+            ({}, {}),
+            ({}, {ENV_VARS[key]: env}),
+            ({key: cli}, {ENV_VARS[key]: env}),
+        ):
+            resolved = resolve_config(overrides, cwd=folder, env=environ)
+            got.append((resolved.value(key), resolved.source(key)))
+        assert got == [
+            (from_file, f"file:{folder / form}"),
+            (from_env, "env"),
+            (from_cli, "cli"),
+        ], key
+        default = resolve_config(cwd=tmp_path, env={})
+        assert default.source(key) == "default"
+        assert default.value(key) != from_file, key  # the file really changed something

@@ -251,7 +251,8 @@ def calibrate(
     }
     for name in given_gates.model_fields_set:
         overrides[f"calibration.{name}"] = getattr(given_gates, name)
-    resolved = resolve_for_cli(overrides, config_file=config_file)
+    # the twin warning is about a judge grading its own model: only when a judge runs here
+    resolved = resolve_for_cli(overrides, config_file=config_file, warn=verdicts is None)
     gate_values = Gates.model_validate(resolved.config.calibration.model_dump())
     label_set = load_labels(labels, threshold=threshold)
     if verdicts is not None:

@@ -78,7 +78,14 @@ def diff_command(
         first = exc.errors(include_url=False, include_input=False)[0]
         name = str(first["loc"][0]).replace("_", "-") if first["loc"] else "gate"
         raise InputError(str(first["msg"]), field=f"--{name}") from None
-    report = diff_runs(read_runs(baseline), read_runs(candidate), loaded, gate=gate)
+    report = diff_runs(
+        read_runs(baseline),
+        read_runs(candidate),
+        loaded,
+        gate=gate,
+        baseline_file=baseline,
+        candidate_file=candidate,
+    )
     table = Table(title=f"{candidate} vs {baseline} on suite {report.suite}")
     for name in ("task", "success", "steps Δ", "findings"):
         table.add_column(name)

@@ -200,7 +200,9 @@ def score(
     judging = not fast and suite_has_judged(loaded)
     config = resolve_for_cli(
         {
-            "judge.backend": config_backend_name(judge_backend) if judge_backend else None,
+            "judge.backend": config_backend_name(judge_backend, option="--judge-backend")
+            if judge_backend
+            else None,
             "judge.model": judge_model,
             "judge.base_url": judge_base_url,
             "concurrency": concurrency,

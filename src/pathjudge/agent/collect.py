@@ -110,11 +110,13 @@ class RunOptions(_Frozen):
     retriever: RetrieverChoice
 
 
-def _choice(name: str, value: Any, allowed: tuple[str, ...], source: str) -> str:
+def _choice(
+    name: str, value: Any, allowed: tuple[str, ...], source: str, *, field: str | None = None
+) -> str:
     if value not in allowed:
         raise (InputError if source == "option" else ConfigError)(
             f"unknown {name} {value!r}",
-            field=name,
+            field=field or name,
             hint=f"use one of: {', '.join(allowed)}",
         )
     return str(value)
@@ -202,7 +204,7 @@ def config_backend_name(name: str) -> str:
     ``"openai"`` → ``"openai-compatible"``, ``"llama"`` → ``"llama-cpp"``; an unknown name is an
     :class:`InputError` listing the accepted ones.
     """
-    spelling = _choice("backend", name, tuple(BACKEND_SPELLINGS), "option")
+    spelling = _choice("backend", name, tuple(BACKEND_SPELLINGS), "option", field="--backend")
     return BACKEND_SPELLINGS[spelling][1]
 
 

@@ -237,9 +237,7 @@ def _kappa_estimate(
 
 def _f1(precision: Estimate, recall: Estimate, label: Label) -> Estimate:
     if precision.value is None or recall.value is None:
-        missing, cause = (
-            ("precision", precision) if precision.value is None else ("recall", recall)
-        )
+        missing, cause = ("precision", precision) if precision.value is None else ("recall", recall)
         return undefined(
             f"F1 of '{label}' is undefined because its {missing} is undefined: {cause.reason}"
         )

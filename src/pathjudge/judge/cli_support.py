@@ -55,12 +55,12 @@ BACKEND_SPELLINGS: dict[str, tuple[BackendKind, str]] = {
 """Every accepted judge backend name → (the runner's :data:`BackendKind`, the ``judge.backend`` value)."""
 
 
-def _spelling(name: str) -> tuple[BackendKind, str]:
+def _spelling(name: str, field: str) -> tuple[BackendKind, str]:
     found = BACKEND_SPELLINGS.get(name)
     if found is None:
         raise ConfigError(
             f"unknown backend {name!r}",
-            field="backend",
+            field=field,
             hint="use anthropic, openai (openai-compatible) or llama (llama-cpp)",
         )
     return found
@@ -68,12 +68,15 @@ def _spelling(name: str) -> tuple[BackendKind, str]:
 
 def backend_kind(name: str) -> BackendKind:
     """The judge backend kind for an accepted name (either spelling); unknown → :class:`ConfigError`."""
-    return _spelling(name)[0]
+    return _spelling(name, "judge.backend")[0]
 
 
-def config_backend_name(name: str) -> str:
-    """The ``judge.backend`` configuration value for an accepted name (``openai`` → ``openai-compatible``)."""
-    return _spelling(name)[1]
+def config_backend_name(name: str, *, option: str = "--backend") -> str:
+    """The ``judge.backend`` configuration value for an accepted name (``openai`` → ``openai-compatible``).
+
+    An unknown name is a :class:`ConfigError` whose field is ``option``, the command-line flag it came from.
+    """
+    return _spelling(name, option)[1]
 
 
 def configured_judge(resolved: ResolvedConfig) -> tuple[BackendKind, str | None, str | None]:

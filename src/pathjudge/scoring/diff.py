@@ -41,6 +41,7 @@ import math
 import random
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue
@@ -512,6 +513,19 @@ def diff_pair(
     )
 
 
+def _with_epochs(pairs: Iterable[RunDiff], rule: GateRule) -> list[str]:
+    """Each distinct regression of ``rule`` over ``pairs`` once, in first-seen order, with its epochs."""
+    epochs: dict[str, list[int]] = {}
+    for pair in pairs:
+        for finding in pair.findings:
+            if finding.kind == "regression" and finding.rule == rule:
+                epochs.setdefault(finding.what, []).append(pair.epoch)
+    return [
+        f"{what} (epoch{'s' if len(found) > 1 else ''} {', '.join(map(str, found))})"
+        for what, found in epochs.items()
+    ]
+
+
 def _index(runs: Iterable[RunRecord], label: str) -> dict[tuple[str, int], RunRecord]:
     out: dict[tuple[str, int], RunRecord] = {}
     for number, run in enumerate(runs, 1):
@@ -538,22 +552,26 @@ def diff_runs(
     *,
     gate: DiffGate | None = None,
     verdicts: Mapping[str, VerdictLike] | None = None,
+    baseline_file: str | Path | None = None,
+    candidate_file: str | Path | None = None,
 ) -> DiffReport:
     """Diff two run sets against ``suite`` and decide promote / block (see the module docstring).
 
     Raises :class:`~pathjudge.errors.InputError` for an empty file or a duplicated (task, epoch), and
-    :class:`~pathjudge.errors.SuiteError` for a run whose task the suite lacks.
+    :class:`~pathjudge.errors.SuiteError` for a run whose task the suite lacks (naming
+    ``baseline_file`` / ``candidate_file`` and the run's line when given). A verdict reason states
+    each distinct finding of a task once, with the epochs it occurred in.
     """
     gate = gate or resolve_gate(suite)
     base = _index(baseline, "baseline")
     cand = _index(candidate, "candidate")
     grades_b = {
         (g.task_id, g.epoch): g
-        for g in grade(base.values(), suite, verdicts, fast=verdicts is None)
+        for g in grade(base.values(), suite, verdicts, fast=verdicts is None, file=baseline_file)
     }
     grades_c = {
         (g.task_id, g.epoch): g
-        for g in grade(cand.values(), suite, verdicts, fast=verdicts is None)
+        for g in grade(cand.values(), suite, verdicts, fast=verdicts is None, file=candidate_file)
     }
     order = [t.id for t in suite.tasks if any(k[0] == t.id for k in (*base, *cand))]
     tasks: list[TaskDiff] = []
@@ -614,7 +632,7 @@ def diff_runs(
                 f"{task_id}: success rate {before:.2f} → {after:.2f}"
             )
         regressions = [f for f in findings if f.kind == "regression"]
-        traj = [f.what for f in regressions if f.rule == "trajectory"]
+        traj = _with_epochs(pairs, "trajectory")
         if traj:
             fired.setdefault("trajectory", []).append(f"{task_id}: {'; '.join(traj)}")
         cover = [f.what for f in regressions if f.rule == "coverage"]
@@ -699,7 +717,7 @@ def parse_gate_rules(text: str) -> tuple[GateRule, ...]:
         else:
             raise InputError(
                 f"unknown gate rule {part!r}",
-                field="block-on",
+                field="--block-on",
                 hint=f"use any of: {', '.join(GATE_RULES)}",
             )
     return tuple(rules)

@@ -467,7 +467,11 @@ def _pairs(text: str, what: str) -> list[tuple[str, float]]:
 
 
 def parse_thresholds(text: str) -> dict[GateMetric, float]:
-    """``"success=1.0,trajectory=0.75"`` → thresholds; an unknown metric is an :class:`InputError`."""
+    """``"success=1.0,trajectory=0.75"`` → thresholds; empty text gives none.
+
+    An unknown metric, or a threshold outside the metric's scale (``path`` in [0, 100], every other
+    metric in [0, 1]), is an :class:`InputError` naming the metric and its range.
+    """
     out: dict[GateMetric, float] = {}
     for name, value in _pairs(text, "--fail-under"):
         if name not in GATE_METRICS:
@@ -476,7 +480,15 @@ def parse_thresholds(text: str) -> dict[GateMetric, float]:
                 field="--fail-under",
                 hint=f"use: {', '.join(GATE_METRICS)}",
             )
-        out[GATE_METRICS[GATE_METRICS.index(name)]] = value
+        metric = GATE_METRICS[GATE_METRICS.index(name)]
+        high = 100.0 if metric == "path" else 1.0
+        if not 0.0 <= value <= high:
+            raise InputError(
+                f"threshold {value:g} for {metric!r} is outside [0, {high:g}]",
+                field="--fail-under",
+                hint=f"{metric} is measured on 0..{high:g}; e.g. {metric}={high * 0.8:g}",
+            )
+        out[metric] = value
     return out
 
 

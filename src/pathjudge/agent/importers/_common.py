@@ -32,10 +32,12 @@ __all__ = [
     "as_dict",
     "as_list",
     "build_record",
+    "check_recognised",
     "content_text",
     "error_at",
     "file_stem",
     "finish_record",
+    "guess_format",
     "identity",
     "import_transcripts",
     "iter_documents",
@@ -45,6 +47,7 @@ __all__ = [
     "run_documents",
     "source_metadata",
     "split_transcripts",
+    "suggest_format",
     "take_metadata",
     "text_parts",
     "usage_from",
@@ -450,8 +453,10 @@ def run_documents(
 ) -> Iterator[RunRecord]:
     """Convert each document with ``convert(doc, source)``, locating any error at the file and line.
 
-    ``source`` is the ``metadata["source"]`` provenance for that document. With ``errors`` given, a
-    document that fails is recorded there and skipped; otherwise the first failure raises.
+    ``source`` is the ``metadata["source"]`` provenance for that document. A run in which ``fmt``
+    recognised nothing is a failure too (see :func:`check_recognised`); a failure's hint names the right
+    ``--from`` when the document looks like another format. With ``errors`` given, a document that
+    fails is recorded there and skipped; otherwise the first failure raises.
     """
     file = str(path)
     for doc in docs:
@@ -460,13 +465,134 @@ def run_documents(
         )
         try:
             record = convert(doc, source)
+            check_recognised(record, doc.value, fmt)
         except PathjudgeError as exc:
-            problem = _relocate(exc, file=file, doc=doc)
+            problem = suggest_format(_relocate(exc, file=file, doc=doc), doc.value, fmt)
             if errors is None:
                 raise problem from None
             errors.append(problem)
             continue
         yield record
+
+
+_TYPE_MARKERS: dict[str, str] = {
+    # a "type" value only one transcript format uses → that format
+    "tool_use": "anthropic",
+    "tool_result": "anthropic",
+    "thinking": "anthropic",
+    "redacted_thinking": "anthropic",
+    "server_tool_use": "anthropic",
+    "function_call": "openai-responses",
+    "function_call_output": "openai-responses",
+    "input_text": "openai-responses",
+    "output_text": "openai-responses",
+}
+_KEY_MARKERS: dict[str, str] = {
+    # a key only one format uses → that format
+    "tool_calls": "openai-chat",
+    "tool_call_id": "openai-chat",
+    "resourceSpans": "otel",
+    "scopeSpans": "otel",
+    "traceId": "otel",
+    "spanId": "otel",
+    "trace_id": "otel",
+    "span_id": "otel",
+}
+_SNIFF_DEPTH = 6
+_SNIFF_OBJECTS = 500
+
+
+def guess_format(value: Json) -> str | None:
+    """The import format whose distinctive keys or block types ``value`` holds most, or None.
+
+    Looks at most ``_SNIFF_OBJECTS`` objects down to depth ``_SNIFF_DEPTH`` for markers such as
+    Anthropic ``tool_use`` blocks, chat ``tool_calls``, Responses ``function_call`` items and OTel
+    ``traceId`` keys. A value with no marker (e.g. plain text messages, valid in several formats) gives
+    None. Ties go to the format listed first in the marker tables.
+    """
+    counts: dict[str, int] = {}
+    seen = 0
+    stack: list[tuple[Json, int]] = [(value, 0)]
+    while stack and seen < _SNIFF_OBJECTS:
+        node, depth = stack.pop()
+        if isinstance(node, list):
+            if depth < _SNIFF_DEPTH:
+                stack.extend((item, depth + 1) for item in reversed(node[:_SNIFF_OBJECTS]))
+            continue
+        if not isinstance(node, dict):
+            continue
+        seen += 1
+        kind = node.get("type")
+        if isinstance(kind, str) and kind in _TYPE_MARKERS:
+            counts[_TYPE_MARKERS[kind]] = counts.get(_TYPE_MARKERS[kind], 0) + 1
+        for key in node:
+            if key in _KEY_MARKERS:
+                counts[_KEY_MARKERS[key]] = counts.get(_KEY_MARKERS[key], 0) + 1
+        if depth < _SNIFF_DEPTH:
+            stack.extend(
+                (item, depth + 1) for item in node.values() if isinstance(item, dict | list)
+            )
+    order = [*dict.fromkeys([*_TYPE_MARKERS.values(), *_KEY_MARKERS.values()])]
+    best = max(order, key=lambda fmt: counts.get(fmt, 0))
+    return best if counts.get(best, 0) else None
+
+
+def suggest_format(problem: ImportFormatError, value: Json, fmt: str) -> ImportFormatError:
+    """``problem`` with its hint naming the right ``--from`` when ``value`` looks like another format.
+
+    Unchanged when :func:`guess_format` finds no format or finds ``fmt`` itself.
+    """
+    guess = guess_format(value)
+    if guess is None or guess == fmt:
+        return problem
+    return ImportFormatError(
+        problem.message,
+        file=problem.file,
+        line=problem.line,
+        field=problem.field,
+        task_id=problem.task_id,
+        hint=f"this looks like {_article(guess)} {guess} transcript, not {fmt}: "
+        f"import it with --from {guess}",
+    )
+
+
+def check_recognised(record: RunRecord, value: Json, fmt: str) -> None:
+    """Raise :class:`ImportFormatError` when ``fmt`` recognised nothing in the transcript ``value``.
+
+    That is: the run has no tool calls and either ``value`` carries another format's markers (see
+    :func:`guess_format`), or nothing at all was mapped (no input, no final answer) while the
+    transcript's content landed in ``metadata["unmapped"]`` (empty values there do not count). An
+    empty transcript passes.
+    """
+    if record.steps:
+        return
+    guess = guess_format(value)
+    if guess is not None and guess != fmt:
+        raise error_at(
+            f"is not {_article(fmt)} {fmt} transcript: no {fmt} tool call found",
+            hint=f"import it with --from {guess}",
+        )
+    unmapped = record.metadata.get("unmapped")
+    if (
+        record.input is None
+        and record.final_answer is None
+        and isinstance(unmapped, list)
+        and any(isinstance(e, dict) and e.get("value") not in (None, "", [], {}) for e in unmapped)
+    ):
+        raise error_at(
+            f"nothing in it is recognisable as {fmt} (no message with its roles or keys)",
+            hint=f"check --from; the formats are: {_format_names()}",
+        )
+
+
+def _article(word: str) -> str:
+    return "an" if word[:1] in "aeiou" else "a"
+
+
+def _format_names() -> str:
+    from pathjudge.agent.importers import FORMATS
+
+    return ", ".join(sorted(FORMATS))
 
 
 IDENTITY_KEYS = frozenset({"run_id", "task_id", "epoch", "trial"})

@@ -53,6 +53,7 @@ from pathjudge.agent.importers._common import (
     iter_documents,
     join_path,
     source_metadata,
+    suggest_format,
 )
 from pathjudge.agent.trajectory import AgentInfo, RunRecord, Timing, Usage
 from pathjudge.errors import ImportFormatError, InputError, PathjudgeError
@@ -585,7 +586,7 @@ def import_file(
             try:
                 spans.extend(_spans_of(value, doc.line, where, len(spans)))
             except PathjudgeError as exc:
-                problem = _locate(exc, file, doc.line)
+                problem = suggest_format(_locate(exc, file, doc.line), value, FORMAT)
                 if errors is None:
                     raise problem from None
                 errors.append(problem)
