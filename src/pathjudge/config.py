@@ -289,7 +289,8 @@ def twin_warning(judge_model: str, agent_model: str) -> str | None:
         f"the judge model '{judge_model}' is the same model as the agent under test "
         f"('{agent_model}'), so the judge is grading its own twin and may favour its own kind of "
         f"answer; set judge.model to a different model (e.g. {other}), or at least give the judge a "
-        "different framing (prompt) and sample (temperature/seed) than the agent"
+        "different framing and rubric than the agent's prompt and take more samples per item "
+        "(--samples)"
     )
 
 

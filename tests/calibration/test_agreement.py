@@ -311,9 +311,9 @@ def test_parse_gates() -> None:
     assert parse_gates("") == Gates()
     assert parse_gates("tpr=0.9, kappa=0.5") == Gates(tpr=0.9, tnr=0.8, kappa=0.5)
     assert parse_gates("max_unsure=0.1").max_unsure == 0.1
-    with pytest.raises(InputError, match=r"unknown gate 'tp=0\.9'"):
+    with pytest.raises(InputError, match=r"unknown gate 'tp'"):
         parse_gates("tp=0.9")
     with pytest.raises(InputError, match="not a number"):
         parse_gates("tpr=high")
-    with pytest.raises(InputError, match="out of range"):
+    with pytest.raises(InputError, match=r"gate 'tpr' is 1\.5, outside \[0, 1\]"):
         parse_gates("tpr=1.5")

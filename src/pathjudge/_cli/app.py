@@ -56,6 +56,7 @@ err_console = Console(stderr=True, highlight=False, soft_wrap=True)
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; return the exit code (also used by the console script via ``sys.exit``)."""
     args = list(sys.argv[1:] if argv is None else argv)
+    _INTERRUPT_REPORTED.clear()  # a command's own Ctrl-C message counts for this call only
     command = typer.main.get_command(app)
     try:
         result = command.main(args=args, prog_name="pathjudge", standalone_mode=False)

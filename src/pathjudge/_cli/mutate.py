@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from pathjudge._cli.app import app, out_console
+from pathjudge._cli.app import app, out_console, report_interrupt
+
+if TYPE_CHECKING:
+    from pathjudge.rubrics.suite import Suite
+    from pathjudge.scoring.mutate import MutationKind
 
 
 @app.command("mutate")
@@ -37,18 +41,11 @@ def mutate_command(
 ) -> None:
     """Perturbed copies of every run (drop a step, duplicate a call, reorder, corrupt an argument, refuse,
     inject a tool error), graded with the suite: a table of which check caught which mutation, and the gaps."""
-    import asyncio
-    import json
-
-    from rich.table import Table
-
-    from pathjudge.agent.io import read_runs
     from pathjudge.errors import InputError
     from pathjudge.rubrics.suite import load_suite
-    from pathjudge.scoring.mutate import MUTATION_KINDS, mutation_report
-    from pathjudge.scoring.mutate import retriever_experiment as experiment
+    from pathjudge.scoring.mutate import MUTATION_KINDS
 
-    kinds = []
+    kinds: list[MutationKind] = []
     for name in kind or MUTATION_KINDS:
         match = next((k for k in MUTATION_KINDS if k == name), None)
         if match is None:
@@ -59,6 +56,34 @@ def mutate_command(
             )
         kinds.append(match)
     loaded = load_suite(suite)
+    try:
+        _report(runs, loaded, kinds, retriever_experiment, strict, json_out)
+    except KeyboardInterrupt:
+        report_interrupt(
+            "interrupted; pathjudge mutate writes nothing until it finishes, so nothing was saved "
+            "— rerun the command to start over."
+        )
+        raise typer.Exit(130) from None
+
+
+def _report(
+    runs: Path,
+    loaded: Suite,
+    kinds: list[MutationKind],
+    retriever_experiment: bool,
+    strict: bool,
+    json_out: Path | None,
+) -> None:
+    """Grade the mutants, print the table and gaps, run the experiment, write ``--json`` last."""
+    import asyncio
+    import json
+
+    from rich.table import Table
+
+    from pathjudge.agent.io import read_runs
+    from pathjudge.scoring.mutate import mutation_report
+    from pathjudge.scoring.mutate import retriever_experiment as experiment
+
     report = mutation_report(read_runs(runs), loaded, kinds=kinds)
     table = Table(title=f"mutations of {report.runs} runs from {runs} — suite {report.suite}")
     table.add_column("mutation")

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from pathjudge._cli.app import app, out_console
+from pathjudge._cli.app import app, err_console, out_console
 
 if TYPE_CHECKING:
     from pathjudge.agent.trajectory import RunRecord
@@ -92,7 +92,13 @@ def diff_against(
             )
     if base_runs is None or cand_runs is None or suite is None:  # unreachable: each raised above
         raise AssertionError("diff inputs missing")
-    diff = diff_runs(read_runs(base_runs), read_runs(cand_runs), load_suite(suite))
+    diff = diff_runs(
+        read_runs(base_runs),
+        read_runs(cand_runs),
+        load_suite(suite),
+        baseline_file=base_runs,
+        candidate_file=cand_runs,
+    )
     return diff, str(base_runs), str(cand_runs)
 
 
@@ -132,6 +138,12 @@ def report(
         ScoreReport, load_json(results, "score report"), source=results, what="score report"
     )
     runs_file = runs if runs is not None else _recorded_path(loaded.runs_file, results)
+    if runs_file is None and loaded.runs_file:
+        err_console.print(
+            f"warning: the report's runs file {loaded.runs_file} is not in the current folder or "
+            f"beside {results}; the HTML has no trajectory viewer — pass --runs PATH to include it.",
+            markup=False,
+        )
     records: list[RunRecord] | None = None
     if runs_file is not None:
         from pathjudge.agent.io import read_runs

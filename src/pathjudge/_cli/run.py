@@ -97,6 +97,13 @@ def run_command(
             f"interrupted; every finished run is saved in {output} — rerun the same command to resume."
         )
         raise typer.Exit(130) from None
+    if result.foreign:
+        err_console.print(
+            f"warning: {output} already held {result.foreign} run(s) of tasks outside suite "
+            f"{loaded.name} or of another agent; the new runs were appended after them — "
+            "write each agent and suite to its own -o file so scoring does not mix them.",
+            markup=False,
+        )
     out_console.print(
         f"{result.written} runs written to {result.output} "
         f"({result.skipped} of {result.planned} already finished; "

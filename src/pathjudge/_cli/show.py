@@ -25,7 +25,8 @@ def show(
     ] = False,
     max_tools: Annotated[int, typer.Option(help="Tools listed per task.")] = 4,
     max_tasks: Annotated[
-        int, typer.Option(help="Tasks listed in the table (0 = all); totals always cover all.")
+        int,
+        typer.Option(min=0, help="Tasks listed in the table (0 = all); totals always cover all."),
     ] = 200,
 ) -> None:
     """Per-task counts, steps, errors and tools used, streamed in constant memory."""

@@ -21,7 +21,7 @@ table :data:`BACKEND_SPELLINGS`.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Collection, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, assert_never, get_args
 
@@ -306,13 +306,31 @@ class CollectResult(_Frozen):
     skipped: int
     written: int
     failed: tuple[FailedRun, ...] = ()
+    foreign: int = Field(
+        default=0,
+        description="Runs the output already held of tasks outside the suite or of another agent.",
+    )
 
 
-def _finished(output: Path, agent_model: str | None) -> set[tuple[str, int]]:
+def _finished(
+    output: Path,
+    agent_model: str | None,
+    known_tasks: Collection[str],
+    agent_name: str | None,
+) -> tuple[set[tuple[str, int]], int]:
+    """The (task, epoch) pairs already in ``output``, and how many of its runs are foreign.
+
+    Foreign: a task not in ``known_tasks``, or an agent name other than ``agent_name`` (when given).
+    """
     if not output.exists():
-        return set()
+        return set(), 0
     done: set[tuple[str, int]] = set()
+    foreign = 0
     for run in read_runs(output, allow_empty=True):
+        if run.task_id not in known_tasks or (
+            agent_name is not None and run.agent.name not in (None, agent_name)
+        ):
+            foreign += 1
         if agent_model is not None and run.agent.model not in (None, agent_model):
             raise InputError(
                 f"already holds runs of model {run.agent.model!r}, not {agent_model!r}",
@@ -320,7 +338,7 @@ def _finished(output: Path, agent_model: str | None) -> set[tuple[str, int]]:
                 hint="write to another -o file, or rerun with the same --model to resume",
             )
         done.add((run.task_id, run.epoch))
-    return done
+    return done, foreign
 
 
 async def collect(
@@ -332,18 +350,23 @@ async def collect(
     concurrency: int = 4,
     model: str | None = None,
     progress_enabled: bool | None = None,
+    known_tasks: Collection[str] | None = None,
+    agent_name: str | None = None,
 ) -> CollectResult:
     """Run every (task, epoch) not yet in ``output``; append each finished run as it completes.
 
     ``model`` (when given) guards resuming: an output file holding runs of another model is an
-    :class:`InputError`. Runs are started epoch by epoch, tasks in order. Empty ``tasks`` → nothing to do.
+    :class:`InputError`. Runs already in ``output`` of a task outside ``known_tasks`` (default: the
+    ids of ``tasks``) or of an agent other than ``agent_name`` are counted in ``foreign`` (and kept).
+    Runs are started epoch by epoch, tasks in order. Empty ``tasks`` → nothing to do.
     """
     from pathjudge.report.progress import progress
 
     path = Path(output)
     appender = JsonlAppender(path)  # repairs a torn last line before we read what is finished
     try:
-        done = _finished(path, model)
+        expected = {t.id for t in tasks} if known_tasks is None else set(known_tasks)
+        done, foreign = _finished(path, model, expected, agent_name)
         plan = [(task, epoch) for epoch in range(epochs) for task in tasks]
         pending = [(task, epoch) for task, epoch in plan if (task.id, epoch) not in done]
         gate = asyncio.Semaphore(concurrency)
@@ -380,6 +403,7 @@ async def collect(
         skipped=len(plan) - len(pending),
         written=written,
         failed=tuple(sorted(failed, key=lambda f: (f.epoch, f.task_id))),
+        foreign=foreign,
     )
 
 
@@ -409,6 +433,8 @@ async def collect_suite(
             concurrency=options.concurrency,
             model=chosen.model,
             progress_enabled=progress_enabled,
+            known_tasks=[t.id for t in tasks_from_suite(suite)],
+            agent_name=options.agent,
         )
     finally:
         if own:

@@ -239,7 +239,8 @@ def _f1(precision: Estimate, recall: Estimate, label: Label) -> Estimate:
     if precision.value is None or recall.value is None:
         missing, cause = ("precision", precision) if precision.value is None else ("recall", recall)
         return undefined(
-            f"F1 of '{label}' is undefined because its {missing} is undefined: {cause.reason}"
+            f"F1 of '{label}' is undefined because its {missing} is undefined: "
+            f"{cause.reason.removeprefix('undefined: ')}"
         )
     total = precision.value + recall.value
     value = 0.0 if total == 0 else 2 * precision.value * recall.value / total

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Literal
 
 from rich.console import Console
 from rich.table import Table
@@ -16,6 +17,26 @@ def _num(value: float | None, digits: int = 2) -> str:
     return "—" if value is None else f"{value:.{digits}f}"
 
 
+def _column(
+    table: Table, header: str, justify: Literal["left", "right"] = "left", *, narrow: bool = False
+) -> None:
+    """Add a column that never cuts text: cells fold onto more lines instead of ending in an ellipsis.
+
+    The column is at least as wide as the header's longest word, so a narrow (80-column) terminal wraps
+    headers between words. A ``narrow`` column (short numbers) is also at most that wide, leaving the
+    room to the columns that hold names.
+    """
+    longest_word = max(len(word) for word in header.split())
+    table.add_column(
+        header,
+        justify=justify,
+        overflow="fold",
+        no_wrap=False,
+        min_width=longest_word,
+        max_width=max(longest_word, 4) if narrow else None,
+    )
+
+
 def print_scorecard(
     console: Console,
     scorecard: Scorecard,
@@ -24,14 +45,17 @@ def print_scorecard(
     judge_note: str | None = None,
     max_weak: int = 20,
 ) -> None:
-    """Render the scorecard (and any gates) on ``console``."""
+    """Render the scorecard (and any gates) on ``console``.
+
+    Every cell folds rather than being cut, so nothing is lost on a narrow (80-column) terminal.
+    """
     sc = scorecard
     head = Table(
         title=f"Agent scorecard — {sc.suite} ({sc.runs} runs, {sc.tasks} tasks)", show_header=True
     )
-    head.add_column("level")
-    head.add_column("value", justify="right")
-    head.add_column("detail")
+    _column(head, "level")
+    _column(head, "value", "right", narrow=True)
+    _column(head, "detail")
     decided = sc.success_passed + sc.success_failed
     detail = f"{sc.success_passed}/{decided} runs"
     if sc.success_undecided:
@@ -52,24 +76,16 @@ def print_scorecard(
     console.print(head)
 
     axes = Table(title="Five axes (mean of gating checks)")
-    axes.add_column("axis")
-    axes.add_column("mean", justify="right")
+    _column(axes, "axis")
+    _column(axes, "mean", "right", narrow=True)
     for axis, value in sc.axes.items():
         axes.add_row(axis.replace("_", " "), _num(value))
     console.print(axes)
 
     tasks = Table(title="Per task")
-    for name, justify in [
-        ("task", "left"),
-        ("runs", "right"),
-        ("success", "right"),
-        ("tool calls", "right"),
-        ("trajectory", "right"),
-        ("path", "right"),
-        ("steps", "right"),
-        ("weak", "right"),
-    ]:
-        tasks.add_column(name, justify=justify, no_wrap=name == "task")  # type: ignore[arg-type]
+    _column(tasks, "task")
+    for name in ("runs", "success", "tool calls", "trajectory", "path", "steps", "weak"):
+        _column(tasks, name, "right", narrow=True)
     for row in sc.task_rows:
         tasks.add_row(
             row.task_id,
@@ -88,7 +104,10 @@ def print_scorecard(
     if sc.judged:
         judged = Table(title="Judged criteria")
         for name in ("criterion", "pass", "fail", "unsure", "error", "not run", "pass rate"):
-            judged.add_column(name, justify="left" if name == "criterion" else "right")
+            if name == "criterion":
+                _column(judged, name)
+            else:
+                _column(judged, name, "right", narrow=True)
         for j in sc.judged:
             judged.add_row(
                 j.criterion,
