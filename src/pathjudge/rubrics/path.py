@@ -633,22 +633,56 @@ _pairing_memo: dict[
 ] = {}
 
 
+def _pairing_cost(
+    paired: Mapping[int, int],
+    late: AbstractSet[int],
+    mode: Mode,
+    matches: Mapping[tuple[int, int], StepMatch],
+    n_refs: int,
+    n_calls: int,
+    charged: AbstractSet[int],
+    costs: FaultCosts,
+) -> float:
+    """The fault cost of a candidate pairing (the step budget is the same for all, so left out).
+
+    Mirrors the scoring in :func:`align_data`: missing (and, where every step is required, mismatched)
+    steps, wasted calls (every leftover call where extras are forbidden, else leftover repeats), and
+    the wrong-order fault.
+    """
+    mismatched = sum(1 for r, c in paired.items() if not matches[(r, c)].ok)
+    missing = n_refs - len(paired)
+    forbids = mode in _FORBIDS_EXTRA
+    used = set(paired.values())
+    extras = [c for c in range(n_calls) if c not in used]
+    wasted = len(extras) if forbids else sum(1 for c in extras if c in charged)
+    if forbids and mode not in _REQUIRES_ALL:
+        wasted += mismatched
+    n_missing = missing + mismatched if mode in _REQUIRES_ALL else 0
+    if mode == "strict" or mode == "in_order":
+        fault = bool(missing or late or mismatched)
+    else:
+        fault = mode == "partial_order" and bool(late)
+    return costs.missing * n_missing + costs.wasted * wasted + (costs.wrong_order if fault else 0)
+
+
 def _pairing(
     steps: Sequence[Step],
     refs: Sequence[RefSpec],
     mode: Mode,
     matches: dict[tuple[int, int], StepMatch],
     weights: dict[tuple[int, int], float],
+    charged: AbstractSet[int],
+    costs: FaultCosts,
+    pair_weight: float,
 ) -> tuple[Mapping[int, int], AbstractSet[int], bool]:
     """The optimal pairing (ref -> call), the refs paired only out of order, and whether the search
     was truncated (see the module docstring)."""
     n_refs, n_calls = len(refs), len(steps)
     # 1. The best pairing regardless of order: most fully matching pairs, then most pairs, then scores.
     full = _max_weight_matching(weights, list(range(n_refs)), list(range(n_calls)))
-    best_ok = sum(1 for r, c in full.items() if matches[(r, c)].ok)
+    repeat_aware = _repeat_candidates(refs, n_calls, matches, weights, charged, pair_weight)
     ok_weights = {key: w for key, w in weights.items() if matches[key].ok}
     truncated = False
-    late: set[int] = set()
     if mode == "strict" or mode == "in_order" or mode == "partial_order":
         # 2. The best order-consistent pairing of fully matching calls.
         turns = [s.turn for s in steps]
@@ -668,28 +702,101 @@ def _pairing(
             ordered = _chain_dp(ok_weights, n_refs, n_calls)
         else:
             ordered, truncated = _constrained_search(ok_weights, topo, ancestors, allowed)
-        if len(ordered) == best_ok:
-            # every fully matching pair fits the order; pair what is left for the argument diffs
-            paired = dict(ordered)
-            taken = set(paired.values())
-            rest = _max_weight_matching(
+        # pair what the ordered pairing leaves for the argument diffs
+        in_order = dict(ordered)
+        taken = set(in_order.values())
+        in_order.update(
+            _max_weight_matching(
                 weights,
-                [r for r in range(n_refs) if r not in paired],
+                [r for r in range(n_refs) if r not in in_order],
                 [c for c in range(n_calls) if c not in taken],
             )
-            paired.update(rest)
-        else:
-            # 3. Order cannot be kept without losing a matching call: keep the best pairing and mark
-            # the steps whose call breaks the order.
-            paired = full
-            ok_pairs = {key for key, m in matches.items() if m.ok}
-            late = _order_breakers(paired, topo, ancestors, allowed, ok_pairs)
+        )
+        # 3. The best pairing regardless of order, with the steps whose call breaks the order marked.
+        ok_pairs = {key for key, m in matches.items() if m.ok}
+        late = _order_breakers(full, topo, ancestors, allowed, ok_pairs)
+        # (the leftover pairing of the ordered candidate may itself break the order: mark it too)
+        candidates: list[tuple[Mapping[int, int], AbstractSet[int]]] = [
+            (in_order, _order_breakers(in_order, topo, ancestors, allowed, ok_pairs)),
+            (full, late),
+        ]
+        candidates.extend(
+            (pairing, _order_breakers(pairing, topo, ancestors, allowed, ok_pairs))
+            for pairing in repeat_aware
+        )
     elif mode == "unordered" or mode == "subset" or mode == "superset":
-        paired = full
+        candidates = [(full, set())]
+        candidates.extend((pairing, set()) for pairing in repeat_aware)
     else:
         assert_never(mode)
+    # Keep whichever costs least in the end: order is worth keeping only when it saves more than the
+    # calls it loses; ties keep the earlier candidate (order-consistent first).
+    best, best_late = min(
+        candidates,
+        key=lambda cand: _pairing_cost(
+            cand[0], cand[1], mode, matches, n_refs, n_calls, charged, costs
+        ),
+    )
+    return best, best_late, truncated
 
-    return paired, late, truncated
+
+def _repeat_candidates(
+    refs: Sequence[RefSpec],
+    n_calls: int,
+    matches: Mapping[tuple[int, int], StepMatch],
+    weights: Mapping[tuple[int, int], float],
+    charged: AbstractSet[int],
+    pair_weight: float,
+) -> list[dict[int, int]]:
+    """Pairings that try to leave no repeated call over, for when only leftover repeats are charged.
+
+    The waste of a group of interchangeable calls (calls that match every reference step alike) is
+    its size minus the number paired, except that one copy may be left over for free when none is
+    paired. That objective is not a sum over pairs, so no single assignment optimises it; three
+    candidates cover it, each moved to the earliest calls of every group afterwards (so "the later
+    copy is the repeat" stays true and pairing a repeat instead of its original never hides a wasted
+    call): the optimum rewarding pairs that use a repeat; the optimum rewarding pairs that use any
+    copy of a repeated call; and first-come pairing of steps in order, which pairs the copies of a
+    call in turn. The caller keeps whichever candidate costs least. No charged repeat: ``[]``.
+    """
+    if not charged:
+        return []
+    signature: dict[int, list[tuple[int, bool, float]]] = {}
+    for (r, c), m in sorted(matches.items()):
+        signature.setdefault(c, []).append((r, m.ok, m.score))
+    groups: dict[tuple[tuple[int, bool, float], ...], list[int]] = {}
+    for c in sorted(signature):
+        groups.setdefault(tuple(signature[c]), []).append(c)
+    repeated = {
+        c for members in groups.values() if any(c in charged for c in members) for c in members
+    }
+    n_refs = len(refs)
+
+    def rewarded(calls: AbstractSet[int]) -> dict[int, int]:
+        # one pair unit per rewarded pair: it outranks the score tie-breaks, never a full match
+        bonus = {key: w + (pair_weight if key[1] in calls else 0.0) for key, w in weights.items()}
+        return _max_weight_matching(bonus, list(range(n_refs)), list(range(n_calls)))
+
+    first_come: dict[int, int] = {}
+    taken: set[int] = set()
+    for r in range(n_refs):
+        for c in range(n_calls):
+            match = matches.get((r, c))
+            if match is not None and match.ok and c not in taken:
+                first_come[r] = c
+                taken.add(c)
+                break
+
+    out: list[dict[int, int]] = []
+    for pairing in (rewarded(charged), rewarded(repeated), first_come):
+        by_call = {c: r for r, c in pairing.items()}
+        moved = dict(pairing)
+        for members in groups.values():
+            used = [c for c in members if c in by_call]
+            for target, c in zip(members[: len(used)], used, strict=True):
+                moved[by_call[c]] = target
+        out.append(moved)
+    return out
 
 
 def align_data(
@@ -723,6 +830,9 @@ def align_data(
     by_tool: dict[str, list[int]] = {}
     for index, step in enumerate(steps):
         by_tool.setdefault(step.tool, []).append(index)
+    redundant_set = set(redundant)
+    # Where only repeats are charged when left over (see _repeat_candidate).
+    charged = frozenset() if mode in _FORBIDS_EXTRA else frozenset(redundant_set)
     for r, ref in enumerate(refs):
         for c in by_tool.get(ref.tool, ()):
             m = ref.matcher(steps[c])
@@ -740,17 +850,23 @@ def align_data(
             n_calls,
             tuple([step.turn for step in steps]),
             tuple([(r, c, m.ok, m.score) for (r, c), m in matches.items()]),
+            tuple(sorted(charged)),
+            (costs.missing, costs.wasted, costs.wrong_order),
         )
         entry = _pairing_memo.get(key)
         if entry is not None and entry[0] is refs:
             _, paired, late, truncated = entry
         else:
-            paired, late, truncated = _pairing(steps, refs, mode, matches, weights)
+            paired, late, truncated = _pairing(
+                steps, refs, mode, matches, weights, charged, costs, weigher.pair_weight
+            )
             if len(_pairing_memo) >= _PAIRING_LIMIT:
                 _pairing_memo.clear()
             _pairing_memo[key] = (refs, paired, late, truncated)
     else:
-        paired, late, truncated = _pairing(steps, refs, mode, matches, weights)
+        paired, late, truncated = _pairing(
+            steps, refs, mode, matches, weights, charged, costs, weigher.pair_weight
+        )
     order_matters = mode == "strict" or mode == "in_order" or mode == "partial_order"
 
     pairs: list[_Pair] = []
@@ -771,7 +887,6 @@ def align_data(
         pairs.append(_Pair(ref.label, call, ref.tool, m.ok, in_order, m.diffs))
     used_calls = {p.call for p in pairs}
     extra = [c for c in range(n_calls) if c not in used_calls]
-    redundant_set = set(redundant)
     forbids_extra = mode in _FORBIDS_EXTRA
     requires_all = mode in _REQUIRES_ALL
     wasted = [c for c in extra if forbids_extra or c in redundant_set]
