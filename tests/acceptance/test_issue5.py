@@ -11,8 +11,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pytest
-
 from pathjudge.cli import main
 
 
@@ -44,15 +42,7 @@ def test_both_raters_one_class_kappa_is_undefined(tmp_path: Path) -> None:
     assert agreement["tnr"]["value"] is None  # type: ignore[index]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "BUG (spec): with one-class human labels (10 x pass) and a judge that says pass 8 / fail 2, "
-        "calibrate reports Cohen's kappa 0.000 with interval [0.000, 0.000] and 'kappa lower bound "
-        "0.000 < 0.600' instead of undefined; po = pe = 0.8 makes kappa 0 for any judge, so it is "
-        "not estimable from these labels (issue 5: 'kappa with one class ... undefined, not 0')"
-    ),
-)
+# One-class human labels: po = pe for any judge, so kappa is 0 whatever the judge does; undefined.
 def test_one_class_human_labels_kappa_is_undefined_not_zero(tmp_path: Path) -> None:
     agreement = _calibrate(tmp_path, ["pass"] * 10, ["pass"] * 8 + ["fail"] * 2)
     assert agreement["tnr"]["value"] is None  # type: ignore[index]

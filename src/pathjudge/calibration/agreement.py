@@ -212,6 +212,12 @@ def _kappa_estimate(
             f"humans and judge both said only '{only}' on all {n} decided items: chance agreement is 1, "
             "so kappa is 0/0"
         )
+    if len(set(human)) == 1:
+        only = human[0]
+        return undefined(
+            f"the human labels say only '{only}' on all {n} decided items: then po equals pe and kappa "
+            "is 0 whatever the judge says, so it cannot measure agreement — label items of both classes"
+        )
     value = float(_metrics().cohen_kappa_score(human, judge, labels=list(LABELS)))
     lower, upper, dropped = bootstrap_kappa(
         [h == "pass" for h in human],
