@@ -97,14 +97,6 @@ def test_score_warns_when_the_live_judge_is_the_configured_agent_model(
     assert TWIN not in _stderr(capsys)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "BUG: `pathjudge score` compares the judge model only with the CONFIGURED agent.model; runs "
-        "whose recorded agent.model equals the judge model are judged by their own twin without a "
-        "warning"
-    ),
-)
 def test_score_warns_when_the_runs_were_made_by_the_judge_model(
     server: FakeAnthropic, repo_root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

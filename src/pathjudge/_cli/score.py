@@ -163,8 +163,12 @@ def score(
     Judged criteria run through the judge (configured by the flags, then the project configuration)
     unless --fast or --verdicts covers them; with no judge available they are reported "not run".
     """
+    from collections.abc import Iterable, Iterator
+
     from pathjudge._cli.config import resolve_for_cli
     from pathjudge.agent.io import JsonlAppender, read_runs
+    from pathjudge.agent.trajectory import RunRecord
+    from pathjudge.config import twin_warning
     from pathjudge.errors import InputError
     from pathjudge.judge.cli_support import config_backend_name, configured_judge
     from pathjudge.report.json_report import ScoreReport, write_report
@@ -242,11 +246,29 @@ def score(
             note = f"judged criteria: from {verdicts}; any others not run ({why_not})"
     elif judging:
         covered = recorded or {}
+        agent_models: set[str] = set()
+
+        def noting_models(records: Iterable[RunRecord]) -> Iterator[RunRecord]:
+            for record in records:
+                if record.agent.model:
+                    agent_models.add(record.agent.model)
+                yield record
+
         missing = [
             r
-            for r in iter_judge_requests(read_runs(runs), loaded, file=runs)
+            for r in iter_judge_requests(noting_models(read_runs(runs)), loaded, file=runs)
             if r.item_id not in covered
         ]
+        # the configured agent model was checked already; the runs may have been made by another
+        if missing and model_name:
+            for agent_model in sorted(agent_models):
+                warning = twin_warning(model_name, agent_model)
+                if warning and twin_warning(model_name, str(config.value("agent.model"))) is None:
+                    err_console.print(
+                        f"warning: runs in {runs} were made by {agent_model}: {warning}",
+                        markup=False,
+                    )
+                    break
         if missing:
             result = run_judged(
                 missing,
