@@ -406,3 +406,42 @@ def test_subset_superset_unordered_laws(a: list[tuple[str, str]], b: list[tuple[
     unordered = align_path(run_from(a), exact_ref("unordered", b)).satisfied
     superset_ab = align_path(run_from(a), exact_ref("superset", b)).satisfied
     assert unordered == (subset_ab and superset_ab)
+
+
+@pytest.mark.parametrize(
+    ("mode", "steps", "calls"),
+    [
+        # Found by hypothesis: pairing the first 'a y' with the either-step left the repeat over
+        # (wasted, 75) where pairing both copies wastes nothing (85, out of order either way).
+        (
+            "in_order",
+            [("a", ["x", "y"]), ("a", ["y"]), ("b", ["x"])],
+            [("a", "y"), ("a", "x"), ("b", "x"), ("a", "y")],
+        ),
+        # A step is missing anyway (so the order fault is paid anyway): keeping the order must not
+        # cost a wasted repeat (50 before the fix; greedy scores 60).
+        (
+            "in_order",
+            [("b", ["x", "y"]), ("a", ["x", "y", "z"]), ("a", ["x", "y"]), ("b", ["x"])],
+            [("a", "y"), ("a", "y"), ("b", "y"), ("a", "z"), ("a", "x")],
+        ),
+        # Serve the steps from the repeated calls and leave the one-off call over.
+        (
+            "superset",
+            [("a", ["x"]), ("a", ["x", "y"]), ("a", ["x", "z"]), ("a", ["z"])],
+            [("a", "x"), ("a", "x"), ("a", "y"), ("a", "z"), ("a", "z")],
+        ),
+        (
+            "superset",
+            [("a", ["x"]), ("a", ["x", "y"]), ("a", ["x"])],
+            [("a", "x"), ("a", "x"), ("a", "y"), ("a", "x"), ("a", "y")],
+        ),
+    ],
+)
+def test_repeat_aware_pairing_regressions(
+    mode: str, steps: list[tuple[str, list[str]]], calls: list[tuple[str, str]]
+) -> None:
+    ref = ref_from(mode, steps)
+    run = run_from(calls)
+    marks = [repeat for _, repeat in redundant_calls(run)]
+    assert align_path(run, ref, redundant=marks).score >= greedy_score(run, ref)
