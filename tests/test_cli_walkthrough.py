@@ -20,7 +20,6 @@ from pathjudge.cli import main
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 RUNS = EXAMPLES / "docent" / "runs.jsonl"
 SUITE = EXAMPLES / "docent" / "suite.yaml"
-SUMMEVAL = EXAMPLES / "summeval" / "data"
 
 
 def _call(capsys: pytest.CaptureFixture[str], *args: str | Path) -> tuple[int, str, str]:
@@ -199,15 +198,25 @@ def test_calibrate_json_gets_the_usual_file_mode(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
     out_json = tmp_path / "calibration.json"
+    # a small self-contained labels/verdicts pair (the SummEval data files are generated, not committed)
+    truth = ["pass", "fail"] * 6
+    said = ["pass", "fail", "pass", "pass"] * 3
+    labels, verdicts = tmp_path / "labels.jsonl", tmp_path / "verdicts.jsonl"
+    labels.write_text(
+        "".join(json.dumps({"item_id": f"i{i}", "label": v}) + "\n" for i, v in enumerate(truth))
+    )
+    verdicts.write_text(
+        "".join(json.dumps({"item_id": f"i{i}", "verdict": v}) + "\n" for i, v in enumerate(said))
+    )
     old = os.umask(0o022)
     try:
         code, _, _ = _call(
             capsys,
             "calibrate",
             "--labels",
-            SUMMEVAL / "labels-subset.jsonl",
+            labels,
             "--verdicts",
-            SUMMEVAL / "verdicts-pathjudge.jsonl",
+            verdicts,
             "--bootstrap",
             "0",
             "--report-only",
