@@ -7,7 +7,7 @@ the baseline diff, the variance section (pass^k per task) and the calibration se
 
 Safety: every interpolation into markup goes through :func:`html.escape`. The trajectory viewer is built
 by the page's script from an inert ``<script type="application/json">`` blob using ``textContent`` only,
-and the blob is escaped for that context (``<``, ``>``, ``&``, U+2028, U+2029 become ``\\uXXXX``). A
+and the blob is escaped for that context (``<``, ``>``, ``&``, U+2028, U+2029 become ``\\u`` escapes such as ``\\u003c``). A
 Content-Security-Policy allows no network access and no script but the report's own (pinned by hash), so
 agent text that looks like markup stays text.
 
@@ -77,7 +77,7 @@ def _e(value: object) -> str:
 
 
 def script_json(value: Any) -> str:
-    """JSON for a ``<script type="application/json">`` element: markup characters as ``\\uXXXX``.
+    """JSON for a ``<script type="application/json">`` element: markup characters as ``\\u`` escapes (``\\u003c``).
 
     ``<``, ``>`` and ``&`` cannot close the element or open a comment, and U+2028 / U+2029 cannot break a
     script parser; ``JSON.parse`` reads the escapes back to the original characters.
