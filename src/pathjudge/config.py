@@ -325,14 +325,21 @@ _TOML_LINE = re.compile(r"at line (\d+)")
 
 
 def _load_toml(path: Path) -> dict[str, Any]:
+    return _parse_toml(path, _read_text(path))
+
+
+def _read_text(path: Path) -> str:
     try:
-        text = path.read_text(encoding="utf-8")
+        return path.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise ConfigError(
             "configuration file not found", file=path, hint="check the path"
         ) from None
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"could not be read ({exc})", file=path) from None
+
+
+def _parse_toml(path: Path, text: str) -> dict[str, Any]:
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
@@ -463,8 +470,8 @@ def _flatten_file(
 
 
 def _read_file(path: Path) -> _FileLayer:
-    data = _load_toml(path)
-    text = path.read_text(encoding="utf-8")
+    text = _read_text(path)
+    data = _parse_toml(path, text)
     lines = key_lines(text)
     if path.name == "pyproject.toml":
         prefix: tuple[str, ...] = ("tool", "pathjudge")
@@ -671,8 +678,8 @@ def resolve_config(
 
     values: dict[str, Any] = {}
     sources: dict[str, str] = {}
+    default = PathjudgeConfig()
     for key, spec in _KEYS.items():
-        default = PathjudgeConfig()
         node: Any = default
         for part in key.split("."):
             node = getattr(node, part)

@@ -127,7 +127,7 @@ class TaskItem(pytest.Item):
         card, weak = self.graded.result()
         row = next((r for r in card.task_rows if r.task_id == self.task_id), None)
         entries = weak.get(self.task_id, [])
-        verdict = task_verdict(row, entries, strict=self.strict)
+        verdict = task_verdict(row, strict=self.strict)
         if verdict == "skipped":
             pytest.skip(
                 "no runs for this task"

@@ -93,3 +93,20 @@ def test_show_lists_at_most_max_tasks(tmp_path: Path, capsys: pytest.CaptureFixt
     assert "1 more tasks not listed" in out
     assert "beta" not in out
     assert "4 runs · 6 tool calls" in out  # totals still cover every task
+
+
+def test_show_prints_bracketed_text_verbatim(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # text shaped like rich markup must reach the user verbatim: a field "[judge]" must not vanish as a
+    # style tag, and a task id "[/odd]" must not crash the table as an unmatched closing tag
+    path = tmp_path / "runs.jsonl"
+    write_jsonl(path, [*_runs(), RunRecord(run_id="m", task_id="[/odd]")])
+    with path.open("a") as handle:
+        handle.write('{"run_id": "z", "task_id": "t", "[judge]": 1}\n')
+    assert main(["show", "--keep-going", str(path)]) == 0
+    captured = capsys.readouterr()
+    assert f"{path}:6: field '[judge]': unknown field" in captured.err
+    assert "[/odd]" in captured.out
+    assert main(["show", str(path)]) == 2
+    assert f"{path}:6: field '[judge]': unknown field" in capsys.readouterr().err

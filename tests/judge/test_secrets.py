@@ -75,3 +75,30 @@ def test_key_not_in_failure_records(server: FakeAnthropic) -> None:
     server.policy = lambda _r: rate_limited(0.0)
     run = judge_run(server, jobs_for(1), max_attempts=2)
     assert SECRET not in run.results["item-0"].model_dump_json()
+
+
+def test_a_proxy_echoing_the_key_in_a_400_never_stores_it(
+    server: FakeAnthropic, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A proxy behind --base-url that echoes the request's credentials in its error message: the
+    # server's words are kept in the failure record (useful), the key is not.
+    server.policy = lambda request: Reply(
+        status=400,
+        json={
+            "type": "error",
+            "error": {
+                "type": "invalid_request_error",
+                "message": f"bad request from {request.headers.get('x-api-key') or SECRET}",
+            },
+        },
+    )
+    items = write_short_items(tmp_path / "items.jsonl", 2)
+    out = tmp_path / "verdicts.jsonl"
+    main(judge_argv(items, server.url, "--cache", str(tmp_path / "c.sqlite"), "-o", str(out)))
+    captured = capsys.readouterr()
+    text_out = out.read_text()
+    assert "bad request from [redacted]" in text_out  # the server's message survives, redacted
+    assert SECRET not in text_out
+    assert SECRET not in captured.out + captured.err
+    for path in tmp_path.iterdir():
+        assert SECRET.encode() not in path.read_bytes(), path.name

@@ -12,10 +12,11 @@ from collections.abc import Sequence
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 from pathjudge.errors import PathjudgeError
 
-__all__ = ["app", "err_console", "main", "out_console", "report_interrupt"]
+__all__ = ["app", "err_console", "main", "out_console", "print_problems", "report_interrupt"]
 
 app = typer.Typer(
     name="pathjudge",
@@ -49,8 +50,24 @@ _EXIT = _exception_classes("Exit")
 _ABORT = _exception_classes("Abort")
 _CLICK_ERROR = _exception_classes("ClickException")
 
-out_console = Console(highlight=False, soft_wrap=True)
-err_console = Console(stderr=True, highlight=False, soft_wrap=True)
+# markup is off by default, so task ids, file names and model text print verbatim (a "[/x]" in them
+# would otherwise vanish or raise MarkupError); a print that styles passes markup=True and escapes.
+out_console = Console(highlight=False, soft_wrap=True, markup=False)
+err_console = Console(stderr=True, highlight=False, soft_wrap=True, markup=False)
+
+
+def print_problems(
+    label: str, problems: Sequence[object], *, more: str = "more", limit: int = 20
+) -> None:
+    """Print the first ``limit`` problems as ``label: <problem>`` lines on stderr, then how many more.
+
+    ``label`` is rich markup (e.g. ``[yellow]skipped:[/]``); each problem is printed as plain text. An
+    empty ``problems`` prints nothing.
+    """
+    for problem in problems[:limit]:
+        err_console.print(f"{label} {escape(str(problem))}", markup=True)
+    if len(problems) > limit:
+        err_console.print(f"... and {len(problems) - limit} {more}")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -61,7 +78,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         result = command.main(args=args, prog_name="pathjudge", standalone_mode=False)
     except PathjudgeError as exc:
-        err_console.print(f"[bold red]error:[/] {exc}", markup=True, highlight=False)
+        # escaped: a message such as "pip install 'pathjudge[judge]'" is text, not rich markup
+        err_console.print(f"[bold red]error:[/] {escape(str(exc))}", markup=True, highlight=False)
         return exc.exit_code
     except _EXIT as exc:
         return (

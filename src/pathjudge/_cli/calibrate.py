@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Literal
 
 import typer
+from rich.markup import escape
 
 from pathjudge._cli.app import app, err_console, out_console
 
@@ -103,7 +104,7 @@ def _render_criterion(
             f"(n={p.n_labelled}, N={p.n_unlabelled}); effective sample-size gain {gain}"
         )
     verdict = "[bold green]TRUSTED[/]" if crit.trust.trusted else "[bold red]NOT TRUSTED[/]"
-    out_console.print(f"{verdict} — {crit.trust.reason}", markup=True)
+    out_console.print(f"{verdict} — {escape(crit.trust.reason)}", markup=True)
     if crit.disagreements and shown > 0:
         out_console.print(f"disagreements ({len(crit.disagreements)}), first {shown}:")
         for d in crit.disagreements[:shown]:

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
+from rich.markup import escape
 
 from pathjudge._cli.app import app, err_console, out_console
 from pathjudge.errors import ConfigError
@@ -53,7 +54,9 @@ def resolve_for_cli(
     if warn:
         warning = resolved.twin_warning()
         if warning:
-            err_console.print(f"[yellow]warning:[/] {warning}", markup=True, highlight=False)
+            err_console.print(
+                f"[yellow]warning:[/] {escape(warning)}", markup=True, highlight=False
+            )
     return resolved
 
 

@@ -7,8 +7,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
+from rich.markup import escape
 
-from pathjudge._cli.app import app, err_console, out_console
+from pathjudge._cli.app import app, out_console, print_problems
 from pathjudge.errors import ImportFormatError, InputError
 
 if TYPE_CHECKING:
@@ -57,7 +58,7 @@ def import_(
     ] = False,
 ) -> None:
     """Convert a transcript/trace file (or a live session) into pathjudge's runs JSONL."""
-    from pathjudge.agent.importers import FORMATS, import_file, import_session
+    from pathjudge.agent.importers import format_module, import_file, import_session
     from pathjudge.agent.io import write_jsonl
 
     if not fmt:
@@ -66,12 +67,7 @@ def import_(
             field="--from",
             hint=f"pass --from with one of: {_FORMATS_HELP}",
         )
-    if fmt not in FORMATS:
-        raise InputError(
-            f"unknown import format {fmt!r}",
-            field="--from",
-            hint=f"use one of: {', '.join(sorted(FORMATS))}",
-        )
+    format_module(fmt)  # an unknown or unavailable format is an InputError naming the known ones
     if output is None:
         raise InputError("no output file given", field="--output", hint="pass -o runs.jsonl")
     if (source is None) == (session is None):
@@ -91,10 +87,7 @@ def import_(
     tally = _Tally()
     written = write_jsonl(output, tally.count(runs))
     if errors:
-        for problem in errors[:20]:
-            err_console.print(f"[yellow]skipped:[/] {problem}", markup=True)
-        if len(errors) > 20:
-            err_console.print(f"... and {len(errors) - 20} more")
+        print_problems("[yellow]skipped:[/]", errors)
     if written == 0:
         output.unlink(missing_ok=True)
         raise ImportFormatError(
@@ -104,8 +97,8 @@ def import_(
         )
     skipped = f" · [yellow]{len(errors)} skipped[/]" if errors else ""
     out_console.print(
-        f"[green]imported[/] {tally.runs} run{'s' if tally.runs != 1 else ''} from {origin} "
-        f"([bold]{fmt}[/]) → {output} · {tally.steps} tool calls · {tally.errors} errored results · "
+        f"[green]imported[/] {tally.runs} run{'s' if tally.runs != 1 else ''} from {escape(origin)} "
+        f"([bold]{fmt}[/]) → {escape(str(output))} · {tally.steps} tool calls · {tally.errors} errored results · "
         f"{tally.malformed} malformed arguments{skipped}",
         markup=True,
     )

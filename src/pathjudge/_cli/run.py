@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from pathjudge._cli.app import app, err_console, out_console, report_interrupt
+from pathjudge._cli.app import app, err_console, out_console, print_problems, report_interrupt
 
 
 @app.command("run")
@@ -110,13 +110,10 @@ def run_command(
         f"agent {options.agent}, {options.backend}:{options.model}, {options.epochs} epoch(s))"
     )
     if result.failed:
-        for failure in result.failed[:20]:
-            err_console.print(
-                f"[red]failed:[/] {failure.task_id} epoch {failure.epoch}: {failure.error}",
-                markup=True,
-            )
-        if len(result.failed) > 20:
-            err_console.print(f"... and {len(result.failed) - 20} more")
+        print_problems(
+            "[red]failed:[/]",
+            [f"{f.task_id} epoch {f.epoch}: {f.error}" for f in result.failed],
+        )
         err_console.print(
             f"{len(result.failed)} runs failed and were not written; rerun the same command to retry them."
         )

@@ -8,9 +8,7 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from pathjudge._cli.app import app, err_console, out_console
-from pathjudge.agent.io import read_runs
-from pathjudge.agent.stats import summarize_runs
+from pathjudge._cli.app import app, out_console, print_problems
 from pathjudge.errors import RecordError
 
 
@@ -30,13 +28,13 @@ def show(
     ] = 200,
 ) -> None:
     """Per-task counts, steps, errors and tools used, streamed in constant memory."""
+    from pathjudge.agent.io import read_runs
+    from pathjudge.agent.stats import summarize_runs
+
     errors: list[RecordError] | None = [] if keep_going else None
     summary = summarize_runs(read_runs(runs, errors=errors))
     if errors:
-        for problem in errors[:20]:
-            err_console.print(f"[yellow]skipped:[/] {problem}", markup=True)
-        if len(errors) > 20:
-            err_console.print(f"... and {len(errors) - 20} more bad lines")
+        print_problems("[yellow]skipped:[/]", errors, more="more bad lines")
     if json_out:
         out_console.print_json(summary.model_dump_json())
         return

@@ -290,15 +290,14 @@ class AnthropicBackend:
                 "no Anthropic API key for the agent backend",
                 hint="set ANTHROPIC_API_KEY, or use --backend scripted to run offline",
             )
-        self._http = (
-            http_client if http_client is not None else httpx2.AsyncClient(timeout=timeout_s)
-        )
         self._client = anthropic.AsyncAnthropic(
             api_key=key,
             base_url=base_url,
             max_retries=max_retries,
             timeout=timeout_s,
-            http_client=self._http,
+            http_client=(
+                http_client if http_client is not None else httpx2.AsyncClient(timeout=timeout_s)
+            ),
         )
 
     async def complete(self, request: ModelRequest) -> ModelTurn:

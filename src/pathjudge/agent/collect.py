@@ -8,8 +8,9 @@ frozen file. Collection is:
   or Ctrl-C loses only the runs still in flight;
 - **resumable** — a ``(task, epoch)`` already in the output file is skipped, so rerunning the same command
   after an interruption finishes the job without repeating finished work;
-- **honest about failures** — a run whose backend failed (:class:`~pathjudge.errors.AgentError`) is not
-  written (a rerun retries it) and is reported in :attr:`CollectResult.failed`.
+- **honest about failures** — a run that raised (a backend's :class:`~pathjudge.errors.AgentError`, or any
+  other exception of the runner) is not written (a rerun retries it) and is reported in
+  :attr:`CollectResult.failed`.
 
 Options default to None and are resolved in ONE place, :func:`resolve_run_options`: an explicit value
 wins, then the ``config`` mapping (project configuration, see :func:`run_config`), then the built-in
@@ -36,6 +37,7 @@ from pathjudge.agent.backends import (
 )
 from pathjudge.agent.io import JsonlAppender, read_runs
 from pathjudge.agent.trajectory import RunRecord
+from pathjudge.config import DEFAULT_AGENT_MODEL  # the agent model when none is configured
 from pathjudge.errors import ConfigError, InputError, PathjudgeError
 
 if TYPE_CHECKING:
@@ -63,9 +65,6 @@ __all__ = [
 
 AgentName = Literal["docent"]
 RetrieverChoice = Literal["keyword", "worst_match"]
-
-DEFAULT_AGENT_MODEL = "claude-haiku-4-5"
-"""The agent model when none is configured (Anthropic backend)."""
 
 LLAMA_CPP_BASE_URL = "http://127.0.0.1:8080/v1"
 """Where the ``llama-cpp`` backend looks for a llama.cpp server when no base URL is given."""
@@ -251,7 +250,8 @@ def tasks_from_suite(suite: Any, only: Sequence[str] | None = None) -> list[Coll
                 field="task",
                 hint="check --task against the suite's ids",
             )
-        tasks = [t for t in tasks if t.id in set(only)]
+        wanted = set(only)
+        tasks = [t for t in tasks if t.id in wanted]
     return tasks
 
 
@@ -381,14 +381,13 @@ async def collect(
                 async with gate:
                     try:
                         run = await runner(task, epoch)
-                    except PathjudgeError as exc:
-                        failed.append(FailedRun(task_id=task.id, epoch=epoch, error=str(exc)))
                     except Exception as exc:
-                        failed.append(
-                            FailedRun(
-                                task_id=task.id, epoch=epoch, error=f"{type(exc).__name__}: {exc}"
-                            )
+                        error = (
+                            str(exc)
+                            if isinstance(exc, PathjudgeError)
+                            else f"{type(exc).__name__}: {exc}"
                         )
+                        failed.append(FailedRun(task_id=task.id, epoch=epoch, error=error))
                     else:
                         appender.write(run)
                         written += 1
@@ -433,7 +432,7 @@ async def collect_suite(
             concurrency=options.concurrency,
             model=chosen.model,
             progress_enabled=progress_enabled,
-            known_tasks=[t.id for t in tasks_from_suite(suite)],
+            known_tasks=[t.id for t in suite.tasks],
             agent_name=options.agent,
         )
     finally:

@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import functools
 import inspect
-import json
 import threading
 import time
 from collections.abc import Callable, Mapping
@@ -38,7 +37,7 @@ from typing import Any, ParamSpec, TypeVar, overload
 
 from pydantic import JsonValue
 
-from pathjudge.agent.loop import jsonable
+from pathjudge.agent.loop import _call_key, jsonable
 from pathjudge.agent.trajectory import AgentInfo, RunRecord, Step, Timing, Usage
 
 __all__ = ["Recorder"]
@@ -202,7 +201,7 @@ class Recorder:
         return wrapper
 
     def _begin(self, tool: str, arguments: dict[str, JsonValue]) -> _Pending:
-        key = tool + "\x00" + json.dumps(arguments, sort_keys=True, ensure_ascii=False)
+        key = _call_key(tool, arguments)
         with self._lock:
             if self._explicit_turn is not None:
                 turn = self._explicit_turn

@@ -73,6 +73,11 @@ class _Acc:
         self.tools: Counter[str] = Counter()
 
 
+def _most_used_first(counts: Counter[str]) -> dict[str, int]:
+    """Tool → calls, most used first, ties by name."""
+    return dict(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
+
+
 def summarize_runs(runs: Iterable[RunRecord]) -> RunsSummary:
     """Summarise runs in one pass, in memory proportional to tasks and tools (not runs).
 
@@ -111,7 +116,7 @@ def summarize_runs(runs: Iterable[RunRecord]) -> RunsSummary:
             runs_with_errors=a.runs_err,
             malformed_arguments=a.malformed,
             no_answer=a.no_answer,
-            tools=dict(sorted(a.tools.items(), key=lambda kv: (-kv[1], kv[0]))),
+            tools=_most_used_first(a.tools),
         )
         for task_id, a in sorted(accs.items())
     )
@@ -123,5 +128,5 @@ def summarize_runs(runs: Iterable[RunRecord]) -> RunsSummary:
         tasks=tasks,
         steps=sum(t.steps for t in tasks),
         errors=sum(t.errors for t in tasks),
-        tools=dict(sorted(total_tools.items(), key=lambda kv: (-kv[1], kv[0]))),
+        tools=_most_used_first(total_tools),
     )

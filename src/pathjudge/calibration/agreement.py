@@ -22,7 +22,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from pathjudge._optional import require
-from pathjudge.calibration.estimate import Estimate, proportion, undefined
+from pathjudge.calibration.estimate import Estimate, point, proportion, undefined
 from pathjudge.calibration.labels import Label, LabelledItem
 from pathjudge.calibration.verdicts import VerdictValue
 from pathjudge.errors import InputError
@@ -499,12 +499,6 @@ class InterAnnotatorStats(_Model):
     )
 
 
-def _point(value: float | None, reason: str, undefined_reason: str) -> Estimate:
-    if value is None:
-        return undefined(undefined_reason)
-    return Estimate(value=value, method="point", reason=reason)
-
-
 def inter_annotator(items: Sequence[LabelledItem]) -> InterAnnotatorStats | None:
     """Human-human agreement on the pass/fail labels of items with >= 2 annotators; None without any.
 
@@ -526,7 +520,7 @@ def inter_annotator(items: Sequence[LabelledItem]) -> InterAnnotatorStats | None
     interval: Estimate | None = None
     if any(len(unit) >= 2 for unit in score_units):
         ki = krippendorff_alpha(score_units, "interval")
-        interval = _point(
+        interval = point(
             ki,
             f"interval alpha on raw scores of {sum(1 for u in score_units if len(u) >= 2)} items",
             "undefined: the scores do not vary",
@@ -541,13 +535,13 @@ def inter_annotator(items: Sequence[LabelledItem]) -> InterAnnotatorStats | None
         n_items=n,
         n_annotators=len(annotators),
         ratings_per_item=(min(sizes), max(sizes)),
-        percent_agreement=_point(
+        percent_agreement=point(
             pa, f"mean share of agreeing annotator pairs over {n} items", "undefined"
         ),
-        fleiss_kappa=_point(
+        fleiss_kappa=point(
             fk, f"Fleiss' kappa over {n} items x {sizes[0]} ratings", fleiss_undefined
         ),
-        krippendorff_alpha=_point(
+        krippendorff_alpha=point(
             ka,
             f"nominal alpha over {n} items, {sum(sizes)} ratings",
             "undefined: every rating is the same label (no expected disagreement)",

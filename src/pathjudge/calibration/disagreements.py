@@ -14,7 +14,6 @@ so dev/test agreement stays an honest held-out measure.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
@@ -92,12 +91,6 @@ def find_disagreements(
     return out
 
 
-def _as_text(value: Any) -> str:
-    return (
-        value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, sort_keys=True)
-    )
-
-
 def few_shot_examples(
     disagreements: Sequence[Disagreement],
     labelled: Mapping[str, LabelledItem],
@@ -111,7 +104,7 @@ def few_shot_examples(
     criteria format takes strings). A disagreement on a ``split`` item whose label has no ``inputs`` is
     a :class:`LabelsError` naming the labels line. No disagreement on ``split`` gives an empty list.
     """
-    from pathjudge.rubrics.criteria import CriterionExample
+    from pathjudge.rubrics.criteria import CriterionExample, input_text
 
     examples: list[dict[str, Any]] = []
     for d in disagreements:
@@ -127,7 +120,7 @@ def few_shot_examples(
                 hint="add the inputs the judge sees to the label record",
             )
         example = CriterionExample(
-            inputs={name: _as_text(value) for name, value in item.inputs.items()},
+            inputs={name: input_text(value) for name, value in item.inputs.items()},
             verdict=d.human,
             reasoning=d.human_rationale or NO_RATIONALE.format(label=d.human),
         )

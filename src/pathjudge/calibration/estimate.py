@@ -12,7 +12,15 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-__all__ = ["Estimate", "EstimateMethod", "proportion", "undefined", "wilson_interval", "z_value"]
+__all__ = [
+    "Estimate",
+    "EstimateMethod",
+    "point",
+    "proportion",
+    "undefined",
+    "wilson_interval",
+    "z_value",
+]
 
 EstimateMethod = Literal["wilson", "bootstrap", "normal", "point", "undefined"]
 
@@ -59,6 +67,13 @@ def wilson_interval(successes: int, total: int, confidence: float = 0.95) -> tup
 def undefined(reason: str) -> Estimate:
     """An undefined estimate carrying ``reason``."""
     return Estimate(value=None, method="undefined", reason=reason)
+
+
+def point(value: float | None, reason: str, why_undefined: str) -> Estimate:
+    """``value`` as a point estimate (no interval) with ``reason``; undefined with ``why_undefined`` when None."""
+    if value is None:
+        return undefined(why_undefined)
+    return Estimate(value=value, method="point", reason=reason)
 
 
 def proportion(

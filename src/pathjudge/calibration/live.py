@@ -9,14 +9,14 @@ samples (counted as unsure), never a pass or a fail.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from pathjudge.calibration.labels import LabelSet, Split
 from pathjudge.calibration.verdicts import VerdictSet, aggregate_verdicts, samples_from_result
 from pathjudge.errors import LabelsError
+from pathjudge.rubrics.criteria import input_text
 
 if TYPE_CHECKING:
     from pathjudge.judge.backends.base import JudgeBackend
@@ -33,12 +33,6 @@ class LabelledRequest:
     item_id: str
     criterion_id: str
     inputs: Mapping[str, str]
-
-
-def _text(value: Any) -> str:
-    return (
-        value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, sort_keys=True)
-    )
 
 
 def judge_labelled(
@@ -83,7 +77,7 @@ def judge_labelled(
             LabelledRequest(
                 item_id=item.item_id,
                 criterion_id=criterion,
-                inputs={name: _text(value) for name, value in item.inputs.items()},
+                inputs={name: input_text(value) for name, value in item.inputs.items()},
             )
         )
     results = judge_requests_sync(

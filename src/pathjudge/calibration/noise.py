@@ -24,7 +24,7 @@ from collections.abc import Mapping, Sequence
 from pydantic import BaseModel, ConfigDict, Field
 
 from pathjudge.calibration.agreement import fleiss_kappa, krippendorff_alpha, percent_agreement
-from pathjudge.calibration.estimate import Estimate, proportion, undefined
+from pathjudge.calibration.estimate import Estimate, point, proportion, undefined
 from pathjudge.calibration.labels import Label
 from pathjudge.calibration.verdicts import ItemVotes
 
@@ -134,12 +134,6 @@ class NoiseStats(_Model):
     )
 
 
-def _point(value: float | None, reason: str, why_undefined: str) -> Estimate:
-    if value is None:
-        return undefined(why_undefined)
-    return Estimate(value=value, method="point", reason=reason)
-
-
 def judge_noise(
     votes: Sequence[ItemVotes],
     *,
@@ -222,7 +216,7 @@ def judge_noise(
             empty="no samples",
             confidence=confidence,
         ),
-        mean_pairwise_agreement=_point(
+        mean_pairwise_agreement=point(
             pa,
             f"mean over {len(pairable)} items of the share of agreeing sample pairs",
             "undefined: no item has two decisive samples",
@@ -234,7 +228,7 @@ def judge_noise(
             empty="undefined: no item has two decisive samples",
             confidence=confidence,
         ),
-        fleiss_kappa=_point(
+        fleiss_kappa=point(
             fk,
             f"samples as raters over {len(pairable)} items",
             "undefined: items have different numbers of decisive samples "
@@ -242,16 +236,16 @@ def judge_noise(
             if pairable
             else "undefined: no item has two decisive samples",
         ),
-        krippendorff_alpha=_point(
+        krippendorff_alpha=point(
             ka,
             f"nominal alpha, samples as raters over {len(pairable)} items",
             "undefined: no pairable samples, or every sample is the same verdict",
         ),
-        judge_variance=_point(
+        judge_variance=point(
             judge_var,
             f"mean over {len(within)} items of k/(k-1) p(1-p)",
             "undefined: no item has two decisive samples",
         ),
-        agent_variance=_point(agent_var, agent_note, agent_note),
+        agent_variance=point(agent_var, agent_note, agent_note),
         judge_noise_share=share_est,
     )

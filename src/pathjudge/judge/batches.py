@@ -27,7 +27,7 @@ from pathjudge.judge.backends.base import BackendCallError, TransientError
 from pathjudge.judge.cache import BatchEntry, CacheKey, VerdictCache
 from pathjudge.judge.prompt import render_prompt
 from pathjudge.judge.runner import JudgeJob, JudgeRun, RunStats, collect_results, sample_keys
-from pathjudge.judge.verdict import JudgeFailure, SampleVerdict
+from pathjudge.judge.verdict import FailureType, JudgeFailure, SampleVerdict
 from pathjudge.report.progress import progress
 
 __all__ = ["run_batch"]
@@ -78,7 +78,7 @@ async def run_batch(
     done: dict[CacheKey, SampleVerdict] = cache.get_many(all_keys)
     stats.cache_hits = len(done)
     failed: dict[CacheKey, JudgeFailure] = {}
-    by_key = {k: job for job in jobs for k in keys[job.item_id]}
+    wanted = set(all_keys)
 
     async def collect(batch_id: str, items: dict[str, BatchEntry]) -> None:
         client = backend.client
@@ -101,17 +101,15 @@ async def run_batch(
                 continue
             key = item.key
             result = entry.result
-            job = by_key.get(key)
-            criterion_hash = key.criterion_hash
             if result.type == "succeeded":
                 stats.calls += 1
                 try:
                     reply = backend.parse_message(result.message.model_dump(), batch=True)
                 except BackendCallError as error:
                     stats.usage = stats.usage + error.usage
-                    if job is not None:
+                    if key in wanted:
                         failed[key] = _failure(
-                            item, criterion_hash, backend, error.failure_type, error.message, error
+                            item, backend, error.failure_type, error.message, usage=error.usage
                         )
                     continue
                 stats.usage = stats.usage + reply.usage
@@ -120,7 +118,7 @@ async def run_batch(
                     sample_index=key.sample_index,
                     criterion_id=item.criterion_id,
                     criterion_version=item.criterion_version,
-                    criterion_hash=criterion_hash,
+                    criterion_hash=key.criterion_hash,
                     input_hash=key.input_hash,
                     backend=backend.name,
                     model=backend.model,
@@ -132,13 +130,12 @@ async def run_batch(
                 )
                 cache.put(key, record)
                 done[key] = record
-            elif job is not None:
+            elif key in wanted:
                 if result.type == "errored":
                     inner = getattr(getattr(result, "error", None), "error", None)
                     detail = getattr(inner, "type", None) or "error"
                     failed[key] = _failure(
                         item,
-                        criterion_hash,
                         backend,
                         "batch_errored",
                         f"batch request errored ({detail})",
@@ -146,7 +143,6 @@ async def run_batch(
                 else:
                     failed[key] = _failure(
                         item,
-                        criterion_hash,
                         backend,
                         "batch_expired",
                         f"batch request {result.type}",
@@ -185,11 +181,11 @@ async def run_batch(
 
 def _failure(
     item: BatchEntry,
-    criterion_hash: str,
     backend: AnthropicBackend,
-    error_type: Any,
+    error_type: FailureType,
     message: str,
-    error: BackendCallError | None = None,
+    *,
+    usage: Usage | None = None,
 ) -> JudgeFailure:
     return JudgeFailure(
         item_id=item.item_id,
@@ -197,12 +193,10 @@ def _failure(
         error_type=error_type,
         message=message,
         criterion_id=item.criterion_id,
-        criterion_hash=criterion_hash,
+        criterion_hash=item.key.criterion_hash,
         backend=backend.name,
         model=backend.model,
         sample_index=item.key.sample_index,
         attempts=1,
-        usage=error.usage
-        if error is not None
-        else JudgeFailure.model_fields["usage"].get_default(call_default_factory=True),
+        usage=usage or Usage(),
     )

@@ -23,7 +23,6 @@ from pydantic import BaseModel, ConfigDict, Field
 from pathjudge.agent.io import iter_jsonl, write_jsonl
 from pathjudge.errors import BudgetExceededError, ConfigError, InputError
 from pathjudge.judge.runner import BackendKind, Budget, JudgeJob, JudgeRun, make_backend, run_judge
-from pathjudge.judge.verdict import JudgeFailure
 from pathjudge.rubrics.criteria import get_criterion
 
 if TYPE_CHECKING:
@@ -297,7 +296,7 @@ def execute(
 
     run = asyncio.run(main())
     write_jsonl(output, run.results.values())
-    failures = [r for r in run.results.values() if isinstance(r, JudgeFailure)]
+    failures = run.failures
     for failure in failures[:5]:
         warn(f"no verdict for {failure.item_id!r}: {failure.error_type}: {failure.message}")
     if len(failures) > 5:

@@ -9,7 +9,6 @@ and the verdicts aggregate to a per-run :class:`FaithfulnessScore` that names th
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -18,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from pathjudge.agent.trajectory import RunRecord
 from pathjudge.judge.verdict import JudgeFailure, JudgeResult
+from pathjudge.rubrics.criteria import input_text
 
 __all__ = [
     "STEP_CRITERION",
@@ -42,12 +42,6 @@ class StepRequest:
     step_index: int
 
 
-def _text(value: Any) -> str:
-    return (
-        value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, sort_keys=True)
-    )
-
-
 def step_requests(run: RunRecord, *, criterion_id: str = STEP_CRITERION) -> list[StepRequest]:
     """The per-step requests of one run, in step order (see the module docstring).
 
@@ -67,8 +61,8 @@ def step_requests(run: RunRecord, *, criterion_id: str = STEP_CRITERION) -> list
             claim = run.final_answer
         for step in group:
             if claim is not None:
-                call = f"{step.tool}({step.raw_arguments if step.arguments_malformed else _text(step.arguments)})"
-                result = _text(step.result)
+                call = f"{step.tool}({step.raw_arguments if step.arguments_malformed else input_text(step.arguments)})"
+                result = input_text(step.result)
                 if step.is_error:
                     result = f"[tool error] {result}"
                 requests.append(

@@ -593,7 +593,8 @@ def make_backend(
     reasks: int = 2,
     model_path: str | None = None,
 ) -> JudgeBackend:
-    """Build a backend by kind. ``openai`` needs ``base_url``; ``llama`` needs ``model_path`` (a GGUF)."""
+    """Build a backend by kind. ``openai`` needs ``base_url``; ``llama`` needs a GGUF file path in
+    ``model_path`` (or, when that is None, in ``model``); a missing one is a :class:`ConfigError`."""
     if kind == "anthropic":
         from pathjudge.judge.backends.anthropic import DEFAULT_MODEL, AnthropicBackend
 

@@ -7,13 +7,12 @@ gives byte-identical files.
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from pathjudge.agent.io import open_atomic_temp
+from pathjudge.report._write import write_text_atomic
 from pathjudge.scoring.grade import RunGrade
 from pathjudge.scoring.scorecard import GateResult, Scorecard
 
@@ -57,15 +56,4 @@ def dumps_report(report: ScoreReport) -> str:
 
 def write_report(path: str | Path, report: ScoreReport) -> None:
     """Write the report atomically (temp file + rename)."""
-    _atomic_write(Path(path), dumps_report(report))
-
-
-def _atomic_write(path: Path, text: str) -> None:
-    fd, tmp = open_atomic_temp(path)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    write_text_atomic(Path(path), dumps_report(report))

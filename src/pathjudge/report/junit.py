@@ -18,7 +18,7 @@ from pathjudge.scoring.scorecard import Scorecard, TaskRow, WeakPath
 __all__ = ["junit_xml", "task_verdict", "write_junit"]
 
 
-def task_verdict(row: TaskRow | None, weak: list[WeakPath], *, strict: bool = False) -> str:
+def task_verdict(row: TaskRow | None, *, strict: bool = False) -> str:
     """``failed``, ``skipped`` or ``passed`` for one task (see the module docstring)."""
     if row is None or row.runs == row.undecided:
         return "skipped"
@@ -60,7 +60,7 @@ def junit_xml(scorecard: Scorecard, task_ids: list[str], *, strict: bool = False
     for task_id in task_ids:
         row = rows.get(task_id)
         weak = by_task.get(task_id, [])
-        verdict = task_verdict(row, weak, strict=strict)
+        verdict = task_verdict(row, strict=strict)
         case = ET.SubElement(
             suite, "testcase", name=task_id, classname=f"pathjudge.{scorecard.suite}", time="0"
         )

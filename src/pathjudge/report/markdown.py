@@ -1,8 +1,9 @@
 """A Markdown summary for a CI job summary (GitHub ``$GITHUB_STEP_SUMMARY``, GitLab, ...).
 
-Three parts: the scorecard table (three levels, the weighted overall, then the secondary numbers such
-as partial credit and the mean path score), the five-axis table, the gates
-and the weak-path list (the first ``max_weak`` entries, then a count of the rest). Agent and judge text
+The scorecard table (three levels, the weighted overall, then the secondary numbers such as partial
+credit and the mean path score), the five-axis table, the gates and the weak-path list (the first
+``max_weak`` entries, then a count of the rest); then, when given, the baseline diff's verdict and
+reasons, the variance notes and each judged criterion's calibration verdict. Agent and judge text
 in a table cell is made inert: ``|`` is escaped, line breaks become spaces, and ``<``, ``>`` and ``&``
 become HTML entities, so a hostile answer can neither break the table nor inject markup.
 
@@ -119,7 +120,8 @@ def write_markdown_report(
     """Write the Markdown summary of a ``pathjudge score`` report (object, JSON mapping or JSON file).
 
     ``baseline`` (a diff report) adds the promote/block verdict and its reasons; ``variance`` and
-    ``calibration`` are accepted for symmetry with the HTML report and summarised in one line each.
+    ``calibration`` are accepted for symmetry with the HTML report and summarised briefly
+    (the variance notes; one line per calibrated criterion).
     """
     from pathjudge.report._adapt import build_view
 

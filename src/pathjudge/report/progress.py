@@ -13,19 +13,9 @@ __all__ = ["ProgressHandle", "progress"]
 class ProgressHandle(Protocol):
     def advance(self, n: int = 1) -> None: ...
 
-    def set_total(self, total: int | None) -> None: ...
-
-    def set_description(self, text: str) -> None: ...
-
 
 class _Null:
     def advance(self, n: int = 1) -> None:
-        return None
-
-    def set_total(self, total: int | None) -> None:
-        return None
-
-    def set_description(self, text: str) -> None:
         return None
 
 
@@ -36,12 +26,6 @@ class _Rich:
 
     def advance(self, n: int = 1) -> None:
         self._progress.advance(self._task, n)  # type: ignore[attr-defined]
-
-    def set_total(self, total: int | None) -> None:
-        self._progress.update(self._task, total=total)  # type: ignore[attr-defined]
-
-    def set_description(self, text: str) -> None:
-        self._progress.update(self._task, description=text)  # type: ignore[attr-defined]
 
 
 @contextmanager

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Mapping
 from functools import cache
 from importlib import resources
@@ -46,6 +47,7 @@ __all__ = [
     "CriterionExample",
     "builtin_criteria",
     "get_criterion",
+    "input_text",
     "load_criterion",
     "parse_criterion",
 ]
@@ -59,7 +61,7 @@ BUILTIN_CRITERIA: tuple[str, ...] = (
     "summary-faithful",
 )
 
-_NAME = r"^[a-z][a-z0-9_]*$"
+_NAME = re.compile(r"^[a-z][a-z0-9_]*$")
 
 
 class _Record(BaseModel):
@@ -108,10 +110,8 @@ class Criterion(_Record):
     @field_validator("inputs")
     @classmethod
     def _input_names(cls, value: tuple[str, ...]) -> tuple[str, ...]:
-        import re
-
         for name in value:
-            if not re.match(_NAME, name):
+            if not _NAME.match(name):
                 raise ValueError(
                     f"input name {name!r} must be lower_snake_case (letters, digits, _)"
                 )
@@ -172,6 +172,13 @@ class Criterion(_Record):
                     field=f"inputs.{name}",
                     hint="serialise structured values (e.g. as JSON) before judging",
                 )
+
+
+def input_text(value: object) -> str:
+    """An input value as the text a criterion takes: a string as is, anything else as sorted-key JSON."""
+    return (
+        value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, sort_keys=True)
+    )
 
 
 def _node_line(root: yaml.Node | None, loc: tuple[int | str, ...]) -> int | None:

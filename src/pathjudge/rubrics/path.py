@@ -4,13 +4,21 @@ A run's tool calls are paired with the steps of a reference path by an *optimal*
 greedy first-come pairing: the pairing first maximises the number of calls that fully match their
 reference step, then the number of pairs with the right tool (a right tool with wrong arguments is
 reported as an argument diff), then the argument match scores (Kuhn-Munkres, pure Python; among equal
-pairings the earlier of identical calls is paired, so a repeat is the one left over). When the mode
-constrains order, the best *order-consistent* pairing of fully matching calls is also computed
-(weighted longest common subsequence for a chain; exact branch and bound for a partial order or for
-parallel calls, whose calls of one turn may match in either order). If it keeps as many full matches as
-the unconstrained pairing, it is used; otherwise the unconstrained pairing is kept and the steps whose
-calls break the order are reported out of order. So a step is only called missing when no call could
-serve it at all, and a valid complete pairing is never missed.
+pairings the earlier of identical calls is paired, so a repeat is the one left over). That is the
+*order-free* optimum. Up to two more kinds of candidate are built beside it:
+
+- when the mode constrains order (strict, in_order, partial_order), the best *order-consistent*
+  pairing of fully matching calls (weighted longest common subsequence for a chain; exact branch and
+  bound for a partial order or for parallel calls, whose calls of one turn may match in either order),
+  with the steps it leaves paired by the same optimal assignment over the leftover calls;
+- when leftover repeats are charged (superset, in_order, partial_order with repeated calls),
+  *repeat-aware* pairings that try to leave no repeat unpaired, each moved onto the earliest of
+  identical calls (see ``_repeat_candidates``).
+
+In the order-constrained modes every candidate's steps whose calls break the order are marked out of
+order. The candidate with the lowest final path cost (missing, wasted and wrong-order faults as
+scored below) is kept; ties keep the earlier candidate, order-consistent first. So a step is only
+called missing when no call could serve it at all, and a valid complete pairing is never missed.
 
 Modes (``actual`` = the run's calls, ``reference`` = the reference steps):
 
@@ -165,7 +173,7 @@ class PathAlignment(BaseModel):
     pairs: tuple[PairedStep, ...] = Field(
         description="Reference steps paired with calls, in reference order."
     )
-    missing: tuple[str, ...] = Field(description="Reference steps with no call of their tool.")
+    missing: tuple[str, ...] = Field(description="Reference steps paired with no call.")
     extra: tuple[int, ...] = Field(description="Indices of calls paired with no reference step.")
     wasted: tuple[int, ...] = Field(description="Indices of calls charged as wasted.")
     out_of_order: tuple[str, ...] = Field(description="Reference steps present only out of order.")
@@ -501,7 +509,7 @@ def result_contains(result: JsonValue, wanted: str) -> bool:
             try:
                 parsed: JsonValue = json.loads(result)
             except ValueError:
-                parsed = None
+                pass
             else:
                 return any(s == wanted for s in _walk_strings(parsed))
         return re.search(rf"(?<![\w-]){re.escape(wanted)}(?![\w-])", result) is not None
@@ -831,7 +839,7 @@ def align_data(
     for index, step in enumerate(steps):
         by_tool.setdefault(step.tool, []).append(index)
     redundant_set = set(redundant)
-    # Where only repeats are charged when left over (see _repeat_candidate).
+    # Where only repeats are charged when left over (see _repeat_candidates).
     charged = frozenset() if mode in _FORBIDS_EXTRA else frozenset(redundant_set)
     for r, ref in enumerate(refs):
         for c in by_tool.get(ref.tool, ()):
@@ -1057,17 +1065,19 @@ def _reason(
     return "; ".join(parts)
 
 
+def _rank(alignment: AlignmentData | PathAlignment) -> tuple[int, bool, int]:
+    """Order of preference among references: higher score, then satisfied, then fewer faults."""
+    return alignment.score, alignment.satisfied, -sum(alignment.faults.values())
+
+
 def best_data(alignments: Sequence[AlignmentData]) -> AlignmentData:
-    """:func:`best_alignment` over :class:`AlignmentData` (same order of preference)."""
-    best = alignments[0]
-    for candidate in alignments[1:]:
-        if (candidate.score, candidate.satisfied, -sum(candidate.faults.values())) > (
-            best.score,
-            best.satisfied,
-            -sum(best.faults.values()),
-        ):
-            best = candidate
-    return best
+    """:func:`best_alignment` over :class:`AlignmentData` (same order of preference).
+
+    Raises ``ValueError`` on an empty sequence.
+    """
+    if not alignments:
+        raise ValueError("best_data needs at least one alignment")
+    return max(alignments, key=_rank)  # max keeps the first of equals
 
 
 def best_alignment(alignments: Sequence[PathAlignment]) -> PathAlignment:
@@ -1077,15 +1087,7 @@ def best_alignment(alignments: Sequence[PathAlignment]) -> PathAlignment:
     """
     if not alignments:
         raise ValueError("best_alignment needs at least one alignment")
-    best = alignments[0]
-    for candidate in alignments[1:]:
-        if (candidate.score, candidate.satisfied, -sum(candidate.faults.values())) > (
-            best.score,
-            best.satisfied,
-            -sum(best.faults.values()),
-        ):
-            best = candidate
-    return best
+    return max(alignments, key=_rank)  # max keeps the first of equals
 
 
 # --------------------------------------------------------------------------------------------------

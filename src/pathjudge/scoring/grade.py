@@ -297,12 +297,13 @@ def plan_task(task: Task) -> TaskPlan:
     if task.success is None and task.kind is not None:
         # factual: an answer that refuses fails; out_of_scope: only a refusal passes
         implied = RefusalCriterion(expect="answer" if task.kind == "factual" else "refuse")
+    references = tuple(
+        (ref.name or f"reference {i + 1}", ref.mode, compile_reference(ref))
+        for i, ref in enumerate(task.references)
+    )
     return TaskPlan(
         task=task,
-        references=tuple(
-            (ref.name or f"reference {i + 1}", ref.mode, compile_reference(ref))
-            for i, ref in enumerate(task.references)
-        ),
+        references=references,
         step_spec=step_spec,
         recovery_spec=recovery,
         # the recovery checks of a run without tool errors depend on the spec alone: computed once
@@ -318,9 +319,7 @@ def plan_task(task: Task) -> TaskPlan:
         quick_literals=tuple(
             None if step.result_contains else literal_arguments(step) for step in first
         ),
-        quick_matchers=tuple(ref.matcher for ref in compile_reference(task.references[0]))
-        if first
-        else (),
+        quick_matchers=tuple(ref.matcher for ref in references[0][2]) if first else (),
     )
 
 
@@ -433,10 +432,6 @@ def _arguments_checks(run: RunRecord, plan: TaskPlan) -> list[CheckResult]:
                 )
             )
     return out
-
-
-def _mean(values: list[float]) -> float | None:
-    return sum(values) / len(values) if values else None
 
 
 def grade_run(

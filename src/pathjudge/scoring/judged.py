@@ -48,7 +48,6 @@ __all__ = [
     "run_judged",
     "status_of",
     "suite_has_judged",
-    "verdicts_for",
 ]
 
 JudgedStatus = Literal["pass", "fail", "unsure", "error", "not_run"]
@@ -197,13 +196,6 @@ def load_verdicts(path: str | Path) -> dict[str, RecordedVerdict]:
         out[record.item_id] = record
         lines[record.item_id] = number
     return out
-
-
-def verdicts_for(
-    requests: Iterable[JudgeRequest], verdicts: Mapping[str, VerdictLike]
-) -> dict[str, JudgedStatus]:
-    """The status of each request's item under ``verdicts`` (``not_run`` where none was given)."""
-    return {request.item_id: status_of(verdicts.get(request.item_id)) for request in requests}
 
 
 # --------------------------------------------------------------------------------------------------

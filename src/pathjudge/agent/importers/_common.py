@@ -717,10 +717,10 @@ class StepDraft:
             ) from None
 
 
-def require_str(obj: dict[str, Json], key: str, where: str, *, allow_empty: bool = False) -> str:
-    """``obj[key]`` as a string, or an error naming the field."""
+def require_str(obj: dict[str, Json], key: str, where: str) -> str:
+    """``obj[key]`` as a non-empty string, or an error naming the field."""
     value = obj.get(key)
-    if not isinstance(value, str) or (not allow_empty and not value):
+    if not isinstance(value, str) or not value:
         raise error_at(
             f"expected a non-empty string, got {_kind(value) if value != '' else 'an empty string'}",
             where=join_path(where, key),

@@ -30,7 +30,9 @@ from pathjudge.judge.backends.base import (
     RequestRejected,
     TransientError,
     cost_usd,
+    redact_secrets,
     retry_after_seconds,
+    validation_problem,
 )
 from pathjudge.judge.prompt import JudgePrompt
 from pathjudge.judge.verdict import Verdict
@@ -40,6 +42,8 @@ __all__ = ["DEFAULT_MODEL", "AnthropicBackend", "classify_api_error", "verdict_t
 DEFAULT_MODEL = "claude-opus-4-8"
 POOL_SIZE = 16
 """Most connections per httpx2 pool (see :meth:`AnthropicBackend._build`)."""
+_QUIET = logging.NullHandler()
+"""Added once to instructor's logger (adding the same handler again is a no-op)."""
 
 
 def verdict_tool() -> dict[str, Any]:
@@ -137,7 +141,9 @@ def classify_api_error(exc: BaseException, usage: Usage) -> BaseException:
                     f"the Anthropic API refused the credentials (HTTP {status})",
                     hint="check ANTHROPIC_API_KEY and the base URL",
                 )
-            detail = f": {error.api_message}" if getattr(error, "api_message", None) else ""
+            # the server's own words, minus anything that looks like a credential
+            message = getattr(error, "api_message", None)
+            detail = f": {redact_secrets(str(message))}" if message else ""
             return RequestRejected("bad_request", f"HTTP {status}{detail}", usage=usage)
         if isinstance(error, anthropic.APITimeoutError):
             return TransientError("timeout", "the request timed out", usage=usage)
@@ -166,9 +172,7 @@ def classify_api_error(exc: BaseException, usage: Usage) -> BaseException:
         detail = ""
         for error in chain:
             if isinstance(error, ValidationError):
-                first = error.errors(include_url=False, include_input=False)[0]
-                where = ".".join(str(p) for p in first.get("loc", ())) or "output"
-                detail = f"; last problem: {where}: {first.get('msg', '')}"
+                detail = f"; last problem: {validation_problem(error)}"
                 break
         return OutputError(
             "invalid_output",
@@ -203,7 +207,7 @@ class AnthropicBackend(JudgeBackend):
         require("anthropic", "judge", "the Anthropic judge backend")
         require("httpx2", "judge", "the Anthropic judge backend")
         require("instructor", "judge", "the Anthropic judge backend")
-        logging.getLogger("instructor").addHandler(logging.NullHandler())
+        logging.getLogger("instructor").addHandler(_QUIET)
         self.model = model
         self.max_tokens = max_tokens
         self.reasks = reasks
@@ -302,11 +306,9 @@ class AnthropicBackend(JudgeBackend):
                 try:
                     verdict = Verdict.model_validate(block.get("input"))
                 except ValidationError as exc:
-                    first = exc.errors(include_url=False, include_input=False)[0]
-                    where = ".".join(str(p) for p in first.get("loc", ())) or "output"
                     raise OutputError(
                         "invalid_output",
-                        f"the judge's output did not validate as a Verdict: {where}: {first.get('msg')}",
+                        f"the judge's output did not validate as a Verdict: {validation_problem(exc)}",
                         usage=usage,
                     ) from None
                 return BackendReply(

@@ -17,11 +17,15 @@ Messages never contain credentials: they are built from status codes and our own
 from __future__ import annotations
 
 import email.utils
+import os
+import re
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
+
+from pydantic import ValidationError
 
 from pathjudge.agent.trajectory import Usage
 from pathjudge.judge.prompt import JudgePrompt
@@ -37,8 +41,29 @@ __all__ = [
     "TransientError",
     "cost_usd",
     "ratelimit_pause",
+    "redact_secrets",
     "retry_after_seconds",
+    "validation_problem",
 ]
+
+_SECRET_ENV = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "OPENAI_API_KEY")
+_KEY_SHAPE = re.compile(r"\b(?:sk-ant-|sk-)[A-Za-z0-9_\-]{8,}")
+
+
+def redact_secrets(text: str, *secrets: str | None, limit: int = 300) -> str:
+    """``text`` (e.g. an error message a server sent back) made safe to store or print.
+
+    Removes the given secrets, the values of ANTHROPIC_API_KEY / ANTHROPIC_AUTH_TOKEN / OPENAI_API_KEY
+    and anything shaped like an API key (``sk-...``), and cuts the text to ``limit`` characters. A
+    proxy behind ``--base-url`` may echo request headers in its errors; this keeps a key from reaching
+    the verdicts file, the cache or the terminal. Empty text gives empty text.
+    """
+    for secret in (*secrets, *(os.environ.get(name) for name in _SECRET_ENV)):
+        if secret and len(secret) >= 8:
+            text = text.replace(secret, "[redacted]")
+    text = _KEY_SHAPE.sub("[redacted]", text)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
 
 # USD per million tokens: (input, output). Cache writes cost 1.25x input, cache reads 0.1x input.
 PRICES_PER_MTOK: dict[str, tuple[float, float]] = {
@@ -117,6 +142,13 @@ def ratelimit_pause(headers: Mapping[str, str], *, now: float | None = None) -> 
         wait = max(0.0, when - current)
         pause = wait if pause is None else max(pause, wait)
     return pause
+
+
+def validation_problem(exc: ValidationError) -> str:
+    """``loc: msg`` of the first error in ``exc`` (never the invalid input itself), for failure messages."""
+    first = exc.errors(include_url=False, include_input=False)[0]
+    where = ".".join(str(p) for p in first.get("loc", ())) or "output"
+    return f"{where}: {first['msg']}"
 
 
 class BackendCallError(Exception):

@@ -29,6 +29,7 @@ from pathjudge.judge.backends.base import (
     TransientError,
     cost_usd,
     retry_after_seconds,
+    validation_problem,
 )
 from pathjudge.judge.prompt import JudgePrompt
 from pathjudge.judge.verdict import FailureType, Verdict
@@ -49,12 +50,6 @@ def json_instructions() -> str:
 def parse_json_verdict(content: str) -> Verdict:
     """Validate a model's JSON text as a Verdict (raises ``ValidationError``)."""
     return Verdict.model_validate_json(content.strip())
-
-
-def _problem(exc: ValidationError) -> str:
-    first = exc.errors(include_url=False, include_input=False)[0]
-    where = ".".join(str(p) for p in first.get("loc", ())) or "output"
-    return f"{where}: {first.get('msg', 'invalid')}"
 
 
 async def judge_by_chat(
@@ -95,7 +90,7 @@ async def judge_by_chat(
         try:
             verdict = parse_json_verdict(content)
         except ValidationError as exc:
-            problem = _problem(exc)
+            problem = validation_problem(exc)
             messages = [
                 *messages,
                 {"role": "assistant", "content": content},
