@@ -119,7 +119,9 @@ def diff_command(
         out_console.print(f"  {reason}")
     out_console.print(f"verdict: {report.verdict.upper()}")
     if json_out is not None:
-        json_out.write_text(report.model_dump_json(indent=2) + "\n", encoding="utf-8")
+        from pathjudge.report._write import write_text_atomic
+
+        write_text_atomic(json_out, report.model_dump_json(indent=2) + "\n")
     if report.verdict == "block":
         raise typer.Exit(1)
 

@@ -125,6 +125,8 @@ def _report(
         )
         payload["retriever_experiment"] = json.loads(result.model_dump_json())
     if json_out is not None:
-        json_out.write_text(json.dumps(payload, indent=2) + "\n", encoding="utf-8")
+        from pathjudge.report._write import write_text_atomic
+
+        write_text_atomic(json_out, json.dumps(payload, indent=2) + "\n")
     if strict and report.uncaught_kinds:
         raise typer.Exit(1)

@@ -207,4 +207,6 @@ def variance_command(
     counts = report.stability_counts
     out_console.print(", ".join(f"{n} {label}" for label, n in counts.items() if n))
     if json_out is not None:
-        json_out.write_text(report.model_dump_json(indent=2) + "\n", encoding="utf-8")
+        from pathjudge.report._write import write_text_atomic
+
+        write_text_atomic(json_out, report.model_dump_json(indent=2) + "\n")

@@ -98,6 +98,6 @@ def write_junit(
     path: str | Path, scorecard: Scorecard, task_ids: list[str], *, strict: bool = False
 ) -> None:
     """Write :func:`junit_xml` to ``path``."""
-    target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(junit_xml(scorecard, task_ids, strict=strict), encoding="utf-8")
+    from pathjudge.report._write import write_text_atomic
+
+    write_text_atomic(Path(path), junit_xml(scorecard, task_ids, strict=strict))
