@@ -11,10 +11,10 @@ import sys
 from collections.abc import Sequence
 
 import typer
-from rich.console import Console
 from rich.markup import escape
 
 from pathjudge.errors import PathjudgeError
+from pathjudge.report.text import SafeConsole
 
 __all__ = ["app", "err_console", "main", "out_console", "print_problems", "report_interrupt"]
 
@@ -50,10 +50,13 @@ _EXIT = _exception_classes("Exit")
 _ABORT = _exception_classes("Abort")
 _CLICK_ERROR = _exception_classes("ClickException")
 
-# markup is off by default, so task ids, file names and model text print verbatim (a "[/x]" in them
-# would otherwise vanish or raise MarkupError); a print that styles passes markup=True and escapes.
-out_console = Console(highlight=False, soft_wrap=True, markup=False)
-err_console = Console(stderr=True, highlight=False, soft_wrap=True, markup=False)
+# markup is off by default, so task ids, file names and model text print as text (a "[/x]" in them
+# would otherwise vanish or raise MarkupError); styles come from code as rich Text spans. Every
+# segment is escaped (no control character from data reaches the terminal), prose wraps at spaces
+# and a word too long for the line is written whole (see pathjudge.report.text). Messages on stderr
+# stay one line each (soft wrap: the terminal folds them), so a log line holds one whole error.
+out_console = SafeConsole()
+err_console = SafeConsole(stderr=True, soft_wrap=True)
 
 
 def print_problems(

@@ -6,6 +6,8 @@ passes otherwise. With ``strict=True`` a run that succeeded by a poor path or re
 task too; otherwise such runs are listed in the case's ``<system-out>``. The document follows the common
 JUnit schema (``testsuites/testsuite/testcase/failure/skipped`` with ``name, tests, failures, errors,
 time``, and ``skipped`` on the testsuite) and contains no timestamp, so the same scorecard gives the same bytes.
+Characters XML 1.0 cannot hold (control characters in an id, an answer or a reason) are written as
+visible escapes (``\\x1b``), so the document stays well-formed whatever the data holds.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
+from pathjudge.report.text import xml_text
 from pathjudge.scoring.scorecard import Scorecard, TaskRow, WeakPath
 
 __all__ = ["junit_xml", "task_verdict", "write_junit"]
@@ -54,15 +57,16 @@ def junit_xml(scorecard: Scorecard, task_ids: list[str], *, strict: bool = False
     by_task: dict[str, list[WeakPath]] = {}
     for entry in scorecard.weak:
         by_task.setdefault(entry.task_id, []).append(entry)
-    suites = ET.Element("testsuites", name=f"pathjudge {scorecard.suite}")
-    suite = ET.SubElement(suites, "testsuite", name=scorecard.suite)
+    suite_name = xml_text(scorecard.suite)
+    suites = ET.Element("testsuites", name=f"pathjudge {suite_name}")
+    suite = ET.SubElement(suites, "testsuite", name=suite_name)
     failures = skipped = 0
     for task_id in task_ids:
         row = rows.get(task_id)
         weak = by_task.get(task_id, [])
         verdict = task_verdict(row, strict=strict)
         case = ET.SubElement(
-            suite, "testcase", name=task_id, classname=f"pathjudge.{scorecard.suite}", time="0"
+            suite, "testcase", name=xml_text(task_id), classname=f"pathjudge.{suite_name}", time="0"
         )
         if verdict == "skipped":
             skipped += 1
@@ -77,11 +81,13 @@ def junit_xml(scorecard: Scorecard, task_ids: list[str], *, strict: bool = False
         if verdict == "failed":
             failures += 1
             message, text = _message(row, weak, strict)
-            failure = ET.SubElement(case, "failure", message=message, type="pathjudge.TaskFailed")
-            failure.text = text
+            failure = ET.SubElement(
+                case, "failure", message=xml_text(message), type="pathjudge.TaskFailed"
+            )
+            failure.text = xml_text(text)
         elif weak:
             out = ET.SubElement(case, "system-out")
-            out.text = "\n".join(f"weak path: run {w.run_id}: {w.reason}" for w in weak)
+            out.text = xml_text("\n".join(f"weak path: run {w.run_id}: {w.reason}" for w in weak))
     for element in (suites, suite):
         element.set("tests", str(len(task_ids)))
         element.set("failures", str(failures))

@@ -3,9 +3,12 @@
 The scorecard table (three levels, the weighted overall, then the secondary numbers such as partial
 credit and the mean path score), the five-axis table, the gates and the weak-path list (the first
 ``max_weak`` entries, then a count of the rest); then, when given, the baseline diff's verdict and
-reasons, the variance notes and each judged criterion's calibration verdict. Agent and judge text
-in a table cell is made inert: ``|`` is escaped, line breaks become spaces, and ``<``, ``>`` and ``&``
-become HTML entities, so a hostile answer can neither break the table nor inject markup.
+reasons, the variance notes and each judged criterion's calibration verdict. Every piece of text
+that came from data (titles, task and run ids, tool names, answers, reasons, judge reasoning) goes
+through :func:`pathjudge.report.text.md_cell`: line breaks become spaces, control characters visible
+escapes, ``<``, ``>`` and ``&`` HTML entities, and every other Markdown-significant character is
+backslash-escaped, so a hostile answer can neither break the table nor form a link, an image
+(a CI job summary never fetches a URL from agent text), emphasis, math or HTML.
 
 The renderer computes nothing: every number comes from the view it is given.
 """
@@ -17,16 +20,9 @@ from typing import Any
 
 from pathjudge.report._view import ReportView
 from pathjudge.report._write import write_text_atomic
+from pathjudge.report.text import md_cell
 
 __all__ = ["md_cell", "render_markdown", "write_markdown", "write_markdown_report"]
-
-
-def md_cell(text: object) -> str:
-    """``text`` made safe for one Markdown table cell (no row/column breaks, no raw HTML)."""
-    value = str(text)
-    value = value.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-    value = value.replace("\\", "\\\\").replace("|", "\\|").replace("`", "\\`")
-    return " ".join(value.split())
 
 
 def _num(value: float | None, digits: int = 2) -> str:
