@@ -25,7 +25,7 @@ Every renderer treats agent text as hostile. This module is the one place that s
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import IO, Any, Literal
 
@@ -147,12 +147,16 @@ def xml_text(text: object) -> str:
     'a\\\\x00b\\tc'
     """
     return _XML_INVALID.sub(
-        lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) < 0x100 else f"\\u{ord(m.group()):04x}",
+        lambda m: (
+            f"\\x{ord(m.group()):02x}" if ord(m.group()) < 0x100 else f"\\u{ord(m.group()):04x}"
+        ),
         str(text),
     )
 
 
-_JSON_RAW_CONTROLS = re.compile("[\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+_JSON_RAW_CONTROLS = re.compile(
+    "[\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]"
+)
 
 
 def json_text(document: str) -> str:
@@ -208,9 +212,7 @@ class SafeConsole(Console):
             else:
                 yield Segment(visible(segment.text), segment.style, segment.control)
 
-    def print(  # noqa: D102
-        self, *objects: Any, sep: str = " ", crop: bool = False, **kwargs: Any
-    ) -> None:
+    def print(self, *objects: Any, sep: str = " ", crop: bool = False, **kwargs: Any) -> None:
         plain_call = (
             objects
             and all(isinstance(o, str | Text) for o in objects)
@@ -318,7 +320,12 @@ def fit_widths(
         longest = max([0, *(_longest_word(line) for row in rows for line in _lines(row[j]))])
         natural.append(widest)
         if col.kind == "num":
-            floor.append(max(header_word, max([0, *(cell_len(line) for row in rows for line in _lines(row[j]))])))
+            floor.append(
+                max(
+                    header_word,
+                    max([0, *(cell_len(line) for row in rows for line in _lines(row[j]))]),
+                )
+            )
         elif col.kind == "id":
             floor.append(max(header_word, min(widest, _ID_FLOOR)))
         else:
@@ -342,7 +349,7 @@ def fit_widths(
             share = min(want, spare * want // total)
             widths[j] += share
             given += share
-        for j, want in wants.items():  # the remainder, one cell at a time
+        for j in wants:  # the remainder, one cell at a time
             while given < spare and widths[j] < natural[j]:
                 widths[j] += 1
                 given += 1
