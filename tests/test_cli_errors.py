@@ -171,7 +171,7 @@ def test_import_then_show_real_tau_bench(tmp_path: Path, shared_data: Path) -> N
     assert done.returncode == 0, done.stderr
     assert "imported 3 runs" in done.stdout
     assert "13 tool calls" in done.stdout
-    shown = run_cli("show", "--json", str(out), cwd=tmp_path)
+    shown = run_cli("show", "--json", "-", str(out), cwd=tmp_path)
     assert shown.returncode == 0, shown.stderr
     summary = json.loads(shown.stdout)
     assert (summary["runs"], summary["steps"], summary["errors"]) == (3, 13, 0)

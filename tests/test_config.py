@@ -370,7 +370,7 @@ def test_cli_config_table_json_and_sources(
 ) -> None:
     (clean_env / "pathjudge.toml").write_text("concurrency = 2\n[judge]\nbase_url = 'http://j'\n")
     monkeypatch.setenv("PATHJUDGE_BUDGET_USD", "12.5")
-    code, out, err = _cli(["config", "--json", "--set", "fail_under.overall=0.6"], capsys)
+    code, out, err = _cli(["config", "--json", "-", "--set", "fail_under.overall=0.6"], capsys)
     assert code == 0
     assert err == ""
     data = json.loads(out)
@@ -391,10 +391,10 @@ def test_cli_config_table_json_and_sources(
 def test_cli_twin_warning_on_stderr_only_when_twin(
     clean_env: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    code, _, err = _cli(["config", "--json"], capsys)
+    code, _, err = _cli(["config", "--json", "-"], capsys)
     assert (code, err) == (0, "")
     code, out, err = _cli(
-        ["config", "--json", "--judge-model", "claude-haiku-4-5-20251001"], capsys
+        ["config", "--json", "-", "--judge-model", "claude-haiku-4-5-20251001"], capsys
     )
     assert code == 0
     assert "grading its own twin" in err

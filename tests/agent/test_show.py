@@ -65,7 +65,7 @@ def test_show_cli_table_and_json(tmp_path: Path, capsys: pytest.CaptureFixture[s
     assert main(["show", str(path)]) == 0
     out = capsys.readouterr().out
     assert "4 runs · 6 tool calls · 3 errored results · 2 distinct tools" in out
-    assert main(["show", "--json", str(path)]) == 0
+    assert main(["show", "--json", "-", str(path)]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["runs"] == 4
     assert [t["task_id"] for t in data["tasks"]] == ["alpha", "beta"]

@@ -193,10 +193,41 @@ def test_bundled_docent_runs_every_kind_caught_gaps_listed(repo_root: Path) -> N
     assert all(report.applied[k] > 0 for k in MUTATION_KINDS)
     assert report.uncaught_kinds == ()  # every kind caught by at least one check
     assert all(report.caught[k] > 0 for k in MUTATION_KINDS)
-    # gaps are listed one by one, and they are exactly the applied mutants nobody caught
+    # gaps are listed one by one, and they are exactly the applied mutants nobody caught that did
+    # not make the run better
     assert {(g.run_id, g.kind) for g in report.gaps} == {
-        (r.run_id, r.kind) for r in report.results if r.applied and not r.caught_by
+        (r.run_id, r.kind)
+        for r in report.results
+        if r.applied and not r.caught_by and not r.improved
     }
+    # dropping the wasted extra search of the two poor-path runs improves them: not a gap
+    better = {(r.run_id, r.kind) for r in report.results if r.improved}
+    assert better == {("region-e0", "drop_step"), ("oos-mongo-e0", "drop_step")}
+    assert report.improved["drop_step"] == 2
+    assert not any(g.kind == "drop_step" for g in report.gaps)
+
+
+def test_an_improvement_is_never_a_gap_and_never_caught() -> None:
+    """A mutant that only got better (higher path score, no check newly failing) is an improvement."""
+    from pathjudge.scoring.grade import grade_run, plan_task
+    from pathjudge.scoring.mutate import improved
+
+    suite = load_suite(Path(__file__).parents[2] / "examples/docent/suite.yaml")
+    runs = {
+        r.run_id: r for r in read_runs(Path(__file__).parents[2] / "examples/docent/runs.jsonl")
+    }
+    run = runs["region-e0"]
+    plan = plan_task(suite.task(run.task_id))
+    original = grade_run(run, plan, fast=True)
+    dropped = mutate(run, "drop_step", task_kind=plan.task.kind)
+    assert dropped is not None
+    better = grade_run(dropped, plan, fast=True)
+    assert better.path_score is not None
+    assert original.path_score is not None
+    assert better.path_score > original.path_score
+    assert improved(original, better)
+    assert not improved(better, original)  # the other way round it is a regression
+    assert not improved(original, original)  # unchanged is not better
 
 
 def test_broken_retriever_collapses_success_on_the_bundled_suite(repo_root: Path) -> None:

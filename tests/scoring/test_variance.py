@@ -58,6 +58,7 @@ def test_suite_report_means_per_task_values() -> None:
             }
         ),
         ks=(1, 2, 5),
+        min_epochs=3,
     )
     a, b, c = report.tasks
     assert (a.n, a.c, a.stability, b.stability, c.stability) == (5, 3, "flaky", "stable", "broken")
@@ -75,7 +76,34 @@ def test_suite_report_means_per_task_values() -> None:
     )
     # pass^5 of a: C(3,5)/C(5,5) = 0/1 = 0
     assert a.pass_hat[5] == 0.0
-    assert report.stability_counts == {"stable": 1, "flaky": 1, "broken": 1, "ungraded": 0}
+    assert report.stability_counts == {
+        "stable": 1,
+        "flaky": 1,
+        "broken": 1,
+        "insufficient": 0,
+        "ungraded": 0,
+    }
+
+
+def test_tasks_with_fewer_epochs_than_k_are_insufficient_not_stable() -> None:
+    """1 of 1 epochs says nothing about stability; a disagreement is flaky however few the epochs."""
+    pairs = {"one": [True], "two-bad": [False, False], "flip": [True, False], "three": [True] * 3}
+    report = variance_report(outcomes_from_pairs(pairs), ks=(1, 3))
+    labels = {t.task_id: t.stability for t in report.tasks}
+    assert labels == {
+        "one": "insufficient",
+        "two-bad": "insufficient",
+        "flip": "flaky",
+        "three": "stable",
+    }
+    assert report.stability_counts["insufficient"] == 2
+    # the threshold is the largest k by default, or min_epochs when given
+    only_k1 = variance_report(outcomes_from_pairs(pairs), ks=(1,))
+    assert {t.task_id: t.stability for t in only_k1.tasks}["one"] == "stable"
+    relaxed = variance_report(outcomes_from_pairs(pairs), ks=(1, 3), min_epochs=2)
+    assert {t.task_id: t.stability for t in relaxed.tasks}["two-bad"] == "broken"
+    assert stability_label(1, 1, min_epochs=3) == "insufficient"
+    assert stability_label(2, 1, min_epochs=3) == "flaky"
 
 
 def test_clustered_interval_by_hand() -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import importlib
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 
 import typer
 from rich.markup import escape
@@ -16,7 +17,21 @@ from rich.markup import escape
 from pathjudge.errors import PathjudgeError
 from pathjudge.report.text import SafeConsole
 
-__all__ = ["app", "err_console", "main", "out_console", "print_problems", "report_interrupt"]
+__all__ = [
+    "JSON_HELP",
+    "app",
+    "err_console",
+    "json_to_stdout",
+    "main",
+    "out_console",
+    "print_problems",
+    "report_interrupt",
+    "write_json",
+]
+
+JSON_HELP = (
+    "Write the report as JSON to PATH, or to stdout with '-' (then nothing else is printed there)."
+)
 
 app = typer.Typer(
     name="pathjudge",
@@ -71,6 +86,33 @@ def print_problems(
         err_console.print(f"{label} {escape(str(problem))}", markup=True)
     if len(problems) > limit:
         err_console.print(f"... and {len(problems) - limit} {more}")
+
+
+def json_to_stdout(dest: Path | None) -> bool:
+    """True when ``--json -`` asked for the JSON document on stdout (instead of the human view)."""
+    return dest is not None and str(dest) == "-"
+
+
+def write_json(dest: Path | None, document: str) -> None:
+    """Write a ``--json PATH|-`` document: stdout for ``-``, else atomically to PATH (then say so).
+
+    Every command takes ``--json`` the same way: ``-`` prints only the JSON on stdout (the human view
+    is left out, so the output parses), a path writes the file and the human view is printed as usual.
+    On stdout the control characters that JSON allows raw are written as ``\\uXXXX`` escapes.
+    """
+    if dest is None:
+        return
+    text = document if document.endswith("\n") else document + "\n"
+    if json_to_stdout(dest):
+        from pathjudge.report.text import json_text
+
+        out_console.file.write(json_text(text))
+        out_console.file.flush()
+        return
+    from pathjudge.report._write import write_text_atomic
+
+    write_text_atomic(dest, text)
+    err_console.print(f"wrote {dest}")
 
 
 def main(argv: Sequence[str] | None = None) -> int:

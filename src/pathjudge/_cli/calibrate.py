@@ -10,9 +10,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Literal
 
 import typer
-from rich.markup import escape
 
-from pathjudge._cli.app import app, err_console, out_console
+from pathjudge._cli.app import JSON_HELP, app, err_console, json_to_stdout, out_console, write_json
 
 if TYPE_CHECKING:
     from pathjudge.calibration.calibrate import CalibrationReport, CriterionCalibration
@@ -37,15 +36,13 @@ def _slug(name: str | None) -> str:
 
 
 def _render(report: CalibrationReport, disagreements: int) -> None:
-    from rich.table import Table
-
     for crit in report.criteria:
-        _render_criterion(crit, report, disagreements, Table)
+        _render_criterion(crit, report, disagreements)
 
 
-def _render_criterion(
-    crit: CriterionCalibration, report: CalibrationReport, shown: int, table_cls: type
-) -> None:
+def _render_criterion(crit: CriterionCalibration, report: CalibrationReport, shown: int) -> None:
+    from pathjudge.report.text import Column, print_table, styled
+
     a = crit.agreement
     name = crit.criterion or "(unnamed criterion)"
     split = f", split {crit.split}" if crit.split else ""
@@ -54,11 +51,6 @@ def _render_criterion(
         f"{a.n_unsure} unsure ({crit.n_judge_errors} judge errors), "
         f"samples/item {crit.samples_per_item[0]}-{crit.samples_per_item[1]}"
     )
-    table = table_cls(title=title, title_justify="left")
-    table.add_column("statistic")
-    table.add_column("value", justify="right")
-    table.add_column(f"{report.confidence:.0%} interval", justify="right")
-    table.add_column("how", overflow="fold")
     rows: list[tuple[str, Estimate]] = [
         ("accuracy", a.accuracy),
         ("Cohen's kappa", a.kappa),
@@ -81,10 +73,21 @@ def _render_criterion(
     if crit.noise is not None:
         rows.append(("judge self-agreement (samples)", crit.noise.mean_pairwise_agreement))
         rows.append(("judge noise share", crit.noise.judge_noise_share))
+    cells = []
     for label, est in rows:
         value, interval = _fmt(est)
-        table.add_row(label, value, interval, est.reason)
-    out_console.print(table)
+        cells.append((label, value, interval, est.reason))
+    print_table(
+        out_console,
+        title,
+        [
+            Column("statistic", "id"),
+            Column("value", "num", "right"),
+            Column(f"{report.confidence:.0%} interval", "num", "right"),
+            Column("how", "text"),
+        ],
+        cells,
+    )
     cm = a.confusion
     out_console.print(
         f"confusion (rows human, cols judge): pass→pass {cm.tp}, pass→fail {cm.fn}, "
@@ -103,16 +106,17 @@ def _render_criterion(
             f"naive judge {naive} {naive_ci} | humans only {humans} {humans_ci} "
             f"(n={p.n_labelled}, N={p.n_unlabelled}); effective sample-size gain {gain}"
         )
-    verdict = "[bold green]TRUSTED[/]" if crit.trust.trusted else "[bold red]NOT TRUSTED[/]"
-    out_console.print(f"{verdict} — {escape(crit.trust.reason)}", markup=True)
+    verdict = (
+        styled("TRUSTED", "bold green") if crit.trust.trusted else styled("NOT TRUSTED", "bold red")
+    )
+    out_console.print(verdict + styled(f" — {crit.trust.reason}"))
     if crit.disagreements and shown > 0:
         out_console.print(f"disagreements ({len(crit.disagreements)}), first {shown}:")
         for d in crit.disagreements[:shown]:
             why = (d.judge_reasoning or "").replace("\n", " ")
             why = why[:117] + "..." if len(why) > 120 else why
             out_console.print(
-                f"  {d.item_id} [{d.split or '-'}] human {d.human}, judge {d.judge}: {why}",
-                markup=False,
+                f"  {d.item_id} [{d.split or '-'}] human {d.human}, judge {d.judge}: {why}"
             )
     out_console.print()
 
@@ -159,9 +163,7 @@ def calibrate(
         Path | None,
         typer.Option("--unlabelled", help="Judge-only verdicts JSONL: PPI++ corrected rate."),
     ] = None,
-    json_out: Annotated[
-        Path | None, typer.Option("--json", help="Write the report as JSON ('-' = stdout).")
-    ] = None,
+    json_out: Annotated[Path | None, typer.Option("--json", help=JSON_HELP)] = None,
     plots: Annotated[Path | None, typer.Option(help="Write PNG plots into this folder.")] = None,
     html: Annotated[
         Path | None,
@@ -281,13 +283,9 @@ def calibrate(
         n_bins=bins,
         allow_single_class=allow_single_class,
     )
-    if json_out is not None and str(json_out) == "-":
-        out_console.print_json(report.model_dump_json())
-    else:
+    if not json_to_stdout(json_out):
         _render(report, disagreements)
-        if json_out is not None:
-            _write_text(json_out, report.model_dump_json(indent=2) + "\n")
-            err_console.print(f"wrote {json_out}")
+    write_json(json_out, report.model_dump_json(indent=2))
     if plots is not None:
         for path in _plots(report, plots):
             err_console.print(f"wrote {path}")

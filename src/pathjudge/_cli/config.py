@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.markup import escape
 
-from pathjudge._cli.app import app, err_console, out_console
+from pathjudge._cli.app import JSON_HELP, app, err_console, json_to_stdout, out_console, write_json
 from pathjudge.errors import ConfigError
 
 if TYPE_CHECKING:
@@ -68,9 +68,7 @@ def _render(value: object) -> str:
 
 @app.command("config")
 def config_command(
-    json_out: Annotated[
-        bool, typer.Option("--json", help="Print the configuration as JSON.")
-    ] = False,
+    json_out: Annotated[Path | None, typer.Option("--json", help=JSON_HELP)] = None,
     set_: Annotated[
         list[str] | None,
         typer.Option("--set", help="Override a key for this command: KEY=VALUE (repeatable)."),
@@ -96,16 +94,15 @@ def config_command(
     if agent_model is not None:
         overrides["agent.model"] = agent_model
     resolved = resolve_for_cli(overrides, config_file=config_file)
-    if json_out:
-        out_console.print_json(json.dumps(resolved.to_json()))
+    write_json(json_out, json.dumps(resolved.to_json(), indent=2))
+    if json_to_stdout(json_out):
         return
-    from rich.table import Table
+    from pathjudge.report.text import Column, print_table
 
     title = f"pathjudge configuration — {resolved.file if resolved.file else 'no config file'}"
-    table = Table(title=title)
-    table.add_column("key", overflow="fold")
-    table.add_column("value", overflow="fold")
-    table.add_column("source", overflow="fold")
-    for key, value, source in resolved.rows():
-        table.add_row(key, _render(value), source)
-    out_console.print(table)
+    print_table(
+        out_console,
+        title,
+        [Column("key", "id"), Column("value", "text"), Column("source", "text")],
+        [(key, _render(value), source) for key, value, source in resolved.rows()],
+    )

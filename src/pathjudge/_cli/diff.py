@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from pathjudge._cli.app import app, out_console
+from pathjudge._cli.app import JSON_HELP, app, json_to_stdout, out_console, write_json
 
 if TYPE_CHECKING:
     from pathjudge.scoring.diff import TaskDiff
@@ -46,19 +46,17 @@ def diff_command(
         float | None,
         typer.Option(help="'cost' rule: block when latency grows by more than this fraction."),
     ] = None,
-    json_out: Annotated[
-        Path | None, typer.Option("--json", help="Also write the full diff as JSON.")
-    ] = None,
+    json_out: Annotated[Path | None, typer.Option("--json", help=JSON_HELP)] = None,
 ) -> None:
     """Diff a candidate against a baseline task by task; exit 0 promote, 1 block, 2 bad input.
 
     The gate is each flag given, then the suite's ``gate:`` block, then the built-in defaults.
     """
     from pydantic import ValidationError
-    from rich.table import Table
 
     from pathjudge.agent.io import read_runs
     from pathjudge.errors import InputError
+    from pathjudge.report.text import Column, print_table
     from pathjudge.rubrics.suite import load_suite
     from pathjudge.scoring.diff import diff_runs, parse_gate_rules, resolve_gate
 
@@ -86,9 +84,12 @@ def diff_command(
         baseline_file=baseline,
         candidate_file=candidate,
     )
-    table = Table(title=f"{candidate} vs {baseline} on suite {report.suite}")
-    for name in ("task", "success", "steps Δ", "findings"):
-        table.add_column(name)
+    write_json(json_out, report.model_dump_json(indent=2))
+    if json_to_stdout(json_out):
+        if report.verdict == "block":
+            raise typer.Exit(1)
+        return
+    rows = []
     for task in report.tasks:
         if not task.changed:
             continue
@@ -100,10 +101,20 @@ def diff_command(
         steps = (
             ", ".join(f"e{p.epoch} {p.step_delta:+d}" for p in task.pairs if p.step_delta) or "0"
         )
-        table.add_row(task.task_id, success, steps, _findings_cell(task))
+        rows.append((task.task_id, success, steps, _findings_cell(task)))
     unchanged = len(report.tasks) - len(report.changed_tasks)
-    if report.changed_tasks:
-        out_console.print(table)
+    if rows:
+        print_table(
+            out_console,
+            f"{candidate} vs {baseline} on suite {report.suite}",
+            [
+                Column("task", "id"),
+                Column("success", "num"),
+                Column("steps Δ", "text"),
+                Column("findings", "text"),
+            ],
+            rows,
+        )
     t = report.test
     boot = (
         f"; bootstrap Δ success {t.mean_delta:+.3f} [{t.bootstrap_low:+.3f}, {t.bootstrap_high:+.3f}]"
@@ -118,10 +129,6 @@ def diff_command(
     for reason in report.reasons:
         out_console.print(f"  {reason}")
     out_console.print(f"verdict: {report.verdict.upper()}")
-    if json_out is not None:
-        from pathjudge.report._write import write_text_atomic
-
-        write_text_atomic(json_out, report.model_dump_json(indent=2) + "\n")
     if report.verdict == "block":
         raise typer.Exit(1)
 

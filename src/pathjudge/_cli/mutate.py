@@ -7,7 +7,14 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from pathjudge._cli.app import app, out_console, report_interrupt
+from pathjudge._cli.app import (
+    JSON_HELP,
+    app,
+    json_to_stdout,
+    out_console,
+    report_interrupt,
+    write_json,
+)
 
 if TYPE_CHECKING:
     from pathjudge.rubrics.suite import Suite
@@ -35,9 +42,7 @@ def mutate_command(
     strict: Annotated[
         bool, typer.Option(help="Exit 1 when some mutation kind is never caught.")
     ] = False,
-    json_out: Annotated[
-        Path | None, typer.Option("--json", help="Also write the full report as JSON.")
-    ] = None,
+    json_out: Annotated[Path | None, typer.Option("--json", help=JSON_HELP)] = None,
 ) -> None:
     """Perturbed copies of every run (drop a step, duplicate a call, reorder, corrupt an argument, refuse,
     inject a tool error), graded with the suite: a table of which check caught which mutation, and the gaps."""
@@ -78,35 +83,54 @@ def _report(
     import asyncio
     import json
 
-    from rich.table import Table
-
     from pathjudge.agent.io import read_runs
+    from pathjudge.report.text import Column, print_table
     from pathjudge.scoring.mutate import mutation_report
     from pathjudge.scoring.mutate import retriever_experiment as experiment
 
+    human = not json_to_stdout(json_out)
     report = mutation_report(read_runs(runs), loaded, kinds=kinds)
-    table = Table(title=f"mutations of {report.runs} runs from {runs} — suite {report.suite}")
-    table.add_column("mutation")
-    table.add_column("caught", justify="right")
-    table.add_column("caught by (check × mutants)")
+    rows = []
     for name in report.kinds:
         applied = report.applied[name]
         caught = report.caught[name]
+        better = report.improved.get(name, 0)
         catchers = ", ".join(
-            f"{check} ×{n}"
+            f"{check}×{n}"
             for check, n in sorted(report.table[name].items(), key=lambda kv: (-kv[1], kv[0]))
         )
-        status = f"{caught}/{applied}" if applied else "n/a"
-        table.add_row(name, status, catchers or ("NOT CAUGHT" if applied else "—"))
-    out_console.print(table)
-    if report.gaps:
-        out_console.print(f"{len(report.gaps)} gap(s): mutants no check caught")
-        for gap in report.gaps:
-            out_console.print(f"  {gap.task_id} ({gap.run_id}) {gap.kind}: {gap.what}")
-    else:
-        out_console.print("no gaps: every mutant was caught by at least one check")
-    if report.uncaught_kinds:
-        out_console.print(f"never caught: {', '.join(report.uncaught_kinds)}")
+        status = f"{caught}/{applied - better}" if applied - better else "n/a"
+        if better:
+            status += f" +{better} better"
+        rows.append((name, status, catchers or ("NOT CAUGHT" if applied - better else "—")))
+    if human:
+        print_table(
+            out_console,
+            f"mutations of {report.runs} runs from {runs} — suite {report.suite}",
+            [
+                Column("mutation", "id"),
+                Column("caught", "num", "right"),
+                Column("caught by (check × mutants)", "text"),
+            ],
+            rows,
+        )
+        if report.gaps:
+            out_console.print(f"{len(report.gaps)} gap(s): mutants no check caught")
+            for gap in report.gaps:
+                out_console.print(f"  {gap.task_id} ({gap.run_id}) {gap.kind}: {gap.what}")
+        else:
+            out_console.print("no gaps: every mutant that made a run worse was caught")
+        improvements = [r for r in report.results if r.improved]
+        if improvements:
+            out_console.print(
+                f"{len(improvements)} mutant(s) made the run better (not gaps: nothing to catch)"
+            )
+            for better_run in improvements:
+                out_console.print(
+                    f"  {better_run.task_id} ({better_run.run_id}) {better_run.kind}: {better_run.what}"
+                )
+        if report.uncaught_kinds:
+            out_console.print(f"never caught: {', '.join(report.uncaught_kinds)}")
     payload: dict[str, object] = {"mutations": json.loads(report.model_dump_json())}
     if retriever_experiment:
         result = asyncio.run(experiment(loaded))
@@ -115,18 +139,16 @@ def _report(
             if result.keyword_rate is not None and result.worst_match_rate is not None
             else "no decided task"
         )
-        out_console.print(
-            f"broken-retriever experiment ({result.model}, {len(result.tasks)} tasks): success {rates} — "
-            + (
-                "collapsed, as it must"
-                if result.collapsed
-                else "did NOT collapse: the suite cannot see a broken retriever"
+        if human:
+            out_console.print(
+                f"broken-retriever experiment ({result.model}, {len(result.tasks)} tasks): success {rates} — "
+                + (
+                    "collapsed, as it must"
+                    if result.collapsed
+                    else "did NOT collapse: the suite cannot see a broken retriever"
+                )
             )
-        )
         payload["retriever_experiment"] = json.loads(result.model_dump_json())
-    if json_out is not None:
-        from pathjudge.report._write import write_text_atomic
-
-        write_text_atomic(json_out, json.dumps(payload, indent=2) + "\n")
+    write_json(json_out, json.dumps(payload, indent=2))
     if strict and report.uncaught_kinds:
         raise typer.Exit(1)

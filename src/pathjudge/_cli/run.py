@@ -7,7 +7,16 @@ from typing import Annotated
 
 import typer
 
-from pathjudge._cli.app import app, err_console, out_console, print_problems, report_interrupt
+from pathjudge._cli.app import (
+    JSON_HELP,
+    app,
+    err_console,
+    json_to_stdout,
+    out_console,
+    print_problems,
+    report_interrupt,
+    write_json,
+)
 
 
 @app.command("run")
@@ -130,15 +139,25 @@ def variance_command(
     level: Annotated[
         float, typer.Option(help="Confidence level of the clustered intervals.")
     ] = 0.95,
-    json_out: Annotated[
-        Path | None, typer.Option("--json", help="Also write the report as JSON.")
+    min_epochs: Annotated[
+        int | None,
+        typer.Option(
+            "--min-epochs",
+            min=1,
+            help="Graded epochs a task needs to be called stable or broken (default: the largest k); "
+            "with fewer it is 'insufficient'.",
+        ),
     ] = None,
+    json_out: Annotated[Path | None, typer.Option("--json", help=JSON_HELP)] = None,
 ) -> None:
-    """Run-to-run variation: per task and suite pass@k / pass^k, stable/flaky/broken, clustered CIs."""
-    from rich.table import Table
+    """Run-to-run variation: per task and suite pass@k / pass^k, stable/flaky/broken, clustered CIs.
 
+    A task whose epochs all agree but number fewer than --min-epochs (default: the largest k) is
+    labelled 'insufficient', not stable or broken.
+    """
     from pathjudge.agent.io import read_runs
     from pathjudge.errors import InputError
+    from pathjudge.report.text import Column, print_table
     from pathjudge.rubrics.suite import load_suite
     from pathjudge.scoring.grade import grade
     from pathjudge.scoring.variance import outcomes_from_grades, variance_report
@@ -159,23 +178,16 @@ def variance_command(
         ks=ks,
         level=level,
         task_order=[t.id for t in loaded.tasks],
+        min_epochs=min_epochs,
     )
+    write_json(json_out, report.model_dump_json(indent=2))
+    if json_to_stdout(json_out):
+        return
 
     def fmt(value: float | None) -> str:
         return "n/a" if value is None else f"{value:.2f}"
 
-    table = Table(title=f"{runs}: variation over epochs (suite {loaded.name})")
-    # in a narrow terminal (or a CI log: 80 columns) cells fold onto more lines instead of being cut
-    # to "pass…"/"stab…", so every header, task id and number stays readable
-    for name in [
-        "task",
-        "passed/epochs",
-        "label",
-        *(f"pass@{x}" for x in ks),
-        *(f"pass^{x}" for x in ks),
-        "path min/mean/max",
-    ]:
-        table.add_column(name, overflow="fold")
+    rows = []
     for task in report.tasks:
         spread = task.metrics.get("path_score")
         path = (
@@ -183,15 +195,29 @@ def variance_command(
             if spread is None or spread.n == 0
             else f"{spread.min:g}/{spread.mean:.3g}/{spread.max:g}"
         )
-        table.add_row(
-            task.task_id,
-            f"{task.c}/{task.n}",
-            task.stability,
-            *(fmt(task.pass_at[x]) for x in ks),
-            *(fmt(task.pass_hat[x]) for x in ks),
-            path,
+        rows.append(
+            (
+                task.task_id,
+                f"{task.c}/{task.n}",
+                task.stability,
+                *(fmt(task.pass_at[x]) for x in ks),
+                *(fmt(task.pass_hat[x]) for x in ks),
+                path,
+            )
         )
-    out_console.print(table)
+    print_table(
+        out_console,
+        f"{runs}: variation over epochs (suite {loaded.name})",
+        [
+            Column("task", "id"),
+            Column("passed/ epochs", "num", "right"),
+            Column("label", "num"),
+            *(Column(f"pass@{x}", "num", "right") for x in ks),
+            *(Column(f"pass^{x}", "num", "right") for x in ks),
+            Column("path min/ mean/max", "num", "right"),
+        ],
+        rows,
+    )
     suite_line = ", ".join(
         f"pass@{x} {fmt(report.pass_at[x])}, pass^{x} {fmt(report.pass_hat[x])}" for x in ks
     )
@@ -206,7 +232,9 @@ def variance_command(
         )
     counts = report.stability_counts
     out_console.print(", ".join(f"{n} {label}" for label, n in counts.items() if n))
-    if json_out is not None:
-        from pathjudge.report._write import write_text_atomic
-
-        write_text_atomic(json_out, report.model_dump_json(indent=2) + "\n")
+    if counts.get("insufficient"):
+        needed = max(ks) if min_epochs is None else min_epochs
+        out_console.print(
+            f"insufficient: fewer than {needed} graded epochs and no disagreement between them; "
+            f"collect more epochs (pathjudge run --epochs {needed}) before calling a task stable"
+        )

@@ -6,10 +6,18 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.table import Table
 
-from pathjudge._cli.app import app, out_console, print_problems
+from pathjudge._cli.app import (
+    JSON_HELP,
+    app,
+    json_to_stdout,
+    out_console,
+    print_problems,
+    write_json,
+)
 from pathjudge.errors import RecordError
+
+_HEADERS = ("task", "runs", "epochs", "steps avg/min/max", "errors", "bad args", "no answer")
 
 
 @app.command()
@@ -17,7 +25,7 @@ def show(
     runs: Annotated[
         Path, typer.Argument(help="A runs JSONL file (pathjudge's trajectory schema).")
     ],
-    json_out: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
+    json_out: Annotated[Path | None, typer.Option("--json", help=JSON_HELP)] = None,
     keep_going: Annotated[
         bool, typer.Option("--keep-going", help="Report bad lines and summarise the good ones.")
     ] = False,
@@ -27,47 +35,58 @@ def show(
         typer.Option(min=0, help="Tasks listed in the table (0 = all); totals always cover all."),
     ] = 200,
 ) -> None:
-    """Per-task counts, steps, errors and tools used, streamed in constant memory."""
+    """Per-task counts, steps, errors and tools used, streamed in constant memory.
+
+    Tasks are listed in natural order (task-2 before task-10). On a terminal the summary is a table;
+    piped (a CI log, grep) it is one line per task under a header line.
+    """
     from pathjudge.agent.io import read_runs
     from pathjudge.agent.stats import summarize_runs
+    from pathjudge.report.text import Column, natural_key, print_table
 
     errors: list[RecordError] | None = [] if keep_going else None
     summary = summarize_runs(read_runs(runs, errors=errors))
+    summary = summary.model_copy(
+        update={"tasks": tuple(sorted(summary.tasks, key=lambda t: natural_key(t.task_id)))}
+    )
     if errors:
         print_problems("[yellow]skipped:[/]", errors, more="more bad lines")
-    if json_out:
-        out_console.print_json(summary.model_dump_json())
+    write_json(json_out, summary.model_dump_json(indent=2))
+    if json_to_stdout(json_out):
         return
-    table = Table(title=f"{runs} — {summary.runs} runs, {len(summary.tasks)} tasks")
-    for name, justify in [
-        ("task", "left"),
-        ("runs", "right"),
-        ("epochs", "right"),
-        ("steps (mean/min/max)", "right"),
-        ("errors", "right"),
-        ("malformed args", "right"),
-        ("no answer", "right"),
-        ("tools", "left"),
-    ]:
-        # narrow terminals (CI logs: 80 columns) fold a cell onto more lines instead of cutting it
-        # to "weathe…", so task ids, headers and tool names stay whole
-        table.add_column(name, justify=justify, overflow="fold")  # type: ignore[arg-type]
     listed = summary.tasks if max_tasks <= 0 else summary.tasks[:max_tasks]
+    rows: list[tuple[str, ...]] = []
     for task in listed:
         tools = ", ".join(f"{name}×{n}" for name, n in list(task.tools.items())[:max_tools])
         if len(task.tools) > max_tools:
             tools += f", +{len(task.tools) - max_tools} more"
-        table.add_row(
-            task.task_id,
-            str(task.runs),
-            str(task.epochs),
-            f"{task.mean_steps:.1f} / {task.min_steps} / {task.max_steps}",
-            f"{task.errors} in {task.runs_with_errors} runs" if task.errors else "0",
-            str(task.malformed_arguments),
-            str(task.no_answer),
-            tools or "—",
+        rows.append(
+            (
+                task.task_id,
+                str(task.runs),
+                str(task.epochs),
+                f"{task.mean_steps:.1f}/{task.min_steps}/{task.max_steps}",
+                f"{task.errors} in {task.runs_with_errors}" if task.errors else "0",
+                str(task.malformed_arguments),
+                str(task.no_answer),
+                tools or "—",
+            )
         )
-    out_console.print(table)
+    title = f"{runs} — {summary.runs} runs, {len(summary.tasks)} tasks"
+    if out_console.is_terminal:
+        print_table(
+            out_console,
+            title,
+            [
+                Column("task", "id"),
+                *(Column(h, "num", "right") for h in _HEADERS[1:]),
+                Column("tools", "text"),
+            ],
+            rows,
+        )
+    else:
+        out_console.print(title)
+        _print_plain((*_HEADERS, "tools"), rows)
     if len(listed) < len(summary.tasks):
         out_console.print(
             f"... {len(summary.tasks) - len(listed)} more tasks not listed (--max-tasks 0 lists all)"
@@ -76,3 +95,31 @@ def show(
         f"{summary.runs} runs · {summary.steps} tool calls · {summary.errors} errored results · "
         f"{len(summary.tools)} distinct tools"
     )
+
+
+def _print_plain(headers: tuple[str, ...], rows: list[tuple[str, ...]]) -> None:
+    """One aligned line per row, columns two spaces apart, numbers right-aligned, the last column free."""
+    from rich.cells import cell_len
+
+    from pathjudge.report.text import one_line
+
+    cells = [tuple(one_line(c) for c in row) for row in rows]
+    widths = [
+        max([cell_len(h), *(cell_len(row[j]) for row in cells)]) for j, h in enumerate(headers)
+    ]
+
+    def line(values: tuple[str, ...], *, header: bool = False) -> str:
+        parts: list[str] = []
+        for j, value in enumerate(values):
+            pad = widths[j] - cell_len(value)
+            if j == len(values) - 1:
+                parts.append(value)
+            elif j == 0 or header:
+                parts.append(value + " " * pad)
+            else:
+                parts.append(" " * pad + value)
+        return "  ".join(parts).rstrip()
+
+    out_console.print(line(headers, header=True), soft_wrap=True)
+    for row in cells:
+        out_console.print(line(row), soft_wrap=True)

@@ -1,40 +1,71 @@
-"""Rich tables for the scorecard in a terminal: headline levels, axes, per task, weak paths, judged, gates."""
+"""Rich tables for the scorecard in a terminal: headline levels, axes, per task, weak paths, judged, gates.
+
+Nothing here is rich markup: data is printed as escaped text (:mod:`pathjudge.report.text`) and styles
+come from code. Tables fit the terminal without breaking an id or a word, and the weak-path list is
+complete or says how many it shows and where the rest are.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Literal
 
 from rich.console import Console
-from rich.table import Table
+from rich.text import Text
 
-from pathjudge.scoring.scorecard import GateResult, Scorecard
+from pathjudge.report.text import Column, Prose, print_table, styled
+from pathjudge.scoring.scorecard import GateResult, Scorecard, WeakPath
 
-__all__ = ["print_scorecard"]
+__all__ = ["gate_line", "print_scorecard", "summary_line", "weak_heading"]
 
 
 def _num(value: float | None, digits: int = 2) -> str:
     return "—" if value is None else f"{value:.{digits}f}"
 
 
-def _column(
-    table: Table, header: str, justify: Literal["left", "right"] = "left", *, narrow: bool = False
-) -> None:
-    """Add a column that never cuts text: cells fold onto more lines instead of ending in an ellipsis.
-
-    The column is at least as wide as the header's longest word, so a narrow (80-column) terminal wraps
-    headers between words. A ``narrow`` column (short numbers) is also at most that wide, leaving the
-    room to the columns that hold names.
-    """
-    longest_word = max(len(word) for word in header.split())
-    table.add_column(
-        header,
-        justify=justify,
-        overflow="fold",
-        no_wrap=False,
-        min_width=longest_word,
-        max_width=max(longest_word, 4) if narrow else None,
+def summary_line(sc: Scorecard) -> str:
+    """The scorecard on one line (``score -q``): runs, tasks, the three levels, overall, weak runs."""
+    decided = sc.success_passed + sc.success_failed
+    undecided = f", {sc.success_undecided} undecided" if sc.success_undecided else ""
+    return (
+        f"{sc.suite}: {sc.runs} runs, {sc.tasks} tasks · success {_num(sc.success_rate)} "
+        f"({sc.success_passed}/{decided}{undecided}) · tool calls {_num(sc.tool_calls)} · "
+        f"trajectory {_num(sc.trajectory)} · overall {_num(sc.overall)} · weak runs {sc.weak_total}"
     )
+
+
+def gate_line(gate: GateResult) -> Text:
+    """``gate success >= 0.9: 0.875 MISSED`` with the verdict styled (green ok, red MISSED)."""
+    text = styled(f"gate {gate.metric} >= {gate.threshold:g}: {_num(gate.actual, 3)} ")
+    text.append("ok" if gate.passed else "MISSED", style="green" if gate.passed else "bold red")
+    return text
+
+
+def weak_heading(shown: int, total: int, kept: int) -> str:
+    """The weak-path list's heading: complete, or "showing N of M" and how to see the rest."""
+    if shown >= total:
+        return f"Weak paths ({total})"
+    how = "--max-weak 0 lists every kept entry" if shown < kept else ""
+    if kept < total:
+        more = "--grades FILE writes every run's grade"
+        how = f"{how}; {more}" if how else more
+    return f"Weak paths: showing {shown} of {total} ({how})"
+
+
+def _weak_entry(console: Console, entry: WeakPath) -> None:
+    flags = ", ".join(f.replace("_", " ") for f in entry.flags)
+    line = styled(entry.task_id, "bold")
+    line.append(" ")
+    line.append(styled(f"({entry.run_id})", "dim"))
+    facts = [flags, f"epoch {entry.epoch}", f"steps {entry.steps}"]
+    if entry.path_score is not None:
+        facts.append(f"path {entry.path_score}")
+    if entry.surfaced is not None:
+        facts.append(
+            "relevant result surfaced" if entry.surfaced else "relevant result NOT surfaced"
+        )
+    line.append(styled(" " + " · ".join(facts)))
+    console.print(Prose(line, indent=4, hanging=True))
+    console.print(Prose(entry.reason, indent=6))
 
 
 def print_scorecard(
@@ -47,102 +78,109 @@ def print_scorecard(
 ) -> None:
     """Render the scorecard (and any gates) on ``console``.
 
-    Every cell folds rather than being cut, so nothing is lost on a narrow (80-column) terminal.
+    Tables fit the console's width (see :func:`pathjudge.report.text.print_table`); ``max_weak``
+    weak-path entries are listed (0 = every kept entry), and the heading says when that is not all.
     """
     sc = scorecard
-    head = Table(
-        title=f"Agent scorecard — {sc.suite} ({sc.runs} runs, {sc.tasks} tasks)", show_header=True
-    )
-    _column(head, "level")
-    _column(head, "value", "right", narrow=True)
-    _column(head, "detail")
     decided = sc.success_passed + sc.success_failed
     detail = f"{sc.success_passed}/{decided} runs"
     if sc.success_undecided:
         detail += f", {sc.success_undecided} undecided"
-    head.add_row("task success rate", _num(sc.success_rate), detail)
-    head.add_row("partial credit", _num(sc.partial_credit), "mean success score (multi-part tasks)")
-    head.add_row(
-        "tool-call correctness", _num(sc.tool_calls), "mean of tool-selection and argument checks"
-    )
-    head.add_row(
-        "trajectory quality", _num(sc.trajectory), "matched a reference with no redundant call"
-    )
-    head.add_row("path score", _num(sc.path_score, 1), "100 minus fault costs, best reference")
+    levels: list[tuple[str, str, str]] = [
+        ("task success rate", _num(sc.success_rate), detail),
+        ("partial credit", _num(sc.partial_credit), "mean success score (multi-part tasks)"),
+        (
+            "tool-call correctness",
+            _num(sc.tool_calls),
+            "mean of tool-selection and argument checks",
+        ),
+        ("trajectory quality", _num(sc.trajectory), "matched a reference with no redundant call"),
+        ("path score", _num(sc.path_score, 1), "100 minus fault costs, best reference"),
+    ]
     if sc.surfaced is not None:
-        head.add_row("relevant result surfaced", _num(sc.surfaced), "share of runs")
+        levels.append(("relevant result surfaced", _num(sc.surfaced), "share of runs"))
     weights = ", ".join(f"{k}={v:g}" for k, v in sc.weights.items())
-    head.add_row("overall (weighted)", _num(sc.overall), weights)
-    console.print(head)
-
-    axes = Table(title="Five axes (mean of gating checks)")
-    _column(axes, "axis")
-    _column(axes, "mean", "right", narrow=True)
-    for axis, value in sc.axes.items():
-        axes.add_row(axis.replace("_", " "), _num(value))
-    console.print(axes)
-
-    tasks = Table(title="Per task")
-    _column(tasks, "task")
-    for name in ("runs", "success", "tool calls", "trajectory", "path", "steps", "weak"):
-        _column(tasks, name, "right", narrow=True)
-    for row in sc.task_rows:
-        tasks.add_row(
-            row.task_id,
-            str(row.runs),
-            _num(row.success_rate),
-            _num(row.tool_calls),
-            _num(row.trajectory),
-            _num(row.path_score, 0),
-            f"{row.mean_steps:.1f}",
-            str(row.weak) if row.weak else "",
-        )
-    console.print(tasks)
+    levels.append(("overall (weighted)", _num(sc.overall), weights))
+    print_table(
+        console,
+        f"Agent scorecard — {sc.suite} ({sc.runs} runs, {sc.tasks} tasks)",
+        [Column("level", "id"), Column("value", "num", "right"), Column("detail", "text")],
+        levels,
+    )
+    print_table(
+        console,
+        "Five axes (mean of gating checks)",
+        [Column("axis", "id"), Column("mean", "num", "right")],
+        [(axis.replace("_", " "), _num(value)) for axis, value in sc.axes.items()],
+    )
+    print_table(
+        console,
+        "Per task",
+        [
+            Column("task", "id"),
+            *(
+                Column(name, "num", "right")
+                for name in ("runs", "success", "tool calls", "trajectory", "path", "steps", "weak")
+            ),
+        ],
+        [
+            (
+                row.task_id,
+                str(row.runs),
+                _num(row.success_rate),
+                _num(row.tool_calls),
+                _num(row.trajectory),
+                _num(row.path_score, 0),
+                f"{row.mean_steps:.1f}",
+                str(row.weak) if row.weak else "",
+            )
+            for row in sc.task_rows
+        ],
+    )
     if sc.tasks_without_runs:
         console.print(f"tasks without runs: {', '.join(sc.tasks_without_runs)}")
 
     if sc.judged:
-        judged = Table(title="Judged criteria")
-        for name in ("criterion", "pass", "fail", "unsure", "error", "not run", "pass rate"):
-            if name == "criterion":
-                _column(judged, name)
-            else:
-                _column(judged, name, "right", narrow=True)
-        for j in sc.judged:
-            judged.add_row(
-                j.criterion,
-                str(j.passed),
-                str(j.failed),
-                str(j.unsure),
-                str(j.error),
-                str(j.not_run),
-                _num(j.pass_rate),
-            )
-        console.print(judged)
+        print_table(
+            console,
+            "Judged criteria",
+            [
+                Column("criterion", "id"),
+                *(
+                    Column(name, "num", "right")
+                    for name in ("pass", "fail", "unsure", "error", "not run", "pass rate")
+                ),
+            ],
+            [
+                (
+                    j.criterion,
+                    str(j.passed),
+                    str(j.failed),
+                    str(j.unsure),
+                    str(j.error),
+                    str(j.not_run),
+                    _num(j.pass_rate),
+                )
+                for j in sc.judged
+            ],
+        )
         if judge_note:
             console.print(judge_note)
 
     if sc.weak_total:
-        console.print(f"[bold]Weak paths ({sc.weak_total})[/]")
-        for entry in sc.weak[:max_weak]:
-            flags = ", ".join(f.replace("_", " ") for f in entry.flags)
-            path = "—" if entry.path_score is None else str(entry.path_score)
-            surfaced = "—" if entry.surfaced is None else str(entry.surfaced)
-            console.print(
-                f"  {entry.task_id} [dim]({entry.run_id})[/] {flags} · steps {entry.steps} · path {path} · "
-                f"relevant result surfaced {surfaced}"
-            )
-            console.print(f"      {entry.reason}", markup=False)
-        if sc.weak_total > min(max_weak, len(sc.weak)):
-            console.print(
-                f"... and {sc.weak_total - min(max_weak, len(sc.weak))} more weak runs (see --json)"
-            )
+        listed = sc.weak if max_weak <= 0 else sc.weak[:max_weak]
+        console.print(styled(weak_heading(len(listed), sc.weak_total, len(sc.weak)), "bold"))
+        for entry in listed:
+            _weak_entry(console, entry)
     else:
         console.print("no weak paths")
     if sc.check_errors:
         console.print(
-            f"[yellow]{sc.check_errors} checks could not run (status error); see --json[/]"
+            styled(
+                f"{sc.check_errors} checks could not run (status error): their runs are undecided, "
+                "not failed; see --json or --grades",
+                "yellow",
+            )
         )
     for gate in gates:
-        mark = "[green]ok[/]" if gate.passed else "[red]MISSED[/]"
-        console.print(f"gate {gate.metric} >= {gate.threshold:g}: {_num(gate.actual, 3)} {mark}")
+        console.print(gate_line(gate))

@@ -29,6 +29,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import IO, Any, Literal
 
+from rich import box
 from rich.cells import cell_len, set_cell_size
 from rich.console import Console, ConsoleOptions, RenderResult
 from rich.segment import Segment
@@ -386,16 +387,25 @@ def print_table(
             else:
                 cells.append(one_line(cell))
         prepared.append(cells)
-    overhead = 3 * len(columns) + 1
+    overhead = 2 * (len(columns) - 1)  # compact style: two spaces between columns, no edges
     widths = fit_widths(columns, prepared, max(1, console.width - overhead))
     legend: dict[str, str] = {}  # full id -> shortened
-    table = Table(show_header=True, title=None)
+    table = Table(
+        show_header=True,
+        title=None,
+        box=box.SIMPLE_HEAD,
+        show_edge=False,
+        pad_edge=False,
+        padding=(0, 1),
+        collapse_padding=True,
+        header_style="bold",
+    )
     for col, width in zip(columns, widths, strict=True):
         table.add_column(
             col.header,
             justify=col.justify,
             width=width,
-            no_wrap=col.kind != "text",
+            no_wrap=False,  # headers wrap at spaces; ids are cut to fit and numbers fit already
             overflow="ellipsis",
         )
     for cells in prepared:
@@ -410,7 +420,8 @@ def print_table(
         table.add_row(*out)
     if title:
         console.print(Prose(title))
-    console.print(table, width=max(console.width, sum(widths) + overhead))
+    table.width = sum(widths) + overhead  # never squeezed below the floors (wider than the console)
+    console.print(table)
     if legend and id_legend:
         console.print(Prose(f"{len(legend)} id(s) shortened to fit {console.width} columns:"))
         for full, short in legend.items():

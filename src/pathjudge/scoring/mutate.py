@@ -3,7 +3,10 @@
 A suite you never saw fail is a suite you cannot trust. :func:`mutate` makes a perturbed copy of a run in
 one of six ways; :func:`mutation_report` grades every original and every copy with the suite and records,
 per mutation, which checks passed on the original and fail on the copy — the checks that *caught* it.
-A mutation no check caught is a **gap**, listed, never hidden.
+A mutation no check caught is a **gap**, listed, never hidden, unless it made the run *better*: a
+mutant that no check caught and whose path score rose, whose trajectory went from 0 to 1 or whose
+redundant calls fell, with success no worse, is an **improvement** (dropping a wasted call is the
+common case). An improvement is not a gap: the suite was right to let it pass.
 
 Mutations (each returns ``None`` — not applicable — when it would not change the run):
 
@@ -49,6 +52,7 @@ __all__ = [
     "RetrieverExperiment",
     "RetrieverOutcome",
     "caught_by",
+    "improved",
     "mutate",
     "mutation_report",
     "retriever_experiment",
@@ -195,6 +199,31 @@ def caught_by(original: RunGrade, mutant: RunGrade) -> tuple[str, ...]:
     return tuple(sorted(caught))
 
 
+_SUCCESS_RANK = {"fail": 0, "undecided": 1, "pass": 2}
+
+
+def improved(original: RunGrade, mutant: RunGrade) -> bool:
+    """True when ``mutant`` is better than ``original`` and no worse anywhere this module measures.
+
+    Better: a higher path score, trajectory 0 → 1, or fewer redundant calls. No worse: success did not
+    drop, trajectory did not drop, the path score did not drop and no check caught it.
+    """
+    if caught_by(original, mutant):
+        return False
+    if _SUCCESS_RANK[mutant.success] < _SUCCESS_RANK[original.success]:
+        return False
+    if original.trajectory == 1.0 and mutant.trajectory == 0.0:
+        return False
+    before, after = original.path_score, mutant.path_score
+    if before is not None and after is not None and after < before:
+        return False
+    return (
+        (before is not None and after is not None and after > before)
+        or (original.trajectory == 0.0 and mutant.trajectory == 1.0)
+        or mutant.redundant < original.redundant
+    )
+
+
 class MutantResult(_Frozen):
     """One mutation of one run: whether it applied, what it did, and which checks caught it."""
 
@@ -204,6 +233,10 @@ class MutantResult(_Frozen):
     applied: bool
     what: str = Field(description="What the mutation changed, or why it did not apply.")
     caught_by: tuple[str, ...] = ()
+    improved: bool = Field(
+        default=False,
+        description="No check caught it because it made the run better (e.g. dropped a wasted call).",
+    )
 
     @property
     def caught(self) -> bool:
@@ -218,9 +251,14 @@ class MutationReport(_Frozen):
     applied: dict[str, int] = Field(description="kind -> mutants made.")
     caught: dict[str, int] = Field(description="kind -> mutants caught by at least one check.")
     table: dict[str, dict[str, int]] = Field(description="kind -> check -> mutants it caught.")
-    gaps: tuple[MutantResult, ...] = Field(description="Applied mutants no check caught.")
+    gaps: tuple[MutantResult, ...] = Field(
+        description="Applied mutants no check caught (improvements are not gaps)."
+    )
+    improved: dict[str, int] = Field(
+        default_factory=dict, description="kind -> mutants that made the run better."
+    )
     uncaught_kinds: tuple[MutationKind, ...] = Field(
-        description="Kinds applied somewhere and never caught."
+        description="Kinds that made some run worse or no better and were never caught."
     )
 
     @property
@@ -245,6 +283,7 @@ def mutation_report(
     table: dict[str, Counter[str]] = {kind: Counter() for kind in kinds}
     applied: Counter[str] = Counter()
     caught: Counter[str] = Counter()
+    better: Counter[str] = Counter()
     plans: dict[str, TaskPlan] = {}
     for run, original in zip(runs, originals, strict=True):
         plan = plans.get(run.task_id)
@@ -265,6 +304,7 @@ def mutation_report(
                 continue
             graded = grade_run(mutant, plan, fast=True)
             catchers = caught_by(original, graded)
+            is_better = improved(original, graded)
             meta = mutant.metadata["mutation"]
             what = str(meta["what"]) if isinstance(meta, dict) else kind
             results.append(
@@ -275,13 +315,15 @@ def mutation_report(
                     applied=True,
                     what=what,
                     caught_by=catchers,
+                    improved=is_better,
                 )
             )
             applied[kind] += 1
+            better[kind] += is_better
             if catchers:
                 caught[kind] += 1
                 table[kind].update(catchers)
-    gaps = tuple(r for r in results if r.applied and not r.caught)
+    gaps = tuple(r for r in results if r.applied and not r.caught and not r.improved)
     return MutationReport(
         suite=suite.name,
         runs=len(runs),
@@ -291,7 +333,8 @@ def mutation_report(
         caught={kind: caught[kind] for kind in kinds},
         table={kind: dict(sorted(table[kind].items())) for kind in kinds},
         gaps=gaps,
-        uncaught_kinds=tuple(k for k in kinds if applied[k] and not caught[k]),
+        improved={kind: better[kind] for kind in kinds},
+        uncaught_kinds=tuple(k for k in kinds if applied[k] - better[k] > 0 and not caught[k]),
     )
 
 

@@ -13,7 +13,10 @@ The suite value is the mean of the per-task values, and is ``None`` as soon as o
 undefined (averaging over a subset of tasks would silently change what is measured).
 
 Each task is labelled **stable** (every graded epoch succeeded), **broken** (none did), **flaky** (some
-did), or **ungraded** (no epoch had a decided success, e.g. a judged criterion not run).
+did), or **ungraded** (no epoch had a decided success, e.g. a judged criterion not run). A task whose
+epochs all agree but number fewer than ``min_epochs`` (by default the largest k asked for) is
+**insufficient** instead of stable or broken: one success in one epoch says nothing about stability.
+A task seen both succeed and fail is flaky however few its epochs.
 
 Confidence intervals are clustered by task (Miller, "Adding Error Bars to Evals", 2024): epochs of one
 task are not independent, so with per-run values ``s_i`` (all runs of all tasks), overall mean ``m`` and
@@ -52,7 +55,8 @@ __all__ = [
     "variance_report",
 ]
 
-Stability = Literal["stable", "flaky", "broken", "ungraded"]
+Stability = Literal["stable", "flaky", "broken", "insufficient", "ungraded"]
+STABILITY_LABELS: tuple[Stability, ...] = ("stable", "flaky", "broken", "insufficient", "ungraded")
 
 
 class _Frozen(BaseModel):
@@ -150,10 +154,17 @@ def pass_hat_k(n: int, c: int, k: int) -> float | None:
     return math.comb(c, k) / math.comb(n, k)
 
 
-def stability_label(n: int, c: int) -> Stability:
-    """stable (c == n > 0), broken (c == 0 < n), flaky (0 < c < n), ungraded (n == 0)."""
+def stability_label(n: int, c: int, min_epochs: int = 1) -> Stability:
+    """stable (c == n > 0), broken (c == 0 < n), flaky (0 < c < n), ungraded (n == 0).
+
+    Stable or broken needs at least ``min_epochs`` graded epochs; with fewer it is insufficient.
+    """
     if n == 0:
         return "ungraded"
+    if 0 < c < n:
+        return "flaky"
+    if n < min_epochs:
+        return "insufficient"
     if c == n:
         return "stable"
     if c == 0:
@@ -211,8 +222,12 @@ def variance_report(
     ks: Sequence[int] = (1,),
     level: float = 0.95,
     task_order: Sequence[str] | None = None,
+    min_epochs: int | None = None,
 ) -> VarianceReport:
     """Per-task and suite pass@k / pass^k, metric spreads, clustered CIs and stability labels.
+
+    ``min_epochs`` (default: the largest of ``ks``) is how many graded epochs a stable or broken
+    label needs; a task with fewer is insufficient.
 
     Tasks appear in ``task_order`` when given (tasks without outcomes are left out), else sorted by id.
     A metric missing from a run (or None) is left out of that metric's numbers.
@@ -220,6 +235,7 @@ def variance_report(
     ks = tuple(ks)
     if not ks or any(k < 1 for k in ks):
         raise ValueError(f"ks must be positive integers, got {ks}")
+    needed = max(ks) if min_epochs is None else min_epochs
     by_task: dict[str, list[EpochOutcome]] = {}
     for outcome in outcomes:
         by_task.setdefault(outcome.task_id, []).append(outcome)
@@ -247,16 +263,13 @@ def variance_report(
                 n=n,
                 c=c,
                 runs=len(runs),
-                stability=stability_label(n, c),
+                stability=stability_label(n, c, needed),
                 pass_at={k: pass_at_k(n, c, k) for k in ks},
                 pass_hat={k: pass_hat_k(n, c, k) for k in ks},
                 metrics=metrics,
             )
         )
-    counts = {
-        label: sum(1 for t in tasks if t.stability == label)
-        for label in ("stable", "flaky", "broken", "ungraded")
-    }
+    counts = {label: sum(1 for t in tasks if t.stability == label) for label in STABILITY_LABELS}
     return VarianceReport(
         ks=ks,
         level=level,
