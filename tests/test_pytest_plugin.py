@@ -87,3 +87,90 @@ def test_assert_helpers() -> None:
         assert_tools(run, required=["send_message"])
     with pytest.raises(AssertionError, match="budget"):
         assert_steps(run, budget=1)
+
+
+@pytest.mark.slow
+def test_collection_counts_and_collect_only_agree(pytester: pytest.Pytester, docent: Path) -> None:
+    """'collected 15 items' before running them, and --collect-only lists and counts the same 15."""
+    args = (
+        "-p", "no:cacheprovider",
+        "--pathjudge-suite", str(docent / "suite.yaml"),
+        "--pathjudge-runs", str(docent / "runs.jsonl"),
+    )  # fmt: skip
+    result = pytester.runpytest_inprocess(*args)
+    result.stdout.fnmatch_lines(["collected 15 items"])
+    result.assert_outcomes(passed=14, failed=1)
+    listed = pytester.runpytest_inprocess(*args, "--collect-only", "-q")
+    ids = [line for line in listed.stdout.lines if "suite.yaml::" in line]
+    assert len(ids) == 15
+    listed.stdout.fnmatch_lines(["15 tests collected*"])
+    assert "no tests collected" not in listed.stdout.str()
+
+
+@pytest.mark.slow
+def test_node_ids_rerun_one_task(pytester: pytest.Pytester, docent: Path) -> None:
+    """The node id printed for a failure selects that task alone when passed back to pytest."""
+    first = pytester.runpytest_inprocess(
+        "-p", "no:cacheprovider", "-rf",
+        str(docent / "suite.yaml"), "--pathjudge-runs", str(docent / "runs.jsonl"),
+    )  # fmt: skip
+    failed = [line for line in first.stdout.lines if line.startswith("FAILED ")]
+    assert len(failed) == 1
+    node_id = failed[0].split()[1]
+    assert node_id.endswith("suite.yaml::free-storage")
+    rerun = pytester.runpytest_inprocess(
+        "-p", "no:cacheprovider", node_id, "--pathjudge-runs", str(docent / "runs.jsonl")
+    )
+    rerun.assert_outcomes(failed=1)
+    rerun.stdout.fnmatch_lines(["collected 1 item"])
+
+
+@pytest.mark.slow
+def test_suite_path_collects_only_the_suite_items(pytester: pytest.Pytester, docent: Path) -> None:
+    """Given the suite file as the path, the project's own tests next to it are not collected."""
+    pytester.makepyfile(test_own="def test_own():\n    pass\n")
+    result = pytester.runpytest_inprocess(
+        "-p", "no:cacheprovider",
+        str(docent / "suite.yaml"), "--pathjudge-runs", str(docent / "runs.jsonl"),
+    )  # fmt: skip
+    result.assert_outcomes(passed=14, failed=1)
+    # without a path, pytest collects its usual tests and the suite's items as well
+    both = pytester.runpytest_inprocess(
+        "-p", "no:cacheprovider",
+        "--pathjudge-suite", str(docent / "suite.yaml"),
+        "--pathjudge-runs", str(docent / "runs.jsonl"),
+    )  # fmt: skip
+    both.assert_outcomes(passed=15, failed=1)
+    both.stdout.fnmatch_lines(["collected 16 items"])
+
+
+@pytest.mark.slow
+def test_pathjudge_task_selects_tasks_by_id(pytester: pytest.Pytester, docent: Path) -> None:
+    args = (
+        "-p", "no:cacheprovider",
+        "--pathjudge-suite", str(docent / "suite.yaml"),
+        "--pathjudge-runs", str(docent / "runs.jsonl"),
+    )  # fmt: skip
+    result = pytester.runpytest_inprocess(
+        *args, "--pathjudge-task", "region", "--pathjudge-task", "free-storage"
+    )
+    result.assert_outcomes(passed=1, failed=1, deselected=13)
+    unknown = pytester.runpytest_inprocess(*args, "--pathjudge-task", "no-such-task")
+    assert unknown.ret == pytest.ExitCode.USAGE_ERROR
+    unknown.stderr.fnmatch_lines(["*no task 'no-such-task' in the suite*"])
+
+
+@pytest.mark.slow
+def test_junit_classname_is_the_suite_name(pytester: pytest.Pytester, docent: Path) -> None:
+    import xml.etree.ElementTree as ET
+
+    report = pytester.path / "junit.xml"
+    pytester.runpytest_inprocess(
+        "-p", "no:cacheprovider", f"--junitxml={report}",
+        str(docent / "suite.yaml"), "--pathjudge-runs", str(docent / "runs.jsonl"),
+    )  # fmt: skip
+    cases = ET.parse(report).getroot().iter("testcase")
+    names = {(case.get("classname"), case.get("name")) for case in cases}
+    assert len(names) == 15
+    assert {classname for classname, _ in names} == {"docent"}
+    assert ("docent", "free-storage") in names

@@ -1,8 +1,15 @@
 """pytest plugin (registered through the ``pytest11`` entry point): a suite's tasks as test items.
 
-    pytest --pathjudge-suite suite.yaml --pathjudge-runs runs.jsonl
+    pytest examples/docent/suite.yaml --pathjudge-runs examples/docent/runs.jsonl
 
-or in ``pytest.ini`` / ``pyproject.toml``::
+collects exactly the suite's tasks (the suite file given as the path to collect is the suite, so the
+project's own tests are not collected). ``--pathjudge-suite PATH`` names the suite explicitly; then the
+items are collected wherever pytest would look (with no path given, pytest's ``testpaths`` or the
+current folder) and are added even when the suite file lies outside them. Each task is one item with
+the node id ``<suite file>::<task id>``, so a failing task reruns with
+``pytest 'examples/docent/suite.yaml::free-storage' --pathjudge-runs ...``; ``--pathjudge-task ID``
+(repeatable) selects tasks by id whatever characters the id holds. In JUnit XML (``--junitxml``) a
+task's ``classname`` is the suite's name. Or configure it in ``pytest.ini`` / ``pyproject.toml``::
 
     [tool.pytest.ini_options]
     pathjudge_suite = "examples/docent/suite.yaml"
@@ -51,7 +58,11 @@ class PathjudgeTaskFailure(AssertionError):
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("pathjudge", "grade agent runs against a pathjudge suite")
-    group.addoption("--pathjudge-suite", default=None, help="Suite YAML: one test item per task.")
+    group.addoption(
+        "--pathjudge-suite",
+        default=None,
+        help="Suite YAML: one test item per task (or give the suite file as the path to collect).",
+    )
     group.addoption("--pathjudge-runs", default=None, help="Runs JSONL to grade against the suite.")
     group.addoption(
         "--pathjudge-verdicts", default=None, help="Recorded judge verdicts JSONL (optional)."
@@ -61,6 +72,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         action="store_true",
         default=None,
         help="Also fail tasks whose runs succeeded by a poor path or repeated a call.",
+    )
+    group.addoption(
+        "--pathjudge-task",
+        action="append",
+        default=None,
+        metavar="ID",
+        help="Run only this task of the suite (repeatable); the others are deselected.",
     )
     parser.addini("pathjudge_suite", "Suite YAML for pathjudge items.", default="")
     parser.addini("pathjudge_runs", "Runs JSONL for pathjudge items.", default="")
@@ -77,6 +95,18 @@ def _setting(config: pytest.Config, name: str) -> str | None:
         path = Path(str(ini))
         return str(path if path.is_absolute() else Path(str(config.rootpath)) / path)
     return None
+
+
+def _resolved(path: str | Path) -> Path:
+    return Path(path).expanduser().resolve()
+
+
+def _explicit_paths(config: pytest.Config) -> set[Path]:
+    """The files named on the command line (``a.yaml`` and ``a.yaml::task`` both name ``a.yaml``)."""
+    if config.args_source is not pytest.Config.ArgsSource.ARGS:
+        return set()
+    base = config.invocation_params.dir
+    return {_resolved(base / arg.split("::", 1)[0]) for arg in config.args}
 
 
 class _Graded:
@@ -109,8 +139,44 @@ class _Graded:
         return self._done
 
 
+class SuiteFile(pytest.File):
+    """A suite YAML as a pytest collector: one :class:`TaskItem` per task, in suite order."""
+
+    def collect(self) -> Any:
+        from pathjudge.rubrics.suite import load_suite
+
+        runs = _setting(self.config, "runs")
+        if runs is None:
+            raise pytest.UsageError(
+                f"pathjudge: {self.path} is a suite, so pytest also needs --pathjudge-runs RUNS.jsonl "
+                "(or the pathjudge_runs ini option)"
+            )
+        suite = load_suite(self.path)
+        strict_opt = self.config.getoption("--pathjudge-strict")
+        strict = (
+            bool(strict_opt) if strict_opt is not None else bool(self.config.getini("pathjudge_strict"))
+        )
+        graded = _Graded(suite, runs, _setting(self.config, "verdicts"))
+        for task in suite.tasks:
+            yield TaskItem.from_parent(
+                self,
+                name=task.id,
+                task_id=task.id,
+                graded=graded,
+                strict=strict,
+                line=suite.task_line(task.id),
+            )
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
+        from pathjudge.errors import PathjudgeError
+
+        if isinstance(excinfo.value, PathjudgeError):  # one line naming file, line and field
+            return str(excinfo.value)
+        return super().repr_failure(excinfo, style=style)
+
+
 class TaskItem(pytest.Item):
-    """One suite task as a test item."""
+    """One suite task as a test item (node id ``<suite file>::<task id>``)."""
 
     def __init__(
         self, *, task_id: str, graded: _Graded, strict: bool, line: int | None, **kwargs: Any
@@ -120,6 +186,16 @@ class TaskItem(pytest.Item):
         self.graded = graded
         self.strict = strict
         self.line = line
+
+    def setup(self) -> None:
+        """JUnit XML: the case's ``classname`` is the suite's name (pytest would use the file path)."""
+        try:
+            from _pytest.junitxml import xml_key
+        except ImportError:  # pragma: no cover - a pytest without the junitxml plugin
+            return
+        xml = self.config.stash.get(xml_key, None)
+        if xml is not None:
+            xml.node_reporter(self.nodeid).add_attribute("classname", self.graded.suite.name)
 
     def runtest(self) -> None:
         from pathjudge.report.junit import task_verdict
@@ -161,35 +237,64 @@ class TaskItem(pytest.Item):
         )
 
 
+def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> SuiteFile | None:
+    """The configured suite file, or a YAML file named on the command line with --pathjudge-runs."""
+    config = parent.config
+    suite = _setting(config, "suite")
+    if file_path.suffix not in (".yaml", ".yml"):
+        return None
+    here = _resolved(file_path)
+    if suite is not None:
+        wanted = here == _resolved(suite)
+    else:
+        wanted = _setting(config, "runs") is not None and here in _explicit_paths(config)
+    if not wanted:
+        return None
+    config.stash[_COLLECTED] = True
+    return SuiteFile.from_parent(parent, path=file_path)
+
+
+_COLLECTED = pytest.StashKey[bool]()
+
+
 def pytest_collection_modifyitems(
     session: pytest.Session, config: pytest.Config, items: list[pytest.Item]
 ) -> None:
     suite_path = _setting(config, "suite")
     runs_path = _setting(config, "runs")
+    collected = config.stash.get(_COLLECTED, False)
     if suite_path is None and runs_path is None:
         return
-    if suite_path is None or runs_path is None:
+    if not collected and (suite_path is None or runs_path is None):
         raise pytest.UsageError(
-            "pathjudge needs both --pathjudge-suite and --pathjudge-runs (or the ini options)"
+            "pathjudge needs both a suite (--pathjudge-suite, or the suite file as the path to "
+            "collect) and --pathjudge-runs (or the ini options)"
         )
-    from pathjudge.errors import PathjudgeError
-    from pathjudge.rubrics.suite import load_suite
-
-    try:
-        suite = load_suite(suite_path)
-    except PathjudgeError as exc:
-        raise pytest.UsageError(str(exc)) from None
-    strict_opt = config.getoption("--pathjudge-strict")
-    strict = bool(strict_opt) if strict_opt is not None else bool(config.getini("pathjudge_strict"))
-    graded = _Graded(suite, runs_path, _setting(config, "verdicts"))
-    for task in suite.tasks:
-        items.append(
-            TaskItem.from_parent(
-                session,
-                name=f"pathjudge[{task.id}]",
-                task_id=task.id,
-                graded=graded,
-                strict=strict,
-                line=suite.task_line(task.id),
+    if not collected and suite_path is not None:
+        # the suite lies outside the paths pytest searched: add its items, reported as collected
+        # (so "collected N items" and --collect-only count them) -- unless paths were named on the
+        # command line, which then say exactly what to run
+        if config.args_source is pytest.Config.ArgsSource.ARGS:
+            pass
+        elif not Path(suite_path).is_file():
+            raise pytest.UsageError(f"pathjudge: suite file not found: {suite_path}")
+        else:
+            config.stash[_COLLECTED] = True
+            suite_file = SuiteFile.from_parent(session, path=Path(suite_path).resolve())
+            items.extend(session.genitems(suite_file))
+    wanted = config.getoption("--pathjudge-task")
+    if wanted:
+        tasks = [item for item in items if isinstance(item, TaskItem)]
+        known = {item.task_id for item in tasks}
+        unknown = [task for task in wanted if task not in known]
+        if unknown and tasks:
+            raise pytest.UsageError(
+                f"pathjudge: no task {', '.join(map(repr, unknown))} in the suite; its tasks are "
+                + ", ".join(sorted(known))
             )
-        )
+        keep = set(wanted)
+        deselected = [item for item in tasks if item.task_id not in keep]
+        if deselected:
+            config.hook.pytest_deselected(items=deselected)
+            drop = set(map(id, deselected))
+            items[:] = [item for item in items if id(item) not in drop]

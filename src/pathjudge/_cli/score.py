@@ -7,9 +7,11 @@ from typing import TYPE_CHECKING, Annotated, Literal
 
 import typer
 
-from pathjudge._cli.app import app, err_console, out_console
+from pathjudge._cli.app import JSON_HELP, app, err_console, json_to_stdout, out_console, write_json
 
 if TYPE_CHECKING:
+    from rich.console import Console
+
     from pathjudge.config import ResolvedConfig
     from pathjudge.report.json_report import ScoreReport
     from pathjudge.rubrics.suite import WeightKey
@@ -60,7 +62,12 @@ def config_weights(config: ResolvedConfig) -> dict[WeightKey, float] | None:
 
 
 def write_rendered(
-    report: ScoreReport, runs: Path, *, html: Path | None, markdown: Path | None
+    report: ScoreReport,
+    runs: Path,
+    *,
+    html: Path | None,
+    markdown: Path | None,
+    console: Console | None = None,
 ) -> None:
     """Write the HTML report and/or the Markdown summary of ``report`` as ``pathjudge report`` does.
 
@@ -74,10 +81,10 @@ def write_rendered(
     variance = variance_from_grades(report)
     if html is not None:
         path = write_html_report(report, html, variance=variance, runs=runs)
-        out_console.print(f"HTML report: {path} ({path.stat().st_size / 1e6:.2f} MB)")
+        (console or out_console).print(f"HTML report: {path} ({path.stat().st_size / 1e6:.2f} MB)")
     if markdown is not None:
         write_markdown_report(report, markdown, variance=variance)
-        out_console.print(f"Markdown summary: {markdown}")
+        (console or out_console).print(f"Markdown summary: {markdown}")
 
 
 @app.command()
@@ -87,9 +94,7 @@ def score(
     fast: Annotated[
         bool, typer.Option("--fast", help="Assertions only: judged criteria are 'not run'.")
     ] = False,
-    json_out: Annotated[
-        Path | None, typer.Option("--json", help="Write the versioned JSON report here.")
-    ] = None,
+    json_out: Annotated[Path | None, typer.Option("--json", help=JSON_HELP)] = None,
     junit: Annotated[
         Path | None, typer.Option("--junit", help="Write JUnit XML (one case per task) here.")
     ] = None,
@@ -119,7 +124,29 @@ def score(
         bool,
         typer.Option("--strict", help="JUnit: a poor path or a repeated call fails its task too."),
     ] = False,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print only gate results.")] = False,
+    quiet: Annotated[
+        bool,
+        typer.Option(
+            "--quiet",
+            "-q",
+            help="Print one summary line (runs, tasks, the three levels, overall, weak runs) and the "
+            "gate results instead of the tables: for CI logs.",
+        ),
+    ] = False,
+    max_weak: Annotated[
+        int,
+        typer.Option(
+            "--max-weak", min=0, help="Weak-path entries listed (0 = all); the heading says if cut."
+        ),
+    ] = 20,
+    skip_unknown_tasks: Annotated[
+        bool,
+        typer.Option(
+            "--skip-unknown-tasks",
+            help="Leave out runs whose task is not in the suite (to score a subset) and report "
+            "how many; without it such a run is an error.",
+        ),
+    ] = False,
     jobs: Annotated[
         int,
         typer.Option(
@@ -171,9 +198,9 @@ def score(
     from pathjudge.config import twin_warning
     from pathjudge.errors import InputError
     from pathjudge.judge.cli_support import config_backend_name, configured_judge
-    from pathjudge.report.json_report import ScoreReport, write_report
+    from pathjudge.report.json_report import ScoreReport, dumps_report
     from pathjudge.report.junit import write_junit
-    from pathjudge.report.terminal import print_scorecard
+    from pathjudge.report.terminal import gate_line, print_scorecard, summary_line
     from pathjudge.rubrics.suite import load_suite
     from pathjudge.scoring.grade import RunGrade, grade_lean, score_file_parallel
     from pathjudge.scoring.judged import (
@@ -194,6 +221,12 @@ def score(
     )
 
     rendered = html is not None or markdown is not None
+    if jobs > 1 and skip_unknown_tasks:
+        raise InputError(
+            "--skip-unknown-tasks grades in one process",
+            field="--skip-unknown-tasks",
+            hint="drop --jobs (or use --jobs 1)",
+        )
     if jobs > 1 and (grades_out is not None or include_runs or rendered or runs.suffix == ".gz"):
         raise InputError(
             "--jobs above 1 grades into the scorecard only",
@@ -201,6 +234,17 @@ def score(
             hint="drop --grades/--include-runs/--html/--markdown (or use --jobs 1), and pass an uncompressed JSONL",
         )
     loaded = load_suite(suite)
+    known = {task.id for task in loaded.tasks}
+    skipped: dict[str, int] = {}
+
+    def suite_runs() -> Iterator[RunRecord]:
+        """The runs file, without the runs of unknown tasks when --skip-unknown-tasks (counted)."""
+        for record in read_runs(runs):
+            if skip_unknown_tasks and record.task_id not in known:
+                skipped[record.task_id] = skipped.get(record.task_id, 0) + 1
+                continue
+            yield record
+
     judging = not fast and suite_has_judged(loaded)
     config = resolve_for_cli(
         {
@@ -256,7 +300,7 @@ def score(
 
         missing = [
             r
-            for r in iter_judge_requests(noting_models(read_runs(runs)), loaded, file=runs)
+            for r in iter_judge_requests(noting_models(suite_runs()), loaded, file=runs)
             if r.item_id not in covered
         ]
         # the configured agent model was checked already; the runs may have been made by another
@@ -306,7 +350,7 @@ def score(
         if jobs > 1:
             score_file_parallel(runs, loaded, recorded, fast=fast, jobs=jobs, builder=builder)
         for lean in (
-            () if jobs > 1 else grade_lean(read_runs(runs), loaded, recorded, fast=fast, file=runs)
+            () if jobs > 1 else grade_lean(suite_runs(), loaded, recorded, fast=fast, file=runs)
         ):
             builder.add(lean)
             if appender is not None or keep:
@@ -330,21 +374,38 @@ def score(
         gates=tuple(gates),
         passed=passed,
         runs=tuple(kept) if keep else None,
+        skipped_runs=sum(skipped.values()),
+        skipped_tasks=tuple(sorted(skipped)),
     )
+    if skipped:
+        names = ", ".join(sorted(skipped)[:10]) + (" ..." if len(skipped) > 10 else "")
+        err_console.print(
+            f"skipped {sum(skipped.values())} run(s) of {len(skipped)} task(s) not in the suite "
+            f"{loaded.name}: {names}"
+        )
     if json_out is not None:
-        write_report(json_out, full if include_runs else full.model_copy(update={"runs": None}))
+        write_json(
+            json_out,
+            dumps_report(full if include_runs else full.model_copy(update={"runs": None})),
+        )
     if junit is not None:
         write_junit(junit, card, [t.id for t in loaded.tasks], strict=strict)
     if rendered:
-        write_rendered(full, runs, html=html, markdown=markdown)
-    if not quiet:
-        print_scorecard(out_console, card, gates, judge_note=note)
+        write_rendered(
+            full,
+            runs,
+            html=html,
+            markdown=markdown,
+            console=err_console if json_to_stdout(json_out) else out_console,
+        )
+    if json_to_stdout(json_out):
+        pass  # stdout holds the JSON document only
+    elif not quiet:
+        print_scorecard(out_console, card, gates, judge_note=note, max_weak=max_weak)
     else:
+        out_console.print(summary_line(card))
         for gate in gates:
-            out_console.print(
-                f"gate {gate.metric} >= {gate.threshold:g}: {_actual(gate.actual)} "
-                f"{'ok' if gate.passed else 'MISSED'}"
-            )
+            out_console.print(gate_line(gate))
     if not passed:
         missed = ", ".join(
             f"{g.metric} {_actual(g.actual)} < {g.threshold:g}" for g in gates if not g.passed

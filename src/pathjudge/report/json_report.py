@@ -44,6 +44,13 @@ class ScoreReport(BaseModel):
     runs: tuple[RunGrade, ...] | None = Field(
         default=None, description="Per-run grades, when asked for."
     )
+    skipped_runs: int = Field(
+        default=0,
+        description="Runs left out because their task is not in the suite (--skip-unknown-tasks).",
+    )
+    skipped_tasks: tuple[str, ...] = Field(
+        default=(), description="The task ids of the skipped runs, sorted."
+    )
 
 
 def dumps_report(report: ScoreReport) -> str:
