@@ -154,7 +154,9 @@ class SuiteFile(pytest.File):
         suite = load_suite(self.path)
         strict_opt = self.config.getoption("--pathjudge-strict")
         strict = (
-            bool(strict_opt) if strict_opt is not None else bool(self.config.getini("pathjudge_strict"))
+            bool(strict_opt)
+            if strict_opt is not None
+            else bool(self.config.getini("pathjudge_strict"))
         )
         graded = _Graded(suite, runs, _setting(self.config, "verdicts"))
         for task in suite.tasks:
@@ -167,12 +169,12 @@ class SuiteFile(pytest.File):
                 line=suite.task_line(task.id),
             )
 
-    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException]) -> Any:  # type: ignore[override]
         from pathjudge.errors import PathjudgeError
 
         if isinstance(excinfo.value, PathjudgeError):  # one line naming file, line and field
             return str(excinfo.value)
-        return super().repr_failure(excinfo, style=style)
+        return super().repr_failure(excinfo)
 
 
 class TaskItem(pytest.Item):

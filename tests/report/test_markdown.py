@@ -77,7 +77,8 @@ def test_weak_list_is_capped_with_a_count_of_the_rest_and_empty_list_says_so() -
     many = replace(many, weak_paths=many.weak_paths * 15, weak_total=30)
     text = render_markdown(many, max_weak=20)
     assert len(_tables(text)[2]) == 21
-    assert "… and 10 more (see the HTML or JSON report)." in text
+    assert "… and 10 more (see the HTML or JSON report" in text
+    assert "**Weak paths**: showing 20 of 30" in text
     assert "None: every run succeeded" in render_markdown(replace(many, weak_paths=()))
 
 

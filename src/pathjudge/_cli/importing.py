@@ -16,6 +16,16 @@ if TYPE_CHECKING:
     from pathjudge.agent.trajectory import RunRecord
 
 _FORMATS_HELP = "anthropic, openai-chat, openai-responses, otel, managed-agents"
+_PREFIX_FORMATS = ("openai-chat", "openai-responses")
+
+
+def _with_agent(
+    runs: Iterable[RunRecord], *, model: str | None, name: str | None
+) -> Iterator[RunRecord]:
+    """Each run with ``agent.model`` / ``agent.name`` set to the given values (the others kept)."""
+    update = {key: value for key, value in (("model", model), ("name", name)) if value is not None}
+    for run in runs:
+        yield run.model_copy(update={"agent": run.agent.model_copy(update=update)})
 
 
 class _Tally:
@@ -56,8 +66,32 @@ def import_(
             "--keep-going", help="Skip transcripts that fail, report them, write the rest."
         ),
     ] = False,
+    agent_model: Annotated[
+        str | None,
+        typer.Option(
+            "--agent-model",
+            help="Record this model for every imported run (agent.model), e.g. gpt-4o; "
+            "overrides what the transcript says.",
+        ),
+    ] = None,
+    agent_name: Annotated[
+        str | None,
+        typer.Option("--agent-name", help="Record this agent name for every run (agent.name)."),
+    ] = None,
+    error_prefix: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--error-prefix",
+            help="openai-chat / openai-responses: a tool result starting with this text is an error "
+            "(repeatable; replaces the default 'Error:').",
+        ),
+    ] = None,
 ) -> None:
-    """Convert a transcript/trace file (or a live session) into pathjudge's runs JSONL."""
+    """Convert a transcript/trace file (or a live session) into pathjudge's runs JSONL.
+
+    Formats without an error flag on tool results (openai-chat, openai-responses) flag a result as an
+    error when its text starts with an --error-prefix (default 'Error:', tau-bench's convention).
+    """
     from pathjudge.agent.importers import format_module, import_file, import_session
     from pathjudge.agent.io import write_jsonl
 
@@ -77,6 +111,20 @@ def import_(
         )
     errors: list[InputError] | None = [] if keep_going else None
     options: dict[str, Any] = {"task_id": task_id, "errors": errors}
+    if error_prefix is not None:
+        if fmt not in _PREFIX_FORMATS:
+            raise InputError(
+                f"--error-prefix does not apply to {fmt!r}: its tool results carry an error flag",
+                field="--error-prefix",
+                hint=f"use it with --from {' or '.join(_PREFIX_FORMATS)}, or drop it",
+            )
+        if any(not prefix for prefix in error_prefix):
+            raise InputError(
+                "an empty --error-prefix would flag every tool result as an error",
+                field="--error-prefix",
+                hint="give the text error results start with, e.g. --error-prefix 'Error:'",
+            )
+        options["error_prefixes"] = tuple(error_prefix)
     if source is not None:
         runs = import_file(source, fmt, **options)
         origin = str(source)
@@ -84,6 +132,8 @@ def import_(
         assert session is not None
         runs = import_session(fmt, session, **options)
         origin = f"session {session}"
+    if agent_model is not None or agent_name is not None:
+        runs = _with_agent(runs, model=agent_model, name=agent_name)
     tally = _Tally()
     written = write_jsonl(output, tally.count(runs))
     if errors:

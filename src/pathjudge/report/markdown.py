@@ -61,7 +61,11 @@ def render_markdown(view: ReportView, *, max_weak: int = 20) -> str:
                     f"- {mark} {md_cell(gate.metric)}: {_num(gate.actual)} {relation} {_num(gate.threshold)} ({verdict})"
                 )
             lines.append("")
-        lines.append(f"**Weak paths** ({view.weak_total})")
+        shown = min(len(view.weak_paths), max_weak)
+        if view.weak_total > shown:
+            lines.append(f"**Weak paths**: showing {shown} of {view.weak_total}")
+        else:
+            lines.append(f"**Weak paths** ({view.weak_total})")
         lines.append("")
         if not view.weak_paths:
             lines.append("None: every run succeeded by a reference path with no redundant call.")
@@ -73,11 +77,11 @@ def render_markdown(view: ReportView, *, max_weak: int = 20) -> str:
                     f"| {md_cell(flags)} | {md_cell(weak.task_id)} | "
                     f"{md_cell(weak.run_id or '—')} | {md_cell(weak.reason)} |"
                 )
-            shown = min(len(view.weak_paths), max_weak)
             if view.weak_total > shown:
                 lines += [
                     "",
-                    f"… and {view.weak_total - shown} more (see the HTML or JSON report).",
+                    f"… and {view.weak_total - shown} more (see the HTML or JSON report, or "
+                    "`pathjudge score --grades FILE` for every run).",
                 ]
         lines.append("")
     if view.diff is not None:
