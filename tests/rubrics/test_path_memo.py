@@ -195,6 +195,8 @@ def test_cache_is_keyed_by_content_and_travels_empty() -> None:
     align_calls(steps, compile_reference(reference), "strict", cache=cache)
     # a fresh compile of the same reference (other objects, same content) finds the entry
     again = align_calls(steps, compile_reference(reference), "strict", cache=cache)
-    assert len(cache) == 1 and again.score == 100
+    assert len(cache) == 1
+    assert again.score == 100
     copy = pickle.loads(pickle.dumps(cache))
-    assert len(copy) == 0 and copy.limit == 7
+    assert len(copy) == 0
+    assert copy.limit == 7

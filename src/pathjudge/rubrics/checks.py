@@ -87,7 +87,7 @@ class TaskPlan:
 
 
 def plan_task(
-    task: Task, *, checks: Sequence[Check] | None = None, cache_limit: int = 256
+    task: Task, *, checks: Sequence[Check] | None = None, cache_limit: int = 64
 ) -> TaskPlan:
     """Compile a task's references and defaults once, for grading many runs of it.
 
@@ -138,7 +138,7 @@ class SuitePlan:
     __slots__ = ("_plans", "cache_limit", "checks", "suite")
 
     def __init__(
-        self, suite: Suite, *, checks: Sequence[Check] | None = None, cache_limit: int = 256
+        self, suite: Suite, *, checks: Sequence[Check] | None = None, cache_limit: int = 64
     ) -> None:
         self.suite = suite
         self.checks: tuple[Check, ...] = CHECKS if checks is None else tuple(checks)

@@ -598,9 +598,10 @@ def align_calls(
     ones are charged as wasted. ``budget=None`` means no step budget. Empty input: see the module doc.
 
     Cheap exits, each giving exactly what the full search gives (pinned by property tests): calls that
-    fully match the reference one to one (no other pairing can beat it in any mode), and a pairing
-    with no choice in it (each step has at most one candidate call of its tool and each call at most
-    one candidate step: every candidate of the search is that same pairing). ``cache`` (one per
+    fully match the reference one to one (no other pairing can beat it in any mode); a pairing with
+    no choice in it (each step has at most one candidate call of its tool and each call at most one
+    candidate step: every candidate of the search is that same pairing); and a one-step reference
+    with no repeat to charge (every candidate is the best-weighted call). ``cache`` (one per
     reference) keeps the fully matching alignment and the pairing per shape; the diffs are always the
     run's own.
     """
@@ -659,6 +660,11 @@ def _align(
 
     if exits and not conflict:
         paired, late, truncated = _unique_pairing(steps, refs, mode, matches)
+    elif exits and n_refs == 1 and not charged:
+        # One step, no repeat to charge: every candidate the search builds is the best-weighted call
+        # (a full match first, then the best score, then the earliest), and one pair is in order.
+        best = max(weights, key=weights.__getitem__)
+        paired, late, truncated = {0: best[1]}, frozenset(), False
     elif cache is not None:
         # The pairing depends on the matches' outcomes and the calls' turns, never on the diff texts.
         key = (
