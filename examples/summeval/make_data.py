@@ -65,6 +65,8 @@ def missing_data_message(path: Path) -> str:
         "annotations) and pass --data PATH, or set PATHJUDGE_SHARED_DATA to a folder holding "
         "summeval/summeval.jsonl."
     )
+
+
 CRITERION = "summary-faithful"
 RATERS = 3
 

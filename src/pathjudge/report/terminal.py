@@ -178,9 +178,20 @@ def print_scorecard(
         console.print(
             styled(
                 f"{sc.check_errors} checks could not run (status error): their runs are undecided, "
-                "not failed; see --json or --grades",
+                "not failed; checks that broke:",
                 "yellow",
             )
         )
+        for broken in sc.broken_checks[:10]:
+            console.print(
+                Prose(
+                    f"  {broken.check} x{broken.count} (first on run {broken.example_run}): "
+                    f"{broken.reason}",
+                    indent=4,
+                    hanging=True,
+                )
+            )
+        if len(sc.broken_checks) > 10:
+            console.print(f"  ... and {len(sc.broken_checks) - 10} more (see --json)")
     for gate in gates:
         console.print(gate_line(gate))
