@@ -22,6 +22,8 @@ HOSTILE_TEXT = (
     "[bold]not markup[/] \x9b31m \u202eevil | *stars* `code`"
 )
 EVIL_TASK = "evil-\x1b[31mtask"
+# the rich markup written into the hostile data: shown as text, so a test can tell it from pathjudge's own
+DATA_MARKUP = ("[bold]not markup[/]", "[red]plain[/]", "[bold]suite[/]", "[bold]x[/]")
 EVIL_TOOL = "search\x1b[2J_docs"
 
 

@@ -114,7 +114,7 @@ def test_table_ids_are_cut_with_an_ellipsis_and_a_legend_never_folded() -> None:
         cell = line.split("│")[1].strip()
         if cell:
             assert any(i == cell or (cell.endswith("…") and i.startswith(cell[:-1])) for i in ids)
-    assert "id(s) shortened to fit 40 columns" in out
+    assert "value(s) shortened to fit 40 columns" in out
     assert "= summary-rate-limiting-very-long-id" in out
     assert all(len(line) <= 40 for line in body)
 

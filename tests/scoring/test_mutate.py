@@ -80,7 +80,7 @@ def test_each_mutation_exactly() -> None:
     assert dropped.metadata["mutation"] == {
         "kind": "drop_step",
         "of": "r1",
-        "what": "dropped steps[2] lookup",
+        "what": "dropped call #3 lookup",
     }
 
     dup = mutate(RUN, "duplicate_call")

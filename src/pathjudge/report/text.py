@@ -373,8 +373,9 @@ def print_table(
 
     Cells are data: plain strings are escaped with :func:`visible` (``\\n`` in a ``text`` cell is a
     line break, elsewhere it is shown as ``\\n``); :class:`Text` cells keep their styles. When an id
-    column is too narrow for some id, that id ends in ``…`` and a legend under the table names it in
-    full (``id_legend=False`` leaves the legend out).
+    column is too narrow for some id, or a text column for one of its words (a path, a URL), the value
+    ends in ``…`` and a legend under the table names it in full (``id_legend=False`` leaves the legend
+    out). Nothing is folded across lines.
     """
     prepared: list[list[str | Text]] = []
     for row in rows:
@@ -411,10 +412,25 @@ def print_table(
     for cells in prepared:
         out: list[str | Text] = []
         for col, cell, width in zip(columns, cells, widths, strict=True):
-            if col.kind == "id" and not isinstance(cell, Text) and cell_len(cell) > width:
+            if isinstance(cell, Text):
+                out.append(cell)
+            elif col.kind == "id" and cell_len(cell) > width:
                 short = _cut(cell, width)
                 legend[cell] = short
                 out.append(short)
+            elif col.kind == "text" and _longest_word(cell) > width:
+                # prose wraps at spaces; a single word too long for the column (a path, a URL) is
+                # cut and named in full in the legend, never folded across lines
+                lines = []
+                for line in cell.split("\n"):
+                    words = []
+                    for word in line.split(" "):
+                        if cell_len(word) > width:
+                            legend[word] = _cut(word, width)
+                            word = legend[word]
+                        words.append(word)
+                    lines.append(" ".join(words))
+                out.append("\n".join(lines))
             else:
                 out.append(cell)
         table.add_row(*out)
@@ -423,6 +439,6 @@ def print_table(
     table.width = sum(widths) + overhead  # never squeezed below the floors (wider than the console)
     console.print(table)
     if legend and id_legend:
-        console.print(Prose(f"{len(legend)} id(s) shortened to fit {console.width} columns:"))
+        console.print(Prose(f"{len(legend)} value(s) shortened to fit {console.width} columns:"))
         for full, short in legend.items():
             console.print(Prose(f"  {short} = {full}", indent=4, hanging=True))

@@ -198,7 +198,7 @@ def argument_validity(run: RunRecord, plan: TaskPlan) -> tuple[CheckResult, ...]
             status="fail",
             score=(n - len(bad)) / n,
             reason=f"{len(bad)} of {n} calls had arguments that were not valid JSON: "
-            + ", ".join(f"steps[{i}] {steps[i].tool}" for i in bad),
+            + ", ".join(f"call #{i + 1} {steps[i].tool}" for i in bad),
             details={"malformed": bad},
         ),
     )
@@ -219,7 +219,7 @@ def argument_match(run: RunRecord, plan: TaskPlan) -> tuple[CheckResult, ...]:
         found = match_call(step.tool, step.arguments, expected)
         if not found.ok:
             failures.append(
-                f"steps[{index}] {step.tool}: "
+                f"call #{index + 1} {step.tool}: "
                 + "; ".join(m.render() for m in found.mismatches[:3])
             )
     tools = ", ".join(sorted(expectations))

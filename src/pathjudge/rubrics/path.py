@@ -291,17 +291,27 @@ def _diff_lines(
     lines: list[str] = []
     for pair in pairs:
         mark = "=" if pair.ok and pair.in_order else ("~" if pair.in_order else "↕")
-        text = f"  {mark} {pair.ref} ↔ call {pair.call} {pair.tool}"
+        text = f"  {mark} {ref_name(pair.ref)} ↔ {call_name(pair.call)} {pair.tool}"
         if not pair.in_order:
             text += " (out of order)"
         for diff in pair.diffs:
             text += f"; {diff.path}: {diff.reason}"
         lines.append(text)
-    lines.extend(f"  - missing {ref}" for ref in missing)
+    lines.extend(f"  - missing {ref_name(ref)}" for ref in missing)
     lines.extend(
-        f"  + extra call {index}{' (wasted)' if index in wasted else ''}" for index in extra
+        f"  + extra {call_name(index)}{' (wasted)' if index in wasted else ''}" for index in extra
     )
     return lines
+
+
+def call_name(index: int) -> str:
+    """How every reason names a call of the run: 1-based, ``call #3`` for ``steps[2]``."""
+    return f"call #{index + 1}"
+
+
+def ref_name(label: str) -> str:
+    """How every reason names a reference step: ``ref step #2`` (unnamed) or ``ref step lookup``."""
+    return f"ref step {label}"
 
 
 # --------------------------------------------------------------------------------------------------
@@ -1112,36 +1122,45 @@ def _reason(
     ok = sum(1 for p in pairs if p.ok and p.in_order)
     parts = [f"{name} ({mode}): {ok} of {n_refs} reference steps matched"]
     if missing:
-        parts.append("missing: " + ", ".join(missing))
+        parts.append("missing: " + ", ".join(ref_name(ref) for ref in missing))
     diffs = [p for p in pairs if p.diffs or not p.ok]
     if diffs:
         parts.append(
             "argument diffs: "
             + "; ".join(
-                f"{p.ref} (call {p.call}): "
+                f"{ref_name(p.ref)} ({call_name(p.call)}): "
                 + (", ".join(f"{d.path} {d.reason}" for d in p.diffs) or "no match")
                 for p in diffs
             )
         )
     if out_of_order:
-        parts.append("out of order: " + ", ".join(out_of_order))
+        parts.append("out of order: " + ", ".join(ref_name(ref) for ref in out_of_order))
     if extra:
-        parts.append("extra calls: " + ", ".join(str(i) for i in extra))
-    if wasted:
-        parts.append("wasted calls: " + ", ".join(str(i) for i in wasted))
+        parts.append(
+            "extra: "
+            + ", ".join(f"{call_name(i)}{' (wasted)' if i in wasted else ''}" for i in extra)
+        )
+    stray = [i for i in wasted if i not in extra]
+    if stray:
+        parts.append("wasted: " + ", ".join(call_name(i) for i in stray))
     if over:
-        parts.append(f"{n_calls} calls over the budget of {budget}")
+        parts.append(f"{n_calls} calls, over the budget of {budget}")
     charges = []
     if faults["missing"]:
-        charges.append(f"{costs.missing}x{faults['missing']} missing")
+        charges.append(_charge(costs.missing, faults["missing"], "missing ref step"))
     if faults["wasted"]:
-        charges.append(f"{costs.wasted}x{faults['wasted']} wasted")
+        charges.append(_charge(costs.wasted, faults["wasted"], "wasted call"))
     if over:
-        charges.append(f"{costs.over_budget} over budget")
+        charges.append(f"{costs.over_budget} (over budget)")
     if order_fault:
-        charges.append(f"{costs.wrong_order} wrong order")
+        charges.append(f"{costs.wrong_order} (wrong order)")
     parts.append(f"path score {score} = 100" + "".join(f" - {c}" for c in charges))
     return "; ".join(parts)
+
+
+def _charge(cost: int, count: int, what: str) -> str:
+    """``20 (2 wasted calls × 10)``: a fault cost as the total it takes off and how it adds up."""
+    return f"{cost * count} ({count} {what}{'' if count == 1 else 's'} × {cost})"
 
 
 def _rank(alignment: PathAlignment) -> tuple[int, bool, int]:

@@ -52,6 +52,7 @@ __all__ = [
     "SuitePlan",
     "TaskPlan",
     "WeakFlag",
+    "answer_excerpt",
     "grade",
     "grade_run",
     "plan_task",
@@ -131,10 +132,13 @@ class RunGrade:
             reasons.append("task failed: " + "; ".join(failing))
         if poor is not None:
             reasons.append("succeeded by a poor path: " + poor.reason)
+        if "wrong_call" in self.weak:
+            wrong = [c.reason for c in self.checks if _wrong_call(c)]
+            reasons.append("wrong tool calls: " + "; ".join(wrong))
         if self.redundant:
             reasons.append(
                 f"redundant x{self.redundant}: "
-                + ", ".join(f"steps[{r}] repeats steps[{f}] {tool}" for f, r, tool in repeats)
+                + ", ".join(f"call #{r + 1} repeats call #{f + 1} {tool}" for f, r, tool in repeats)
             )
         return "; ".join(reasons) if reasons else "ok"
 
@@ -205,6 +209,31 @@ _GRADE_ADAPTER: Any = None
 
 _Fold = tuple[float | None, int, int]
 """A run of checks summed up: (sum of the gating pass/fail values in order, their count, errors)."""
+
+
+_CALL_AXES = ("tool_selection", "argument_correctness")
+_EXCERPT = 160
+
+
+def _wrong_call(check: CheckResult) -> bool:
+    """A gating tool-selection or argument check that failed: the run called the wrong tool or
+    called one with wrong arguments (a write with the wrong order id, a forbidden tool)."""
+    return check.gating and check.status == "fail" and check.axis in _CALL_AXES
+
+
+def answer_excerpt(answer: str | None, limit: int = _EXCERPT) -> str:
+    """What the agent answered, for a failure message: ``the agent answered: "60 requests..."``.
+
+    Whitespace runs are folded to one space and an answer longer than ``limit`` characters is cut
+    with "…"; no answer says so.
+    """
+    if answer is None or not answer.strip():
+        return "the agent gave no final answer"
+    text = " ".join(answer.split())
+    if len(text) > limit:
+        text = text[: limit - 1].rstrip() + "…"
+    return f'the agent answered: "{text}"'
+
 
 _NO_CHECKS: _Fold = (None, 0, 0)
 
@@ -387,8 +416,10 @@ def grade_run(
     poor: PathAlignment | None = None
     if success == "fail":
         weak = ("failed",)
-        failing = tuple(c.reason for c in gating_goal if c.status != "pass") + tuple(
-            f"judged {j.criterion}: {j.reasoning}" for j in judged if j.status == "fail"
+        failing = (
+            tuple(c.reason for c in gating_goal if c.status != "pass")
+            + tuple(f"judged {j.criterion}: {j.reasoning}" for j in judged if j.status == "fail")
+            + (answer_excerpt(run.final_answer),)
         )
     elif (
         success == "pass"
@@ -398,6 +429,10 @@ def grade_run(
     ):
         weak = ("poor_path",)
         poor = alignment
+    if success != "fail" and any(_wrong_call(c) for c in checks):
+        # a wrong call is weak whatever the answer: above all when success is undecided (a judged
+        # criterion not run), where the run would otherwise read "ok"
+        weak = (*weak, "wrong_call")
     repeats_of: tuple[tuple[int, int, str], ...] = ()
     if pairs:
         weak = (*weak, "redundant")

@@ -111,7 +111,7 @@ def mutate(run: RunRecord, kind: MutationKind, *, task_kind: str | None = None) 
         if index is None:
             return None
         del steps[index]
-        what = f"dropped steps[{index}] {run.steps[index].tool}"
+        what = f"dropped call #{index + 1} {run.steps[index].tool}"
     elif kind == "duplicate_call":
         index = _last_ok(steps)
         if index is None:

@@ -32,7 +32,7 @@ from pathjudge.rubrics.suite import WEIGHT_KEYS, Suite, WeightKey
 if TYPE_CHECKING:
     from pathjudge.scoring.grade import RunGrade
 
-WeakFlag = Literal["failed", "poor_path", "redundant"]
+WeakFlag = Literal["failed", "poor_path", "redundant", "wrong_call"]
 
 __all__ = [
     "DEFAULT_WEIGHTS",

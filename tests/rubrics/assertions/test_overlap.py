@@ -25,7 +25,7 @@ def test_capstone_values() -> None:
     result = check_query_overlap(run)
     assert result.score == pytest.approx((2 / 3 + 1 / 3 + 1 / 4) / 3)
     assert result.reason.startswith(
-        "mean query overlap 0.42 over 3 call(s): steps[0] 0.67, steps[1] 0.33, steps[2] 0.25"
+        "mean query overlap 0.42 over 3 call(s): call #1 0.67, call #2 0.33, call #3 0.25"
     )
     assert (result.status, result.gating, result.axis) == ("pass", False, "argument_correctness")
 

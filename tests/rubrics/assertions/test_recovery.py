@@ -72,12 +72,12 @@ def test_recovered_fraction_and_ending_on_error() -> None:
     assert out["recovery.recovered"] == (
         "fail",
         0.5,
-        "1 of 2 errors followed by a successful call; not recovered: steps[2] s (gave_up)",
+        "1 of 2 errors followed by a successful call; not recovered: call #3 s (gave_up)",
     )
     assert out["recovery.ending"] == (
         "fail",
         0.0,
-        "the run ended on an error (steps[2] s) with no answer",
+        "the run ended on an error (call #3 s) with no answer",
     )
     answered = results(run.model_copy(update={"final_answer": "Sorry, the tool failed."}))
     assert answered["recovery.ending"][0] == "pass"

@@ -79,7 +79,7 @@ def test_check_steps_budget_redundant_loop() -> None:
     assert out["steps.redundant"][0] == "fail"
     assert out["steps.redundant"][1] == pytest.approx(1 / 3)
     assert out["steps.redundant"][2].startswith(
-        "2 of 3 calls redundant (max 0): steps[1] repeats steps[0]"
+        "2 of 3 calls redundant (max 0): call #2 repeats call #1"
     )
     assert out["steps.loop"][0] == "fail"
     tolerant = results(run, StepSpec(max_redundant=2, loop_threshold=4))

@@ -108,7 +108,7 @@ def check_query_overlap(
             gating=False,
         )
     mean = sum(score for _, score in per_call) / len(per_call)
-    parts = ", ".join(f"steps[{index}] {score:.2f}" for index, score in per_call)
+    parts = ", ".join(f"call #{index + 1} {score:.2f}" for index, score in per_call)
     details: dict[str, JsonValue] = {
         "per_call": [{"index": index, "overlap": score} for index, score in per_call],
         "mean": mean,

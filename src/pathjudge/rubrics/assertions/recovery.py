@@ -138,7 +138,7 @@ def check_recovery(run: RunRecord, spec: RecoverySpec) -> tuple[CheckResult, ...
             retries[sig] = retries.get(sig, 0) + 1
     worst_sig, worst = max(retries.items(), key=lambda item: item[1], default=("", 0))
     over = worst > spec.retry_budget
-    responses = ", ".join(f"steps[{e.index}] {e.tool}: {e.response}" for e in events)
+    responses = ", ".join(f"call #{e.index + 1} {e.tool}: {e.response}" for e in events)
     if worst:
         worst_tool = worst_sig.split(" ", 1)[0]
         budget_reason = (
@@ -163,7 +163,7 @@ def check_recovery(run: RunRecord, spec: RecoverySpec) -> tuple[CheckResult, ...
         reason = f"{recovered} of {len(events)} errors followed by a successful call"
         if unrecovered:
             reason += "; not recovered: " + ", ".join(
-                f"steps[{e.index}] {e.tool} ({e.response})" for e in unrecovered
+                f"call #{e.index + 1} {e.tool} ({e.response})" for e in unrecovered
             )
         results.append(
             CheckResult(
@@ -179,7 +179,7 @@ def check_recovery(run: RunRecord, spec: RecoverySpec) -> tuple[CheckResult, ...
     answered = bool(run.final_answer and run.final_answer.strip())
     ends_on_error = last_errored and not answered
     if ends_on_error:
-        ending = f"the run ended on an error (steps[{len(run.steps) - 1}] {run.steps[-1].tool}) with no answer"
+        ending = f"the run ended on an error (call #{len(run.steps)} {run.steps[-1].tool}) with no answer"
     elif last_errored:
         ending = "the last call errored but the run still gave a final answer"
     else:

@@ -226,7 +226,7 @@ def check_steps(run: RunRecord, spec: StepSpec) -> tuple[CheckResult, ...]:
     count = len(pairs)
     if count:
         shown = "; ".join(
-            f"steps[{repeat}] repeats steps[{first}] {steps[repeat].tool}"
+            f"call #{repeat + 1} repeats call #{first + 1} {steps[repeat].tool}"
             for first, repeat in pairs[:5]
         )
         reason = f"{count} of {n} calls redundant (max {spec.max_redundant}): {shown}"
