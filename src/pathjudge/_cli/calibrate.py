@@ -60,12 +60,13 @@ def _render_criterion(
     table.add_column(f"{report.confidence:.0%} interval", justify="right")
     table.add_column("how", overflow="fold")
     rows: list[tuple[str, Estimate]] = [
-        ("accuracy", a.accuracy),
-        ("Cohen's kappa", a.kappa),
-        ("TPR (pass recall)", a.tpr),
-        ("TNR (fail recall)", a.tnr),
-        ("TPR, unsure = fail", a.tpr_unsure_as_fail),
-        ("TNR, unsure = fail", a.tnr_unsure_as_fail),
+        ("accuracy (decided)", a.accuracy),
+        ("Cohen's kappa (decided)", a.kappa),
+        ("TPR (pass recall, decided)", a.tpr),
+        ("TNR (fail recall, decided)", a.tnr),
+        ("TPR, unsure = wrong (gated)", a.tpr_unsure_as_wrong),
+        ("TNR, unsure = wrong (gated)", a.tnr_unsure_as_wrong),
+        ("kappa, unsure = wrong (gated)", a.kappa_unsure_as_wrong),
         ("prevalence (human pass)", a.prevalence),
         ("judge pass rate", a.judge_pass_rate),
         ("unsure rate", a.unsure_rate),
@@ -103,10 +104,20 @@ def _render_criterion(
             f"naive judge {naive} {naive_ci} | humans only {humans} {humans_ci} "
             f"(n={p.n_labelled}, N={p.n_unlabelled}); effective sample-size gain {gain}"
         )
+    for note in crit.notes:
+        out_console.print(f"note: {note}", markup=False)
     verdict = "[bold green]TRUSTED[/]" if crit.trust.trusted else "[bold red]NOT TRUSTED[/]"
     out_console.print(f"{verdict} — {escape(crit.trust.reason)}", markup=True)
+    if crit.next_steps:
+        out_console.print("next steps:")
+        for step in crit.next_steps:
+            out_console.print(f"  - {step}", markup=False)
     if crit.disagreements and shown > 0:
-        out_console.print(f"disagreements ({len(crit.disagreements)}), first {shown}:")
+        which = f"{crit.split}-split " if crit.split else ""
+        out_console.print(
+            f"{which}disagreements ({len(crit.disagreements)}), first "
+            f"{min(shown, len(crit.disagreements))}; [split] is the item's split, [-] = none:"
+        )
         for d in crit.disagreements[:shown]:
             why = (d.judge_reasoning or "").replace("\n", " ")
             why = why[:117] + "..." if len(why) > 120 else why
@@ -190,6 +201,12 @@ def calibrate(
         Path | None, typer.Option(help="Write train-split disagreements as few-shot YAML here.")
     ] = None,
     disagreements: Annotated[int, typer.Option(min=0, help="Disagreements to print.")] = 10,
+    quiet: Annotated[
+        bool,
+        typer.Option(
+            "-q", "--quiet", help="Print nothing on stdout (use with --json FILE; exit code says it)."
+        ),
+    ] = False,
     allow_single_class: Annotated[
         bool, typer.Option(help="Report (undefined) statistics for one-class labels.")
     ] = False,
@@ -256,6 +273,17 @@ def calibrate(
     resolved = resolve_for_cli(overrides, config_file=config_file, warn=verdicts is None)
     gate_values = Gates.model_validate(resolved.config.calibration.model_dump())
     label_set = load_labels(labels, threshold=threshold)
+    if few_shot is not None and not any(
+        item.split == "train" for c in label_set.criteria for item in label_set.items(c)
+    ):
+        raise InputError(
+            "--few-shot exports train-split disagreements, but no labelled item is in the "
+            "train split",
+            file=labels,
+            field="split",
+            hint='mark the items to learn from with "split": "train" (and evaluate with --split '
+            "test), or drop --few-shot",
+        )
     if verdicts is not None:
         verdict_set = load_verdicts(verdicts)
     else:
@@ -284,10 +312,12 @@ def calibrate(
     if json_out is not None and str(json_out) == "-":
         out_console.print_json(report.model_dump_json())
     else:
-        _render(report, disagreements)
+        if not quiet:
+            _render(report, disagreements)
         if json_out is not None:
             _write_text(json_out, report.model_dump_json(indent=2) + "\n")
-            err_console.print(f"wrote {json_out}")
+            if not quiet:
+                err_console.print(f"wrote {json_out}")
     if plots is not None:
         for path in _plots(report, plots):
             err_console.print(f"wrote {path}")
@@ -296,8 +326,11 @@ def calibrate(
 
         err_console.print(f"wrote {write_html_report(None, html, calibration=report)}")
     if few_shot is not None:
-        for path in _few_shot(report, label_set, few_shot):
-            err_console.print(f"wrote {path}")
+        for path, count in _few_shot(report, label_set, few_shot):
+            err_console.print(
+                f"wrote {path}: {count} example(s) from train-split disagreements"
+                + ("" if count else " (the judge agreed with every judged train item)")
+            )
     return 0 if report.trusted or report_only else 1
 
 
@@ -343,14 +376,16 @@ def _plots(report: CalibrationReport, folder: Path) -> list[Path]:
     return written
 
 
-def _few_shot(report: CalibrationReport, labels: LabelSet, target: Path) -> list[Path]:
+def _few_shot(
+    report: CalibrationReport, labels: LabelSet, target: Path
+) -> list[tuple[Path, int]]:
     from pathjudge.calibration.disagreements import few_shot_examples, few_shot_yaml
 
-    written: list[Path] = []
+    written: list[tuple[Path, int]] = []
     many = len(report.criteria) > 1
     for crit in report.criteria:
         examples = few_shot_examples(
-            crit.disagreements,
+            crit.train_disagreements,
             {item.item_id: item for item in labels.items(crit.criterion)},
             file=labels.file,
         )
@@ -360,7 +395,7 @@ def _few_shot(report: CalibrationReport, labels: LabelSet, target: Path) -> list
             else target
         )
         _write_text(path, few_shot_yaml(examples, criterion=crit.criterion))
-        written.append(path)
+        written.append((path, len(examples)))
     return written
 
 

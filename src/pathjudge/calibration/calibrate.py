@@ -10,19 +10,27 @@ Matching criteria: a verdict's criterion must equal a label criterion; an unname
 criterion match verdicts from a named judge criterion). ``criterion=`` restricts the run to that
 criterion (and unnamed records).
 
-Bad input is one :class:`~pathjudge.errors.LabelsError` naming file, line and item: a verdict for an
-item that has no label, a labelled item (in the evaluated split) without a verdict, verdicts for a
-criterion the labels do not have, judge-only items that are also labelled, and (unless
+Labelling a subset is the normal workflow, so the pairing is lenient where it can be:
+
+* a verdict for an item that has NO label (in any split) is a judge-only item: it joins the
+  ``unlabelled`` verdicts for the PPI++ corrected rate, and the criterion's ``notes`` say how many;
+* a labelled item (in the evaluated split) without a verdict is left out of every statistic and listed
+  in ``labels_without_verdict`` (and the notes).
+
+Bad input is one :class:`~pathjudge.errors.LabelsError` naming file, line and item: no labelled item
+of the evaluated split has a verdict, verdicts for a criterion the labels do not have, items in the
+``unlabelled`` file that are also labelled or also judged in the verdicts file, and (unless
 ``allow_single_class``) labels of one class only, for which TNR or TPR and kappa cannot be estimated.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, computed_field, model_validator
 
+from pathjudge.calibration.advice import next_steps
 from pathjudge.calibration.agreement import (
     AgreementStats,
     Gates,
@@ -65,6 +73,25 @@ class CriterionCalibration(_Model):
     reliability: Reliability
     ppi: PPIResult | None
     disagreements: tuple[Disagreement, ...]
+    train_disagreements: tuple[Disagreement, ...] = Field(
+        default=(),
+        description="Disagreements on train-split items, whatever split is evaluated (few-shot).",
+    )
+    n_judge_only: int = Field(
+        default=0,
+        description="Judge-only items in the PPI++ estimate: unlabelled verdicts from both files.",
+    )
+    labels_without_verdict: tuple[str, ...] = Field(
+        default=(), description="Labelled items of the evaluated split that have no verdict."
+    )
+    notes: tuple[str, ...] = Field(
+        default=(), description="What the pairing of labels and verdicts did, in words."
+    )
+    next_steps: tuple[str, ...] = Field(
+        default=(),
+        description="When not trusted: labels each failing gate needs at the observed rates, and "
+        "how to try few-shot examples.",
+    )
 
 
 class CalibrationReport(_Model):
@@ -80,6 +107,18 @@ class CalibrationReport(_Model):
     seed: int
     criteria: tuple[CriterionCalibration, ...]
 
+    @model_validator(mode="before")
+    @classmethod
+    def _drop_derived(cls, data: Any) -> Any:
+        # ``trusted`` is written into the JSON for its readers; it is derived, so reading it back
+        # recomputes it rather than trusting the file.
+        if isinstance(data, dict) and "trusted" in data:
+            data = {key: value for key, value in data.items() if key != "trusted"}
+        return data
+
+    @computed_field(  # type: ignore[prop-decorator]
+        description="True when the judge passes the gates on every criterion (False with none)."
+    )
     @property
     def trusted(self) -> bool:
         """True when the judge passes the gates on every criterion (False with no criteria)."""
@@ -155,7 +194,7 @@ def _names(criteria: Sequence[str | None]) -> str:
     return ", ".join("(unnamed)" if c is None else repr(c) for c in criteria)
 
 
-def _check_pairing(
+def _pair(
     items: Sequence[LabelledItem],
     all_items: Mapping[str, LabelledItem],
     votes: Mapping[str, ItemVotes],
@@ -163,28 +202,23 @@ def _check_pairing(
     labels_file: str | None,
     verdicts_file: str | None,
     criterion: str | None,
-) -> None:
-    for item_id, vote in votes.items():
-        if item_id not in all_items:
-            crit = f" for criterion {criterion!r}" if criterion is not None else ""
-            raise LabelsError(
-                f"item {item_id!r} has a verdict but no label{crit} (unknown item id)",
-                file=verdicts_file,
-                line=vote.line,
-                field="item_id",
-                hint="label it, fix the id, or pass judge-only items separately (--unlabelled)",
-            )
-    missing = [item for item in items if item.item_id not in votes]
-    if missing:
-        shown = ", ".join(repr(m.item_id) for m in missing[:5])
-        more = f" and {len(missing) - 5} more" if len(missing) > 5 else ""
+) -> tuple[list[LabelledItem], dict[str, ItemVotes], list[LabelledItem]]:
+    """Split into (labelled items with a verdict, judge-only verdicts, labelled items without one)."""
+    judge_only = {item_id: vote for item_id, vote in votes.items() if item_id not in all_items}
+    judged = [item for item in items if item.item_id in votes]
+    unjudged = [item for item in items if item.item_id not in votes]
+    if not judged:
+        crit = f" of criterion {criterion!r}" if criterion is not None else ""
+        shown = ", ".join(repr(m.item_id) for m in unjudged[:3])
         raise LabelsError(
-            f"{len(missing)} labelled item(s) have no verdict: {shown}{more}",
-            file=labels_file,
-            line=missing[0].line,
+            f"none of the {len(items)} labelled items{crit} has a verdict (labelled: {shown}"
+            f"{', ...' if len(unjudged) > 3 else ''})",
+            file=verdicts_file,
             field="item_id",
-            hint="judge every labelled item, or remove the unjudged ones from the labels",
+            hint=f"judge the items labelled in {labels_file or 'the labels file'}, or check that "
+            "the item ids in both files match",
         )
+    return judged, judge_only, unjudged
 
 
 def _ceiling(stats: AgreementStats, humans: InterAnnotatorStats | None) -> str:
@@ -220,9 +254,10 @@ def calibrate(
 ) -> CalibrationReport:
     """Calibrate the judge against human labels, per criterion (see the module docstring).
 
-    ``split`` evaluates only the labelled items of that split (None: all of them); disagreements are
-    listed for every judged labelled item, whatever its split, so train-split ones can be exported as
-    few-shot examples. ``unlabelled`` holds judge-only verdicts for PPI (never labelled items).
+    ``split`` evaluates only the labelled items of that split (None: all of them); ``disagreements``
+    lists those of the evaluated items, and ``train_disagreements`` those of the train-split items
+    whatever split is evaluated, for few-shot export. ``unlabelled`` holds judge-only verdicts for PPI
+    (never labelled items); verdicts in ``verdicts`` for items with no label join them.
     """
     gates = gates or Gates()
     matched = match_criteria(labels, verdicts, criterion=criterion)
@@ -241,7 +276,7 @@ def calibrate(
                 file=labels.file,
                 hint="choose a split that the labels use, or evaluate all items",
             )
-        _check_pairing(
+        evaluated, judge_only, unjudged = _pair(
             evaluated,
             every,
             votes,
@@ -249,6 +284,13 @@ def calibrate(
             verdicts_file=verdicts.file,
             criterion=lc,
         )
+        notes: list[str] = []
+        if unjudged:
+            shown = ", ".join(repr(m.item_id) for m in unjudged[:5])
+            more = f" and {len(unjudged) - 5} more" if len(unjudged) > 5 else ""
+            notes.append(
+                f"{len(unjudged)} labelled item(s) have no verdict and are left out: {shown}{more}"
+            )
         classes = {item.label for item in evaluated}
         if len(classes) == 1 and not allow_single_class:
             only = next(iter(classes))
@@ -277,8 +319,8 @@ def calibrate(
         )
         rel: Reliability = reliability([v.vote_share for v in item_votes], human, n_bins=n_bins)
         ppi: PPIResult | None = None
-        unl = unl_matched.get(lc)
-        if unl is not None:
+        unl = dict(unl_matched.get(lc, {}))
+        if unl:
             overlap = [item_id for item_id in unl if item_id in every]
             if overlap:
                 first = unl[overlap[0]]
@@ -290,18 +332,47 @@ def calibrate(
                     field="item_id",
                     hint="the judge-only file must hold items that have no human label",
                 )
+            twice = [item_id for item_id in unl if item_id in judge_only]
+            if twice:
+                first = unl[twice[0]]
+                raise LabelsError(
+                    f"item {twice[0]!r} is judged both in the judge-only file and in the verdicts "
+                    f"file ({len(twice)} such items), so PPI would count it twice",
+                    file=unlabelled.file if unlabelled is not None else None,
+                    line=first.line,
+                    field="item_id",
+                    hint="keep each judge-only item in one of the two files",
+                )
+        if judge_only:
+            notes.append(
+                f"{len(judge_only)} verdict(s) have no label and are used as judge-only items "
+                "for the PPI++ corrected rate"
+            )
+            unl.update(judge_only)
+        if unl:
             ppi = ppi_mean(
                 [1.0 if h == "pass" else 0.0 for h in human],
                 predictions(item_votes, prediction),
                 predictions(list(unl.values()), prediction),
                 confidence=confidence,
             )
-        judged_items = [item for item in every.values() if item.item_id in votes]
+        train_items = [
+            item for item in every.values() if item.split == "train" and item.item_id in votes
+        ]
         split_counts: dict[str, int] = {}
         for item in every.values():
             key = item.split or "none"
             split_counts[key] = split_counts.get(key, 0) + 1
         sizes = [v.n_samples for v in item_votes]
+        trust = decide_trust(stats, gates)
+        train_disagreements = tuple(find_disagreements(train_items, votes))
+        steps = next_steps(
+            stats,
+            gates,
+            trust,
+            has_train=any(item.split == "train" for item in every.values()),
+            n_train_disagreements=len(train_disagreements),
+        )
         results.append(
             CriterionCalibration(
                 criterion=lc,
@@ -311,13 +382,18 @@ def calibrate(
                 n_judge_errors=sum(1 for v in item_votes if v.errored),
                 samples_per_item=(min(sizes), max(sizes)),
                 agreement=stats,
-                trust=decide_trust(stats, gates),
+                trust=trust,
                 inter_annotator=humans,
                 ceiling=_ceiling(stats, humans),
                 noise=noise,
                 reliability=rel,
                 ppi=ppi,
-                disagreements=tuple(find_disagreements(judged_items, votes)),
+                disagreements=tuple(find_disagreements(evaluated, votes)),
+                train_disagreements=train_disagreements,
+                n_judge_only=len(unl),
+                labels_without_verdict=tuple(item.item_id for item in unjudged),
+                notes=tuple(notes),
+                next_steps=steps,
             )
         )
     return CalibrationReport(

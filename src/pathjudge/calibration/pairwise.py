@@ -21,6 +21,7 @@ from typing import Literal, assert_never
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from pathjudge._ids import ItemId
 from pathjudge.calibration.agreement import cohen_kappa
 from pathjudge.calibration.estimate import Estimate, proportion, undefined, z_value
 
@@ -59,7 +60,7 @@ class PairwiseItem(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    item_id: str = Field(min_length=1)
+    item_id: ItemId
     human: Winner = Field(description="The human-preferred candidate, or tie.")
     ab: JudgeWinner = Field(description="Judge's winner when A was shown first.")
     ba: JudgeWinner = Field(description="Judge's winner when B was shown first.")

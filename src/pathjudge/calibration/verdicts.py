@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, RootModel, ValidationError
 
+from pathjudge._ids import ItemId
 from pathjudge.agent.io import record_error_from_validation
 from pathjudge.calibration._jsonl import numbered_records
 from pathjudge.errors import LabelsError
@@ -57,7 +58,9 @@ class RecordedVerdict(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    item_id: str = Field(min_length=1, description="The judged item's id (as in the labels file).")
+    item_id: ItemId = Field(
+        description="The judged item's id, as in the labels file (an integer is read as text)."
+    )
     verdict: SampleValue = Field(
         description="pass, fail, unsure (could not decide) or error (the grader broke)."
     )

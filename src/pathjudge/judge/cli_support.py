@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from pathjudge._ids import ItemId
 from pathjudge.agent.io import iter_jsonl, write_jsonl
 from pathjudge.errors import BudgetExceededError, ConfigError, InputError
 from pathjudge.judge.runner import BackendKind, Budget, JudgeJob, JudgeRun, make_backend, run_judge
@@ -95,7 +96,9 @@ class JudgeItem(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    item_id: str = Field(min_length=1, description="Unique id; verdicts refer to it.")
+    item_id: ItemId = Field(
+        description="Unique id (an integer is read as text); verdicts refer to it."
+    )
     inputs: dict[str, str] = Field(description="The criterion's named inputs, as text.")
 
 
