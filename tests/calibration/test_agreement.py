@@ -341,8 +341,10 @@ def test_hand_made_twenty_items_stay_exact() -> None:
     # Wilson 95%: 10/12 -> [0.5520, 0.9530]; 6/8 -> [0.4093, 0.9285] (z = 1.959964)
     assert (stats.tpr.lower, stats.tpr.upper) == pytest.approx(wilson_interval(10, 12))
     assert (stats.tnr.lower, stats.tnr.upper) == pytest.approx(wilson_interval(6, 8))
-    assert round(stats.tpr.lower, 4) == 0.5520 and round(stats.tpr.upper, 4) == 0.9530
-    assert round(stats.tnr.lower, 4) == 0.4093 and round(stats.tnr.upper, 4) == 0.9285
+    assert round(stats.tpr.lower, 4) == 0.5520
+    assert round(stats.tpr.upper, 4) == 0.9530
+    assert round(stats.tnr.lower, 4) == 0.4093
+    assert round(stats.tnr.upper, 4) == 0.9285
     # Without unsure verdicts the gated (unsure-as-wrong) forms are the same numbers.
     assert stats.tpr_unsure_as_wrong == stats.tpr.model_copy(
         update={"reason": stats.tpr_unsure_as_wrong.reason}
@@ -359,7 +361,9 @@ def test_one_false_negative_turned_unsure_no_longer_raises_the_gated_tpr() -> No
     gamed = ["pass"] * 10 + ["fail", "unsure"] + ["fail"] * 6 + ["pass"] * 2
     a = judge_agreement(human, honest, n_bootstrap=300)
     b = judge_agreement(human, gamed, n_bootstrap=300)
-    assert b.tpr.value is not None and a.tpr.value is not None and b.tpr.value > a.tpr.value
+    assert b.tpr.value is not None
+    assert a.tpr.value is not None
+    assert b.tpr.value > a.tpr.value
     assert b.tpr_unsure_as_wrong.value == a.tpr_unsure_as_wrong.value == pytest.approx(10 / 12)
     gate = decide_trust(b, Gates(tpr=0.0, tnr=0.0, kappa=-1.0))
     assert [g.name for g in gate.gates][-1] == "unsure"
@@ -399,7 +403,8 @@ def test_abstaining_never_raises_a_gated_number(
             assert y.value <= x.value + 1e-12, name
         if x.lower is not None and y.lower is not None:
             assert y.lower <= x.lower + 1e-12, name
-    assert b.unsure_rate.value is not None and a.unsure_rate.value is not None
+    assert b.unsure_rate.value is not None
+    assert a.unsure_rate.value is not None
     assert b.unsure_rate.value >= a.unsure_rate.value
     da, db = decide_trust(a, gates), decide_trust(b, gates)
     for ga, gb in zip(da.gates, db.gates, strict=True):

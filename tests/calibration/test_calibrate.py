@@ -172,7 +172,9 @@ def test_verdicts_without_a_label_become_judge_only_items(write: Writer) -> None
     crit = report.criteria[0]
     assert crit.n_labelled == 10
     assert crit.n_judge_only == 12
-    assert crit.ppi is not None and crit.ppi.n_unlabelled == 12 and crit.ppi.n_labelled == 10
+    assert crit.ppi is not None
+    assert crit.ppi.n_unlabelled == 12
+    assert crit.ppi.n_labelled == 10
     assert any("12 verdict(s) have no label" in note for note in crit.notes)
     # The same judge-only items given through --unlabelled give the same PPI estimate.
     alone = calibrate(

@@ -58,7 +58,8 @@ def test_next_steps_after_not_trusted(write: Writer, capsys: pytest.CaptureFixtu
     assert code == 1
     assert "NOT TRUSTED" in out
     assert "next steps:" in out
-    assert "TPR: about" in out and "human-pass items" in out
+    assert "TPR: about" in out
+    assert "human-pass items" in out
     assert "few-shot: mark some labelled items" in out
     # The estimate is what it says: at the observed TPR 14/15 with that many items the bound passes.
     from pathjudge.calibration.estimate import wilson_interval
@@ -74,7 +75,7 @@ def test_few_shot_without_train_split_is_a_clear_error(
 ) -> None:
     labels = write("l.jsonl", [{**r, "split": "test"} for r in _labels()])
     verdicts = write("v.jsonl", _verdicts())
-    code, out, err = _run(
+    code, _out, err = _run(
         ["calibrate", "--labels", str(labels), "--verdicts", str(verdicts), "--few-shot",
          str(tmp_path / "few.yaml")],
         capsys,
@@ -140,7 +141,8 @@ def test_integer_ids_are_read_as_text(write: Writer, capsys: pytest.CaptureFixtu
     # a float or a boolean id stays an error
     bad = write("b.jsonl", [{"item_id": 1.5, "label": "pass"}])
     code, _, err = _run(["calibrate", "--labels", str(bad), "--verdicts", str(verdicts)], capsys)
-    assert code == 2 and "b.jsonl:1" in err
+    assert code == 2
+    assert "b.jsonl:1" in err
 
 
 def test_error_hints_speak_of_the_file_in_hand(
@@ -150,11 +152,15 @@ def test_error_hints_speak_of_the_file_in_hand(
     verdicts = write("v.jsonl", [{"item_id": "a", "verdict": "pass", "colour": "red"}])
     code, _, err = _run(["calibrate", "--labels", str(labels), "--verdicts", str(verdicts)], capsys)
     assert code == 2
-    assert "l.jsonl:1" in err and "runs" not in err and "steps" not in err
+    assert "l.jsonl:1" in err
+    assert "runs" not in err
+    assert "steps" not in err
     good = write("g.jsonl", [{"item_id": "a", "label": "pass"}, {"item_id": "b", "label": "fail"}])
     code, _, err = _run(["calibrate", "--labels", str(good), "--verdicts", str(verdicts)], capsys)
     assert code == 2
-    assert "v.jsonl:1" in err and "runs" not in err and "verdicts format" in err
+    assert "v.jsonl:1" in err
+    assert "runs" not in err
+    assert "verdicts format" in err
 
 
 def test_criteria_list_show_export(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -163,14 +169,19 @@ def test_criteria_list_show_export(tmp_path: Path, capsys: pytest.CaptureFixture
     ids = [row["id"] for row in json.loads(out)]
     assert ids == list(builtin_criteria())
     code, out, _ = _run(["criteria", "show", "summary-faithful"], capsys)
-    assert code == 0 and "id: summary-faithful" in out
+    assert code == 0
+    assert "id: summary-faithful" in out
     target = tmp_path / "mine.yaml"
     code, _, err = _run(["criteria", "export", "summary-faithful", "-o", str(target)], capsys)
-    assert code == 0 and "--criterion" in err
+    assert code == 0
+    assert "--criterion" in err
     copy = load_criterion(target)
     assert copy.content_hash == builtin_criteria()["summary-faithful"].content_hash
     before = target.read_text()
     code, _, err = _run(["criteria", "export", "answer-correct", "-o", str(target)], capsys)
-    assert code == 2 and "already exists" in err and target.read_text() == before
+    assert code == 2
+    assert "already exists" in err
+    assert target.read_text() == before
     code, _, err = _run(["criteria", "show", "nope"], capsys)
-    assert code == 2 and "summary-faithful" in err
+    assert code == 2
+    assert "summary-faithful" in err

@@ -204,7 +204,9 @@ def calibrate(
     quiet: Annotated[
         bool,
         typer.Option(
-            "-q", "--quiet", help="Print nothing on stdout (use with --json FILE; exit code says it)."
+            "-q",
+            "--quiet",
+            help="Print nothing on stdout (use with --json FILE; exit code says it).",
         ),
     ] = False,
     allow_single_class: Annotated[
@@ -376,9 +378,7 @@ def _plots(report: CalibrationReport, folder: Path) -> list[Path]:
     return written
 
 
-def _few_shot(
-    report: CalibrationReport, labels: LabelSet, target: Path
-) -> list[tuple[Path, int]]:
+def _few_shot(report: CalibrationReport, labels: LabelSet, target: Path) -> list[tuple[Path, int]]:
     from pathjudge.calibration.disagreements import few_shot_examples, few_shot_yaml
 
     written: list[tuple[Path, int]] = []

@@ -95,9 +95,7 @@ def record_error_from_validation(
             f" (and {len(details) - 1} more problem{'s' if len(details) > 2 else ''} on this line)"
         )
     hint = _EXTRA_HINTS.get(what) if kind == "extra_forbidden" else None
-    return RecordError(
-        msg, file=file, line=line, field=loc or None, hint=hint or _HINTS.get(kind)
-    )
+    return RecordError(msg, file=file, line=line, field=loc or None, hint=hint or _HINTS.get(kind))
 
 
 def _lines(handle: IO[bytes], max_line_bytes: int) -> Iterator[tuple[int, bytes | None, int]]:

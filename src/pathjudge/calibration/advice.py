@@ -62,9 +62,7 @@ def _smallest(check: Callable[[int], bool], start: int) -> int | None:
 def _rate_items(p: float, threshold: float, confidence: float, start: int) -> int | None:
     if p <= threshold:
         return None
-    return _smallest(
-        lambda m: _wilson_bound(p, m, confidence, upper=False) >= threshold, start
-    )
+    return _smallest(lambda m: _wilson_bound(p, m, confidence, upper=False) >= threshold, start)
 
 
 def labels_needed(stats: AgreementStats, gates: Gates, decision: TrustDecision) -> list[str]:
@@ -140,7 +138,7 @@ def few_shot_advice(has_train: bool, n_train_disagreements: int) -> str:
     """How to turn train-split disagreements into few-shot examples, given what the labels hold."""
     if not has_train:
         return (
-            "few-shot: mark some labelled items \"split\": \"train\" (with their 'inputs' and a "
+            'few-shot: mark some labelled items "split": "train" (with their \'inputs\' and a '
             "'rationale'), rerun with --split test --few-shot examples.yaml, then `pathjudge criteria "
             "export ID -o mine.yaml`, paste the examples into it and judge with --criterion mine.yaml"
         )
@@ -166,4 +164,3 @@ def next_steps(
         *labels_needed(stats, gates, decision),
         few_shot_advice(has_train, n_train_disagreements),
     )
-
