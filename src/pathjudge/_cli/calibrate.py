@@ -104,6 +104,15 @@ def _render_criterion(
             f"naive judge {naive} {naive_ci} | humans only {humans} {humans_ci} "
             f"(n={p.n_labelled}, N={p.n_unlabelled}); effective sample-size gain {gain}"
         )
+    if crit.evidence is not None:
+        ev = crit.evidence
+        acc_bad, _ = _fmt(ev.accuracy_unverified)
+        acc_good, _ = _fmt(ev.accuracy_verified)
+        out_console.print(
+            f"evidence: {ev.n_unverified} of {ev.n_checked} items cite a quote not found in the "
+            f"judged inputs (agreement {acc_bad} there, {acc_good} where the quotes were found)"
+            + ("; counted as unsure" if ev.treated_as_unsure else "")
+        )
     for note in crit.notes:
         out_console.print(f"note: {note}", markup=False)
     verdict = "[bold green]TRUSTED[/]" if crit.trust.trusted else "[bold red]NOT TRUSTED[/]"
@@ -209,6 +218,13 @@ def calibrate(
             help="Print nothing on stdout (use with --json FILE; exit code says it).",
         ),
     ] = False,
+    unverified_as_unsure: Annotated[
+        bool,
+        typer.Option(
+            "--unverified-as-unsure",
+            help="Count a verdict whose evidence quotes are not in the judged inputs as unsure.",
+        ),
+    ] = False,
     allow_single_class: Annotated[
         bool, typer.Option(help="Report (undefined) statistics for one-class labels.")
     ] = False,
@@ -310,6 +326,7 @@ def calibrate(
         seed=seed,
         n_bins=bins,
         allow_single_class=allow_single_class,
+        unverified_as_unsure=unverified_as_unsure,
     )
     if json_out is not None and str(json_out) == "-":
         out_console.print_json(report.model_dump_json())

@@ -41,19 +41,46 @@ from pathjudge.calibration.agreement import (
     judge_agreement,
 )
 from pathjudge.calibration.disagreements import Disagreement, find_disagreements
+from pathjudge.calibration.estimate import Estimate, proportion
 from pathjudge.calibration.labels import LabelledItem, LabelSet, Split
 from pathjudge.calibration.noise import NoiseStats, Reliability, judge_noise, reliability
 from pathjudge.calibration.ppi import PPIResult, Prediction, ppi_mean, predictions
 from pathjudge.calibration.verdicts import ItemVotes, VerdictSet, VerdictValue
 from pathjudge.errors import LabelsError
 
-__all__ = ["CalibrationReport", "CriterionCalibration", "calibrate", "match_criteria"]
+__all__ = [
+    "CalibrationReport",
+    "CriterionCalibration",
+    "EvidenceDiagnostic",
+    "calibrate",
+    "match_criteria",
+]
 
 CALIBRATION_SCHEMA_VERSION: Literal[1] = 1
 
 
 class _Model(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class EvidenceDiagnostic(_Model):
+    """How often the judge's evidence quotes were found in what it judged (see
+    :mod:`pathjudge.judge.evidence`), and how the judge did where they were not."""
+
+    n_checked: int = Field(description="Evaluated items whose verdict cites checkable evidence.")
+    n_unverified: int = Field(
+        description="Items where a decisive sample cites a quote not found in the judged inputs."
+    )
+    unverified_items: tuple[str, ...] = Field(description="Their ids (the first 50).")
+    accuracy_verified: Estimate = Field(
+        description="Agreement with humans where quotes were found."
+    )
+    accuracy_unverified: Estimate = Field(
+        description="Agreement with humans where a quote was not found."
+    )
+    treated_as_unsure: bool = Field(
+        description="True when samples with unfound quotes were counted as unsure."
+    )
 
 
 class CriterionCalibration(_Model):
@@ -76,6 +103,9 @@ class CriterionCalibration(_Model):
     train_disagreements: tuple[Disagreement, ...] = Field(
         default=(),
         description="Disagreements on train-split items, whatever split is evaluated (few-shot).",
+    )
+    evidence: EvidenceDiagnostic | None = Field(
+        default=None, description="Evidence verification diagnostic (None: no quotes checked)."
     )
     n_judge_only: int = Field(
         default=0,
@@ -221,6 +251,62 @@ def _pair(
     return judged, judge_only, unjudged
 
 
+def _check_evidence(votes: ItemVotes, item: LabelledItem) -> ItemVotes:
+    """Check quotes nobody checked yet against the label's ``inputs`` (when it has them)."""
+    if not item.inputs or not any(
+        quotes and checked is None
+        for quotes, checked in zip(votes.evidence, votes.evidence_verified, strict=False)
+    ):
+        return votes
+    from dataclasses import replace
+
+    from pathjudge.judge.evidence import verify_evidence
+    from pathjudge.rubrics.criteria import input_text
+
+    inputs = {name: input_text(value) for name, value in item.inputs.items()}
+    verified = tuple(
+        verify_evidence(quotes, inputs).verified if checked is None and quotes else checked
+        for quotes, checked in zip(votes.evidence, votes.evidence_verified, strict=False)
+    )
+    return replace(votes, evidence_verified=verified)
+
+
+def _evidence_diagnostic(
+    items: Sequence[LabelledItem],
+    votes: Mapping[str, ItemVotes],
+    *,
+    confidence: float,
+    as_unsure: bool,
+) -> EvidenceDiagnostic | None:
+    checked = [
+        item for item in items if any(v is not None for v in votes[item.item_id].evidence_verified)
+    ]
+    if not checked:
+        return None
+    bad = [item for item in checked if votes[item.item_id].unverified]
+    good = [item for item in checked if not votes[item.item_id].unverified]
+
+    def accuracy(group: Sequence[LabelledItem], what: str) -> Estimate:
+        decided = [i for i in group if votes[i.item_id].majority != "unsure"]
+        right = sum(1 for i in decided if votes[i.item_id].majority == i.label)
+        return proportion(
+            right,
+            len(decided),
+            what=f"of decided items {what} agree with the humans",
+            empty=f"undefined: no decided item {what}",
+            confidence=confidence,
+        )
+
+    return EvidenceDiagnostic(
+        n_checked=len(checked),
+        n_unverified=len(bad),
+        unverified_items=tuple(item.item_id for item in bad[:50]),
+        accuracy_verified=accuracy(good, "whose quotes were found"),
+        accuracy_unverified=accuracy(bad, "with a quote not found"),
+        treated_as_unsure=as_unsure,
+    )
+
+
 def _ceiling(stats: AgreementStats, humans: InterAnnotatorStats | None) -> str:
     judge = stats.kappa.value
     judge_text = (
@@ -251,6 +337,7 @@ def calibrate(
     n_bins: int = 5,
     prediction: Prediction = "vote_share",
     allow_single_class: bool = False,
+    unverified_as_unsure: bool = False,
 ) -> CalibrationReport:
     """Calibrate the judge against human labels, per criterion (see the module docstring).
 
@@ -258,6 +345,11 @@ def calibrate(
     lists those of the evaluated items, and ``train_disagreements`` those of the train-split items
     whatever split is evaluated, for few-shot export. ``unlabelled`` holds judge-only verdicts for PPI
     (never labelled items); verdicts in ``verdicts`` for items with no label join them.
+
+    Evidence: a sample that cites quotes but was never checked (a generic verdicts line without
+    ``evidence_verified``) is checked against the label's ``inputs`` when the label has them.
+    ``unverified_as_unsure`` counts every sample whose quotes were not found as ``unsure``; either
+    way the criterion's ``evidence`` diagnostic reports them.
     """
     gates = gates or Gates()
     matched = match_criteria(labels, verdicts, criterion=criterion)
@@ -304,7 +396,16 @@ def calibrate(
                 field="label",
                 hint=f"add labelled '{other}' items (or allow a single class to see what is defined)",
             )
-        item_votes = [votes[item.item_id] for item in evaluated]
+        checked_votes = {
+            item.item_id: _check_evidence(votes[item.item_id], item) for item in evaluated
+        }
+        diagnostic = _evidence_diagnostic(
+            evaluated, checked_votes, confidence=confidence, as_unsure=unverified_as_unsure
+        )
+        if unverified_as_unsure:
+            checked_votes = {k: v.unverified_as_unsure() for k, v in checked_votes.items()}
+            judge_only = {k: v.unverified_as_unsure() for k, v in judge_only.items()}
+        item_votes = [checked_votes[item.item_id] for item in evaluated]
         human = [item.label for item in evaluated]
         judge: list[VerdictValue] = [v.majority for v in item_votes]
         stats = judge_agreement(
@@ -388,12 +489,13 @@ def calibrate(
                 noise=noise,
                 reliability=rel,
                 ppi=ppi,
-                disagreements=tuple(find_disagreements(evaluated, votes)),
+                disagreements=tuple(find_disagreements(evaluated, checked_votes)),
                 train_disagreements=train_disagreements,
                 n_judge_only=len(unl),
                 labels_without_verdict=tuple(item.item_id for item in unjudged),
                 notes=tuple(notes),
                 next_steps=steps,
+                evidence=diagnostic,
             )
         )
     return CalibrationReport(

@@ -8,7 +8,8 @@ A verdicts file holds one JSON object a line, in either of two shapes (mixed fre
 
   ``verdict`` is ``pass``, ``fail``, ``unsure`` (the grader could not decide) or ``error`` (it broke).
   Several judgements of the same item carry distinct ``sample`` indices (no ``sample`` = sample 0).
-  Optional: ``criterion``, ``model``, ``metadata``.
+  Optional: ``criterion``, ``model``, ``evidence`` (the quotes the grader cited),
+  ``evidence_verified`` (whether they were found in the judged inputs) and ``metadata``.
 * pathjudge's own judge output (a line with ``"kind": "verdict"`` or ``"kind": "failure"``, see
   :mod:`pathjudge.judge.verdict`): a verdict record contributes each of its ``sample_verdicts`` as one
   sample (plus one ``error`` sample per failed sample); a failure record is one ``error`` sample. The
@@ -22,7 +23,7 @@ decisive (pass/fail) samples, ``unsure`` on a tie or when no sample is decisive,
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -72,6 +73,13 @@ class RecordedVerdict(BaseModel):
     )
     criterion: str | None = Field(default=None, description="The criterion this verdict is for.")
     model: str | None = Field(default=None, description="The grader (model) that produced it.")
+    evidence: tuple[str, ...] = Field(
+        default=(), description="Quotes from the judged data the grader cited."
+    )
+    evidence_verified: bool | None = Field(
+        default=None,
+        description="Whether every quote was found in the judged inputs (None: not checked).",
+    )
     metadata: dict[str, JsonValue] = Field(default_factory=dict, description="Anything else.")
 
 
@@ -106,6 +114,8 @@ def samples_from_result(result: JudgeVerdictRecord | JudgeFailure) -> list[Recor
             sample=sample.sample_index,
             criterion=result.criterion_id,
             model=result.model,
+            evidence=sample.evidence,
+            evidence_verified=sample.evidence_verified,
         )
         for sample in result.sample_verdicts
     ]
@@ -162,6 +172,30 @@ class ItemVotes:
     verdicts: tuple[SampleValue, ...]
     reasonings: tuple[str | None, ...] = ()
     line: int = 0
+    evidence: tuple[tuple[str, ...], ...] = ()
+    evidence_verified: tuple[bool | None, ...] = ()
+
+    @property
+    def unverified(self) -> bool:
+        """True when a decisive sample cites evidence that was not found in the judged inputs."""
+        return any(
+            checked is False and verdict in ("pass", "fail")
+            for verdict, checked in zip(self.verdicts, self.evidence_verified, strict=False)
+        )
+
+    def unverified_as_unsure(self) -> ItemVotes:
+        """These votes with every sample whose evidence was not found turned into ``unsure``."""
+        if not self.unverified:
+            return self
+        verdicts = tuple(
+            "unsure" if checked is False and verdict in ("pass", "fail") else verdict
+            for verdict, checked in zip(
+                self.verdicts,
+                (*self.evidence_verified, *([None] * len(self.verdicts))),
+                strict=False,
+            )
+        )
+        return replace(self, verdicts=verdicts)
 
     @property
     def n_samples(self) -> int:
@@ -272,6 +306,8 @@ def aggregate_verdicts(
                 verdicts=tuple(entry[2].verdict for entry in entries),
                 reasonings=tuple(entry[2].reasoning for entry in entries),
                 line=first_line,
+                evidence=tuple(entry[2].evidence for entry in entries),
+                evidence_verified=tuple(entry[2].evidence_verified for entry in entries),
             )
         by_criterion[criterion] = out
     return VerdictSet(file=name, by_criterion=by_criterion)
