@@ -185,3 +185,67 @@ def test_criteria_list_show_export(tmp_path: Path, capsys: pytest.CaptureFixture
     code, _, err = _run(["criteria", "show", "nope"], capsys)
     assert code == 2
     assert "summary-faithful" in err
+
+
+def test_calibrate_pairwise_cli(
+    write: Writer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from pathjudge.calibration.pairwise import PairwiseItem, pairwise_agreement
+
+    prefs = [("p1", "A"), ("p2", "A"), ("p3", "B"), ("p4", "B"), ("p5", "tie"), ("p6", "A")]
+    # positional answers: (ab, ba); p6's ab is unparsed (error)
+    answers = {
+        "p1": ("first", "second"),
+        "p2": ("first", "first"),
+        "p3": ("first", "first"),
+        "p4": ("second", "first"),
+        "p5": ("tie", "second"),
+        "p6": ("error", "second"),
+    }
+    labels = write("prefs.jsonl", [{"item_id": i, "preference": p} for i, p in prefs])
+    rows = []
+    for item_id, (ab, ba) in answers.items():
+        rows.append({"item_id": item_id, "order": "ab", "verdict": ab})
+        rows.append({"item_id": item_id, "order": "ba", "verdict": ba})
+    rows.append({"item_id": "zz", "order": "ab", "verdict": "A"})
+    verdicts = write("pv.jsonl", rows)
+    code, out, _ = _run(
+        ["calibrate", "--pairwise", "--labels", str(labels), "--verdicts", str(verdicts),
+         "--json", "-", "--bootstrap", "100"],
+        capsys,
+    )  # fmt: skip
+    assert code == 0
+    data = json.loads(out)
+    stats = data["stats"]
+    assert stats["unsure_as"] == "wrong"
+    # the same items through the library give the same numbers
+    items = [
+        PairwiseItem(item_id="p1", human="A", ab="A", ba="A"),
+        PairwiseItem(item_id="p2", human="A", ab="A", ba="B"),
+        PairwiseItem(item_id="p3", human="B", ab="A", ba="B"),
+        PairwiseItem(item_id="p4", human="B", ab="B", ba="B"),
+        PairwiseItem(item_id="p5", human="tie", ab="tie", ba="A"),
+        PairwiseItem(item_id="p6", human="A", ab="unsure", ba="A"),
+    ]
+    ref = pairwise_agreement(items, n_bootstrap=100)
+    for name in ("accuracy_ab", "accuracy_ba", "both_correct", "kappa_ab", "kappa_mean"):
+        assert stats[name]["value"] == pytest.approx(getattr(ref, name).value, abs=1e-12)
+    assert stats["kappa_mean"]["lower"] is not None
+    assert any("'zz'" in note for note in data["notes"])
+    # the table, with the unsure policy and the bias direction
+    code, out, _ = _run(
+        ["calibrate", "--pairwise", "--labels", str(labels), "--verdicts", str(verdicts),
+         "--unsure-as", "drop", "--bootstrap", "50"],
+        capsys,
+    )  # fmt: skip
+    assert code == 0
+    assert "counted as drop" in out
+    assert "position bias:" in out
+    assert "kappa, mean of both orders" in out
+    code, _, err = _run(
+        ["calibrate", "--pairwise", "--labels", str(labels), "--verdicts", str(verdicts),
+         "--unsure-as", "maybe"],
+        capsys,
+    )  # fmt: skip
+    assert code == 2
+    assert "wrong, tie or drop" in err

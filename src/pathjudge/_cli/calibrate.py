@@ -218,6 +218,22 @@ def calibrate(
             help="Print nothing on stdout (use with --json FILE; exit code says it).",
         ),
     ] = False,
+    pairwise: Annotated[
+        bool,
+        typer.Option(
+            "--pairwise",
+            help="Pairwise judge judged in both orders: --labels holds {item_id, preference: "
+            "A|B|tie}, --verdicts one {item_id, order: ab|ba, verdict} per order (see the README).",
+        ),
+    ] = False,
+    unsure_as: Annotated[
+        str,
+        typer.Option(
+            "--unsure-as",
+            help="Pairwise: how an unsure or unparsed answer counts: wrong (default, as published "
+            "pairwise evaluations count it), tie, or drop (leave the item out).",
+        ),
+    ] = "wrong",
     unverified_as_unsure: Annotated[
         bool,
         typer.Option(
@@ -253,6 +269,24 @@ def calibrate(
     from pathjudge.errors import InputError
     from pathjudge.judge.cli_support import config_backend_name
 
+    if pairwise:
+        _pairwise(
+            labels,
+            verdicts,
+            unsure_as=unsure_as,
+            json_out=json_out,
+            quiet=quiet,
+            confidence=confidence,
+            n_bootstrap=bootstrap,
+            seed=seed,
+        )
+        return 0
+    if unsure_as != "wrong":
+        raise InputError(
+            "--unsure-as is for --pairwise calibration",
+            field="--unsure-as",
+            hint="add --pairwise, or drop --unsure-as (pass/fail gates always count unsure as wrong)",
+        )
     live_options = {"--backend": backend, "--model": model, "--base-url": base_url}
     if verdicts is not None:
         given = [name for name, value in live_options.items() if value is not None]
@@ -458,3 +492,94 @@ def _live(
         write_jsonl(save, results)
         err_console.print(f"wrote {save}")
     return verdict_set
+
+
+def _pairwise(
+    labels: Path,
+    verdicts: Path | None,
+    *,
+    unsure_as: str,
+    json_out: Path | None,
+    quiet: bool,
+    confidence: float,
+    n_bootstrap: int,
+    seed: int,
+) -> None:
+    import json
+
+    from rich.table import Table
+
+    from pathjudge.calibration.pairwise import UnsureAs, pairwise_agreement
+    from pathjudge.calibration.pairwise_io import load_pairwise
+    from pathjudge.errors import InputError
+
+    policies: dict[str, UnsureAs] = {"wrong": "wrong", "tie": "tie", "drop": "drop"}
+    policy = policies.get(unsure_as)
+    if policy is None:
+        raise InputError(
+            f"unknown --unsure-as {unsure_as!r}", field="--unsure-as", hint="use wrong, tie or drop"
+        )
+    if verdicts is None:
+        raise InputError(
+            "--pairwise needs --verdicts (the judge's answers in both orders)",
+            field="--verdicts",
+            hint="record one line per item and order: {item_id, order: ab|ba, verdict}",
+        )
+    items, notes = load_pairwise(labels, verdicts)
+    stats = pairwise_agreement(
+        items, confidence=confidence, unsure_as=policy, n_bootstrap=n_bootstrap, seed=seed
+    )
+    payload = {
+        "schema_version": 1,
+        "kind": "pathjudge.pairwise",
+        "labels_file": str(labels),
+        "verdicts_file": str(verdicts),
+        "notes": notes,
+        "stats": stats.model_dump(mode="json"),
+    }
+    if json_out is not None and str(json_out) == "-":
+        out_console.print(json.dumps(payload, indent=2), markup=False, highlight=False)
+        return
+    if json_out is not None:
+        _write_text(json_out, json.dumps(payload, indent=2) + "\n")
+        if not quiet:
+            err_console.print(f"wrote {json_out}")
+    if quiet:
+        return
+    title = (
+        f"pairwise judge, both orders: {stats.n_items} items, {stats.n_decided} evaluated, "
+        f"{stats.n_unsure} with an unsure answer (counted as {stats.unsure_as})"
+    )
+    table = Table(title=title, title_justify="left")
+    table.add_column("statistic", no_wrap=True)
+    table.add_column("value", justify="right", no_wrap=True)
+    table.add_column(f"{confidence:.0%} interval", justify="right", no_wrap=True)
+    table.add_column("how", overflow="fold")
+    rows = [
+        ("accuracy, A shown first", stats.accuracy_ab),
+        ("accuracy, B shown first", stats.accuracy_ba),
+        ("accuracy, both orders averaged", stats.accuracy_averaged),
+        ("correct in both orders", stats.both_correct),
+        ("position-consistent accuracy", stats.position_consistent_accuracy),
+        ("positional agreement", stats.consistency),
+        ("bias: first slot won twice", stats.bias_first_slot),
+        ("bias: second slot won twice", stats.bias_second_slot),
+        ("bias: other (tie once, unsure)", stats.bias_other),
+        ("first-slot rate (0.5 = none)", stats.first_slot_rate),
+        ("kappa, A shown first", stats.kappa_ab),
+        ("kappa, B shown first", stats.kappa_ba),
+        ("kappa, mean of both orders", stats.kappa_mean),
+        ("kappa between the orders", stats.kappa_between_orders),
+    ]
+    for label, est in rows:
+        value, interval = _fmt(est, digits=4)
+        table.add_row(label, value, interval, est.reason)
+    out_console.print(table)
+    direction = {
+        "first": "the judge favours the candidate shown FIRST",
+        "second": "the judge favours the candidate shown SECOND",
+        "none": "no position bias detected (the first-slot rate's interval holds 0.5)",
+    }[stats.bias_direction]
+    out_console.print(f"position bias: {direction}")
+    for note in notes:
+        out_console.print(f"note: {note}", markup=False)
