@@ -135,3 +135,43 @@ def test_report_renders_verdicts_html_and_markdown(
     assert main(["report", str(bad), "-o", str(tmp_path / "b.html")]) == 2
     assert "bad.jsonl:1" in capsys.readouterr().err
     assert not (tmp_path / "b.html").exists()
+
+
+def test_calibration_reports_name_the_judge_and_show_evidence(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    verdicts = _write_judge_verdicts(tmp_path / "verdicts.jsonl")
+    labels = tmp_path / "labels.jsonl"
+    rows = [("s1", "fail"), ("s2", "pass"), ("s3", "pass")]  # the judge disagrees on s1 and s2
+    labels.write_text(
+        "".join(
+            json.dumps({"item_id": i, "label": lab, "criterion": "summary-faithful"}) + "\n"
+            for i, lab in rows
+        ),
+        encoding="utf-8",
+    )
+    page, md, js = tmp_path / "c.html", tmp_path / "c.md", tmp_path / "c.json"
+    code = main(
+        ["calibrate", "--labels", str(labels), "--verdicts", str(verdicts), "--json", str(js),
+         "--html", str(page), "--report-only", "--allow-single-class", "--bootstrap", "20"]
+    )  # fmt: skip
+    assert code == 0
+    out = capsys.readouterr().out
+    assert "judge: openai:smollm2-360m · summary-faithful sha256:0123456789abcdef0123" in out
+    data = json.loads(js.read_text())
+    judges = data["criteria"][0]["judges"]
+    assert judges[0]["backend"] == "openai"
+    assert judges[0]["model"] == "smollm2-360m"
+    assert judges[0]["criterion_hash"] == "sha256:0123456789abcdef0123"
+    assert judges[0]["samples"] == 3
+    disagreements = {d["item_id"]: d for d in data["criteria"][0]["disagreements"]}
+    assert disagreements["s2"]["judge_evidence"] == ["quoted text", "an invented quote"]
+    assert disagreements["s2"]["evidence_verified"] is False
+    html_text = page.read_text(encoding="utf-8")
+    assert "openai:smollm2-360m" in html_text
+    assert "an invented quote" in html_text
+    assert "NOT found in the judged inputs" in html_text
+    from pathjudge.report.markdown import write_markdown_report
+
+    write_markdown_report(None, md, calibration=js)
+    assert "openai:smollm2-360m" in md.read_text(encoding="utf-8")

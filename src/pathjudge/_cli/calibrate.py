@@ -93,6 +93,8 @@ def _render_criterion(
         f"human-fail {cm.unsure['fail']}"
     )
     out_console.print(f"ceiling: {crit.ceiling}")
+    if crit.judges:
+        out_console.print("judge: " + "; ".join(j.describe() for j in crit.judges), markup=False)
     if crit.ppi is not None:
         p = crit.ppi
         corrected, ci = _fmt(p.estimate)

@@ -45,7 +45,7 @@ from pathjudge.calibration.estimate import Estimate, proportion
 from pathjudge.calibration.labels import LabelledItem, LabelSet, Split
 from pathjudge.calibration.noise import NoiseStats, Reliability, judge_noise, reliability
 from pathjudge.calibration.ppi import PPIResult, Prediction, ppi_mean, predictions
-from pathjudge.calibration.verdicts import ItemVotes, VerdictSet, VerdictValue
+from pathjudge.calibration.verdicts import ItemVotes, JudgeName, VerdictSet, VerdictValue
 from pathjudge.errors import LabelsError
 
 __all__ = [
@@ -103,6 +103,11 @@ class CriterionCalibration(_Model):
     train_disagreements: tuple[Disagreement, ...] = Field(
         default=(),
         description="Disagreements on train-split items, whatever split is evaluated (few-shot).",
+    )
+    judges: tuple[JudgeName, ...] = Field(
+        default=(),
+        description="Who produced the verdicts: backend, model, criterion id and content hash, "
+        "samples.",
     )
     evidence: EvidenceDiagnostic | None = Field(
         default=None, description="Evidence verification diagnostic (None: no quotes checked)."
@@ -359,7 +364,7 @@ def calibrate(
         for target, (_, votes) in pairs.items():
             unl_matched[target] = votes
     results: list[CriterionCalibration] = []
-    for lc, (_, votes) in matched.items():
+    for lc, (vc, votes) in matched.items():
         every = {item.item_id: item for item in labels.items(lc)}
         evaluated = [item for item in every.values() if split is None or item.split == split]
         if not evaluated:
@@ -496,6 +501,7 @@ def calibrate(
                 notes=tuple(notes),
                 next_steps=steps,
                 evidence=diagnostic,
+                judges=tuple(verdicts.judges.get(vc, ())),
             )
         )
     return CalibrationReport(

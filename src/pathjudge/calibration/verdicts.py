@@ -40,6 +40,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ItemVotes",
+    "JudgeName",
     "RecordedVerdict",
     "SampleValue",
     "VerdictSet",
@@ -73,6 +74,12 @@ class RecordedVerdict(BaseModel):
     )
     criterion: str | None = Field(default=None, description="The criterion this verdict is for.")
     model: str | None = Field(default=None, description="The grader (model) that produced it.")
+    backend: str | None = Field(
+        default=None, description="The grader's backend (pathjudge: anthropic, openai, llama)."
+    )
+    criterion_hash: str | None = Field(
+        default=None, description="Content hash of the criterion text the grader was given."
+    )
     evidence: tuple[str, ...] = Field(
         default=(), description="Quotes from the judged data the grader cited."
     )
@@ -104,6 +111,8 @@ def samples_from_result(result: JudgeVerdictRecord | JudgeFailure) -> list[Recor
                 sample=result.sample_index,
                 criterion=result.criterion_id,
                 model=result.model,
+                backend=result.backend,
+                criterion_hash=result.criterion_hash,
             )
         ]
     out = [
@@ -114,6 +123,8 @@ def samples_from_result(result: JudgeVerdictRecord | JudgeFailure) -> list[Recor
             sample=sample.sample_index,
             criterion=result.criterion_id,
             model=result.model,
+            backend=result.backend,
+            criterion_hash=result.criterion_hash,
             evidence=sample.evidence,
             evidence_verified=sample.evidence_verified,
         )
@@ -129,6 +140,8 @@ def samples_from_result(result: JudgeVerdictRecord | JudgeFailure) -> list[Recor
             sample=next(free),
             criterion=result.criterion_id,
             model=result.model,
+            backend=result.backend,
+            criterion_hash=result.criterion_hash,
         )
         for _ in range(result.failed_samples)
     )
@@ -250,12 +263,32 @@ class ItemVotes:
         return next((r for r in self.reasonings if r), None)
 
 
+class JudgeName(BaseModel):
+    """Who produced a set of verdicts, as far as the file says: backend, model, criterion hash."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    backend: str | None = None
+    model: str | None = None
+    criterion: str | None = None
+    criterion_hash: str | None = None
+    samples: int = Field(default=0, description="Judgements (samples) by this grader.")
+
+    def describe(self) -> str:
+        """``openai:smollm2 · summary-faithful sha256:0123…`` (what is known of it)."""
+        who = ":".join(p for p in (self.backend, self.model) if p) or "unnamed grader"
+        crit = self.criterion or "(unnamed criterion)"
+        digest = f" {self.criterion_hash}" if self.criterion_hash else ""
+        return f"{who} · {crit}{digest} ({self.samples} samples)"
+
+
 @dataclass(frozen=True)
 class VerdictSet:
     """Aggregated verdicts of one file, keyed by criterion then item id (in order of first appearance)."""
 
     file: str | None
     by_criterion: Mapping[str | None, Mapping[str, ItemVotes]] = field(default_factory=dict)
+    judges: Mapping[str | None, tuple[JudgeName, ...]] = field(default_factory=dict)
 
     @property
     def criteria(self) -> tuple[str | None, ...]:
@@ -278,6 +311,7 @@ def aggregate_verdicts(
     """
     name = str(file) if file is not None else None
     seen: dict[tuple[str | None, str, int], int] = {}
+    graders: dict[str | None, dict[tuple[str | None, str | None, str | None], int]] = {}
     grouped: dict[str | None, dict[str, list[tuple[int, int, RecordedVerdict]]]] = {}
     for line, record in records:
         sample = record.sample if record.sample is not None else 0
@@ -291,6 +325,9 @@ def aggregate_verdicts(
                 hint="give each judgement of the same item a distinct 'sample' index",
             )
         seen[key] = line
+        who = (record.backend, record.model, record.criterion_hash)
+        per = graders.setdefault(record.criterion, {})
+        per[who] = per.get(who, 0) + 1
         grouped.setdefault(record.criterion, {}).setdefault(record.item_id, []).append(
             (sample, line, record)
         )
@@ -310,7 +347,14 @@ def aggregate_verdicts(
                 evidence_verified=tuple(entry[2].evidence_verified for entry in entries),
             )
         by_criterion[criterion] = out
-    return VerdictSet(file=name, by_criterion=by_criterion)
+    judges = {
+        criterion: tuple(
+            JudgeName(backend=b, model=m, criterion=criterion, criterion_hash=h, samples=n)
+            for (b, m, h), n in sorted(per.items(), key=lambda entry: -entry[1])
+        )
+        for criterion, per in graders.items()
+    }
+    return VerdictSet(file=name, by_criterion=by_criterion, judges=judges)
 
 
 def load_verdicts(path: str | Path) -> VerdictSet:
