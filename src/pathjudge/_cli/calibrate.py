@@ -13,6 +13,7 @@ import typer
 from rich.markup import escape
 
 from pathjudge._cli.app import app, err_console, out_console
+from pathjudge._cli.judge import BUILTINS
 
 if TYPE_CHECKING:
     from pathjudge.calibration.calibrate import CalibrationReport, CriterionCalibration
@@ -147,7 +148,10 @@ def calibrate(
     ] = None,
     criterion: Annotated[
         str | None,
-        typer.Option(help="Criterion id or YAML path (live judging; filters --verdicts)."),
+        typer.Option(
+            help="Criterion id or YAML path (live judging; filters --verdicts). Built-ins: "
+            f"{BUILTINS}."
+        ),
     ] = None,
     backend: Annotated[
         str | None,

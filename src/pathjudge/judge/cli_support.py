@@ -22,7 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from pathjudge._ids import ItemId
 from pathjudge.agent.io import iter_jsonl, write_jsonl
-from pathjudge.errors import BudgetExceededError, ConfigError, InputError
+from pathjudge.errors import BudgetExceededError, ConfigError, InputError, JudgeFailuresError
 from pathjudge.judge.runner import BackendKind, Budget, JudgeJob, JudgeRun, make_backend, run_judge
 from pathjudge.rubrics.criteria import get_criterion
 
@@ -241,7 +241,9 @@ def execute(
     """Run the judge over the items file and write verdicts in input order; return a one-line summary.
 
     With a budget that runs out, the verdicts obtained are written and :class:`BudgetExceededError` is
-    raised (they are cached too, so a rerun with a larger budget finishes the rest).
+    raised (they are cached too, so a rerun with a larger budget finishes the rest). When any item
+    ended in a judge failure, everything is written and :class:`JudgeFailuresError` (exit 1, carrying
+    the summary) is raised, so a CI job does not go green on a judge that could not judge.
     """
     from pathjudge.judge.cache import VerdictCache
 
@@ -312,4 +314,14 @@ def execute(
             file=output,
             hint="everything judged is cached; rerun with a larger budget to finish",
         )
-    return _summary(run, output)
+    summary = _summary(run, output)
+    if failures:
+        raise JudgeFailuresError(
+            f"{len(failures)} of {len(run.results)} items ended in a judge failure (verdict "
+            "'error'), written with their error type",
+            summary=summary,
+            file=output,
+            hint="the failures are written with their error type and cached verdicts are kept; "
+            "fix the cause (see the messages above) and rerun to judge only the failed items",
+        )
+    return summary

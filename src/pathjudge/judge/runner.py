@@ -242,7 +242,11 @@ class AdaptiveLimiter:
 
 @dataclass
 class RunStats:
-    """What a run did: calls, cache hits, retries, throttling, failures, usage and wall time."""
+    """What a run did: calls, cache hits, retries, throttling, failures, usage and wall time.
+
+    ``calls`` counts every request sent to the model; ``retries`` the requests beyond the first of
+    each sample: a transient error tried again, and an invalid output the backend re-asked for.
+    """
 
     items: int = 0
     samples_needed: int = 0
@@ -484,6 +488,10 @@ async def run_judge(
                                 "timeout", f"no answer within {timeout:g} s"
                             ) from None
                         except BackendCallError as error:
+                            # re-asks inside the backend (invalid output sent back to the model)
+                            # are requests too: the summary's retries must match "after N attempts"
+                            stats.calls += max(0, error.attempts - 1)
+                            stats.retries += max(0, error.attempts - 1)
                             budget.charge(error.usage)
                             stats.usage = stats.usage + error.usage
                             if isinstance(error, TransientError) and error.throttle:
@@ -491,6 +499,8 @@ async def run_judge(
                                 limiter.throttle()
                             raise
                     limiter.success()
+                    stats.calls += max(0, reply.attempts - 1)
+                    stats.retries += max(0, reply.attempts - 1)
                     budget.charge(reply.usage)
                     stats.usage = stats.usage + reply.usage
                     record = sample_record(job, key, reply, backend)
