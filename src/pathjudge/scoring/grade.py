@@ -333,12 +333,14 @@ def _answer_only(criterion: SuccessCriterion) -> bool:
         return False
     if isinstance(criterion, AllOfCriterion):
         return all(_answer_only(part.criterion) for part in criterion.parts)
-    return True
+    return getattr(criterion, "over", "final_answer") == "final_answer"
 
 
 def _goal_checks(run: RunRecord, plan: TaskPlan) -> tuple[tuple[CheckResult, ...], _Fold]:
     """The task's success criterion, then the refusal rule its kind implies, and their fold
-    (memoised on the answer)."""
+    (memoised on the answer); a truncated run gets its task's ``truncated`` policy instead."""
+    if run.truncated:
+        return _truncated_goal(run, plan)
     memo = plan.goal_memo
     answer = run.final_answer
     if memo is not None:
@@ -359,6 +361,30 @@ def _goal_checks(run: RunRecord, plan: TaskPlan) -> tuple[tuple[CheckResult, ...
     ):
         memo[answer] = result
     return result
+
+
+def _truncated_goal(run: RunRecord, plan: TaskPlan) -> tuple[tuple[CheckResult, ...], _Fold]:
+    """A run cut before it finished is never graded as complete: with ``truncated: fail`` its success
+    fails; with ``undecided`` (default) it is undecided (excluded from the success rate). The task's
+    criteria are still reported, as non-gating checks, for the record."""
+    task = plan.task
+    policy = task.truncated
+    reason = f"the run was cut (stop_reason {run.stop_reason!r}); truncated: {policy}"
+    cut = CheckResult(
+        check="outcome.truncated",
+        axis="goal_completion",
+        status="fail" if policy == "fail" else "not_run",
+        score=0.0 if policy == "fail" else None,
+        reason=reason,
+        details={"stop_reason": run.stop_reason, "policy": policy},
+    )
+    informative: list[CheckResult] = []
+    for criterion in (task.success, plan.implied_goal):
+        if criterion is not None:
+            found = check_outcome(run, criterion)
+            informative.append(found.model_copy(update={"gating": False}))
+    goal = (cut, *informative)
+    return goal, _fold(goal, "goal_completion")
 
 
 @functools.lru_cache(maxsize=256)
