@@ -114,7 +114,8 @@ def test_over_final_answer_any_reply_all_replies() -> None:
     )
     assert check_outcome(run, final).status == "fail"  # type: ignore[arg-type]
     result = check_outcome(run, anyr)  # type: ignore[arg-type]
-    assert result.status == "pass" and result.reason.startswith("reply 1 of 2")
+    assert result.status == "pass"
+    assert result.reason.startswith("reply 1 of 2")
     assert check_outcome(run, both).status == "fail"  # type: ignore[arg-type]
     assert check_outcome(run, joined).status == "pass"  # type: ignore[arg-type]
     assert check_outcome(run, any_both).status == "fail"  # type: ignore[arg-type]
@@ -162,13 +163,15 @@ def test_truncated_runs_are_never_graded_complete() -> None:
 
     cut = RunRecord(run_id="r", task_id="t", final_answer="done", stop_reason="max_steps")
     whole = cut.model_copy(update={"stop_reason": "end_turn"})
-    assert cut.truncated and not whole.truncated
+    assert cut.truncated
+    assert not whole.truncated
     (graded,) = grade([cut], suite(None))  # type: ignore[arg-type]
     assert graded.success == "undecided"
     check = next(c for c in graded.checks if c.check == "outcome.truncated")
     assert "max_steps" in check.reason
     informative = next(c for c in graded.checks if c.check == "outcome.contains_any")
-    assert informative.status == "pass" and informative.gating is False
+    assert informative.status == "pass"
+    assert informative.gating is False
     (graded,) = grade([cut], suite("fail"))  # type: ignore[arg-type]
     assert graded.success == "fail"
     (graded,) = grade([whole], suite("fail"))  # type: ignore[arg-type]
@@ -180,7 +183,8 @@ def test_truncated_runs_are_never_graded_complete() -> None:
 def test_tau_record_without_reward_is_truncated() -> None:
     record = {"task_id": 1, "trial": 0, "reward": None, "info": {}, "traj": _tau_like()}
     run = from_openai_chat(record, task_id="t", run_id="r")
-    assert run.stop_reason == "missing_reward" and run.truncated
+    assert run.stop_reason == "missing_reward"
+    assert run.truncated
     record["reward"] = 1.0
     assert from_openai_chat(record, task_id="t", run_id="r").stop_reason is None
     length = from_openai_chat(
@@ -242,7 +246,8 @@ def test_anthropic_and_responses_mark_cut_runs() -> None:
         },
     ]
     run = from_anthropic(messages, task_id="t", run_id="r")
-    assert run.truncated and run.replies[0].text == "Let me"
+    assert run.truncated
+    assert run.replies[0].text == "Let me"
     stored = {
         "input": "hi",
         "output": [
@@ -256,5 +261,6 @@ def test_anthropic_and_responses_mark_cut_runs() -> None:
         "incomplete_details": {"reason": "max_output_tokens"},
     }
     run = from_openai_responses(stored, task_id="t", run_id="r")
-    assert run.stop_reason == "max_tokens" and run.truncated
+    assert run.stop_reason == "max_tokens"
+    assert run.truncated
     assert [r.text for r in run.replies] == ["Par"]
