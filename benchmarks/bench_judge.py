@@ -80,7 +80,6 @@ async def judge(
             cache=cache,
             concurrency=concurrency,
             backoff_initial=0.2,
-            show_progress=False,
         )
     finally:
         await backend.aclose()

@@ -40,7 +40,7 @@ _EXPORTS: dict[str, str] = {
     "Gates": "pathjudge.calibration.agreement",
     "ImportFormatError": "pathjudge.errors",
     "InputError": "pathjudge.errors",
-    "JsonlAppender": "pathjudge.agent.io",
+    "JsonlAppender": "pathjudge._io",
     "JudgeBackend": "pathjudge.judge.backends.base",
     "JudgeError": "pathjudge.errors",
     "JudgeFailure": "pathjudge.judge.verdict",
@@ -118,7 +118,7 @@ _EXPORTS: dict[str, str] = {
     "import_file": "pathjudge.agent.importers",
     "import_session": "pathjudge.agent.importers",
     "is_refusal": "pathjudge.rubrics.assertions.outcome",
-    "iter_jsonl": "pathjudge.agent.io",
+    "iter_jsonl": "pathjudge._io",
     "judge_agreement": "pathjudge.calibration.agreement",
     "judge_faithfulness": "pathjudge.judge.faithfulness",
     "judge_noise": "pathjudge.calibration.noise",
@@ -162,7 +162,7 @@ _EXPORTS: dict[str, str] = {
     "validate_arguments": "pathjudge.rubrics.assertions.arguments",
     "variance_report": "pathjudge.scoring.variance",
     "write_html_report": "pathjudge.report.html",
-    "write_jsonl": "pathjudge.agent.io",
+    "write_jsonl": "pathjudge._io",
     "write_markdown_report": "pathjudge.report.markdown",
 }
 
@@ -181,12 +181,12 @@ if TYPE_CHECKING:  # pragma: no cover
         import_file as import_file,
         import_session as import_session,
     )
-    from pathjudge.agent.io import (
+    from pathjudge._io import (
         JsonlAppender as JsonlAppender,
         iter_jsonl as iter_jsonl,
-        read_runs as read_runs,
         write_jsonl as write_jsonl,
     )
+    from pathjudge.agent.io import read_runs as read_runs
     from pathjudge.agent.loop import (
         Tool as Tool,
         run_agent as run_agent,

@@ -72,7 +72,6 @@ def _run(server: FakeAnthropic, cache: VerdictCache) -> JudgeRun:
                 concurrency=32,
                 backoff_initial=0.01,
                 backoff_max=0.05,
-                show_progress=False,
             )
         finally:
             await backend.aclose()

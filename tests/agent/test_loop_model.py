@@ -90,9 +90,7 @@ def test_docent_on_smollm2_records_well_formed_trajectories_that_grade(
             "smollm2", base_url=tool_calling_server, api_key="", temperature=0.0, timeout_s=120
         )
         try:
-            result = await collect_suite(
-                suite, out, options, only=TASKS, backend=backend, progress_enabled=False
-            )
+            result = await collect_suite(suite, out, options, only=TASKS, backend=backend)
         finally:
             await backend.aclose()
         assert (result.written, result.failed) == (len(TASKS), ())

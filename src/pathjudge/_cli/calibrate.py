@@ -302,18 +302,9 @@ def calibrate(
 
 
 def _write_text(path: Path, text: str) -> None:
-    import os
+    from pathjudge._io import write_text_atomic
 
-    from pathjudge.agent.io import open_atomic_temp
-
-    fd, tmp = open_atomic_temp(path)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    write_text_atomic(path, text)
 
 
 def _plots(report: CalibrationReport, folder: Path) -> list[Path]:
@@ -376,11 +367,12 @@ def _live(
     import asyncio
     import os
 
-    from pathjudge.agent.io import write_jsonl
+    from pathjudge._io import write_jsonl
     from pathjudge.calibration.live import judge_labelled
     from pathjudge.judge.cache import VerdictCache
     from pathjudge.judge.cli_support import configured_judge
     from pathjudge.judge.runner import make_backend
+    from pathjudge.report.progress import progress_bars
 
     kind, model, base_url = configured_judge(resolved)
     judge = make_backend(
@@ -399,6 +391,7 @@ def _live(
                 cache=store,
                 concurrency=resolved.config.concurrency,
                 split=split,
+                progress=progress_bars(),
             )
     finally:
         asyncio.run(judge.aclose())

@@ -84,6 +84,7 @@ def judge(
     environment > configuration file > defaults (see `pathjudge config`)."""
     from pathjudge._cli.config import resolve_for_cli
     from pathjudge.judge.cli_support import JudgeOptions, config_backend_name, execute
+    from pathjudge.report.progress import progress_bars
 
     resolved = resolve_for_cli(
         {
@@ -104,7 +105,7 @@ def judge(
         timeout=timeout,
         max_tokens=max_tokens,
         poll_interval=poll_interval,
-        progress=progress,
+        progress=progress_bars(progress),
     )
     summary = execute(
         items, criterion, output, options, warn=lambda text: err_console.print(text, markup=False)

@@ -163,26 +163,27 @@ def score(
     Judged criteria run through the judge (configured by the flags, then the project configuration)
     unless --fast or --verdicts covers them; with no judge available they are reported "not run".
     """
-    from collections.abc import Iterable, Iterator
 
     from pathjudge._cli.config import resolve_for_cli
-    from pathjudge.agent.io import JsonlAppender, read_runs
-    from pathjudge.agent.trajectory import RunRecord
+    from pathjudge._io import JsonlAppender
+    from pathjudge.agent.io import read_runs
     from pathjudge.config import twin_warning
     from pathjudge.errors import InputError
     from pathjudge.judge.cli_support import config_backend_name, configured_judge
     from pathjudge.report.json_report import ScoreReport, write_report
     from pathjudge.report.junit import write_junit
+    from pathjudge.report.progress import progress_bars
     from pathjudge.report.terminal import print_scorecard
     from pathjudge.rubrics.suite import load_suite
     from pathjudge.scoring.grade import RunGrade, grade_lean, score_file_parallel
     from pathjudge.scoring.judged import (
+        JudgeRequest,
         JudgeSetup,
         VerdictLike,
-        iter_judge_requests,
         judge_unavailable,
         judged_criteria,
         load_verdicts,
+        run_judge_requests,
         run_judged,
         suite_has_judged,
     )
@@ -248,17 +249,16 @@ def score(
         covered = recorded or {}
         agent_models: set[str] = set()
 
-        def noting_models(records: Iterable[RunRecord]) -> Iterator[RunRecord]:
-            for record in records:
-                if record.agent.model:
-                    agent_models.add(record.agent.model)
-                yield record
-
-        missing = [
-            r
-            for r in iter_judge_requests(noting_models(read_runs(runs)), loaded, file=runs)
-            if r.item_id not in covered
-        ]
+        missing: list[JudgeRequest] = []
+        stream = read_runs(runs)
+        for record in stream:
+            if record.agent.model:
+                agent_models.add(record.agent.model)
+            missing.extend(
+                r
+                for r in run_judge_requests(record, loaded, file=runs, line=stream.line)
+                if r.item_id not in covered
+            )
         # the configured agent model was checked already; the runs may have been made by another
         if missing and model_name:
             for agent_model in sorted(agent_models):
@@ -280,6 +280,7 @@ def score(
                     concurrency=int(config.value("concurrency")),
                     samples=samples or 1,
                     budget_usd=config.value("budget_usd"),
+                    progress=progress_bars(),
                 ),
                 criteria=judged_criteria(missing, suite.parent),
             )

@@ -28,6 +28,8 @@ from typing import TYPE_CHECKING, Any, Literal, assert_never, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
+from pathjudge._io import JsonlAppender
+from pathjudge._progress import Progress, or_no_progress
 from pathjudge.agent.backends import (
     AnthropicBackend,
     BackendName,
@@ -35,7 +37,7 @@ from pathjudge.agent.backends import (
     OpenAIBackend,
     ScriptedBackend,
 )
-from pathjudge.agent.io import JsonlAppender, read_runs
+from pathjudge.agent.io import read_runs
 from pathjudge.agent.trajectory import RunRecord
 from pathjudge.config import DEFAULT_AGENT_MODEL  # the agent model when none is configured
 from pathjudge.errors import ConfigError, InputError, PathjudgeError
@@ -349,7 +351,7 @@ async def collect(
     epochs: int = 1,
     concurrency: int = 4,
     model: str | None = None,
-    progress_enabled: bool | None = None,
+    progress: Progress | None = None,
     known_tasks: Collection[str] | None = None,
     agent_name: str | None = None,
 ) -> CollectResult:
@@ -360,8 +362,6 @@ async def collect(
     ids of ``tasks``) or of an agent other than ``agent_name`` are counted in ``foreign`` (and kept).
     Runs are started epoch by epoch, tasks in order. Empty ``tasks`` → nothing to do.
     """
-    from pathjudge.report.progress import progress
-
     path = Path(output)
     appender = JsonlAppender(path)  # repairs a torn last line before we read what is finished
     try:
@@ -372,9 +372,7 @@ async def collect(
         gate = asyncio.Semaphore(concurrency)
         failed: list[FailedRun] = []
         written = 0
-        with progress(
-            f"collecting {len(pending)} runs", len(pending), enabled=progress_enabled
-        ) as bar:
+        with or_no_progress(progress)(f"collecting {len(pending)} runs", len(pending)) as bar:
 
             async def one(task: CollectTask, epoch: int) -> None:
                 nonlocal written
@@ -413,7 +411,7 @@ async def collect_suite(
     *,
     only: Sequence[str] | None = None,
     backend: ModelBackend | None = None,
-    progress_enabled: bool | None = None,
+    progress: Progress | None = None,
 ) -> CollectResult:
     """Collect ``options.epochs`` epochs of the options' agent on ``suite`` into ``output``.
 
@@ -431,7 +429,7 @@ async def collect_suite(
             epochs=options.epochs,
             concurrency=options.concurrency,
             model=chosen.model,
-            progress_enabled=progress_enabled,
+            progress=progress,
             known_tasks=[t.id for t in suite.tasks],
             agent_name=options.agent,
         )

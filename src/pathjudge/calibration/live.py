@@ -19,6 +19,7 @@ from pathjudge.errors import LabelsError
 from pathjudge.rubrics.criteria import input_text
 
 if TYPE_CHECKING:
+    from pathjudge._progress import Progress
     from pathjudge.judge.backends.base import JudgeBackend
     from pathjudge.judge.cache import VerdictCache
     from pathjudge.judge.verdict import JudgeResult
@@ -44,7 +45,7 @@ def judge_labelled(
     cache: VerdictCache | None = None,
     concurrency: int = 4,
     split: Split | None = None,
-    show_progress: bool | None = None,
+    progress: Progress | None = None,
 ) -> tuple[VerdictSet, list[JudgeResult]]:
     """Judge the labelled items of ``criterion`` (a built-in id or a criterion YAML path).
 
@@ -86,7 +87,7 @@ def judge_labelled(
         cache=cache,
         samples=samples,
         concurrency=concurrency,
-        show_progress=show_progress,
+        progress=progress,
     )
     ordered = [results[r.item_id] for r in requests if r.item_id in results]
     # Filed under the criterion as the caller named it (an id or a path), to match the labels.

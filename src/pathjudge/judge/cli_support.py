@@ -20,12 +20,13 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from pathjudge.agent.io import iter_jsonl, write_jsonl
+from pathjudge._io import iter_jsonl, write_jsonl
 from pathjudge.errors import BudgetExceededError, ConfigError, InputError
 from pathjudge.judge.runner import BackendKind, Budget, JudgeJob, JudgeRun, make_backend, run_judge
 from pathjudge.rubrics.criteria import get_criterion
 
 if TYPE_CHECKING:
+    from pathjudge._progress import Progress
     from pathjudge.config import ResolvedConfig
     from pathjudge.judge.backends.base import JudgeBackend
 
@@ -114,7 +115,7 @@ class JudgeOptions:
     timeout: float
     max_tokens: int
     poll_interval: float
-    progress: bool | None
+    progress: Progress | None
 
     @classmethod
     def resolve(
@@ -132,7 +133,7 @@ class JudgeOptions:
         timeout: float | None = None,
         max_tokens: int | None = None,
         poll_interval: float | None = None,
-        progress: bool | None = None,
+        progress: Progress | None = None,
         config: ResolvedConfig | None = None,
     ) -> JudgeOptions:
         """Fill defaults and validate; a bad value raises :class:`ConfigError` naming the option.
@@ -198,20 +199,21 @@ class JudgeOptions:
         )
 
 
-def read_items(path: Path) -> list[JudgeItem]:
-    """Read the items JSONL (line-numbered errors); duplicate ids are an :class:`InputError`."""
-    items: list[JudgeItem] = []
+def read_items(path: Path) -> list[tuple[int, JudgeItem]]:
+    """Read the items JSONL as ``(line, item)`` pairs (line-numbered errors); a duplicate id is an :class:`InputError`."""
+    items: list[tuple[int, JudgeItem]] = []
     seen: set[str] = set()
-    for item in iter_jsonl(path, JudgeItem, what="item"):
+    for line, item in iter_jsonl(path, JudgeItem, what="item").numbered():
         if item.item_id in seen:
             raise InputError(
                 f"item id {item.item_id!r} appears twice",
                 file=path,
+                line=line,
                 field="item_id",
                 hint="item ids must be unique",
             )
         seen.add(item.item_id)
-        items.append(item)
+        items.append((line, item))
     return items
 
 
@@ -243,9 +245,8 @@ def execute(
     from pathjudge.judge.cache import VerdictCache
 
     criterion = get_criterion(criterion_ref)
-    items = read_items(items_path)
     jobs = []
-    for number, item in enumerate(items, start=1):
+    for number, item in read_items(items_path):
         try:
             criterion.check_inputs(item.inputs, item_id=item.item_id)
         except InputError as exc:
@@ -279,7 +280,7 @@ def execute(
                         cache=cache,
                         samples=options.samples,
                         poll_interval=options.poll_interval,
-                        show_progress=options.progress,
+                        progress=options.progress,
                     )
                 return await run_judge(
                     jobs,
@@ -289,7 +290,7 @@ def execute(
                     samples=options.samples,
                     timeout=options.timeout,
                     budget=options.budget,
-                    show_progress=options.progress,
+                    progress=options.progress,
                 )
         finally:
             await backend.aclose()

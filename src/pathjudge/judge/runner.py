@@ -31,6 +31,7 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, assert_never
 
+from pathjudge._progress import Progress, or_no_progress
 from pathjudge.agent.trajectory import Usage
 from pathjudge.errors import BudgetExceededError, ConfigError, InputError
 from pathjudge.judge.backends.base import (
@@ -48,7 +49,6 @@ from pathjudge.judge.verdict import (
     SampleVerdict,
     aggregate_samples,
 )
-from pathjudge.report.progress import progress
 from pathjudge.rubrics.criteria import Criterion, get_criterion
 
 __all__ = [
@@ -388,7 +388,7 @@ async def run_judge(
     backoff_initial: float = 0.5,
     backoff_max: float = 30.0,
     budget: Budget | None = None,
-    show_progress: bool | None = None,
+    progress: Progress | None = None,
 ) -> JudgeRun:
     """Judge every job ``samples`` times (see the module docstring). Empty ``jobs`` → an empty run.
 
@@ -496,9 +496,7 @@ async def run_judge(
     prompts: dict[str, Any] = {}
     with (
         _frozen_heap(enabled=bool(todo)),
-        progress(
-            f"judging ({backend.name}:{backend.model})", total=len(todo), enabled=show_progress
-        ) as bar,
+        or_no_progress(progress)(f"judging ({backend.name}:{backend.model})", len(todo)) as bar,
     ):
         tasks = [asyncio.ensure_future(one(job, key, prompts, bar)) for job, key in todo]
         try:
@@ -542,7 +540,7 @@ async def judge_requests(
     criteria: Mapping[str, Criterion] | None = None,
     budget: Budget | None = None,
     timeout: float | None = 120.0,
-    show_progress: bool | None = None,
+    progress: Progress | None = None,
 ) -> dict[str, JudgeResult]:
     """Judge requests (``item_id``, ``criterion_id``, ``inputs``) → ``{item_id: VerdictRecord | JudgeFailure}``.
 
@@ -558,7 +556,7 @@ async def judge_requests(
         samples=samples,
         budget=budget,
         timeout=timeout,
-        show_progress=show_progress,
+        progress=progress,
     )
     if run.budget_exceeded:
         assert budget is not None

@@ -83,7 +83,7 @@ def load_model(
     try:
         return model.model_validate(value)
     except ValidationError as exc:
-        from pathjudge.agent.io import format_loc
+        from pathjudge._io import format_loc
 
         first = exc.errors()[0]
         raise InputError(

@@ -656,7 +656,8 @@ def grade(
 
     ``verdicts`` maps ``item_id`` (``"{run_id}:{criterion_id}"``) to anything with ``.verdict`` and
     ``.reasoning``; ``fast=True`` skips judged criteria (reported ``not_run``). A run naming a task the
-    suite lacks raises :class:`~pathjudge.errors.SuiteError` naming ``file`` and the run's line.
+    suite lacks raises :class:`~pathjudge.errors.SuiteError` naming ``file``, and the run's line when
+    ``runs`` is a :class:`~pathjudge._io.JsonlStream` (as :func:`~pathjudge.agent.io.read_runs` returns).
     No runs: no grades.
     """
     for lean in grade_lean(runs, suite, verdicts, fast=fast, file=file):
@@ -672,34 +673,19 @@ def grade_lean(
     file: str | Path | None = None,
 ) -> Iterator[LeanGrade]:
     """:func:`grade` yielding :class:`LeanGrade` (plain data) for streaming consumers such as the scorecard."""
+    from pathjudge._io import JsonlStream, line_of
+
+    if file is None and isinstance(runs, JsonlStream):
+        file = runs.path
     plans: dict[str, TaskPlan] = {}
-    for number, run in enumerate(runs, 1):
+    for run in runs:
         plan = plans.get(run.task_id)
         if plan is None:
             if suite.get(run.task_id) is None:
-                line = _record_line(file, number) if file is not None else None
-                suite.task(run.task_id, file=file, line=line)
+                suite.task(run.task_id, file=file, line=line_of(runs))
             plan = plan_task(suite.task(run.task_id))
             plans[run.task_id] = plan
         yield grade_run_lean(run, plan, verdicts=verdicts, fast=fast)
-
-
-def _record_line(file: str | Path, number: int) -> int | None:
-    """The 1-based line of the ``number``-th record (non-blank line) of a JSONL file (error path only)."""
-    import gzip
-
-    path = Path(file)
-    try:
-        with gzip.open(path, "rb") if path.suffix == ".gz" else path.open("rb") as handle:
-            seen = 0
-            for line_no, raw in enumerate(handle, 1):
-                if raw.strip():
-                    seen += 1
-                    if seen == number:
-                        return line_no
-    except OSError:
-        return None
-    return None
 
 
 # --------------------------------------------------------------------------------------------------
@@ -725,7 +711,7 @@ def _line_starts(path: Path, parts: int) -> list[int]:
 
 def _grade_range(start: int, end: int) -> tuple[object, int]:
     """Worker: grade the runs in bytes ``[start, end)`` into a scorecard builder (sent back pickled)."""
-    from pathjudge.agent.io import record_error_from_validation
+    from pathjudge._io import record_error_from_validation
     from pathjudge.errors import RecordError
     from pathjudge.scoring.scorecard import ScorecardBuilder
 

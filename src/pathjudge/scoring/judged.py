@@ -22,7 +22,8 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from pathjudge.agent.io import iter_jsonl
+from pathjudge._io import JsonlStream, iter_jsonl, line_of
+from pathjudge._progress import Progress
 from pathjudge.agent.trajectory import RunRecord
 from pathjudge.errors import LabelsError
 from pathjudge.rubrics.suite import JudgedSpec, Suite, Task
@@ -137,23 +138,37 @@ def judge_request(run: RunRecord, task: Task, spec: JudgedSpec) -> JudgeRequest:
     )
 
 
+def run_judge_requests(
+    run: RunRecord,
+    suite: Suite,
+    *,
+    file: str | Path | None = None,
+    line: int | None = None,
+) -> list[JudgeRequest]:
+    """The judge requests of one run, in criterion order (none when its task has no judged criteria).
+
+    A run naming a task the suite does not have raises :class:`~pathjudge.errors.SuiteError` naming
+    ``file`` and ``line`` (the run's line in that file) when given.
+    """
+    task = suite.get(run.task_id)
+    if task is None:
+        task = suite.task(run.task_id, file=file, line=line)  # raises: unknown task
+    return [judge_request(run, task, spec) for spec in task.judged]
+
+
 def iter_judge_requests(
     runs: Iterable[RunRecord], suite: Suite, *, file: str | Path | None = None
 ) -> Iterator[JudgeRequest]:
     """Stream the judge requests of ``runs`` (runs of tasks without judged criteria yield none).
 
     A run naming a task the suite does not have raises :class:`~pathjudge.errors.SuiteError` (naming
-    ``file`` and the run's line when the runs came from that file).
+    the file, and the run's line when ``runs`` is a :class:`~pathjudge._io.JsonlStream` such as
+    :func:`~pathjudge.agent.io.read_runs` returns).
     """
-    for number, run in enumerate(runs, 1):
-        task = suite.get(run.task_id)
-        if task is None:
-            from pathjudge.scoring.grade import _record_line
-
-            line = _record_line(file, number) if file is not None else None
-            task = suite.task(run.task_id, file=file, line=line)  # raises: unknown task
-        for spec in task.judged:
-            yield judge_request(run, task, spec)
+    if file is None and isinstance(runs, JsonlStream):
+        file = runs.path
+    for run in runs:
+        yield from run_judge_requests(run, suite, file=file, line=line_of(runs))
 
 
 def judge_requests(runs: Iterable[RunRecord], suite: Suite) -> list[JudgeRequest]:
@@ -272,7 +287,7 @@ class JudgeSetup:
     concurrency: int = 8
     samples: int = 1
     budget_usd: float | None = None
-    show_progress: bool | None = None
+    progress: Progress | None = None
 
 
 @dataclass(frozen=True)
@@ -328,7 +343,7 @@ def run_judged(
         samples=setup.samples,
         cache=setup.cache,
         budget_usd=setup.budget_usd,
-        progress=setup.show_progress,
+        progress=setup.progress,
     )
     jobs = make_jobs(requests, criteria=criteria)
     backend = options.build_backend()
@@ -354,7 +369,7 @@ def run_judged(
             samples=options.samples,
             timeout=options.timeout,
             budget=options.budget,
-            show_progress=options.progress,
+            progress=options.progress,
         )
     return JudgedRun(
         verdicts=dict(run.results),
