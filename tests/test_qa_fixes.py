@@ -274,10 +274,10 @@ def test_block_on_error_names_the_option(docent: Path, capsys: pytest.CaptureFix
 def test_judge_backend_error_names_the_option(
     docent: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from pathjudge.judge.cli_support import config_backend_name
+    from pathjudge.judge.session import backend_name
 
     with pytest.raises(ConfigError) as caught:
-        config_backend_name("nope", option="--judge-backend")
+        backend_name("nope", field="--judge-backend")
     assert caught.value.field == "--judge-backend"
     runs = str(docent / "capstone-runs.jsonl")
     suite = str(docent / "capstone-suite.yaml")

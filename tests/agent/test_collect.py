@@ -63,14 +63,15 @@ def test_resolve_run_options_precedence_and_errors() -> None:
         8,  # the project configuration's default concurrency
     )
     assert DEFAULT_AGENT_MODEL == "claude-haiku-4-5"
-    # both spellings of a backend: the loop's and the project configuration's
+    # the backend names map to the API the loop speaks (old spellings: tests/test_vocabulary.py)
     assert resolve_run_options(backend="openai-compatible", model="m").backend == "openai"
     llama = resolve_run_options(backend="llama-cpp", model="smollm2")
     assert (llama.backend, llama.base_url) == ("openai", LLAMA_CPP_BASE_URL)
-    assert resolve_run_options(backend="llama", model="m", base_url="http://h/v1").base_url == (
+    assert resolve_run_options(backend="llama-cpp", model="m", base_url="http://h/v1").base_url == (
         "http://h/v1"
     )
-    assert [config_backend_name(n) for n in ("openai", "llama", "scripted", "anthropic")] == [
+    names = ("openai-compatible", "llama-cpp", "scripted", "anthropic")
+    assert [config_backend_name(n) for n in names] == [
         "openai-compatible",
         "llama-cpp",
         "scripted",
@@ -91,7 +92,7 @@ def test_resolve_run_options_precedence_and_errors() -> None:
     with pytest.raises(ConfigError, match="concurrency must be a whole number"):
         resolve_run_options(config={"concurrency": 0})
     with pytest.raises(InputError, match="needs a model name"):
-        resolve_run_options(backend="openai")
+        resolve_run_options(backend="openai-compatible")
 
 
 def test_scripted_collection_resumes_without_repeating(suite_file: Path, tmp_path: Path) -> None:

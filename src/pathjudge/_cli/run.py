@@ -20,8 +20,8 @@ def run_command(
     backend: Annotated[
         str | None,
         typer.Option(
-            help="Model backend (config agent.backend): anthropic, openai (openai-compatible), "
-            "llama (llama-cpp: a llama.cpp server) or scripted (offline)."
+            help="Model backend (config agent.backend): anthropic, openai-compatible, "
+            "llama-cpp (a llama.cpp server) or scripted (offline Docent)."
         ),
     ] = None,
     model: Annotated[
@@ -32,7 +32,9 @@ def run_command(
     ] = None,
     base_url: Annotated[
         str | None,
-        typer.Option(help="API base URL ending in /v1 for openai (config agent.base_url)."),
+        typer.Option(
+            help="API base URL ending in /v1 for openai-compatible (config agent.base_url)."
+        ),
     ] = None,
     epochs: Annotated[int | None, typer.Option(help="Runs per task (default 1).")] = None,
     concurrency: Annotated[

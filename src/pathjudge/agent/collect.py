@@ -14,9 +14,9 @@ frozen file. Collection is:
 
 Options default to None and are resolved in ONE place, :func:`resolve_run_options`: an explicit value
 wins, then the ``config`` mapping (project configuration, see :func:`run_config`), then the built-in
-default. Backend names are accepted in both spellings, the agent loop's (``anthropic``, ``openai``,
-``scripted``) and the project configuration's (``openai-compatible``, ``llama-cpp``), through the one
-table :data:`BACKEND_SPELLINGS`.
+default. Backend names are the one vocabulary of :mod:`pathjudge._vocab` (``anthropic``,
+``openai-compatible``, ``llama-cpp``) plus ``scripted``, mapped to the API the loop speaks by the one
+table :data:`AGENT_BACKENDS`; ``openai`` and ``llama`` are accepted until 0.3 with a notice on stderr.
 """
 
 from __future__ import annotations
@@ -30,11 +30,12 @@ from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
 from pathjudge._io import JsonlAppender
 from pathjudge._progress import Progress, or_no_progress
+from pathjudge._vocab import canonical_backend
 from pathjudge.agent.backends import (
-    AnthropicBackend,
+    AnthropicModelBackend,
     BackendName,
     ModelBackend,
-    OpenAIBackend,
+    OpenAIModelBackend,
     ScriptedBackend,
 )
 from pathjudge.agent.io import read_runs
@@ -46,7 +47,7 @@ if TYPE_CHECKING:
     from pathjudge.config import ResolvedConfig
 
 __all__ = [
-    "BACKEND_SPELLINGS",
+    "AGENT_BACKENDS",
     "DEFAULT_AGENT_MODEL",
     "LLAMA_CPP_BASE_URL",
     "AgentName",
@@ -59,7 +60,7 @@ __all__ = [
     "collect_suite",
     "config_backend_name",
     "docent_runner",
-    "make_backend",
+    "make_model_backend",
     "resolve_run_options",
     "run_config",
     "tasks_from_suite",
@@ -71,16 +72,24 @@ RetrieverChoice = Literal["keyword", "worst_match"]
 LLAMA_CPP_BASE_URL = "http://127.0.0.1:8080/v1"
 """Where the ``llama-cpp`` backend looks for a llama.cpp server when no base URL is given."""
 
-BACKEND_SPELLINGS: dict[str, tuple[BackendName, str]] = {
-    # accepted name: (the agent loop's backend, the project configuration's name)
-    "anthropic": ("anthropic", "anthropic"),
-    "openai": ("openai", "openai-compatible"),
-    "openai-compatible": ("openai", "openai-compatible"),
-    "llama": ("openai", "llama-cpp"),  # a llama.cpp server speaks the OpenAI chat API
-    "llama-cpp": ("openai", "llama-cpp"),
-    "scripted": ("scripted", "scripted"),
+AGENT_BACKENDS: dict[str, BackendName] = {
+    # the agent backend's name (config agent.backend, --backend): the model API the loop speaks
+    "anthropic": "anthropic",
+    "openai-compatible": "openai",
+    "llama-cpp": "openai",  # a llama.cpp server speaks the OpenAI chat API
+    "scripted": "scripted",
 }
-"""Every accepted agent backend name → (the loop's :data:`BackendName`, the ``agent.backend`` value)."""
+"""Every agent backend name → the loop's :data:`BackendName` (the API it speaks).
+
+The deprecated spellings ``openai`` and ``llama`` are accepted until 0.3 (see :mod:`pathjudge._vocab`).
+"""
+
+
+def _agent_backend(value: Any, source: str, field: str = "backend") -> str:
+    """The agent backend name in the current vocabulary (deprecated spellings mapped, with a notice)."""
+    name = canonical_backend(value, where=field) if isinstance(value, str) else value
+    return _choice("backend", name, tuple(AGENT_BACKENDS), source, field=field)
+
 
 _DEFAULTS: dict[str, Any] = {
     "agent": "docent",
@@ -149,8 +158,8 @@ def resolve_run_options(
     Defaults: agent ``docent``, backend ``anthropic``, model ``claude-haiku-4-5`` for the Anthropic
     backend and ``docent-scripted`` for the scripted one (the OpenAI-compatible backend has no default
     model: name it), 1 epoch, concurrency 8 (as the project configuration's ``concurrency``), 4 model
-    turns per run, the keyword retriever. ``backend`` takes any name of :data:`BACKEND_SPELLINGS`;
-    ``llama-cpp`` (or ``llama``) is the OpenAI-compatible backend with the base URL defaulting to
+    turns per run, the keyword retriever. ``backend`` takes any name of :data:`AGENT_BACKENDS`;
+    ``llama-cpp`` is the OpenAI-compatible backend with the base URL defaulting to
     :data:`LLAMA_CPP_BASE_URL`. An unknown value is an :class:`InputError` (a ``ConfigError`` when it
     came from ``config``).
     """
@@ -176,9 +185,9 @@ def resolve_run_options(
         elif key in _DEFAULTS:
             resolved[key], sources[key] = _DEFAULTS[key], "default"
     resolved["agent"] = _choice("agent", resolved["agent"], get_args(AgentName), sources["agent"])
-    spelling = _choice("backend", resolved["backend"], tuple(BACKEND_SPELLINGS), sources["backend"])
-    resolved["backend"] = BACKEND_SPELLINGS[spelling][0]
-    if BACKEND_SPELLINGS[spelling][1] == "llama-cpp" and resolved.get("base_url") is None:
+    spelling = _agent_backend(resolved["backend"], sources["backend"])
+    resolved["backend"] = AGENT_BACKENDS[spelling]
+    if spelling == "llama-cpp" and resolved.get("base_url") is None:
         resolved["base_url"] = LLAMA_CPP_BASE_URL
     resolved["retriever"] = _choice(
         "retriever", resolved["retriever"], get_args(RetrieverChoice), sources["retriever"]
@@ -192,7 +201,7 @@ def resolve_run_options(
             resolved["model"] = "docent-scripted"
         else:
             raise InputError(
-                "the openai backend needs a model name",
+                f"the {spelling} backend needs a model name",
                 field="model",
                 hint="pass --model (or set agent.model), e.g. --model smollm2 for a llama.cpp server",
             )
@@ -200,13 +209,11 @@ def resolve_run_options(
 
 
 def config_backend_name(name: str) -> str:
-    """The ``agent.backend`` configuration value for an accepted backend name (either spelling).
+    """The ``agent.backend`` configuration value for a ``--backend`` name (deprecated spellings mapped).
 
-    ``"openai"`` → ``"openai-compatible"``, ``"llama"`` → ``"llama-cpp"``; an unknown name is an
-    :class:`InputError` listing the accepted ones.
+    An unknown name is an :class:`InputError` listing the accepted ones.
     """
-    spelling = _choice("backend", name, tuple(BACKEND_SPELLINGS), "option", field="--backend")
-    return BACKEND_SPELLINGS[spelling][1]
+    return _agent_backend(name, "option", field="--backend")
 
 
 def run_config(resolved: ResolvedConfig) -> dict[str, Any]:
@@ -261,12 +268,12 @@ AgentRunner = Callable[[CollectTask, int], Awaitable[RunRecord]]
 """``runner(task, epoch) -> RunRecord``: one run of the agent under test."""
 
 
-def make_backend(options: RunOptions) -> ModelBackend:
+def make_model_backend(options: RunOptions) -> ModelBackend:
     """The model backend the options name (the scripted one plays Docent offline)."""
     if options.backend == "anthropic":
-        return AnthropicBackend(options.model, base_url=options.base_url)
+        return AnthropicModelBackend(options.model, base_url=options.base_url)
     if options.backend == "openai":
-        return OpenAIBackend(options.model, base_url=options.base_url)
+        return OpenAIModelBackend(options.model, base_url=options.base_url)
     if options.backend == "scripted":
         from pathjudge.agent.docent import DocentPolicy
 
@@ -419,7 +426,7 @@ async def collect_suite(
     """
     tasks = tasks_from_suite(suite, only)
     own = backend is None
-    chosen = backend if backend is not None else make_backend(options)
+    chosen = backend if backend is not None else make_model_backend(options)
     try:
         runner = docent_runner(chosen, options)
         return await collect(

@@ -23,7 +23,7 @@ from typing import Any, TypeVar
 from pathjudge._progress import Progress, or_no_progress
 from pathjudge.agent.trajectory import Usage
 from pathjudge.errors import JudgeError
-from pathjudge.judge.backends.anthropic import AnthropicBackend, classify_api_error
+from pathjudge.judge.backends.anthropic import AnthropicJudgeBackend, classify_api_error
 from pathjudge.judge.backends.base import BackendCallError, TransientError
 from pathjudge.judge.cache import BatchEntry, CacheKey, VerdictCache
 from pathjudge.judge.prompt import render_prompt
@@ -63,7 +63,7 @@ async def _retrying(
 async def run_batch(
     jobs: Sequence[JudgeJob],
     *,
-    backend: AnthropicBackend,
+    backend: AnthropicJudgeBackend,
     cache: VerdictCache,
     samples: int = 1,
     poll_interval: float = 10.0,
@@ -181,7 +181,7 @@ async def run_batch(
 
 def _failure(
     item: BatchEntry,
-    backend: AnthropicBackend,
+    backend: AnthropicJudgeBackend,
     error_type: FailureType,
     message: str,
     *,
