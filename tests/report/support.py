@@ -19,7 +19,7 @@ from pathjudge.report._view import (
     ReportView,
     RunView,
     StepView,
-    TaskRow,
+    TaskView,
     VarianceRow,
     VarianceView,
     VerdictView,
@@ -113,7 +113,7 @@ def make_view(n_runs: int = 8, *, result_chars: int = 300, seed: int = 7) -> Rep
         for i in range(n_runs)
     )
     tasks = tuple(
-        TaskRow(
+        TaskView(
             task_id=task_id,
             runs=sum(1 for r in runs if r.task_id == task_id),
             success=0.75 - 0.05 * (n % 5),

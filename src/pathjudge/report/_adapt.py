@@ -29,7 +29,7 @@ from pathjudge.report._view import (
     ReportView,
     RunView,
     StepView,
-    TaskRow,
+    TaskView,
     VarianceRow,
     VarianceView,
     VerdictView,
@@ -277,7 +277,7 @@ def report_view(
         ),
         weak_total=card.weak_total,
         tasks=tuple(
-            TaskRow(
+            TaskView(
                 task_id=row.task_id,
                 runs=row.runs,
                 success=row.success_rate,
