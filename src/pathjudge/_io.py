@@ -27,7 +27,7 @@ import tempfile
 from collections.abc import Generator, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import IO, Any, Generic, TypeVar, cast
+from typing import IO, Any, Generic, Protocol, TypeVar, cast
 
 from pydantic import BaseModel, ValidationError
 
@@ -37,6 +37,8 @@ __all__ = [
     "DEFAULT_MAX_LINE_BYTES",
     "JsonlAppender",
     "JsonlStream",
+    "Record",
+    "SelfSerializing",
     "atomic_writer",
     "ensure_not_input",
     "format_loc",
@@ -368,13 +370,26 @@ def write_text_atomic(path: str | Path, text: str) -> Path:
     return write_bytes_atomic(path, text.encode("utf-8"))
 
 
-def _dump_line(record: BaseModel | dict[str, Any]) -> bytes:
+class SelfSerializing(Protocol):
+    """A plain record that writes itself as one compact JSON document (e.g. a ``RunGrade``)."""
+
+    def to_json(self) -> bytes: ...
+
+
+Record = BaseModel | dict[str, Any] | SelfSerializing
+"""What the writers take: a pydantic model, a JSON-ready dict, or a self-serialising record."""
+
+
+def _dump_line(record: Record) -> bytes:
     if isinstance(record, BaseModel):
         return record.model_dump_json().encode("utf-8") + b"\n"
+    to_json = getattr(record, "to_json", None)
+    if to_json is not None:  # a plain record that serialises itself (e.g. a RunGrade)
+        return bytes(to_json()) + b"\n"
     return json.dumps(record, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n"
 
 
-def write_jsonl(path: str | Path, records: Iterable[BaseModel | dict[str, Any]]) -> int:
+def write_jsonl(path: str | Path, records: Iterable[Record]) -> int:
     """Write records as JSONL atomically (see :func:`atomic_writer`); ``.gz`` paths are gzipped.
 
     A crash never leaves a half-written file. Returns the number of records written.
@@ -428,7 +443,7 @@ class JsonlAppender:
                 pos -= step
             handle.truncate(0)
 
-    def write(self, record: BaseModel | dict[str, Any]) -> None:
+    def write(self, record: Record) -> None:
         self._handle.write(_dump_line(record))
         self._handle.flush()
         if self.fsync:

@@ -112,11 +112,15 @@ def score(
     ] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print only gate results.")] = False,
     jobs: Annotated[
-        int,
+        int | None,
         typer.Option(
-            "--jobs", "-j", min=1, help="Worker processes (plain JSONL, scorecard outputs only)."
+            "--jobs",
+            "-j",
+            min=1,
+            help="Worker processes (default: the core count for a large runs file with scorecard "
+            "outputs only, else 1).",
         ),
-    ] = 1,
+    ] = None,
     html: Annotated[
         Path | None, typer.Option("--html", help="Also write the self-contained HTML report here.")
     ] = None,
@@ -159,14 +163,16 @@ def score(
     from pathjudge._io import JsonlAppender
     from pathjudge.agent.io import read_runs
     from pathjudge.config import twin_warning
-    from pathjudge.errors import InputError
+    from pathjudge.errors import InputError, RecordError
     from pathjudge.judge.session import JudgeSession, backend_name
     from pathjudge.report.json_report import ScoreReport, write_report
     from pathjudge.report.junit import write_junit
     from pathjudge.report.progress import progress_bars
     from pathjudge.report.terminal import print_scorecard
+    from pathjudge.rubrics.checks import SuitePlan
     from pathjudge.rubrics.suite import load_suite
-    from pathjudge.scoring.grade import RunGrade, grade_lean, score_file_parallel
+    from pathjudge.scoring.chunk import grade_chunk, iter_lines, score_file_parallel
+    from pathjudge.scoring.grade import RunGrade
     from pathjudge.scoring.judged import (
         JudgeRequest,
         VerdictLike,
@@ -177,19 +183,21 @@ def score(
         suite_has_judged,
     )
     from pathjudge.scoring.scorecard import (
-        ScorecardBuilder,
         evaluate_gates,
         parse_thresholds,
         parse_weights,
     )
 
     rendered = html is not None or markdown is not None
-    if jobs > 1 and (grades_out is not None or include_runs or rendered or runs.suffix == ".gz"):
+    per_run = grades_out is not None or include_runs or rendered
+    if jobs is not None and jobs > 1 and per_run:
         raise InputError(
             "--jobs above 1 grades into the scorecard only",
             field="--jobs",
-            hint="drop --grades/--include-runs/--html/--markdown (or use --jobs 1), and pass an uncompressed JSONL",
+            hint="drop --grades/--include-runs/--html/--markdown (or use --jobs 1)",
         )
+    if jobs is None:
+        jobs = 1 if per_run else _auto_jobs(runs)
     loaded = load_suite(suite)
     judging = not fast and suite_has_judged(loaded)
     config = resolve_for_cli(
@@ -276,7 +284,7 @@ def score(
                     "reported not run (everything judged is cached; rerun with a larger budget)",
                     markup=False,
                 )
-    builder = ScorecardBuilder(loaded, weights=weight_map)
+    plans = SuitePlan(loaded)
     keep = include_runs or rendered
     kept: list[RunGrade] = []
     appender = None
@@ -284,23 +292,38 @@ def score(
         grades_out.parent.mkdir(parents=True, exist_ok=True)
         grades_out.write_bytes(b"")  # a fresh file: grades of this run only
         appender = JsonlAppender(grades_out)
+
+    def streamed(graded: RunGrade, position: object) -> None:
+        if appender is not None:
+            appender.write(graded)
+        if keep:
+            kept.append(graded)
+
     try:
         if jobs > 1:
-            score_file_parallel(runs, loaded, recorded, fast=fast, jobs=jobs, builder=builder)
-        for lean in (
-            () if jobs > 1 else grade_lean(read_runs(runs), loaded, recorded, fast=fast, file=runs)
-        ):
-            builder.add(lean)
-            if appender is not None or keep:
-                graded = lean.to_model()
-                if appender is not None:
-                    appender.write(graded)
-                if keep:
-                    kept.append(graded)
+            partial = score_file_parallel(runs, plans, recorded, fast=fast, jobs=jobs)
+        else:
+            partial = grade_chunk(
+                iter_lines(runs),
+                plans,
+                recorded,
+                fast=fast,
+                stop_at_error=True,
+                on_grade=streamed if appender is not None or keep else None,
+            )
     finally:
         if appender is not None:
             appender.close()
-    card = builder.build()
+    problem = partial.first_error()
+    if problem is not None:
+        raise problem
+    if partial.runs == 0:
+        raise RecordError(
+            "has no run records",
+            file=runs,
+            hint="the file is empty; pass a JSONL file with one record per line",
+        )
+    card = partial.finish(loaded, weights=weight_map)
     gates = evaluate_gates(card, thresholds)
     passed = all(g.passed for g in gates)
     full = ScoreReport(
@@ -334,6 +357,22 @@ def score(
         err_console.print(f"thresholds missed: {missed}")
         return 1
     return 0
+
+
+_PARALLEL_BYTES = 8 * 1024 * 1024  # below this a worker pool costs more than it saves
+
+
+def _auto_jobs(runs: Path) -> int:
+    """The core count for a large plain runs file, else 1."""
+    from pathjudge.scoring.chunk import default_jobs
+
+    try:
+        size = runs.stat().st_size
+    except OSError:
+        return 1  # reading it reports the problem
+    if runs.suffix == ".gz":
+        size *= 8
+    return default_jobs() if size >= _PARALLEL_BYTES else 1
 
 
 def _actual(value: float | None) -> str:
