@@ -44,7 +44,7 @@ from pydantic import (
     model_validator,
 )
 
-from pathjudge.agent.io import format_loc
+from pathjudge._io import format_loc
 from pathjudge.errors import SuiteError
 from pathjudge.rubrics.assertions._bfcl import BfclLanguage
 from pathjudge.rubrics.assertions.arguments import CallExpectation, TypeProfile
