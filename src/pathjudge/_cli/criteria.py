@@ -115,23 +115,14 @@ def export_criterion(
 
 
 def _write(path: Path, text: str) -> None:
-    import os
-
-    from pathjudge.agent.io import open_atomic_temp
+    from pathjudge._io import write_text_atomic
     from pathjudge.errors import InputError
 
     try:
-        fd, tmp = open_atomic_temp(path)
+        write_text_atomic(path, text)
     except OSError as exc:
         raise InputError(
             f"cannot be written ({exc.strerror or type(exc).__name__})",
             file=path,
             hint="choose a writable path",
         ) from None
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise

@@ -183,7 +183,7 @@ def report(
 
 
 def _verdicts_report(results: Path, output: Path, markdown: Path | None) -> None:
-    from pathjudge.report._write import write_text_atomic
+    from pathjudge._io import write_text_atomic
     from pathjudge.report.verdicts import (
         load_verdict_rows,
         render_verdicts_html,

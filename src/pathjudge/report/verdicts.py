@@ -118,7 +118,7 @@ def is_verdicts_file(path: Path) -> bool:
 
 def load_verdict_rows(path: str | Path) -> list[VerdictRow]:
     """Every line of a verdicts file as a :class:`VerdictRow` (errors: :class:`LabelsError` file:line)."""
-    from pathjudge.agent.io import record_error_from_validation
+    from pathjudge._io import record_error_from_validation
     from pathjudge.calibration._jsonl import numbered_records
     from pathjudge.calibration.verdicts import RecordedVerdict
     from pathjudge.errors import LabelsError
