@@ -198,6 +198,10 @@ class Task(_Record):
         default=None,
         description="Language of BFCL declared types (python | java | javascript), likewise.",
     )
+    truncated: Literal["fail", "undecided"] = Field(
+        default="undecided",
+        description="A run whose stop_reason says it was cut: its success fails, or is undecided.",
+    )
 
     @model_validator(mode="before")
     @classmethod
