@@ -70,7 +70,7 @@ def parse_run(source: str, line_no: int, raw: str | bytes) -> RunRecord | Record
                     line=line_no,
                     hint="re-encode the file as UTF-8",
                 )
-        from pathjudge.agent.io import record_error_from_validation
+        from pathjudge._io import record_error_from_validation
 
         return record_error_from_validation(exc, file=source, line=line_no, what="run")
 
