@@ -85,6 +85,7 @@ __all__ = [
     "ResolvedConfig",
     "Weights",
     "config_keys",
+    "default_config",
     "find_config_file",
     "normalize_model",
     "resolve_config",
@@ -817,6 +818,11 @@ def resolve_config(
             ) from None
         raise ConfigError(f"{origin} value: {message}", field=key) from None
     return ResolvedConfig(config=config, sources=dict(sources), file=path)
+
+
+def default_config() -> ResolvedConfig:
+    """The built-in defaults only: no file, no environment (for callers that must not read either)."""
+    return ResolvedConfig(config=PathjudgeConfig(), sources=dict.fromkeys(_KEYS, "default"))
 
 
 def _hint(spec: _Key) -> str:
