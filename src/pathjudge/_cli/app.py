@@ -109,7 +109,7 @@ def write_json(dest: Path | None, document: str) -> None:
         out_console.file.write(json_text(text))
         out_console.file.flush()
         return
-    from pathjudge.report._write import write_text_atomic
+    from pathjudge._io import write_text_atomic
 
     write_text_atomic(dest, text)
     err_console.print(f"wrote {dest}")

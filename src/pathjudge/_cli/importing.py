@@ -92,8 +92,8 @@ def import_(
     Formats without an error flag on tool results (openai-chat, openai-responses) flag a result as an
     error when its text starts with an --error-prefix (default 'Error:', tau-bench's convention).
     """
+    from pathjudge._io import write_jsonl
     from pathjudge.agent.importers import format_module, import_file, import_session
-    from pathjudge.agent.io import write_jsonl
 
     if not fmt:
         raise InputError(

@@ -23,7 +23,12 @@ _HEADERS = ("task", "runs", "epochs", "steps avg/min/max", "errors", "bad args",
 @app.command()
 def show(
     runs: Annotated[
-        Path, typer.Argument(help="A runs JSONL file (pathjudge's trajectory schema).")
+        Path,
+        typer.Argument(
+            help="A runs JSONL file (pathjudge's trajectory schema), or a verdicts JSONL file "
+            "(from `pathjudge judge` or any grader): then a table of item, verdict, reasoning, "
+            "evidence and judge."
+        ),
     ],
     json_out: Annotated[Path | None, typer.Option("--json", help=JSON_HELP)] = None,
     keep_going: Annotated[
@@ -35,11 +40,16 @@ def show(
         typer.Option(min=0, help="Tasks listed in the table (0 = all); totals always cover all."),
     ] = 200,
 ) -> None:
-    """Per-task counts, steps, errors and tools used, streamed in constant memory.
+    """Per-task counts, steps, errors and tools used, streamed in constant memory; or a verdicts table.
 
     Tasks are listed in natural order (task-2 before task-10). On a terminal the summary is a table;
     piped (a CI log, grep) it is one line per task under a header line.
     """
+    from pathjudge.report.verdicts import is_verdicts_file
+
+    if is_verdicts_file(runs):
+        _show_verdicts(runs, json_out=json_out, limit=max_tasks)
+        return
     from pathjudge.agent.io import read_runs
     from pathjudge.agent.stats import summarize_runs
     from pathjudge.report.text import Column, natural_key, print_table
@@ -123,3 +133,80 @@ def _print_plain(headers: tuple[str, ...], rows: list[tuple[str, ...]]) -> None:
     out_console.print(line(headers, header=True), soft_wrap=True)
     for row in cells:
         out_console.print(line(row), soft_wrap=True)
+
+
+def _show_verdicts(path: Path, *, json_out: Path | None, limit: int) -> None:
+    """The verdicts table: item, verdict, reasoning excerpt, evidence, judge."""
+    import json
+    from dataclasses import asdict
+
+    from pathjudge.report.text import Column, print_table
+    from pathjudge.report.verdicts import (
+        excerpt,
+        judge_line,
+        load_verdict_rows,
+        quote_mark,
+        verdicts_summary,
+        visible,
+    )
+
+    rows = load_verdict_rows(path)
+    summary = verdicts_summary(rows, file=path)
+    write_json(
+        json_out,
+        json.dumps(
+            {"summary": asdict(summary), "verdicts": [asdict(row) for row in rows]},
+            ensure_ascii=False,
+            indent=2,
+        ),
+    )
+    if json_to_stdout(json_out):
+        return
+    counts = ", ".join(f"{name} {n}" for name, n in sorted(summary.verdicts.items()))
+    listed = rows if limit <= 0 else rows[:limit]
+    cells = []
+    for row in listed:
+        if row.evidence:
+            quotes = "\n".join(
+                quote_mark(row, q) + "“" + excerpt(visible(q), 80) + "”" for q in row.evidence[:3]
+            )
+            if len(row.evidence) > 3:
+                quotes += f"\n+{len(row.evidence) - 3} more"
+        else:
+            quotes = "—"
+        judge = row.judge.describe()
+        if row.votes:
+            judge += " · " + ", ".join(f"{k} {v}" for k, v in row.votes.items() if v)
+        elif row.sample is not None:
+            judge += f" · sample {row.sample}"
+        cells.append(
+            (
+                visible(row.item_id),
+                row.verdict,
+                excerpt(visible(row.reasoning), 160),
+                quotes,
+                visible(judge),
+            )
+        )
+    print_table(
+        out_console,
+        f"{path} — {summary.items} items: {counts}",
+        [
+            Column("item", "id"),
+            Column("verdict", "num"),
+            Column("reasoning", "text"),
+            Column("evidence", "text"),
+            Column("judge", "text"),
+        ],
+        cells,
+    )
+    if len(listed) < len(rows):
+        out_console.print(
+            f"... {len(rows) - len(listed)} more lines not listed (--max-tasks 0 lists all)"
+        )
+    out_console.print(visible(judge_line(summary)))
+    if summary.evidence_checked:
+        out_console.print(
+            f"evidence: {summary.evidence_unverified} of {summary.evidence_checked} checked verdicts "
+            "cite a quote not found in the judged inputs (✗)"
+        )
