@@ -85,7 +85,7 @@ def test_show_prints_a_verdicts_table(
     assert "\\x1b" in out
     assert "1 of 2 checked verdicts cite a quote not found" in out
     # --json gives the same rows as data
-    assert main(["show", str(path), "--json"]) == 0
+    assert main(["show", str(path), "--json", "-"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert [row["item_id"] for row in data["verdicts"]] == ["s1", "s2", "s3"]
     assert data["verdicts"][1]["evidence_verified"] is False

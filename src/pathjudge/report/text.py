@@ -441,4 +441,4 @@ def print_table(
     if legend and id_legend:
         console.print(Prose(f"{len(legend)} value(s) shortened to fit {console.width} columns:"))
         for full, short in legend.items():
-            console.print(Prose(f"  {short} = {full}", indent=4, hanging=True))
+            console.print(Text(f"  {short} = {full}"), soft_wrap=True)  # whole, for copy and grep
