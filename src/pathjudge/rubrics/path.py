@@ -38,10 +38,20 @@ lesson: missing step 25, wasted call 10, over budget 20, wrong order 15):
 - *wasted*: an unpaired call that repeats an earlier call (same tool, same normalised arguments), or,
   in the modes that forbid other calls (strict, unordered, subset), any unpaired call;
 - *over budget*: charged once when the run has more calls than the step budget;
-- *wrong order*: charged once. In ``strict`` and ``in_order`` it is charged whenever the reference is
-  not realised as an ordered subsequence of the run, so a missing step also breaks the order (as in the
-  lesson: a run without the refund step is both missing a step and out of order). In
-  ``partial_order`` it is charged when a present step comes before a step it depends on.
+- *wrong order*: charged once, when some step is out of order. One rule for every ordered mode
+  (``strict`` and ``in_order`` are the chain where each step depends on all the steps before it;
+  ``partial_order`` declares its dependencies with ``after``): a matched step is out of order when its
+  call comes before the call of a step it depends on, or when a step it depends on never happened
+  (no call, or a call with wrong arguments). So, as in the lesson, a run without the refund step is
+  both missing a step and out of order (the send step came without its refund), while a run that
+  only stops early (the last steps missing) is missing steps but not out of order. A
+  ``partial_order`` reference whose ``after`` edges form a chain scores exactly like ``in_order``. A
+  call comes after another when it is in a later turn, or in the same turn: parallel calls are
+  unordered among themselves.
+
+Scope and errored calls (see :mod:`pathjudge.rubrics.scope`): a reference's ``scope`` and
+``errored_calls`` choose the calls it is aligned with; the others are invisible to it (neither
+extra nor wasted), and indices always refer to the whole run.
 
 Empty input: an empty reference is satisfied by an empty run in every mode; calls then count as extras
 (wasted in the modes that forbid other calls). A run with no calls misses every reference step.
@@ -60,6 +70,7 @@ from pydantic import BaseModel, ConfigDict, Field, JsonValue, model_validator
 
 from pathjudge.agent.trajectory import RunRecord, Step
 from pathjudge.rubrics.assertions.arguments import CallExpectation, EqMatcher, match_call
+from pathjudge.rubrics.scope import ErroredCalls, ToolScope, describe_scope, tool_in_scope
 
 __all__ = [
     "MODES",
@@ -77,6 +88,7 @@ __all__ = [
     "align_calls",
     "align_data",
     "align_path",
+    "align_view",
     "best_alignment",
     "best_data",
     "compile_reference",
@@ -666,10 +678,7 @@ def _pairing_cost(
     if forbids and mode not in _REQUIRES_ALL:
         wasted += mismatched
     n_missing = missing + mismatched if mode in _REQUIRES_ALL else 0
-    if mode == "strict" or mode == "in_order":
-        fault = bool(missing or late or mismatched)
-    else:
-        fault = mode == "partial_order" and bool(late)
+    fault = (mode == "strict" or mode == "in_order" or mode == "partial_order") and bool(late)
     return costs.missing * n_missing + costs.wasted * wasted + (costs.wrong_order if fault else 0)
 
 
@@ -696,15 +705,14 @@ def _pairing(
         turns = [s.turn for s in steps]
         if mode == "partial_order":
             topo, ancestors = _topology(refs)
-
-            def allowed(a: int, b: int) -> bool:
-                return a < b
         else:
             topo = list(range(n_refs))
             ancestors = [frozenset(range(r)) for r in range(n_refs)]
 
-            def allowed(a: int, b: int) -> bool:
-                return turns[a] <= turns[b]
+        # A call may serve a step that depends on another's when it comes in a later turn, or in the
+        # same turn (parallel calls are unordered): the same rule for every ordered mode.
+        def allowed(a: int, b: int) -> bool:
+            return turns[a] <= turns[b]
 
         if mode != "partial_order" and len(set(turns)) == len(turns):
             ordered = _chain_dp(ok_weights, n_refs, n_calls)
@@ -903,12 +911,9 @@ def align_data(
     # Where steps may be left out but other calls may not (subset), a wrong-argument call is wasted.
     wasted_count = len(wasted) + (mismatched if forbids_extra and not requires_all else 0)
     over = budget is not None and n_calls > budget
-    if mode == "strict" or mode == "in_order":
-        order_fault = bool(missing or out_of_order or mismatched)
-    elif mode == "partial_order":
-        order_fault = bool(out_of_order)
-    else:
-        order_fault = False
+    # one rule for every ordered mode: a step is out of order when its call comes before a call of a
+    # step it depends on, or a step it depends on never happened (missing, or wrong arguments)
+    order_fault = order_matters and bool(out_of_order)
 
     faults = {
         "missing": n_missing,
@@ -951,6 +956,68 @@ def align_data(
     )
 
 
+def align_view(
+    steps: Sequence[Step],
+    view: Sequence[int] | None,
+    refs: Sequence[RefSpec],
+    mode: Mode,
+    *,
+    name: str = "reference",
+    budget: int | None = None,
+    costs: FaultCosts | None = None,
+    redundant: Iterable[int] = (),
+) -> AlignmentData:
+    """:func:`align_data` of the calls in ``view`` (indices into ``steps``; ``None``: every call).
+
+    The calls outside the view are invisible to the alignment: neither paired, nor extra, nor wasted.
+    ``redundant`` holds *positions in the view* of the calls that repeat an earlier call in the view.
+    Every index in the result is the call's index in ``steps``, and the step budget is judged on
+    every call of the run (see :mod:`pathjudge.rubrics.scope`).
+    """
+    if view is None:
+        return align_data(
+            steps, refs, mode, name=name, budget=budget, costs=costs, redundant=redundant
+        )
+    costs = costs or _DEFAULT_COSTS
+    seen = align_data(
+        [steps[i] for i in view],
+        refs,
+        mode,
+        name=name,
+        budget=None,
+        costs=costs,
+        redundant=redundant,
+    )
+    over = budget is not None and len(steps) > budget
+    faults = dict(seen.faults)
+    faults["over_budget"] = int(over)
+    total = (
+        costs.missing * faults["missing"]
+        + costs.wasted * faults["wasted"]
+        + (costs.over_budget if over else 0)
+        + (costs.wrong_order if seen.order_fault else 0)
+    )
+    return AlignmentData(
+        seen.reference,
+        seen.mode,
+        seen.satisfied,
+        max(0, 100 - total),
+        tuple(pair._replace(call=view[pair.call]) for pair in seen.pairs),
+        seen.missing,
+        tuple(view[c] for c in seen.extra),
+        tuple(view[c] for c in seen.wasted),
+        seen.out_of_order,
+        over,
+        seen.order_fault,
+        faults,
+        seen.search_truncated,
+        seen.n_refs,
+        len(steps),
+        budget,
+        costs,
+    )
+
+
 def _order_breakers(
     paired: Mapping[int, int],
     topo: Sequence[int],
@@ -958,15 +1025,20 @@ def _order_breakers(
     allowed: Callable[[int, int], bool],
     ok_pairs: set[tuple[int, int]],
 ) -> set[int]:
-    """The paired steps whose call breaks the order (they are reported out of order).
+    """The paired steps that are out of order.
 
-    For a chain: the fewest steps to drop so the rest keep the order (longest order-consistent
-    subsequence). For a partial order: each step whose call comes before a call of a step it depends on.
+    A fully matching step is out of order when a step it depends on never happened (it is unpaired,
+    or paired with a call whose arguments differ), or when its call breaks the order: for a chain
+    (every step depends on all the steps before it in ``topo``, as in strict and in_order), the fewest
+    steps to drop so the rest keep the order (longest order-consistent subsequence); for any other
+    partial order, each step whose call comes before a call of a step it depends on.
     """
-    chain = all(ancestors[r] == frozenset(range(r)) for r in range(len(ancestors)))
     kept = [r for r in topo if r in paired and (r, paired[r]) in ok_pairs]
+    happened = set(kept)
+    orphans = {r for r in kept if not ancestors[r] <= happened}
+    chain = all(ancestors[r] == frozenset(topo[:k]) for k, r in enumerate(topo))
     if not chain:
-        return {
+        return orphans | {
             r
             for r in kept
             if any(a in paired and not allowed(paired[a], paired[r]) for a in ancestors[r])
@@ -985,7 +1057,7 @@ def _order_breakers(
     while end != -1:
         keep.add(kept[end])
         end = best[end][1]
-    return {r for r in kept if r not in keep}
+    return orphans | {r for r in kept if r not in keep}
 
 
 def _topology(refs: Sequence[RefSpec]) -> tuple[list[int], list[frozenset[int]]]:
@@ -1128,6 +1200,16 @@ class ReferencePath(BaseModel):
         default=None, description="Name shown in reasons (default: reference N)."
     )
     mode: Mode = Field(default="in_order", description="How the run must contain the steps.")
+    scope: ToolScope = Field(
+        default="all",
+        description="Which calls the reference is aligned with; calls outside it are neither "
+        "extra nor wasted (see pathjudge.rubrics.scope).",
+    )
+    errored_calls: ErroredCalls | None = Field(
+        default=None,
+        description="count | ignore: whether calls whose result was an error are aligned "
+        "(default: the task's errored_calls).",
+    )
     steps: tuple[ReferenceStep, ...] = Field(description="The reference steps, in reference order.")
 
     @model_validator(mode="after")
@@ -1151,6 +1233,17 @@ class ReferencePath(BaseModel):
                 )
         if self.mode == "partial_order":
             _topology(compile_reference(self))
+        if self.scope != "all" and self.scope != "state_changing":
+            outside = [
+                step.id or step.tool
+                for step in self.steps
+                if not tool_in_scope(step.tool, self.scope)
+            ]
+            if outside:
+                raise ValueError(
+                    f"step {outside[0]!r} calls a tool outside the reference's scope "
+                    f"({describe_scope(self.scope)}); widen the scope or remove the step"
+                )
         return self
 
 

@@ -40,6 +40,7 @@ from pathjudge.rubrics.assertions.arguments import CallExpectation, match_call
 from pathjudge.rubrics.assertions.base import AXES, Axis, CheckResult
 from pathjudge.rubrics.assertions.outcome import (
     AllOfCriterion,
+    AnyOfCriterion,
     CallableCriterion,
     RefusalCriterion,
     SuccessCriterion,
@@ -51,6 +52,7 @@ from pathjudge.rubrics.assertions.steps import (
     StepSpec,
     call_keys,
     redundant_calls,
+    redundant_in,
     step_checks,
 )
 from pathjudge.rubrics.assertions.tools import check_tool_selection
@@ -60,12 +62,13 @@ from pathjudge.rubrics.path import (
     PathAlignment,
     RefSpec,
     StepMatch,
-    align_data,
+    align_view,
     best_data,
     compile_reference,
     literal_arguments,
     result_contains,
 )
+from pathjudge.rubrics.scope import ErroredCalls, ToolScope, matches_any, visible_calls
 from pathjudge.rubrics.suite import Suite, Task
 from pathjudge.scoring.judged import JudgedStatus, VerdictLike, item_id, status_of
 
@@ -134,6 +137,19 @@ class RunGrade(BaseModel):
     judged: tuple[JudgedResult, ...] = ()
     weak: tuple[WeakFlag, ...] = Field(default=(), description="Weak-path flags.")
     reason: str = Field(description="Why the run is weak (or 'ok').")
+    verdict: SuccessStatus = Field(
+        default="undecided",
+        description="The run's one verdict before the undecided policy: pass / fail / undecided.",
+    )
+    passed: bool | None = Field(
+        default=None,
+        description="The run's one verdict: every counted gating check and the success passed; "
+        "None when undecided runs are excluded (see PassedSpec).",
+    )
+    blockers: tuple[str, ...] = Field(
+        default=(),
+        description="What kept the run from passing: failed checks, then 'undecided: ...' ones.",
+    )
 
     @property
     def check_errors(self) -> int:
@@ -163,6 +179,9 @@ class LeanGrade:
     weak: tuple[WeakFlag, ...]
     why: tuple[tuple[str, ...], AlignmentData | None, tuple[tuple[int, int, str], ...]]
     check_errors: int
+    verdict: SuccessStatus = "undecided"
+    passed: bool | None = None
+    blockers: tuple[str, ...] = ()
 
     @property
     def reason(self) -> str:
@@ -200,6 +219,9 @@ class LeanGrade:
             judged=self.judged,
             weak=self.weak,
             reason=self.reason,
+            verdict=self.verdict,
+            passed=self.passed,
+            blockers=self.blockers,
         )
 
 
@@ -251,6 +273,10 @@ class TaskPlan:
     implied_goal: RefusalCriterion | None
     goal_memo: dict[str | None, tuple[tuple[CheckResult, ...], _Fold]] | None
     recovery_clean_fold: _Fold
+    read_only: tuple[str, ...] = ()
+    errored_calls: ErroredCalls = "count"
+    reference_views: tuple[tuple[ToolScope, ErroredCalls], ...] = ()
+    success_defined: bool = False
 
     def quick(self, run: RunRecord) -> tuple[bool, bool, int, bool]:
         """The four basic checks at tuple cost, for CI gates and benchmarks.
@@ -302,6 +328,12 @@ def plan_task(task: Task) -> TaskPlan:
         for i, ref in enumerate(task.references)
     )
     return TaskPlan(
+        read_only=task.tools.read_only if task.tools is not None else (),
+        errored_calls=task.errored_calls,
+        reference_views=tuple(
+            (ref.scope, ref.errored_calls or task.errored_calls) for ref in task.references
+        ),
+        success_defined=task.success is not None or task.kind is not None or bool(task.judged),
         task=task,
         references=references,
         step_spec=step_spec,
@@ -331,7 +363,7 @@ def _answer_only(criterion: SuccessCriterion) -> bool:
     """Whether the criterion's result depends on the run's final answer alone (no user callable)."""
     if isinstance(criterion, CallableCriterion):
         return False
-    if isinstance(criterion, AllOfCriterion):
+    if isinstance(criterion, AllOfCriterion | AnyOfCriterion):
         return all(_answer_only(part.criterion) for part in criterion.parts)
     return True
 
@@ -375,10 +407,12 @@ def _all_valid(n: int) -> CheckResult:
 
 def _arguments_checks(run: RunRecord, plan: TaskPlan) -> list[CheckResult]:
     out: list[CheckResult] = []
-    n = len(run.steps)
+    view = visible_calls(run.steps, errored=plan.errored_calls)
+    indices: range | tuple[int, ...] = range(len(run.steps)) if view is None else view
+    n = len(indices)
     bad: list[int] = []
-    for i, step in enumerate(run.steps):
-        if step.arguments_error is not None:
+    for i in indices:
+        if run.steps[i].arguments_error is not None:
             bad.append(i)
     if n and not bad:
         out.append(_all_valid(n))
@@ -397,7 +431,8 @@ def _arguments_checks(run: RunRecord, plan: TaskPlan) -> list[CheckResult]:
     if plan.arguments:
         total = 0
         failures: list[str] = []
-        for index, step in enumerate(run.steps):
+        for index in indices:
+            step = run.steps[index]
             expected = plan.arguments.get(step.tool)
             if expected is None or step.arguments_error is not None:
                 continue
@@ -460,10 +495,14 @@ def grade_run_lean(
     selection_fold = _NO_CHECKS
     if task.tools is not None:
         # tool selection reads only the (tool, turn) sequence: memoised per task on exactly that key
-        shape = tuple([(step.tool, step.turn) for step in steps])
+        if plan.errored_calls == "ignore" and task.tools.forbidden:
+            # then tools.forbidden also reads which calls errored
+            shape = tuple([(step.tool, step.turn * 2 + step.is_error) for step in steps])
+        else:
+            shape = tuple([(step.tool, step.turn) for step in steps])
         selected = plan.tools_memo.get(shape)
         if selected is None:
-            found = tuple(check_tool_selection(run, task.tools))
+            found = tuple(check_tool_selection(run, task.tools, errored_calls=plan.errored_calls))
             selected = (found, _fold(found, "tool_selection"))
             if len(plan.tools_memo) < _MEMO_LIMIT:
                 plan.tools_memo[shape] = selected
@@ -481,7 +520,10 @@ def grade_run_lean(
         )
     checks.extend(argument_checks)
     argument_fold = _fold(argument_checks, "argument_correctness")
-    efficiency, pairs = step_checks(run, plan.step_spec)
+    step_view = visible_calls(
+        steps, scope=plan.step_spec.scope, read_only=plan.read_only, errored=plan.errored_calls
+    )
+    efficiency, pairs = step_checks(run, plan.step_spec, step_view)
     checks.extend(efficiency)
     efficiency_fold = _fold(efficiency, "step_efficiency")
     errored = False
@@ -501,19 +543,29 @@ def grade_run_lean(
 
     alignment: AlignmentData | None = None
     if plan.references:
-        repeats = [repeat for _, repeat in pairs]
-        aligned = [
-            align_data(
-                steps,
-                refs,
-                mode,
-                name=name,
-                budget=plan.budget,
-                costs=task.costs,
-                redundant=repeats,
+        aligned = []
+        for (name, mode, refs), (scope, ref_errored) in zip(
+            plan.references, plan.reference_views, strict=True
+        ):
+            view = visible_calls(steps, scope=scope, read_only=plan.read_only, errored=ref_errored)
+            if view is None and step_view is None:
+                repeats = [repeat for _, repeat in pairs]
+            else:
+                # the repeats among the calls this reference sees, as positions in its view
+                seen = steps if view is None else [steps[i] for i in view]
+                repeats = [repeat for _, repeat in redundant_in(seen)]
+            aligned.append(
+                align_view(
+                    steps,
+                    view,
+                    refs,
+                    mode,
+                    name=name,
+                    budget=plan.budget,
+                    costs=task.costs,
+                    redundant=repeats,
+                )
             )
-            for name, mode, refs in plan.references
-        ]
         alignment = aligned[0] if len(aligned) == 1 else best_data(aligned)
 
     judged: list[JudgedResult] = []
@@ -609,6 +661,7 @@ def grade_run_lean(
     ):
         weak = ("poor_path",)
         poor = alignment
+    outcome, passed, blockers = _verdict(plan, checks, success, alignment)
     repeats_of: tuple[tuple[int, int, str], ...] = ()
     if pairs:
         weak = (*weak, "redundant")
@@ -633,10 +686,65 @@ def grade_run_lean(
         weak=weak,
         why=(failing, poor, repeats_of),
         check_errors=check_errors,
+        verdict=outcome,
+        passed=passed,
+        blockers=blockers,
     )
 
 
 _NO_CHECKS: _Fold = (None, 0, 0)
+
+
+def _verdict(
+    plan: TaskPlan,
+    checks: Iterable[CheckResult],
+    success: SuccessStatus,
+    alignment: AlignmentData | None,
+) -> tuple[SuccessStatus, bool | None, tuple[str, ...]]:
+    """The run's one verdict (see :class:`~pathjudge.rubrics.suite.PassedSpec`): the verdict before
+    the undecided policy, ``passed`` after it, and what blocked it (failed checks first)."""
+    spec = plan.task.passed
+    patterns = spec.checks
+    everything = patterns == ("*",)
+    failed: list[str] = []
+    broken: list[str] = []
+    for check in checks:
+        # the goal checks are the success, counted below
+        if not check.gating or check.axis == "goal_completion":
+            continue
+        status = check.status
+        if status == "pass" or status == "not_run":
+            continue
+        if not everything and not matches_any(check.check, patterns):
+            continue
+        if status == "fail":
+            failed.append(check.check)
+        else:
+            broken.append("undecided: " + check.check)
+    if (
+        alignment is not None
+        and not alignment.satisfied
+        and (everything or matches_any("path", patterns))
+    ):
+        failed.append("path")
+    if plan.success_defined:
+        if success == "fail":
+            failed.append("success")
+        elif success == "undecided":
+            broken.append("undecided: success")
+    verdict: SuccessStatus
+    if failed:
+        verdict = "fail"
+    elif broken:
+        verdict = "undecided"
+    else:
+        verdict = "pass"
+    if verdict == "undecided":
+        policy = spec.undecided
+        passed = True if policy == "pass" else False if policy == "fail" else None
+    else:
+        passed = verdict == "pass"
+    return verdict, passed, tuple(failed + broken)
 
 
 def _mean_of(fold: _Fold) -> float | None:
