@@ -23,8 +23,8 @@ What tau-bench checks, and how the suite says it (no preprocessing of the runs):
 - **Outputs.** Each required output must appear, lowercased, in some message the agent sent the user,
   lowercased with its commas removed. The suite says ``all_of`` one ``contains_any`` part per output,
   read ``over: any_reply`` with ``normalize: {casefold: true, remove: ","}``.
-- **One verdict.** ``passed`` counts the path and the success only (``passed.checks: [path]``); an
-  undecided run (e.g. one cut short, which tau-bench scores 0) counts as failed.
+- **One verdict.** ``passed`` counts the path and the success only (``passed: {checks: [], path:
+  true}``); an undecided run (e.g. one cut short, which tau-bench scores 0) counts as failed.
 
 What this approximates (see the README's "Grading a benchmark's traces"): the hash compares end states,
 the suite compares calls. They differ when two different call multisets leave the same database (a
@@ -201,7 +201,7 @@ def build_suite(
             "errored_calls": "ignore",
             "steps": {"scope": "state_changing"},
             "recovery": {"require_recovery": False},
-            "passed": {"checks": ["path"], "undecided": "fail"},
+            "passed": {"checks": [], "path": True, "undecided": "fail"},
         },
         "tasks": [task_entry(task_id, task, read_only) for task_id, task in _ordered(tasks)],
     }

@@ -8,6 +8,7 @@ import pytest
 
 from pathjudge.agent.trajectory import RunRecord, Step
 from pathjudge.errors import SuiteError
+from pathjudge.rubrics.path import PathAlignment
 from pathjudge.rubrics.scope import (
     ScopeExclude,
     ScopeTools,
@@ -41,6 +42,11 @@ def grade_with(
         }
     )
     return grade_run(run, plan_task(suite.task("t")))
+
+
+def path_of(grade: RunGrade) -> PathAlignment:
+    assert grade.path is not None
+    return grade.path
 
 
 def check(grade: RunGrade, name: str) -> Any:
@@ -181,22 +187,24 @@ def test_repeats_count_a_repeated_write_fails() -> None:
 
 def test_a_missing_write_or_a_wrong_argument_fails() -> None:
     missing = grade_with(CANCEL3, run_of(*cancels("A", "B")))
-    assert missing.path is not None and missing.path.missing == ("#3",)
+    assert path_of(missing).missing == ("#3",)
     wrong = grade_with(CANCEL3, run_of(*cancels("A", "B", "Z")))
-    assert wrong.path is not None and not wrong.path.satisfied
+    assert not path_of(wrong).satisfied
 
 
 def test_superset_lets_a_wrong_write_pass_but_a_scoped_unordered_does_not() -> None:
     run = run_of(*cancels("A", "B", "C"), step("book_reservation", user_id="u"))
     superset = {"references": [{**CANCEL3["references"][0], "mode": "superset", "scope": "all"}]}
-    assert grade_with(superset, run).path.satisfied  # type: ignore[union-attr]
-    assert not grade_with(CANCEL3, run).path.satisfied  # type: ignore[union-attr]
+    assert path_of(grade_with(superset, run)).satisfied
+    assert not path_of(grade_with(CANCEL3, run)).satisfied
 
 
 def test_empty_scoped_reference_means_change_nothing() -> None:
     task = {"references": [{"mode": "unordered", "scope": "state_changing", "steps": []}]}
-    assert grade_with(task, run_of(step("get_user"), step("think"))).path.satisfied  # type: ignore[union-attr]
-    assert not grade_with(task, run_of(step("get_user"), step("cancel_reservation"))).path.satisfied  # type: ignore[union-attr]
+    assert path_of(grade_with(task, run_of(step("get_user"), step("think")))).satisfied
+    assert not path_of(
+        grade_with(task, run_of(step("get_user"), step("cancel_reservation")))
+    ).satisfied
 
 
 def test_tools_and_exclude_scopes() -> None:
@@ -210,10 +218,10 @@ def test_tools_and_exclude_scopes() -> None:
         ]
     }
     run = run_of(step("book_reservation"), *cancels("A"))
-    assert grade_with(only, run).path.satisfied  # type: ignore[union-attr]
+    assert path_of(grade_with(only, run)).satisfied
     exclude = {"references": [{**only["references"][0], "scope": {"exclude": ["book_*"]}}]}  # type: ignore[dict-item]
-    assert grade_with(exclude, run).path.satisfied  # type: ignore[union-attr]
-    assert not grade_with(exclude, run_of(step("send_email"), *cancels("A"))).path.satisfied  # type: ignore[union-attr]
+    assert path_of(grade_with(exclude, run)).satisfied
+    assert not path_of(grade_with(exclude, run_of(step("send_email"), *cancels("A")))).satisfied
 
 
 def test_step_budget_still_counts_out_of_scope_calls() -> None:
@@ -234,7 +242,7 @@ def test_errored_calls_count_by_default() -> None:
         update={"steps": (*run.steps[:3], run.steps[3].model_copy(update={"is_error": True}))}
     )
     counted = grade_with(CANCEL3, errored)
-    assert counted.path is not None and not counted.path.satisfied
+    assert not path_of(counted).satisfied
 
 
 def test_ignored_errored_calls_are_invisible_to_the_path() -> None:
@@ -255,10 +263,10 @@ def test_reference_level_errored_calls_overrides_the_task() -> None:
     steps = [*cancels("A", "B", "C"), step("cancel_reservation", error=True, reservation_id="D")]
     ref = {**CANCEL3["references"][0], "errored_calls": "ignore"}
     graded = grade_with({"references": [ref], "errored_calls": "count"}, run_of(*steps))
-    assert graded.path is not None and graded.path.satisfied
+    assert path_of(graded).satisfied
     ref = {**CANCEL3["references"][0], "errored_calls": "count"}
     graded = grade_with({"references": [ref], "errored_calls": "ignore"}, run_of(*steps))
-    assert graded.path is not None and not graded.path.satisfied
+    assert not path_of(graded).satisfied
 
 
 def test_errored_calls_from_defaults() -> None:
@@ -268,7 +276,7 @@ def test_errored_calls_from_defaults() -> None:
         run_of(*steps),
         defaults={"tools": {"read_only": READ_ONLY}, "errored_calls": "ignore"},
     )
-    assert graded.path is not None and graded.path.satisfied
+    assert path_of(graded).satisfied
 
 
 def test_forbidden_ignores_errored_calls_and_out_of_scope_calls() -> None:

@@ -714,10 +714,17 @@ def _pairing(
         def allowed(a: int, b: int) -> bool:
             return turns[a] <= turns[b]
 
+        # Among pairings with as many fully matching pairs, prefer those that leave the *later*
+        # steps over (a step whose prerequisite never happened is out of order): a bonus that falls
+        # with the step's topological position, far below one pair and far above the preference
+        # for earlier calls.
+        step = 0.5 / (n_refs + 1)
+        rank = {r: k for k, r in enumerate(topo)}
+        ranked = {key: w + (n_refs - rank[key[0]]) * step for key, w in ok_weights.items()}
         if mode != "partial_order" and len(set(turns)) == len(turns):
-            ordered = _chain_dp(ok_weights, n_refs, n_calls)
+            ordered = _chain_dp(ranked, n_refs, n_calls)
         else:
-            ordered, truncated = _constrained_search(ok_weights, topo, ancestors, allowed)
+            ordered, truncated = _constrained_search(ranked, topo, ancestors, allowed)
         # pair what the ordered pairing leaves for the argument diffs
         in_order = dict(ordered)
         taken = set(in_order.values())

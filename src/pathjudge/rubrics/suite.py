@@ -155,10 +155,12 @@ class PassedSpec(_Record):
     ``passed`` is true when the task succeeded and every counted gating check passed: a counted check
     that failed makes it false; else a counted check that broke (status ``error``) or an undecided
     success makes the run *undecided*, which counts as ``undecided`` says (``exclude``: left out of
-    the passed rate and counted apart). The reference path counts as the check ``path`` (passes when
-    the best reference is satisfied). A task with no success criterion, no ``kind`` and no judged
-    criterion is judged on its checks alone. Checks that did not run (``not_run``: nothing to check)
-    and diagnostics (``gating: false``) never count.
+    the passed rate and counted apart). ``checks`` picks the checks that count by id (glob patterns;
+    default all; ``[]``: none). With ``path: true`` the best reference path must also be satisfied
+    (it then blocks as ``path``); by default the path is trajectory quality, reported apart, as a
+    right answer by a poor path is. A task with no success criterion, no ``kind`` and no judged
+    criterion is judged on its checks (and path) alone. Checks that did not run (``not_run``: nothing
+    to check) and diagnostics (``gating: false``) never count.
     """
 
     undecided: UndecidedPolicy = Field(
@@ -167,8 +169,12 @@ class PassedSpec(_Record):
     )
     checks: tuple[str, ...] = Field(
         default=("*",),
-        description="Glob patterns of the check ids that count, e.g. ['path', 'tools.*']; "
-        "'path' is the reference path; default: every gating check.",
+        description="Glob patterns of the check ids that count, e.g. ['tools.*', 'arguments.*']; "
+        "default: every gating check; []: none.",
+    )
+    path: bool = Field(
+        default=False,
+        description="Whether the best reference path must be satisfied too (it blocks as 'path').",
     )
 
 

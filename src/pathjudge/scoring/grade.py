@@ -594,8 +594,10 @@ def grade_run_lean(
     decided_goal = [c for c in gating_goal if c.status in ("pass", "fail", "error")]
     judged_fail = any(j.status == "fail" for j in judged) if judged else False
     success: SuccessStatus
-    if judged_fail or any(c.status != "pass" for c in decided_goal):
+    if judged_fail or any(c.status == "fail" for c in decided_goal):
         success = "fail"
+    elif any(c.status == "error" for c in decided_goal):
+        success = "undecided"  # a criterion that broke decides nothing (it is never a fail)
     elif decided_goal or (judged and all(j.status == "pass" for j in judged)):
         success = "pass"
     else:
@@ -721,11 +723,7 @@ def _verdict(
             failed.append(check.check)
         else:
             broken.append("undecided: " + check.check)
-    if (
-        alignment is not None
-        and not alignment.satisfied
-        and (everything or matches_any("path", patterns))
-    ):
+    if spec.path and alignment is not None and not alignment.satisfied:
         failed.append("path")
     if plan.success_defined:
         if success == "fail":
