@@ -30,8 +30,8 @@ key in upper case with dots as underscores)::
     calibration.max_unsure   maximum upper bound of the unsure rate           (default: none)
     weights.axes.<axis>      scorecard weight of each of the five axes, >= 0  (default 1.0 each)
     weights.levels.<level>   weight of success / correctness / trajectory     (default 1.0 each)
-    fail_under.<level>       exit 1 when success / correctness / trajectory /
-                             overall falls below this, in [0, 1]              (default: none)
+    fail_under.<level>       exit 1 when passed / success / correctness /
+                             trajectory / overall falls below this, in [0, 1] (default: none)
 
 Optional keys (``*.base_url``, ``budget_usd``, ``calibration.max_unsure``, ``fail_under.*``) are unset by
 ``none`` (or an empty value) in the environment or on the command line. Strings from the environment and
@@ -149,6 +149,7 @@ class Weights(_Settings):
 class FailUnder(_Settings):
     """Thresholds under which ``pathjudge score`` exits 1; None means no gate."""
 
+    passed: float | None = Field(default=None, ge=0.0, le=1.0)
     success: float | None = Field(default=None, ge=0.0, le=1.0)
     correctness: float | None = Field(default=None, ge=0.0, le=1.0)
     trajectory: float | None = Field(default=None, ge=0.0, le=1.0)

@@ -22,6 +22,7 @@ _LEVELS: dict[str, WeightKey] = {
     "trajectory": "trajectory",
 }
 _FAIL_UNDER: dict[str, GateMetric] = {
+    "passed": "passed",
     "success": "success",
     "correctness": "tool_calls",
     "trajectory": "trajectory",
