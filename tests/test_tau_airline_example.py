@@ -243,6 +243,53 @@ def test_writes_in_any_order_pass(suite: Suite, records: list[dict[str, Any]]) -
     assert result.passed is True
 
 
+def say(record: dict[str, Any], text: str, *, last: bool) -> None:
+    """Replace the agent's last reply (``last``) or its first reply with ``text``."""
+    replies = [
+        i
+        for i, m in enumerate(record["traj"])
+        if m["role"] == "assistant" and not m.get("tool_calls")
+    ]
+    record["traj"][replies[-1] if last else replies[0]]["content"] = text
+
+
+def writes_done(record: dict[str, Any]) -> dict[str, Any]:
+    """Task 2 with every expected write made (the recorded run made two of five)."""
+    done = copy.deepcopy(record)
+    calls: list[dict[str, Any]] = []
+    for i, action in enumerate(done["info"]["task"]["actions"][2:]):
+        calls.extend(tool_call(200 + i, action["name"], action["kwargs"]))
+    insert_before_last_reply(done, calls)
+    return done
+
+
+def test_outputs_are_read_in_every_reply_with_commas_removed(
+    suite: Suite, records: list[dict[str, Any]]
+) -> None:
+    record = writes_done(by_task(records, 2))
+    assert graded(suite, record).blockers == ("success",)  # "$10,519": the recorded, wrong total
+    said_early = copy.deepcopy(record)
+    say(said_early, "Downgrading all five will save you $23,553 in total.", last=False)
+    result = graded(suite, said_early)
+    assert result.success == "pass"  # in an earlier reply, written with a comma
+    assert result.passed is True
+    dotted = copy.deepcopy(record)
+    say(dotted, "You saved $23.553 in total.", last=True)  # a dot is not a comma
+    assert graded(suite, dotted).passed is False
+
+
+def test_a_run_cut_short_fails_like_tau_bench(suite: Suite, records: list[dict[str, Any]]) -> None:
+    record = by_task(records, 6)
+    record["reward"] = None  # tau-bench records no reward for an episode that never finished
+    run = imported(record)
+    assert run.stop_reason == "missing_reward"
+    result = graded(suite, record)
+    assert result.path is not None
+    assert result.path.satisfied  # the right write was made...
+    assert result.passed is False  # ...but an unfinished episode scores 0
+    assert result.blockers == ("outcome.truncated",)
+
+
 def test_a_required_output_must_be_said(suite: Suite, records: list[dict[str, Any]]) -> None:
     result = graded(suite, by_task(records, 2))
     assert result.success == "fail"

@@ -24,7 +24,8 @@ What tau-bench checks, and how the suite says it (no preprocessing of the runs):
   lowercased with its commas removed. The suite says ``all_of`` one ``contains_any`` part per output,
   read ``over: any_reply`` with ``normalize: {casefold: true, remove: ","}``.
 - **One verdict.** ``passed`` counts the path and the success only (``passed: {checks: [], path:
-  true}``); an undecided run (e.g. one cut short, which tau-bench scores 0) counts as failed.
+  true}``). A run cut short (``truncated: fail``: tau-bench scores an unfinished episode 0) fails,
+  and any other undecided run counts as failed too (``undecided: fail``).
 
 What this approximates (see the README's "Grading a benchmark's traces"): the hash compares end states,
 the suite compares calls. They differ when two different call multisets leave the same database (a
@@ -176,11 +177,18 @@ def task_entry(
 
 
 def output_criterion(output: str) -> dict[str, Any]:
-    """tau-bench's output rule: ``output.lower()`` in some reply, lowercased with commas removed."""
+    """tau-bench's output rule: ``output.lower()`` in some reply, lowercased with commas removed.
+
+    ``over: any_reply`` reads each message the agent sent the user (an assistant message without tool
+    calls, as tau-bench's ``respond`` action); the declared normalisation casefolds and deletes commas
+    on both sides, so ``"$23,553"`` contains ``"23553"`` while dots and spaces still count. A reply
+    that sounds like a refusal still counts (``allow_refusal``): tau-bench only looks for the text.
+    """
     return {
         "kind": "contains_any",
         "values": [output],
-        "normalize": "casefold",
+        "over": "any_reply",
+        "normalize": {"casefold": True, "remove": ","},
         "allow_refusal": True,
     }
 
@@ -199,6 +207,7 @@ def build_suite(
         "defaults": {
             "tools": {"read_only": list(read_only)},
             "errored_calls": "ignore",
+            "truncated": "fail",
             "steps": {"scope": "state_changing"},
             "recovery": {"require_recovery": False},
             "passed": {"checks": [], "path": True, "undecided": "fail"},

@@ -209,6 +209,15 @@ def test_a_failure_outweighs_an_undecided_check() -> None:
     assert result.blockers == ("path", "undecided: success")
 
 
+@pytest.mark.parametrize(("policy", "expected"), [("fail", False), ("undecided", None)])
+def test_a_run_cut_short_never_passes(policy: str, expected: bool | None) -> None:
+    cut = answer(None, SEARCH).model_copy(update={"stop_reason": "max_steps"})
+    task = {**PATH, "truncated": policy, "passed": {"checks": [], "path": True}}
+    result = graded(task, cut)
+    assert result.passed is expected
+    assert result.blockers[0].endswith("outcome.truncated")
+
+
 def test_passed_policy_is_validated() -> None:
     with pytest.raises(SuiteError, match="undecided"):
         parse_suite({"name": "s", "tasks": [{"id": "t", "passed": {"undecided": "maybe"}}]})

@@ -15,26 +15,14 @@ if TYPE_CHECKING:
     from pathjudge.rubrics.suite import WeightKey
     from pathjudge.scoring.scorecard import GateMetric
 
-# project configuration key -> scorecard name
-_LEVELS: dict[str, WeightKey] = {
-    "success": "success",
-    "correctness": "tool_calls",
-    "trajectory": "trajectory",
-}
-_FAIL_UNDER: dict[str, GateMetric] = {
-    "passed": "passed",
-    "success": "success",
-    "correctness": "tool_calls",
-    "trajectory": "trajectory",
-    "overall": "overall",
-}
-
 
 def config_thresholds(config: ResolvedConfig) -> dict[GateMetric, float]:
     """The ``fail_under.*`` thresholds the project configuration sets (``{}`` when none is set)."""
+    from pathjudge.scoring.scorecard import GATE_METRICS
+
     out: dict[GateMetric, float] = {}
-    for key, metric in _FAIL_UNDER.items():
-        value = config.value(f"fail_under.{key}")
+    for metric in GATE_METRICS:
+        value = config.value(f"fail_under.{metric}")
         if value is not None:
             out[metric] = float(value)
     return out
@@ -48,7 +36,9 @@ def config_weights(config: ResolvedConfig) -> dict[WeightKey, float] | None:
     """
     from pathjudge.rubrics.assertions.base import AXES
 
-    levels = {f"weights.levels.{key}": name for key, name in _LEVELS.items()}
+    levels: dict[str, WeightKey] = {
+        f"weights.levels.{name}": name for name in ("success", "tool_calls", "trajectory")
+    }
     axes = {f"weights.axes.{axis}": axis for axis in AXES}
     chosen = [key for key in (*levels, *axes) if config.source(key) != "default"]
     if not chosen:
@@ -122,11 +112,15 @@ def score(
     ] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print only gate results.")] = False,
     jobs: Annotated[
-        int,
+        int | None,
         typer.Option(
-            "--jobs", "-j", min=1, help="Worker processes (plain JSONL, scorecard outputs only)."
+            "--jobs",
+            "-j",
+            min=1,
+            help="Worker processes (default: the core count for a large runs file with scorecard "
+            "outputs only, else 1).",
         ),
-    ] = 1,
+    ] = None,
     html: Annotated[
         Path | None, typer.Option("--html", help="Also write the self-contained HTML report here.")
     ] = None,
@@ -164,48 +158,51 @@ def score(
     Judged criteria run through the judge (configured by the flags, then the project configuration)
     unless --fast or --verdicts covers them; with no judge available they are reported "not run".
     """
-    from collections.abc import Iterable, Iterator
 
     from pathjudge._cli.config import resolve_for_cli
-    from pathjudge.agent.io import JsonlAppender, read_runs
-    from pathjudge.agent.trajectory import RunRecord
+    from pathjudge._io import JsonlAppender
+    from pathjudge.agent.io import read_runs
     from pathjudge.config import twin_warning
-    from pathjudge.errors import InputError
-    from pathjudge.judge.cli_support import config_backend_name, configured_judge
+    from pathjudge.errors import InputError, RecordError
+    from pathjudge.judge.session import JudgeSession, backend_name
     from pathjudge.report.json_report import ScoreReport, write_report
     from pathjudge.report.junit import write_junit
+    from pathjudge.report.progress import progress_bars
     from pathjudge.report.terminal import print_scorecard
+    from pathjudge.rubrics.checks import SuitePlan
     from pathjudge.rubrics.suite import load_suite
-    from pathjudge.scoring.grade import RunGrade, grade_lean, score_file_parallel
+    from pathjudge.scoring.chunk import grade_chunk, iter_lines, score_file_parallel
+    from pathjudge.scoring.grade import RunGrade
     from pathjudge.scoring.judged import (
-        JudgeSetup,
+        JudgeRequest,
         VerdictLike,
-        iter_judge_requests,
-        judge_unavailable,
         judged_criteria,
         load_verdicts,
+        run_judge_requests,
         run_judged,
         suite_has_judged,
     )
     from pathjudge.scoring.scorecard import (
-        ScorecardBuilder,
         evaluate_gates,
         parse_thresholds,
         parse_weights,
     )
 
     rendered = html is not None or markdown is not None
-    if jobs > 1 and (grades_out is not None or include_runs or rendered or runs.suffix == ".gz"):
+    per_run = grades_out is not None or include_runs or rendered
+    if jobs is not None and jobs > 1 and per_run:
         raise InputError(
             "--jobs above 1 grades into the scorecard only",
             field="--jobs",
-            hint="drop --grades/--include-runs/--html/--markdown (or use --jobs 1), and pass an uncompressed JSONL",
+            hint="drop --grades/--include-runs/--html/--markdown (or use --jobs 1)",
         )
+    if jobs is None:
+        jobs = 1 if per_run else _auto_jobs(runs)
     loaded = load_suite(suite)
     judging = not fast and suite_has_judged(loaded)
     config = resolve_for_cli(
         {
-            "judge.backend": config_backend_name(judge_backend, option="--judge-backend")
+            "judge.backend": backend_name(judge_backend, field="--judge-backend")
             if judge_backend
             else None,
             "judge.model": judge_model,
@@ -238,8 +235,9 @@ def score(
         "none": "judged criteria: not run (no judge configured; pass --verdicts V.jsonl)",
         "verdicts": f"judged criteria: from {verdicts}",
     }[judge]
-    backend_name, model_name, base_url = configured_judge(config)
-    why_not = judge_unavailable(backend_name, model=model_name, base_url=base_url)
+    session = JudgeSession.resolve(config=config, samples=samples, progress=progress_bars())
+    model_name = session.model
+    why_not = session.unavailable()
     if judging and why_not is not None:
         # no pass over the runs: nothing can be judged, so there is nothing to collect
         note = f"judged criteria: not run ({why_not})"
@@ -249,17 +247,16 @@ def score(
         covered = recorded or {}
         agent_models: set[str] = set()
 
-        def noting_models(records: Iterable[RunRecord]) -> Iterator[RunRecord]:
-            for record in records:
-                if record.agent.model:
-                    agent_models.add(record.agent.model)
-                yield record
-
-        missing = [
-            r
-            for r in iter_judge_requests(noting_models(read_runs(runs)), loaded, file=runs)
-            if r.item_id not in covered
-        ]
+        missing: list[JudgeRequest] = []
+        stream = read_runs(runs)
+        for record in stream:
+            if record.agent.model:
+                agent_models.add(record.agent.model)
+            missing.extend(
+                r
+                for r in run_judge_requests(record, loaded, file=runs, line=stream.line)
+                if r.item_id not in covered
+            )
         # the configured agent model was checked already; the runs may have been made by another
         if missing and model_name:
             for agent_model in sorted(agent_models):
@@ -273,15 +270,7 @@ def score(
         if missing:
             result = run_judged(
                 missing,
-                JudgeSetup(
-                    backend=backend_name,
-                    model=model_name,
-                    base_url=base_url,
-                    cache=Path(config.value("cache")),
-                    concurrency=int(config.value("concurrency")),
-                    samples=samples or 1,
-                    budget_usd=config.value("budget_usd"),
-                ),
+                session,
                 criteria=judged_criteria(missing, suite.parent),
             )
             recorded = {**covered, **result.verdicts}
@@ -295,7 +284,7 @@ def score(
                     "reported not run (everything judged is cached; rerun with a larger budget)",
                     markup=False,
                 )
-    builder = ScorecardBuilder(loaded, weights=weight_map)
+    plans = SuitePlan(loaded)
     keep = include_runs or rendered
     kept: list[RunGrade] = []
     appender = None
@@ -303,23 +292,38 @@ def score(
         grades_out.parent.mkdir(parents=True, exist_ok=True)
         grades_out.write_bytes(b"")  # a fresh file: grades of this run only
         appender = JsonlAppender(grades_out)
+
+    def streamed(graded: RunGrade, position: object) -> None:
+        if appender is not None:
+            appender.write(graded)
+        if keep:
+            kept.append(graded)
+
     try:
         if jobs > 1:
-            score_file_parallel(runs, loaded, recorded, fast=fast, jobs=jobs, builder=builder)
-        for lean in (
-            () if jobs > 1 else grade_lean(read_runs(runs), loaded, recorded, fast=fast, file=runs)
-        ):
-            builder.add(lean)
-            if appender is not None or keep:
-                graded = lean.to_model()
-                if appender is not None:
-                    appender.write(graded)
-                if keep:
-                    kept.append(graded)
+            partial = score_file_parallel(runs, plans, recorded, fast=fast, jobs=jobs)
+        else:
+            partial = grade_chunk(
+                iter_lines(runs),
+                plans,
+                recorded,
+                fast=fast,
+                stop_at_error=True,
+                on_grade=streamed if appender is not None or keep else None,
+            )
     finally:
         if appender is not None:
             appender.close()
-    card = builder.build()
+    problem = partial.first_error()
+    if problem is not None:
+        raise problem
+    if partial.runs == 0:
+        raise RecordError(
+            "has no run records",
+            file=runs,
+            hint="the file is empty; pass a JSONL file with one record per line",
+        )
+    card = partial.finish(loaded, weights=weight_map)
     gates = evaluate_gates(card, thresholds)
     passed = all(g.passed for g in gates)
     full = ScoreReport(
@@ -353,6 +357,22 @@ def score(
         err_console.print(f"thresholds missed: {missed}")
         return 1
     return 0
+
+
+_PARALLEL_BYTES = 8 * 1024 * 1024  # below this a worker pool costs more than it saves
+
+
+def _auto_jobs(runs: Path) -> int:
+    """The core count for a large plain runs file, else 1."""
+    from pathjudge.scoring.chunk import default_jobs
+
+    try:
+        size = runs.stat().st_size
+    except OSError:
+        return 1  # reading it reports the problem
+    if runs.suffix == ".gz":
+        size *= 8
+    return default_jobs() if size >= _PARALLEL_BYTES else 1
 
 
 def _actual(value: float | None) -> str:

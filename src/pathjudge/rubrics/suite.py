@@ -44,7 +44,7 @@ from pydantic import (
     model_validator,
 )
 
-from pathjudge.agent.io import format_loc
+from pathjudge._io import format_loc
 from pathjudge.errors import SuiteError
 from pathjudge.rubrics.assertions._bfcl import BfclLanguage
 from pathjudge.rubrics.assertions.arguments import CallExpectation, TypeProfile
@@ -161,7 +161,9 @@ class PassedSpec(_Record):
     (it then blocks as ``path``); by default the path is trajectory quality, reported apart, as a
     right answer by a poor path is. A task with no success criterion, no ``kind`` and no judged
     criterion is judged on its checks (and path) alone. Checks that did not run (``not_run``: nothing
-    to check) and diagnostics (``gating: false``) never count.
+    to check) and diagnostics (``gating: false``) never count. A run cut short always counts
+    (``outcome.truncated``, whatever ``checks`` says): it fails under the task's ``truncated: fail``
+    and is undecided otherwise, never graded as complete.
     """
 
     undecided: UndecidedPolicy = Field(
@@ -243,6 +245,10 @@ class Task(_Record):
     language: BfclLanguage | None = Field(
         default=None,
         description="Language of BFCL declared types (python | java | javascript), likewise.",
+    )
+    truncated: Literal["fail", "undecided"] = Field(
+        default="undecided",
+        description="A run whose stop_reason says it was cut: its success fails, or is undecided.",
     )
 
     @model_validator(mode="before")

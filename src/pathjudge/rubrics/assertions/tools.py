@@ -110,7 +110,7 @@ def _avoid(
 
 def check_tool_selection(
     run: RunRecord, spec: ToolSelectionSpec, *, errored_calls: ErroredCalls = "count"
-) -> list[CheckResult]:
+) -> tuple[CheckResult, ...]:
     """One result per configured sub-check, in the order required, forbidden, distractor, first_call.
 
     - ``tools.required``: score = fraction of required tools called; passes when all were. A run
@@ -166,4 +166,4 @@ def check_tool_selection(
                 details={"expected": spec.first_call, "first_turn": list(first_tools)},
             )
         )
-    return results
+    return tuple(results)
