@@ -149,7 +149,7 @@ class _Criterion(BaseModel):
 
 
 AnswerSource = Literal["final_answer", "any_reply", "all_replies"]
-"""What an answer criterion reads (``over:``).
+"""What an answer criterion, or ``refusal``, reads (``over:``).
 
 - ``final_answer`` (default): the run's final answer (see :class:`~pathjudge.agent.trajectory.RunRecord`:
   None when the run ended on a tool call);
@@ -275,6 +275,10 @@ class RefusalCriterion(_Criterion):
     expect: Literal["refuse", "answer"] = "refuse"
     phrases: tuple[str, ...] = Field(default=DEFAULT_REFUSAL_PHRASES, min_length=1)
     scope_words: tuple[str, ...] = DEFAULT_SCOPE_WORDS
+    over: AnswerSource = Field(
+        default="final_answer",
+        description="What is read: final_answer, any_reply (some reply passes), all_replies (joined).",
+    )
 
 
 _CALLABLE = re.compile(r"^[A-Za-z_][\w]*(\.[A-Za-z_][\w]*)*:[A-Za-z_][\w]*(\.[A-Za-z_][\w]*)*$")
@@ -495,17 +499,18 @@ def _one_answer(answer: str | None, criterion: _AnswerCriterion, missing: str) -
     return _answer_verdict(answer, criterion)
 
 
-def _over_replies(run: RunRecord, criterion: _AnswerCriterion) -> _Verdict:
+def _over_replies(
+    run: RunRecord, over: AnswerSource, one: Callable[[str | None], _Verdict]
+) -> _Verdict:
+    """``one`` (the verdict on one text, None = no text) applied as ``over`` says."""
     texts = [reply.text for reply in run.replies if reply.text.strip()]
-    if criterion.over == "all_replies":
-        status, score, reason, details = _one_answer(
-            "\n\n".join(texts) if texts else None, criterion, "no reply to the user"
-        )
+    if over == "all_replies":
+        status, score, reason, details = one("\n\n".join(texts) if texts else None)
         return status, score, f"over {len(texts)} replies joined: {reason}", details
-    if criterion.over == "any_reply":
-        last: _Verdict = _fail("no reply to the user")
+    if over == "any_reply":
+        last: _Verdict = one(None)
         for index, text in enumerate(texts):
-            last = _one_answer(text, criterion, "no reply to the user")
+            last = one(text)
             if last[0] == "pass":
                 status, score, reason, details = last
                 return status, score, f"reply {index + 1} of {len(texts)}: {reason}", details
@@ -518,7 +523,7 @@ def _over_replies(run: RunRecord, criterion: _AnswerCriterion) -> _Verdict:
                 details,
             )
         return last
-    raise ValueError(f"not a reply source: {criterion.over}")
+    raise ValueError(f"not a reply source: {over}")
 
 
 def _verdict(run: RunRecord, criterion: SuccessCriterion) -> _Verdict:
@@ -532,25 +537,20 @@ def _verdict(run: RunRecord, criterion: SuccessCriterion) -> _Verdict:
         | JsonSchemaCriterion,
     ):
         if criterion.over != "final_answer":
-            return _over_replies(run, criterion)
+            answer_criterion = criterion
+            return _over_replies(
+                run,
+                criterion.over,
+                lambda text: _one_answer(text, answer_criterion, "no reply to the user"),
+            )
         return _one_answer(answer, criterion, "no final answer")
     if isinstance(criterion, RefusalCriterion):
-        if answer is None:
-            return _fail(f"no final answer (expected the agent to {criterion.expect})")
-        refused = is_refusal(answer, criterion.phrases, criterion.scope_words)
-        if criterion.expect == "refuse":
-            return _binary(
-                refused,
-                "the answer refuses"
-                if refused
-                else f"expected a refusal, got: {render_value(answer, 80)}",
+        if criterion.over != "final_answer":
+            refusal = criterion
+            return _over_replies(
+                run, criterion.over, lambda text: _refusal(text, refusal, "no reply to the user")
             )
-        return _binary(
-            not refused,
-            "the answer does not refuse"
-            if not refused
-            else f"expected an answer, got a refusal: {render_value(answer, 80)}",
-        )
+        return _refusal(answer, criterion, "no final answer")
     if isinstance(criterion, CallableCriterion):
         return _call(run, criterion)
     if isinstance(criterion, AllOfCriterion):
@@ -558,6 +558,25 @@ def _verdict(run: RunRecord, criterion: SuccessCriterion) -> _Verdict:
     if isinstance(criterion, AnyOfCriterion):
         return _any_of(run, criterion)
     assert_never(criterion)
+
+
+def _refusal(answer: str | None, criterion: RefusalCriterion, missing: str) -> _Verdict:
+    if answer is None or not answer.strip():
+        return _fail(f"{missing} (expected the agent to {criterion.expect})")
+    refused = is_refusal(answer, criterion.phrases, criterion.scope_words)
+    if criterion.expect == "refuse":
+        return _binary(
+            refused,
+            "the answer refuses"
+            if refused
+            else f"expected a refusal, got: {render_value(answer, 80)}",
+        )
+    return _binary(
+        not refused,
+        "the answer does not refuse"
+        if not refused
+        else f"expected an answer, got a refusal: {render_value(answer, 80)}",
+    )
 
 
 def _call(run: RunRecord, criterion: CallableCriterion) -> _Verdict:
