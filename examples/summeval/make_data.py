@@ -53,6 +53,8 @@ def default_data() -> Path:
 
     env = os.environ.get("SUMMEVAL_DATA")
     return Path(env) if env else DEFAULT_DATA
+
+
 CRITERION = "summary-faithful"
 RATERS = 3
 
