@@ -291,7 +291,7 @@ def test_resolved_config_accessors(tmp_path: Path) -> None:
         "tpr": 0.8,
         "tnr": 0.8,
         "kappa": 0.6,
-        "max_unsure": None,
+        "max_unsure": 0.2,
     }
     with pytest.raises(ConfigError, match="is a table"):
         resolved.source("calibration")

@@ -4,7 +4,7 @@ Two ways to get the small model's verdicts on a balanced subset of SummEval test
 judged factually consistent by all three experts, half not), then ``pathjudge calibrate`` on them:
 
 * ``--grader pathjudge`` (default): pathjudge's own judge, live, through the CLI
-  (``--criterion summary-faithful --backend llama --model <GGUF>``, in-process llama.cpp): the exact
+  (``--criterion summary-faithful --backend llama-cpp --model <GGUF>``, in-process llama.cpp): the exact
   prompt, Verdict schema, retries and cache a user gets.
 * ``--grader direct``: a minimal recorded grader outside pathjudge: llama.cpp with a small JSON schema
   (a short reasoning string, then the verdict), written as a generic verdicts JSONL and calibrated with

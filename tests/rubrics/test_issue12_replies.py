@@ -264,3 +264,20 @@ def test_anthropic_and_responses_mark_cut_runs() -> None:
     assert run.stop_reason == "max_tokens"
     assert run.truncated
     assert [r.text for r in run.replies] == ["Par"]
+
+
+def test_judged_criteria_can_read_every_reply() -> None:
+    from pathjudge.scoring.judged import build_inputs
+
+    suite = parse_suite(
+        {
+            "name": "s",
+            "tasks": [
+                {"id": "t", "judged": [{"criterion": "c", "inputs": {"conversation": "replies"}}]}
+            ],
+        }
+    )
+    task = suite.tasks[0]
+    run = from_openai_chat(_tau_like(), task_id="t", run_id="r")
+    inputs = build_inputs(run, task, task.judged[0])
+    assert inputs == {"conversation": "Your refund will be $23,553.\n\nCancelled. Anything else?"}

@@ -229,6 +229,7 @@ class CriterionCalibrationView:
     reliability: tuple[tuple[float, float, int], ...] | None
     notes: tuple[str, ...]
     disagreements: tuple[DisagreementView, ...]
+    judge: str = ""
 
 
 @dataclass(frozen=True, slots=True)

@@ -77,10 +77,11 @@ SUITE_SCHEMA_VERSION = 1
 
 TaskKind = Literal["factual", "out_of_scope"]
 
-JudgedInput = Literal["final_answer", "input", "reference", "tool_results", "tool_calls"]
+JudgedInput = Literal["final_answer", "replies", "input", "reference", "tool_results", "tool_calls"]
 """Where a judged criterion's input comes from.
 
 - ``final_answer``: the run's final answer (empty text when there is none);
+- ``replies``: every message of the agent to the user, in order, separated by blank lines;
 - ``input``: the task input (as text; JSON for structured inputs);
 - ``reference``: the ``reference`` text written on the judged spec;
 - ``tool_results``: every call's result, one per line as ``tool: result-json``;

@@ -109,6 +109,8 @@ def build_inputs(run: RunRecord, task: Task, spec: JudgedSpec) -> dict[str, str]
     for name, source in spec.inputs.items():
         if source == "final_answer":
             out[name] = run.final_answer or ""
+        elif source == "replies":
+            out[name] = "\n\n".join(reply.text for reply in run.replies)
         elif source == "input":
             out[name] = task.input_text if task.input is not None else _text(run.input)
         elif source == "reference":

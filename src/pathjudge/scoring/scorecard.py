@@ -49,6 +49,8 @@ __all__ = [
     "TaskRow",
     "WeakPath",
     "build_scorecard",
+    "check_thresholds",
+    "check_weights",
     "evaluate_gates",
     "parse_thresholds",
     "parse_weights",
@@ -607,48 +609,73 @@ def _pairs(text: str, what: str) -> list[tuple[str, float]]:
     return out
 
 
-def parse_thresholds(text: str) -> dict[GateMetric, float]:
-    """``"success=1.0,trajectory=0.75"`` → thresholds; empty text gives none.
+def check_thresholds(
+    thresholds: Mapping[GateMetric, float] | Mapping[str, float], *, field: str = "--fail-under"
+) -> dict[GateMetric, float]:
+    """Validated gate thresholds: every name a metric of the scorecard, every value on its scale.
 
     An unknown metric, or a threshold outside the metric's scale (``path`` in [0, 100], every other
-    metric in [0, 1]), is an :class:`InputError` naming the metric and its range.
+    metric in [0, 1]), is an :class:`InputError` naming ``field``, the metric and its range (never a
+    silently ignored gate). The deprecated name ``correctness`` is mapped to ``tool_calls``.
     """
     out: dict[GateMetric, float] = {}
-    for raw_name, value in _pairs(text, "--fail-under"):
-        name = canonical_metric(raw_name, where="--fail-under metric")
+    for raw_name, value in thresholds.items():
+        name = canonical_metric(raw_name, where=f"{field} metric")
         if name not in GATE_METRICS:
             raise InputError(
-                f"unknown metric {name!r} in --fail-under",
-                field="--fail-under",
+                f"unknown metric {name!r} in {field}",
+                field=field,
                 hint=f"use: {', '.join(GATE_METRICS)}",
             )
         metric = GATE_METRICS[GATE_METRICS.index(name)]
         high = 100.0 if metric == "path" else 1.0
-        if not 0.0 <= value <= high:
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, int | float)
+            or not 0.0 <= value <= high
+        ):
             raise InputError(
-                f"threshold {value:g} for {metric!r} is outside [0, {high:g}]",
-                field="--fail-under",
+                f"threshold {value:g} for {metric!r} is outside [0, {high:g}]"
+                if isinstance(value, int | float) and not isinstance(value, bool)
+                else f"threshold {value!r} for {metric!r} is not a number",
+                field=field,
                 hint=f"{metric} is measured on 0..{high:g}; e.g. {metric}={high * 0.8:g}",
             )
-        out[metric] = value
+        out[metric] = float(value)
     return out
+
+
+def check_weights(
+    weights: Mapping[WeightKey, float] | Mapping[str, float], *, field: str = "--weights"
+) -> dict[WeightKey, float]:
+    """Validated overall-score weights: known keys, numbers >= 0 (else :class:`InputError`)."""
+    out: dict[WeightKey, float] = {}
+    for raw_name, value in weights.items():
+        name = canonical_metric(raw_name, where=f"{field} key")
+        if name not in WEIGHT_KEYS:
+            raise InputError(
+                f"unknown weight {name!r}", field=field, hint=f"use: {', '.join(WEIGHT_KEYS)}"
+            )
+        if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
+            raise InputError(
+                f"weight {name!r} is negative"
+                if isinstance(value, int | float) and not isinstance(value, bool)
+                else f"weight {name!r} is not a number",
+                field=field,
+                hint="weights must be numbers >= 0",
+            )
+        out[WEIGHT_KEYS[WEIGHT_KEYS.index(name)]] = float(value)
+    return out
+
+
+def parse_thresholds(text: str) -> dict[GateMetric, float]:
+    """``"success=1.0,trajectory=0.75"`` → thresholds (see :func:`check_thresholds`); empty text gives none."""
+    return check_thresholds(dict(_pairs(text, "--fail-under")), field="--fail-under")
 
 
 def parse_weights(text: str) -> dict[WeightKey, float]:
     """``"success=2,trajectory=1"`` → weights; unknown keys and negative weights are :class:`InputError`."""
-    out: dict[WeightKey, float] = {}
-    for raw_name, value in _pairs(text, "--weights"):
-        name = canonical_metric(raw_name, where="--weights key")
-        if name not in WEIGHT_KEYS:
-            raise InputError(
-                f"unknown weight {name!r}", field="--weights", hint=f"use: {', '.join(WEIGHT_KEYS)}"
-            )
-        if value < 0:
-            raise InputError(
-                f"weight {name!r} is negative", field="--weights", hint="weights must be >= 0"
-            )
-        out[WEIGHT_KEYS[WEIGHT_KEYS.index(name)]] = value
-    return out
+    return check_weights(dict(_pairs(text, "--weights")), field="--weights")
 
 
 def evaluate_gates(

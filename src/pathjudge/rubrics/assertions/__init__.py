@@ -11,6 +11,7 @@
 Every check returns :class:`CheckResult` values whose ``reason`` reproduces the status and score.
 """
 
+from pathjudge.rubrics.assertions._normalize import TextNormalization
 from pathjudge.rubrics.assertions.arguments import (
     ArgMatcher,
     ArgMismatch,
@@ -19,6 +20,7 @@ from pathjudge.rubrics.assertions.arguments import (
     Matcher,
     MatcherSyntaxError,
     MismatchKind,
+    TypeProfile,
     bfcl_schema,
     call_cost,
     describe_matcher,
@@ -99,7 +101,9 @@ __all__ = [
     "StepSpec",
     "SubGoal",
     "SuccessCriterion",
+    "TextNormalization",
     "ToolSelectionSpec",
+    "TypeProfile",
     "analyze_errors",
     "bfcl_schema",
     "call_cost",
