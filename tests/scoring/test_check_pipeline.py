@@ -300,8 +300,8 @@ def test_the_terminal_lists_the_checks_that_broke() -> None:
 
 
 def test_jobs_default_to_the_core_count_only_for_a_large_file(tmp_path: Path) -> None:
-    from pathjudge._cli.score import _auto_jobs
     from pathjudge.scoring.chunk import default_jobs
+    from pathjudge.scoring.pipeline import auto_jobs as _auto_jobs
 
     small = tmp_path / "small.jsonl"
     small.write_bytes(b"{}\n")
