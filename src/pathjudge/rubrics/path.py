@@ -68,6 +68,7 @@ from typing import Any, Literal, assert_never
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, model_validator
 
+from pathjudge._records import fast_init
 from pathjudge.agent.trajectory import RunRecord, Step
 from pathjudge.rubrics.assertions.arguments import CallExpectation, EqMatcher, match_call
 from pathjudge.rubrics.scope import ErroredCalls, ToolScope, describe_scope, tool_in_scope
@@ -158,6 +159,7 @@ StepMatcher = Callable[[Step], StepMatch]
 """Compares a call (already known to use the step's tool) with one reference step."""
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class PairedStep:
     """A reference step paired with a call of the run.
@@ -186,6 +188,7 @@ class PairedStep:
         }
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class PathAlignment:
     """The alignment of one run with one reference path: the diff, the faults and the path score.

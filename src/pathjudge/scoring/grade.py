@@ -37,6 +37,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from pathjudge._records import fast_init
 from pathjudge.agent.trajectory import RunRecord
 from pathjudge.rubrics.assertions.base import AXES, Axis, CheckResult, errored
 from pathjudge.rubrics.assertions.steps import redundant_in
@@ -62,6 +63,7 @@ __all__ = [
 SuccessStatus = Literal["pass", "fail", "undecided"]
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class JudgedResult:
     """One judged criterion on one run (``reasoning``: the judge's, or why it did not run)."""
@@ -80,6 +82,7 @@ class JudgedResult:
         }
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class RunGrade:
     """Everything graded about one run (plain, immutable data; :meth:`to_dict` gives the JSON form).
