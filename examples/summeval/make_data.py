@@ -1,12 +1,7 @@
 """Derive calibration labels (and judge items) from SummEval's expert consistency scores.
 
-Data: SummEval (Fabbri et al., 2021, https://github.com/Yale-LILY/SummEval, MIT licence): 1,600 summaries
-of 100 CNN/DailyMail articles, each with the MEAN of three experts' 1-5 consistency scores. The file used
-here is ``summeval.jsonl`` as published in maiush/PPairS (``data/summeval.jsonl``, MIT): one JSON object
-a line with ``article_id, summary_id, article, summary, coherence, consistency, fluency, relevance``.
-It is NOT shipped with pathjudge. ``--data`` defaults to ``$PATHJUDGE_SHARED_DATA/summeval/summeval.jsonl``
-when that variable is set, else ``../shared/data/summeval/summeval.jsonl`` next to the repository (where
-this project's machines keep it); in a fresh clone, download the file and pass ``--data PATH``.
+Source: ``../shared/data/summeval/summeval.jsonl`` (never copied into the repository): 1,600 summaries of
+100 CNN/DailyMail articles, each with the MEAN of three experts' 1-5 consistency scores.
 
 Label rule (binary): ``pass`` iff the mean consistency is 5, i.e. all three experts found no factual
 error; anything lower is ``fail``. Each label record carries the score (``score`` + ``threshold: 5``),
@@ -42,29 +37,22 @@ from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).resolve().parent
-SOURCE_URL = "https://github.com/maiush/PPairS/blob/main/data/summeval.jsonl"
+DEFAULT_DATA = HERE.parent.parent.parent / "shared" / "data" / "summeval" / "summeval.jsonl"
+"""Where the project's shared data lives beside a checkout; ``--data`` or ``$SUMMEVAL_DATA`` override it."""
+MISSING_DATA = """SummEval not found at {path}.
+This example reads SummEval's expert annotations as one JSON object per line with the fields
+article_id, summary_id, article, summary, coherence, consistency, fluency, relevance (the mean of the
+three experts' 1-5 scores). Get them from the public SummEval release (Yale-LILY/SummEval, MIT licence;
+a ready JSONL of these fields is data/summeval.jsonl in maiush/PPairS), then pass the file with
+--data PATH or set SUMMEVAL_DATA=PATH. See examples/summeval/README.md."""
 
 
 def default_data() -> Path:
-    """``$PATHJUDGE_SHARED_DATA/summeval/summeval.jsonl``, else ``../shared/data/...`` by the repo."""
+    """``$SUMMEVAL_DATA`` when set, else the shared data folder beside the checkout."""
     import os
 
-    shared = os.environ.get("PATHJUDGE_SHARED_DATA")
-    base = Path(shared) if shared else HERE.parent.parent.parent / "shared" / "data"
-    return base / "summeval" / "summeval.jsonl"
-
-
-DEFAULT_DATA = default_data()
-
-
-def missing_data_message(path: Path) -> str:
-    """What to do when the SummEval file is not at ``path`` (a fresh clone does not have it)."""
-    return (
-        f"SummEval data not found at {path}. It is not shipped with pathjudge: download "
-        f"summeval.jsonl ({SOURCE_URL}; derived from the MIT-licensed Yale-LILY/SummEval expert "
-        "annotations) and pass --data PATH, or set PATHJUDGE_SHARED_DATA to a folder holding "
-        "summeval/summeval.jsonl."
-    )
+    env = os.environ.get("SUMMEVAL_DATA")
+    return Path(env) if env else DEFAULT_DATA
 
 
 CRITERION = "summary-faithful"
@@ -222,8 +210,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--data",
         type=Path,
         default=None,
-        help="SummEval summeval.jsonl (default: $PATHJUDGE_SHARED_DATA/summeval/summeval.jsonl, "
-        "else ../shared/data/summeval/summeval.jsonl next to the repository)",
+        help="SummEval JSONL (default: $SUMMEVAL_DATA, else ../shared/data/summeval/summeval.jsonl)",
     )
     parser.add_argument("--out", type=Path, default=HERE / "data")
     parser.add_argument("--subset", type=int, default=40)
@@ -232,7 +219,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.data is None:
         args.data = default_data()
     if not args.data.is_file():
-        print(missing_data_message(args.data), file=sys.stderr)
+        print(MISSING_DATA.format(path=args.data), file=sys.stderr)
         return 2
     rows = load_rows(args.data)
     labels = derive_labels(rows, seed=args.seed)

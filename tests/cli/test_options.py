@@ -181,11 +181,11 @@ def test_summeval_example_says_where_its_data_comes_from(
     assert spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    monkeypatch.setenv("PATHJUDGE_SHARED_DATA", str(tmp_path / "nowhere"))
-    assert module.default_data() == tmp_path / "nowhere" / "summeval" / "summeval.jsonl"
+    monkeypatch.setenv("SUMMEVAL_DATA", str(tmp_path / "nowhere.jsonl"))
+    assert module.default_data() == tmp_path / "nowhere.jsonl"
     assert module.main(["--out", str(tmp_path / "out")]) == 2
     err = capsys.readouterr().err
-    assert "not shipped with pathjudge" in err
+    assert "SummEval not found at" in err
     assert "--data PATH" in err
-    assert "summeval.jsonl" in err
+    assert "Yale-LILY/SummEval" in err
     assert not (tmp_path / "out").exists()

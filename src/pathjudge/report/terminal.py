@@ -86,8 +86,12 @@ def print_scorecard(
     detail = f"{sc.success_passed}/{decided} runs"
     if sc.success_undecided:
         detail += f", {sc.success_undecided} undecided"
+    verdicts = f"{sc.verdict_passed}/{sc.verdict_passed + sc.verdict_failed} runs"
+    if sc.verdict_excluded:
+        verdicts += f", {sc.verdict_excluded} undecided excluded"
     levels: list[tuple[str, str, str]] = [
         ("task success rate", _num(sc.success_rate), detail),
+        ("runs passed", _num(sc.passed_rate), verdicts + " (one verdict per run)"),
         ("partial credit", _num(sc.partial_credit), "mean success score (multi-part tasks)"),
         (
             "tool-call correctness",
