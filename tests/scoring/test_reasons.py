@@ -48,7 +48,7 @@ def test_a_wrong_write_is_weak_even_when_success_is_undecided() -> None:
     suite = parse_suite_text(SUITE)
     wrong, right = grade([_run("A71"), _run("A17")], suite, fast=True)
     assert wrong.success == "undecided"
-    assert "wrong_call" in wrong.weak
+    assert {"wrong_call", "not_passed"} & set(wrong.weak)
     assert wrong.reason != "ok"
     assert "wrong tool calls" in wrong.reason
     assert "call #2 refund" in wrong.reason

@@ -156,6 +156,9 @@ class RunGrade:
             text = "did not pass: " + ", ".join(self.blockers)
             if "path" in self.blockers and self.path is not None:
                 text += f" ({self.path.reason})"
+            wrong = [c.reason for c in self.checks if _wrong_call(c)]
+            if wrong:  # say what the wrong call was, not only which check caught it
+                text += "; wrong tool calls: " + "; ".join(wrong)
             reasons.append(text)
         return "; ".join(reasons) if reasons else "ok"
 
