@@ -82,7 +82,14 @@ def write_rendered(
 
 @app.command()
 def score(
-    runs: Annotated[Path, typer.Argument(help="Runs JSONL (pathjudge's trajectory schema).")],
+    runs_arg: Annotated[
+        str,
+        typer.Argument(
+            metavar="RUNS",
+            help="Runs JSONL (pathjudge's trajectory schema). With --engine ray also a glob, a folder, "
+            "Parquet, or an s3:// / gs:// URI.",
+        ),
+    ],
     suite: Annotated[Path, typer.Option("--suite", "-s", help="Suite YAML.")],
     fast: Annotated[
         bool, typer.Option("--fast", help="Assertions only: judged criteria are 'not run'.")
@@ -157,6 +164,28 @@ def score(
     budget_usd: Annotated[
         float | None, typer.Option("--budget-usd", help="Stop judging after spending this.")
     ] = None,
+    engine: Annotated[
+        str,
+        typer.Option(
+            "--engine",
+            help="local (this machine, --jobs processes) or ray (Ray Data: a local runtime, or the "
+            "cluster at --address).",
+        ),
+    ] = "local",
+    address: Annotated[
+        str | None,
+        typer.Option(
+            "--address",
+            help="--engine ray: 'auto' (the cluster this node is in) or ray://HOST:PORT; none starts "
+            "a local runtime.",
+        ),
+    ] = None,
+    workers: Annotated[
+        int | None,
+        typer.Option(
+            "--workers", min=1, help="--engine ray: grading workers (default: every CPU)."
+        ),
+    ] = None,
 ) -> int:
     """Grade RUNS against SUITE: task success, tool-call correctness, trajectory quality, five axes.
 
@@ -194,6 +223,27 @@ def score(
     )
 
     rendered = html is not None or markdown is not None
+    if engine not in ("local", "ray"):
+        raise InputError(
+            f"unknown engine {engine!r}",
+            field="--engine",
+            hint="use --engine local or --engine ray",
+        )
+    on_ray = engine == "ray"
+    if not on_ray and (address is not None or workers is not None):
+        raise InputError(
+            "--address and --workers go with --engine ray",
+            field="--address" if address is not None else "--workers",
+            hint="add --engine ray, or use --jobs for local worker processes",
+        )
+    if on_ray and (jobs > 1 or include_runs or rendered):
+        raise InputError(
+            "--engine ray grades into the scorecard and --grades shards only",
+            field="--engine",
+            hint="drop --jobs/--include-runs/--html/--markdown (run pathjudge report on the --grades "
+            "folder for the HTML report)",
+        )
+    runs = Path(runs_arg)
     if jobs > 1 and (grades_out is not None or include_runs or rendered or runs.suffix == ".gz"):
         raise InputError(
             "--jobs above 1 grades into the scorecard only",
@@ -201,7 +251,8 @@ def score(
             hint="drop --grades/--include-runs/--html/--markdown (or use --jobs 1), and pass an uncompressed JSONL",
         )
     loaded = load_suite(suite)
-    judging = not fast and suite_has_judged(loaded)
+    # on Ray, judged criteria come from --verdicts (judge first: pathjudge judge --batch)
+    judging = not fast and suite_has_judged(loaded) and not on_ray
     config = resolve_for_cli(
         {
             "judge.backend": config_backend_name(judge_backend, option="--judge-backend")
@@ -234,9 +285,10 @@ def score(
     )
     note = {
         "fast": "judged criteria: not run (fast mode)",
+        "ray": "judged criteria: not run (--engine ray takes verdicts from --verdicts V.jsonl)",
         "none": "judged criteria: not run (no judge configured; pass --verdicts V.jsonl)",
         "verdicts": f"judged criteria: from {verdicts}",
-    }[judge]
+    }["ray" if on_ray and judge == "none" and suite_has_judged(loaded) else judge]
     backend_name, model_name, base_url = configured_judge(config)
     why_not = judge_unavailable(backend_name, model=model_name, base_url=base_url)
     if judging and why_not is not None:
@@ -298,15 +350,29 @@ def score(
     keep = include_runs or rendered
     kept: list[RunGrade] = []
     appender = None
-    if grades_out is not None:
+    if grades_out is not None and not on_ray:
         grades_out.parent.mkdir(parents=True, exist_ok=True)
         grades_out.write_bytes(b"")  # a fresh file: grades of this run only
         appender = JsonlAppender(grades_out)
     try:
-        if jobs > 1:
+        if on_ray:
+            _score_on_ray(
+                runs_arg,
+                loaded,
+                recorded,
+                fast=fast,
+                builder=builder,
+                address=address,
+                workers=workers,
+                grades=None if grades_out is None else str(grades_out),
+                quiet=quiet,
+            )
+        elif jobs > 1:
             score_file_parallel(runs, loaded, recorded, fast=fast, jobs=jobs, builder=builder)
         for lean in (
-            () if jobs > 1 else grade_lean(read_runs(runs), loaded, recorded, fast=fast, file=runs)
+            ()
+            if jobs > 1 or on_ray
+            else grade_lean(read_runs(runs), loaded, recorded, fast=fast, file=runs)
         ):
             builder.add(lean)
             if appender is not None or keep:
@@ -323,7 +389,7 @@ def score(
     passed = all(g.passed for g in gates)
     full = ScoreReport(
         suite_file=str(suite),
-        runs_file=str(runs),
+        runs_file=runs_arg if on_ray else str(runs),
         fast=fast,
         judge=judge,
         scorecard=card,
@@ -352,6 +418,48 @@ def score(
         err_console.print(f"thresholds missed: {missed}")
         return 1
     return 0
+
+
+def _score_on_ray(
+    runs: str,
+    suite: object,
+    verdicts: object,
+    *,
+    fast: bool,
+    builder: object,
+    address: str | None,
+    workers: int | None,
+    grades: str | None,
+    quiet: bool,
+) -> None:
+    """Grade on Ray Data (``pathjudge.ray.score_files``) and merge into ``builder``, with a progress bar
+    over the bytes graded (on a terminal)."""
+    from pathjudge.ray import score_files
+    from pathjudge.report.progress import progress
+    from pathjudge.scoring.scorecard import ScorecardBuilder
+
+    assert isinstance(builder, ScorecardBuilder)
+    with progress(
+        "grading on Ray (bytes)", total=None, enabled=None if not quiet else False
+    ) as bar:
+        done = [0]
+
+        def advance(seen: int, _total: int) -> None:
+            bar.advance(seen - done[0])
+            done[0] = seen
+
+        merged = score_files(
+            runs,
+            builder.suite,
+            verdicts=verdicts,  # type: ignore[arg-type]
+            fast=fast,
+            weights=builder.weights,
+            address=address,
+            workers=workers,
+            grades=grades,
+            progress=advance,
+        )
+    builder.merge(merged)
 
 
 def _actual(value: float | None) -> str:
