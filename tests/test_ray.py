@@ -214,7 +214,7 @@ def test_grades_shards_and_manifest_feed_pathjudge_report(
     ]
     assert shard_lines == single.read_text().splitlines()  # same grades, same order
     html = tmp_path / "r.html"
-    code, out, err = _call(capsys, "report", report, "-o", html, "--grades", shards, "--runs", runs)
+    code, _, err = _call(capsys, "report", report, "-o", html, "--grades", shards, "--runs", runs)
     assert code == 0, err
     assert html.stat().st_size > 0
     from pathjudge._cli.report import read_grades
