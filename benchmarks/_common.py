@@ -29,7 +29,7 @@ from typing import Any
 
 HERE = Path(__file__).resolve().parent
 MODES = ("strict", "in_order", "unordered", "subset", "superset", "partial_order")
-MIN_REPEAT = 5
+MIN_REPEAT = int(os.environ.get("PJ_BENCH_MIN_REPEAT", "5"))  # lower only to smoke-test a script
 
 
 def median_cpu(fns: Sequence[Callable[[], object]], repeat: int) -> list[float]:
@@ -162,8 +162,8 @@ def freeze(value: Any) -> Any:
 
 def plain_checks(run: dict[str, Any], task: dict[str, Any]) -> tuple[bool, bool, int, bool]:
     """The four basic checks over dicts: tool names in order, exact arguments (where the reference
-    gives them), the number of redundant calls (tuple keys, and none at all when every tool differs),
-    and the step budget."""
+    gives them), the number of redundant calls (tuple keys, none at all when every tool differs, and a
+    retry after an errored call not counted — pathjudge's rule), and the step budget."""
     steps = run.get("steps") or ()
     tools = [s["tool"] for s in steps]
     in_order = tools == task["tools"]
@@ -171,11 +171,15 @@ def plain_checks(run: dict[str, Any], task: dict[str, Any]) -> tuple[bool, bool,
         want is None or s.get("arguments") == want
         for s, want in zip(steps, task["args"], strict=True)
     )
-    if len(set(tools)) == len(tools):
-        redundant = 0
-    else:
-        keys = [(s["tool"], freeze(s.get("arguments"))) for s in steps]
-        redundant = len(keys) - len(set(keys))
+    redundant = 0
+    if len(set(tools)) != len(tools):
+        # a repeat of a call whose latest previous occurrence errored is a retry, not a redundancy
+        last_errored: dict[Any, bool] = {}
+        for s in steps:
+            key = (s["tool"], freeze(s.get("arguments")))
+            if key in last_errored and not last_errored[key]:
+                redundant += 1
+            last_errored[key] = bool(s.get("is_error"))
     budget = task["budget"]
     return in_order, exact, redundant, budget is None or len(steps) <= budget
 
@@ -207,11 +211,14 @@ with open(sys.argv[1], encoding="utf-8") as lines:
         exact = in_order and all(
             want is None or s.get("arguments") == want for s, want in zip(steps, task["args"])
         )
-        if len(set(tools)) == len(tools):
-            redundant = 0
-        else:
-            keys = [(s["tool"], freeze(s.get("arguments"))) for s in steps]
-            redundant = len(keys) - len(set(keys))
+        redundant = 0
+        if len(set(tools)) != len(tools):
+            last_errored = {}
+            for s in steps:
+                key = (s["tool"], freeze(s.get("arguments")))
+                if key in last_errored and not last_errored[key]:
+                    redundant += 1
+                last_errored[key] = bool(s.get("is_error"))
         budget = task["budget"]
         totals[0] += 1
         totals[1] += in_order
