@@ -30,7 +30,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import (  # noqa: E402
+from _common import (
     MODES,
     floor_cmd,
     median_commands,
@@ -41,10 +41,10 @@ from _common import (  # noqa: E402
     write_floor,
 )
 
-from pathjudge.agent.trajectory import RunRecord  # noqa: E402
-from pathjudge.rubrics.suite import parse_suite_text  # noqa: E402
-from pathjudge.scoring import grade as grading  # noqa: E402
-from pathjudge.scoring.scorecard import ScorecardBuilder  # noqa: E402
+from pathjudge.agent.trajectory import RunRecord
+from pathjudge.rubrics.suite import parse_suite_text
+from pathjudge.scoring import grade as grading
+from pathjudge.scoring.scorecard import ScorecardBuilder
 
 TOOLS = [
     "lookup_order",
@@ -72,8 +72,7 @@ def make_suite(rng: random.Random, n_tasks: int) -> tuple[str, dict[str, dict[st
     plain: dict[str, dict[str, Any]] = {}
     for t in range(n_tasks):
         ref = [
-            {"tool": tool, "args": _args(rng, t)}
-            for tool in rng.sample(TOOLS, rng.randint(1, 4))
+            {"tool": tool, "args": _args(rng, t)} for tool in rng.sample(TOOLS, rng.randint(1, 4))
         ]
         budget = len(ref) + rng.randint(0, 2)
         lines += [
@@ -97,7 +96,10 @@ def make_suite(rng: random.Random, n_tasks: int) -> tuple[str, dict[str, dict[st
 def make_run(rng: random.Random, index: int, plain: dict[str, dict[str, Any]]) -> dict[str, Any]:
     task_id = rng.choice(list(plain))
     t = int(task_id.split("-")[1])
-    calls = [{"tool": c["tool"], "args": json.loads(json.dumps(c["args"]))} for c in plain[task_id]["ref"]]
+    calls = [
+        {"tool": c["tool"], "args": json.loads(json.dumps(c["args"]))}
+        for c in plain[task_id]["ref"]
+    ]
     for _ in range(rng.choice([0, 0, 1, 2])):
         roll = rng.random()
         if roll < 0.25:
@@ -191,13 +193,19 @@ def end_to_end(args: argparse.Namespace, suite_text: str, plain: dict[str, dict[
         got = median_commands(
             {
                 "floor": floor_cmd(script, runs, table),
-                "pathjudge": pathjudge_cmd("score", str(runs), "--suite", str(suite), "--fast", "-q"),
+                "pathjudge": pathjudge_cmd(
+                    "score", str(runs), "--suite", str(suite), "--fast", "-q"
+                ),
             },
             args.repeat,
         )
         (floor, _), (mine, peak) = got["floor"], got["pathjudge"]
-        print(f"end to end, {args.e2e} runs: floor {floor:.2f} s, pathjudge score --fast {mine:.2f} s")
-        print(f"  {args.e2e / mine:.0f} runs/s, peak RSS {peak:.0f} MB; ratio {verdict(mine / floor, 4.0)}")
+        print(
+            f"end to end, {args.e2e} runs: floor {floor:.2f} s, pathjudge score --fast {mine:.2f} s"
+        )
+        print(
+            f"  {args.e2e / mine:.0f} runs/s, peak RSS {peak:.0f} MB; ratio {verdict(mine / floor, 4.0)}"
+        )
 
 
 if __name__ == "__main__":

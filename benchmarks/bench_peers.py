@@ -39,12 +39,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 os.environ.setdefault("DEEPEVAL_TELEMETRY_OPT_OUT", "YES")
 os.environ.setdefault("RAGAS_DO_NOT_TRACK", "true")
 
-from _common import median_cpu, plain_checks  # noqa: E402
-from bench_fast import make_run, make_suite  # noqa: E402
+from _common import median_cpu, plain_checks
+from bench_fast import make_run, make_suite
 
-from pathjudge.agent.trajectory import RunRecord  # noqa: E402
-from pathjudge.rubrics.suite import parse_suite_text  # noqa: E402
-from pathjudge.scoring import grade as grading  # noqa: E402
+from pathjudge.agent.trajectory import RunRecord
+from pathjudge.rubrics.suite import parse_suite_text
+from pathjudge.scoring import grade as grading
 
 Runner = Callable[[], list[bool]]
 
@@ -211,9 +211,7 @@ def main() -> None:
     else:  # no tuple fast path in this version: the four checks through the public grade()
 
         def pathjudge_run() -> list[bool]:
-            return [
-                g.tool_calls == 1.0 for g in grading.grade(records, suite, fast=True)
-            ]
+            return [g.tool_calls == 1.0 for g in grading.grade(records, suite, fast=True)]
 
     contenders: dict[str, Runner] = {
         "plain floor": lambda: [all(plain_checks(r, plain[r["task_id"]])[:2]) for r in runs],

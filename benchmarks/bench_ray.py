@@ -27,8 +27,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import cpu_count, measure, median_commands, pathjudge_cmd, realistic_suite  # noqa: E402
-from make_runs import write as write_runs  # noqa: E402
+from _common import cpu_count, measure, median_commands, pathjudge_cmd, realistic_suite
+from make_runs import write as write_runs
 
 
 def commands(runs: Path, suite: Path, address: str | None, out: Path) -> dict[str, list[str]]:
@@ -45,7 +45,9 @@ def commands(runs: Path, suite: Path, address: str | None, out: Path) -> dict[st
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=100_000)
-    parser.add_argument("--small", type=int, default=1_000, help="the small file (Ray's fixed cost)")
+    parser.add_argument(
+        "--small", type=int, default=1_000, help="the small file (Ray's fixed cost)"
+    )
     parser.add_argument("--repeat", type=int, default=5, help="rounds, median kept (min 5)")
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--address", help="a Ray cluster (auto or ray://HOST:PORT); default local")
@@ -70,7 +72,9 @@ def main() -> None:
             got = results[label]
             print(f"[{label}] {n:,} runs on {cpu_count()} cores (medians of {max(5, args.repeat)})")
             for key, (wall, peak) in got.items():
-                print(f"  {key:6}: {wall:8.2f} s  {n / wall:9.0f} runs/s  driver peak {peak:6.0f} MB")
+                print(
+                    f"  {key:6}: {wall:8.2f} s  {n / wall:9.0f} runs/s  driver peak {peak:6.0f} MB"
+                )
             print(f"  reports byte-identical across engines: {'yes' if same else 'NO'}")
             if not same:
                 for key, body in reports.items():
@@ -84,7 +88,9 @@ def main() -> None:
         fixed = small["ray1"][0]
         net = (r1 - fixed) / max(1e-9, r2 - fixed)
         ok = "met" if raw >= 1.6 else "NOT met"
-        print(f"speedup ray 1 -> 2 workers: {raw:.2f}x (target >= 1.6x: {ok}); net of start-up {net:.2f}x")
+        print(
+            f"speedup ray 1 -> 2 workers: {raw:.2f}x (target >= 1.6x: {ok}); net of start-up {net:.2f}x"
+        )
         print(f"ray2 vs --jobs 2: {large['jobs2'][0] / r2:.2f}x the local pool's speed")
 
 
