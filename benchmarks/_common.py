@@ -146,6 +146,35 @@ def realistic_suite(tasks: int = 200, seed: int = 11) -> tuple[str, dict[str, di
     return "\n".join(lines) + "\n", plain
 
 
+def full_grading(records: Sequence[Any], suite: Any) -> Any:
+    """Full five-axis grading with the path score of ``records`` into the scorecard (fast mode), through
+    whichever pipeline this version of pathjudge has: ``grade_records_chunk`` + ``finish`` (the one check
+    pipeline), else ``grade_lean`` into a ``ScorecardBuilder``."""
+    try:
+        from pathjudge.scoring.chunk import grade_records_chunk
+    except ImportError:
+        from pathjudge.scoring import grade as grading
+        from pathjudge.scoring.scorecard import ScorecardBuilder
+
+        builder = ScorecardBuilder(suite)
+        lean = getattr(grading, "grade_lean", None) or grading.grade
+        for graded in lean(records, suite, fast=True):
+            builder.add(graded)
+        return builder.build()
+    partial = grade_records_chunk(
+        (("", number, record) for number, record in enumerate(records, 1)), suite, fast=True
+    )
+    return partial.finish(suite)
+
+
+def task_plans(suite: Any) -> dict[str, Any]:
+    """``TaskPlan`` per task where this version compiles them with ``plan_task`` (else empty)."""
+    from pathjudge.scoring import grade as grading
+
+    plan_task = getattr(grading, "plan_task", None)
+    return {task.id: plan_task(task) for task in suite.tasks} if plan_task else {}
+
+
 # -- the plain-Python floors -------------------------------------------------------------------------
 
 

@@ -31,20 +31,21 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _common import (
+    MIN_REPEAT,
     MODES,
     floor_cmd,
+    full_grading,
     median_commands,
     median_cpu,
     pathjudge_cmd,
     plain_checks,
+    task_plans,
     verdict,
     write_floor,
 )
 
 from pathjudge.agent.trajectory import RunRecord
 from pathjudge.rubrics.suite import parse_suite_text
-from pathjudge.scoring import grade as grading
-from pathjudge.scoring.scorecard import ScorecardBuilder
 
 TOOLS = [
     "lookup_order",
@@ -67,7 +68,9 @@ def _args(rng: random.Random, t: int) -> dict[str, Any]:
     return args
 
 
-def make_suite(rng: random.Random, n_tasks: int) -> tuple[str, dict[str, dict[str, Any]]]:
+def make_suite(
+    rng: random.Random, n_tasks: int, modes: tuple[str, ...] = MODES
+) -> tuple[str, dict[str, dict[str, Any]]]:
     lines = ["schema_version: 1", "name: bench-fast", "tasks:"]
     plain: dict[str, dict[str, Any]] = {}
     for t in range(n_tasks):
@@ -81,7 +84,7 @@ def make_suite(rng: random.Random, n_tasks: int) -> tuple[str, dict[str, dict[st
             f"    success: {{kind: contains_all, values: [done-{t % 7}]}}",
             f"    steps: {{budget: {budget}}}",
             "    references:",
-            f"      - mode: {MODES[t % len(MODES)]}",
+            f"      - mode: {modes[t % len(modes)]}",
             "        steps: " + json.dumps(ref),
         ]
         plain[f"task-{t}"] = {
@@ -142,8 +145,8 @@ def main() -> None:
     records = [RunRecord.model_validate(d) for d in dicts]
     n = args.runs
 
-    plans = {task.id: grading.plan_task(task) for task in suite.tasks}
-    quick = getattr(next(iter(plans.values())), "quick", None)
+    plans = task_plans(suite)
+    quick = getattr(next(iter(plans.values()), None), "quick", None)
     if quick is not None:  # sanity: both sides agree on every run
         for d, r in zip(dicts, records, strict=True):
             mine = plans[r.task_id].quick(r)
@@ -151,18 +154,16 @@ def main() -> None:
             assert mine == floor, (d["run_id"], mine, floor)
 
     def full() -> None:
-        builder = ScorecardBuilder(suite)
-        lean = getattr(grading, "grade_lean", None) or grading.grade
-        for graded in lean(records, suite, fast=True):
-            builder.add(graded)
-        builder.build()
+        full_grading(records, suite)
 
     fns = [lambda: [plain_checks(d, plain[d["task_id"]]) for d in dicts], full]
     if quick is not None:
         fns.append(lambda: [plans[r.task_id].quick(r) for r in records])
     times = median_cpu(fns, args.repeat)
     floor_t, full_t = times[0], times[1]
-    print(f"runs: {n} over {args.tasks} tasks (seed {args.seed}), medians of {max(5, args.repeat)}")
+    print(
+        f"runs: {n} over {args.tasks} tasks (seed {args.seed}), medians of {max(MIN_REPEAT, args.repeat)}"
+    )
     print(f"plain floor, four checks        : {floor_t / n * 1e6:8.2f} us/run")
     if quick is not None:
         print(

@@ -39,7 +39,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 os.environ.setdefault("DEEPEVAL_TELEMETRY_OPT_OUT", "YES")
 os.environ.setdefault("RAGAS_DO_NOT_TRACK", "true")
 
-from _common import median_cpu, plain_checks
+from _common import MIN_REPEAT, median_cpu, plain_checks, task_plans
 from bench_fast import make_run, make_suite
 
 from pathjudge.agent.trajectory import RunRecord
@@ -191,15 +191,15 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=7)
     args = parser.parse_args()
     rng = random.Random(args.seed)
-    suite_text, plain = make_suite(rng, 200)
+    suite_text, plain = make_suite(rng, 200, modes=("strict",))
     suite = parse_suite_text(suite_text)
     runs = [make_run(rng, i, plain) for i in range(args.runs)]
     records = [RunRecord.model_validate(r) for r in runs]
     refs = [[(c["tool"], c["args"]) for c in plain[r["task_id"]]["ref"]] for r in runs]
-    plans = {task.id: grading.plan_task(task) for task in suite.tasks}
+    plans = task_plans(suite)
     n = args.runs
 
-    quick = getattr(next(iter(plans.values())), "quick", None)
+    quick = getattr(next(iter(plans.values()), None), "quick", None)
     if quick is not None:
 
         def pathjudge_run() -> list[bool]:
@@ -231,7 +231,9 @@ def main() -> None:
     verdicts = {k: contenders[k]() for k in names}
     ours = verdicts["pathjudge"]
     floor = times["plain floor"]
-    print(f"{n} trajectories (seed {args.seed}); medians of {max(5, args.repeat)}; CPU time")
+    print(
+        f"{n} trajectories (seed {args.seed}); medians of {max(MIN_REPEAT, args.repeat)}; CPU time"
+    )
     print(f"{'contender':16} {'us/run':>9} {'x floor':>8}  agrees with pathjudge")
     for name in names:
         agree = sum(a == b for a, b in zip(verdicts[name], ours, strict=True))

@@ -27,7 +27,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import cpu_count, measure, median_commands, pathjudge_cmd, realistic_suite
+from _common import MIN_REPEAT, cpu_count, measure, median_commands, pathjudge_cmd, realistic_suite
 from make_runs import write as write_runs
 
 
@@ -70,7 +70,9 @@ def main() -> None:
             same = len(set(reports.values())) == 1
             results[label] = median_commands(cmds, args.repeat)
             got = results[label]
-            print(f"[{label}] {n:,} runs on {cpu_count()} cores (medians of {max(5, args.repeat)})")
+            print(
+                f"[{label}] {n:,} runs on {cpu_count()} cores (medians of {max(MIN_REPEAT, args.repeat)})"
+            )
             for key, (wall, peak) in got.items():
                 print(
                     f"  {key:6}: {wall:8.2f} s  {n / wall:9.0f} runs/s  driver peak {peak:6.0f} MB"
