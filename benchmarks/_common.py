@@ -168,11 +168,30 @@ def full_grading(records: Sequence[Any], suite: Any) -> Any:
 
 
 def task_plans(suite: Any) -> dict[str, Any]:
-    """``TaskPlan`` per task where this version compiles them with ``plan_task`` (else empty)."""
-    from pathjudge.scoring import grade as grading
+    """The compiled ``TaskPlan`` of every task (``rubrics.checks.plan_task``, or the older
+    ``scoring.grade.plan_task``)."""
+    try:
+        from pathjudge.rubrics.checks import plan_task
+    except ImportError:
+        from pathjudge.scoring.grade import plan_task  # type: ignore[attr-defined,no-redef]
+    return {task.id: plan_task(task) for task in suite.tasks}
 
-    plan_task = getattr(grading, "plan_task", None)
-    return {task.id: plan_task(task) for task in suite.tasks} if plan_task else {}
+
+def four_checks(run: Any, plan: Any) -> tuple[bool, bool, int, bool]:
+    """pathjudge's four basic checks from a compiled task plan: tool names in the first reference's
+    order, every call matching its step (the compiled matchers), the redundant-call count
+    (``redundant_calls``: retries after an error excluded), within the step budget."""
+    quick = getattr(plan, "quick", None)
+    if quick is not None:  # the older tuple fast path
+        return quick(run)  # type: ignore[no-any-return]
+    from pathjudge.rubrics.assertions.steps import redundant_calls
+
+    steps = run.steps
+    refs = plan.references[0].refs
+    in_order = tuple(step.tool for step in steps) == tuple(ref.tool for ref in refs)
+    exact = in_order and all(ref.matcher(step).ok for ref, step in zip(refs, steps, strict=True))
+    within = plan.budget is None or len(steps) <= plan.budget
+    return in_order, exact, len(redundant_calls(run)), within
 
 
 # -- the plain-Python floors -------------------------------------------------------------------------

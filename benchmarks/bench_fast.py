@@ -7,7 +7,8 @@ arguments; runs derived from them with repeats, swaps, drops, substitutions and 
 shapes vary, and every final answer is unique (no cache can serve a second run from the first).
 
 1. The four basic checks — tool names in order, exact arguments, redundant-call count, step budget —
-   in pathjudge (``TaskPlan.quick``, where this version has it) against the plain floor
+   in pathjudge (``_common.four_checks``: the compiled task plan's matchers and ``redundant_calls``)
+   against the plain floor
    (``_common.plain_checks``: dicts, tuple keys for repeated calls exactly as pathjudge keys them, no
    ``json.dumps`` per call). Both sides are checked to agree on every run first.
 2. Full five-axis grading with the path score into the scorecard, against the same floor (target ≤8x).
@@ -34,6 +35,7 @@ from _common import (
     MIN_REPEAT,
     MODES,
     floor_cmd,
+    four_checks,
     full_grading,
     median_commands,
     median_cpu,
@@ -146,32 +148,31 @@ def main() -> None:
     n = args.runs
 
     plans = task_plans(suite)
-    quick = getattr(next(iter(plans.values()), None), "quick", None)
-    if quick is not None:  # sanity: both sides agree on every run
-        for d, r in zip(dicts, records, strict=True):
-            mine = plans[r.task_id].quick(r)
-            floor = plain_checks(d, plain[d["task_id"]])
-            assert mine == floor, (d["run_id"], mine, floor)
+    for d, r in zip(dicts, records, strict=True):  # sanity: both sides agree on every run
+        mine = four_checks(r, plans[r.task_id])
+        floor = plain_checks(d, plain[d["task_id"]])
+        assert mine == floor, (d["run_id"], mine, floor)
 
     def full() -> None:
         full_grading(records, suite)
 
-    fns = [lambda: [plain_checks(d, plain[d["task_id"]]) for d in dicts], full]
-    if quick is not None:
-        fns.append(lambda: [plans[r.task_id].quick(r) for r in records])
-    times = median_cpu(fns, args.repeat)
-    floor_t, full_t = times[0], times[1]
+    floor_t, four_t, full_t = median_cpu(
+        [
+            lambda: [plain_checks(d, plain[d["task_id"]]) for d in dicts],
+            lambda: [four_checks(r, plans[r.task_id]) for r in records],
+            full,
+        ],
+        args.repeat,
+    )
     print(
-        f"runs: {n} over {args.tasks} tasks (seed {args.seed}), medians of {max(MIN_REPEAT, args.repeat)}"
+        f"runs: {n} over {args.tasks} tasks (seed {args.seed}), "
+        f"medians of {max(MIN_REPEAT, args.repeat)}"
     )
     print(f"plain floor, four checks        : {floor_t / n * 1e6:8.2f} us/run")
-    if quick is not None:
-        print(
-            f"pathjudge four checks (quick)   : {times[2] / n * 1e6:8.2f} us/run  ratio "
-            f"{times[2] / floor_t:6.2f}x"
-        )
-    else:
-        print("pathjudge four checks (quick)   : not in this version (graded through grade_run)")
+    print(
+        f"pathjudge, four checks          : {four_t / n * 1e6:8.2f} us/run  ratio "
+        f"{four_t / floor_t:6.2f}x"
+    )
     print(
         f"full grading + path + scorecard : {full_t / n * 1e6:8.2f} us/run  ratio "
         f"{verdict(full_t / floor_t, 8.0)}"

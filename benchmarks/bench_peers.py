@@ -39,12 +39,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 os.environ.setdefault("DEEPEVAL_TELEMETRY_OPT_OUT", "YES")
 os.environ.setdefault("RAGAS_DO_NOT_TRACK", "true")
 
-from _common import MIN_REPEAT, median_cpu, plain_checks, task_plans
+from _common import MIN_REPEAT, four_checks, median_cpu, plain_checks, task_plans
 from bench_fast import make_run, make_suite
 
 from pathjudge.agent.trajectory import RunRecord
 from pathjudge.rubrics.suite import parse_suite_text
-from pathjudge.scoring import grade as grading
 
 Runner = Callable[[], list[bool]]
 
@@ -199,19 +198,12 @@ def main() -> None:
     plans = task_plans(suite)
     n = args.runs
 
-    quick = getattr(next(iter(plans.values()), None), "quick", None)
-    if quick is not None:
-
-        def pathjudge_run() -> list[bool]:
-            out = []
-            for r in records:
-                in_order, exact, _redundant, _within = plans[r.task_id].quick(r)
-                out.append(in_order and exact)
-            return out
-    else:  # no tuple fast path in this version: the four checks through the public grade()
-
-        def pathjudge_run() -> list[bool]:
-            return [g.tool_calls == 1.0 for g in grading.grade(records, suite, fast=True)]
+    def pathjudge_run() -> list[bool]:
+        out = []
+        for r in records:
+            in_order, exact, _redundant, _within = four_checks(r, plans[r.task_id])
+            out.append(in_order and exact)
+        return out
 
     contenders: dict[str, Runner] = {
         "plain floor": lambda: [all(plain_checks(r, plain[r["task_id"]])[:2]) for r in runs],

@@ -230,8 +230,8 @@ def test_parquet_layout_round_trips_and_scores_like_jsonl(tmp_path: Path) -> Non
     from pathjudge.ray import score_dataset
     from pathjudge.report.json_report import dumps_report
     from pathjudge.rubrics.suite import load_suite
-    from pathjudge.scoring.grade import grade_lean
-    from pathjudge.scoring.scorecard import ScorecardBuilder, evaluate_gates
+    from pathjudge.scoring.chunk import grade_records_chunk
+    from pathjudge.scoring.scorecard import evaluate_gates
 
     runs = EXAMPLES / "runs.jsonl"
     records = list(read_runs(runs))
@@ -244,10 +244,10 @@ def test_parquet_layout_round_trips_and_scores_like_jsonl(tmp_path: Path) -> Non
 
     from pathjudge.report.json_report import ScoreReport
 
-    builder = ScorecardBuilder(suite)
-    for lean in grade_lean(records, suite, fast=True):
-        builder.add(lean)
-    card = builder.build()
+    partial = grade_records_chunk(
+        (("", number, record) for number, record in enumerate(records, 1)), suite, fast=True
+    )
+    card = partial.finish(suite)
     expected = ScoreReport(
         suite_file="s",
         runs_file="r",

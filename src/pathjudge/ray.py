@@ -37,9 +37,16 @@ if TYPE_CHECKING:
     from pathjudge.report.json_report import ScoreReport
     from pathjudge.rubrics.suite import Suite, WeightKey
     from pathjudge.scoring.judged import VerdictLike
-    from pathjudge.scoring.scorecard import GateMetric, ScorecardBuilder
+    from pathjudge.scoring.scorecard import GateMetric, PartialScorecard, Scorecard
 
-__all__ = ["expand_runs", "grade_dataset", "read_grades_manifest", "score_dataset", "score_files"]
+__all__ = [
+    "expand_runs",
+    "grade_dataset",
+    "read_grades_file",
+    "read_grades_manifest",
+    "score_dataset",
+    "score_files",
+]
 
 #: Progress callback: (bytes or rows done, total) — the CLI draws a bar with it.
 Progress = Callable[[int, int], None]
@@ -47,7 +54,6 @@ Progress = Callable[[int, int], None]
 _URI_SCHEMES = ("s3://", "gs://", "gcs://", "hdfs://", "abfs://", "file://")
 _MIN_RANGE = 1 << 20  # 1 MiB: smaller ranges cost more in scheduling than they save
 _MAX_RANGE = 64 << 20  # 64 MiB: bounds a worker's read and its share of a straggler
-_BAD_KEPT = 20  # bad records kept per range (all are counted)
 
 
 def _ray() -> Any:
@@ -261,29 +267,48 @@ def _lines(handle: Any, start: int, end: int, limit: int) -> Iterator[tuple[byte
 # -- workers ----------------------------------------------------------------------------------------
 
 
-def _problem(error: PathjudgeError, line: int) -> tuple[Any, ...]:
-    return (type(error), error.message, error.file, line, error.field, error.task_id, error.hint)
+def _range_lines(
+    path: str, start: int, end: int, first_line: int
+) -> Iterator[tuple[str, int, bytes]]:
+    """The lines of ``path`` starting in ``[start, end)`` as ``(source, line, raw)`` for
+    :func:`~pathjudge.scoring.chunk.grade_chunk`; an over-long line comes truncated (still too long)."""
+    from pathjudge.scoring.chunk import MAX_LINE_BYTES
+
+    number = first_line - 1
+    with _open(path) as handle:
+        for raw, _length in _lines(handle, start, end, MAX_LINE_BYTES):
+            number += 1
+            yield path, number, raw if raw is not None else b"x" * (MAX_LINE_BYTES + 1)
 
 
-class _Partial:
-    """What a worker sends back for one range or block (pickled)."""
+def _count_lines(batch: dict[str, Any]) -> dict[str, Any]:
+    """Ray task: the number of newlines in each byte range (to number the lines of the next range)."""
+    import numpy as np
 
-    def __init__(self, builder: ScorecardBuilder) -> None:
-        self.builder = builder
-        self.count = 0
-        self.lines = 0
-        self.bad: list[tuple[Any, ...]] = []
-        self.bad_total = 0
-        self.shard: dict[str, Any] | None = None
-
-    def problem(self, error: PathjudgeError, line: int) -> None:
-        self.bad_total += 1
-        if len(self.bad) < _BAD_KEPT:
-            self.bad.append(_problem(error, line))
+    counts = []
+    for i in range(len(batch["path"])):
+        start, end = int(batch["start"][i]), int(batch["end"][i])
+        total = 0
+        with _open(str(batch["path"][i])) as handle:
+            handle.seek(start)
+            remaining = end - start
+            while remaining > 0:
+                block = handle.read(min(remaining, 1 << 22))
+                if not block:
+                    break
+                total += block.count(b"\n")
+                remaining -= len(block)
+        counts.append(total)
+    return {
+        "file": np.asarray(batch["file"]),
+        "index": np.asarray(batch["index"]),
+        "lines": np.asarray(counts),
+    }
 
 
 class _Grader:
-    """A Ray actor: grades whole byte ranges of runs JSONL files into partial scorecards."""
+    """A Ray actor: grades whole byte ranges of runs JSONL files with
+    :func:`~pathjudge.scoring.chunk.grade_chunk` into pickled partial scorecards."""
 
     def __init__(
         self,
@@ -291,89 +316,44 @@ class _Grader:
         verdicts: Mapping[str, VerdictLike] | None,
         fast: bool,
         grades: str | None,
+        max_weak: int,
     ) -> None:
-        from pathjudge.agent.io import DEFAULT_MAX_LINE_BYTES
+        from pathjudge.rubrics.checks import SuitePlan
 
-        self.suite = suite
+        self.plans = SuitePlan(suite)
         self.verdicts = verdicts
         self.fast = fast
         self.grades = grades
-        self.limit = DEFAULT_MAX_LINE_BYTES
-        self.plans: dict[str, Any] = {}
+        self.max_weak = max_weak
 
     def __call__(self, batch: dict[str, Any]) -> dict[str, Any]:
         import numpy as np
 
+        from pathjudge.scoring.chunk import grade_chunk
+
         out = []
         for i in range(len(batch["path"])):
-            part = self.grade(
-                str(batch["path"][i]),
-                int(batch["start"][i]),
-                int(batch["end"][i]),
-                int(batch["file"][i]),
-                int(batch["index"][i]),
+            path = str(batch["path"][i])
+            file, index = int(batch["file"][i]), int(batch["index"][i])
+            writer = _ShardWriter(self.grades, file, index) if self.grades else None
+            partial = grade_chunk(
+                _range_lines(
+                    path, int(batch["start"][i]), int(batch["end"][i]), int(batch["first_line"][i])
+                ),
+                self.plans,
+                self.verdicts,
+                fast=self.fast,
+                max_weak=self.max_weak,
+                on_grade=None if writer is None else writer.grade,
             )
-            out.append(pickle.dumps(part, protocol=pickle.HIGHEST_PROTOCOL))
+            shard = writer.close(path) if writer is not None else None
+            out.append(pickle.dumps((partial, shard), protocol=pickle.HIGHEST_PROTOCOL))
         return {
             "file": np.asarray(batch["file"]),
             "index": np.asarray(batch["index"]),
             "size": np.asarray(batch["end"]) - np.asarray(batch["start"]),
             "partial": np.array(out, dtype=object),
         }
-
-    def grade(self, path: str, start: int, end: int, file: int, index: int) -> _Partial:
-        from pathjudge.agent.io import record_error_from_validation
-        from pathjudge.agent.trajectory import RunRecord
-        from pathjudge.scoring.grade import grade_run_lean, plan_task
-        from pathjudge.scoring.scorecard import ScorecardBuilder
-
-        part = _Partial(ScorecardBuilder(self.suite))
-        validate = RunRecord.model_validate_json
-        writer = _ShardWriter(self.grades, file, index) if self.grades else None
-        with _open(path) as handle:
-            for raw, length in _lines(handle, start, end, self.limit):
-                part.lines += 1
-                local = part.lines
-                if raw is None:
-                    part.problem(
-                        RecordError(
-                            f"line is {length / 1e6:.1f} MB, over the limit of {self.limit / 1e6:.1f} MB per record",
-                            hint="split the record, or raise max_line_bytes if it is genuine",
-                        ),
-                        local,
-                    )
-                    continue
-                if raw.isspace():
-                    continue
-                try:
-                    run = validate(raw)
-                except ValidationError as exc:
-                    try:
-                        raw.decode("utf-8")
-                    except UnicodeDecodeError as bad:
-                        error: PathjudgeError = RecordError(
-                            f"not valid UTF-8 (byte 0x{raw[bad.start]:02x} at column {bad.start + 1})",
-                            hint="re-encode the file as UTF-8",
-                        )
-                    else:
-                        error = record_error_from_validation(exc, file=None, line=None, what="run")
-                    part.problem(error, local)
-                    continue
-                plan = self.plans.get(run.task_id)
-                if plan is None:
-                    try:
-                        plan = self.plans[run.task_id] = plan_task(self.suite.task(run.task_id))
-                    except PathjudgeError as error:
-                        part.problem(error, local)
-                        continue
-                lean = grade_run_lean(run, plan, verdicts=self.verdicts, fast=self.fast)
-                part.builder.add(lean)
-                part.count += 1
-                if writer is not None:
-                    writer.write(lean.to_model().model_dump_json())
-        if writer is not None:
-            part.shard = writer.close(path)
-        return part
 
 
 class _ShardWriter:
@@ -392,8 +372,8 @@ class _ShardWriter:
         self.inner = inner
         self.runs = 0
 
-    def write(self, line: str) -> None:
-        self.handle.write(line.encode("utf-8") + b"\n")
+    def grade(self, grade: Any, _position: object) -> None:
+        self.handle.write(bytes(grade.to_json()) + b"\n")  # as JsonlAppender writes a grade
         self.runs += 1
 
     def close(self, source: str) -> dict[str, Any]:
@@ -406,60 +386,22 @@ class _ShardWriter:
 # -- the driver -------------------------------------------------------------------------------------
 
 
-def _merge_in_order(
-    partials: Iterator[tuple[tuple[int, int], int, _Partial]],
-    order: Sequence[tuple[int, int]],
-    into: ScorecardBuilder,
-    progress: Progress | None,
-    total: int,
-) -> list[tuple[tuple[int, int], _Partial]]:
-    """Merge partials into ``into`` in ``order`` as they arrive: a reorder buffer holds the ones that
-    came early, so the weak-path list stays in run order and the sums add up in file order. Returns
-    every partial's bookkeeping (builders dropped) in ``order``."""
-    waiting: dict[tuple[int, int], _Partial] = {}
-    done: list[tuple[tuple[int, int], _Partial]] = []
-    expected = iter(order)
-    next_key = next(expected, None)
-    seen = 0
-    for key, size, part in partials:
-        waiting[key] = part
-        seen += size
-        if progress is not None:
-            progress(seen, total)
-        while next_key is not None and next_key in waiting:
-            ready = waiting.pop(next_key)
-            into.merge(ready.builder)
-            ready.builder = None  # type: ignore[assignment]
-            done.append((next_key, ready))
-            next_key = next(expected, None)
-    if next_key is not None or waiting:  # pragma: no cover - Ray returned fewer rows than ranges
-        raise RuntimeError("a grading task's result never came back from Ray; rerun")
-    return done
-
-
-def _raise_first_bad(
-    files: Sequence[str], done: Sequence[tuple[tuple[int, int], _Partial]]
-) -> None:
-    """Raise the earliest bad record with its absolute file and line (as one process would)."""
-    before: dict[int, int] = {}
-    first: tuple[Any, ...] | None = None
-    where = ""
-    total_bad = 0
-    for (file, _index), part in done:
-        offset = before.get(file, 0)
-        before[file] = offset + part.lines
-        total_bad += part.bad_total
-        if first is None and part.bad:
-            kind, message, _file, local, field, task_id, hint = part.bad[0]
-            first = (kind, message, offset + local, field, task_id, hint)
-            where = files[file]
-    if first is None:
+def _first_lines(ray: Any, items: list[dict[str, Any]], workers: int) -> None:
+    """Fill each range's ``first_line``: newlines counted in parallel, summed per file in order."""
+    if all(item["index"] == 0 for item in items):  # one range per file: no counting needed
+        for item in items:
+            item["first_line"] = 1
         return
-    kind, message, line, field, task_id, hint = first
-    if total_bad > 1:
-        more = f"{total_bad - 1} more bad record(s) follow"
-        hint = f"{hint}; {more}" if hint else more
-    raise kind(message, file=where, line=line, field=field, task_id=task_id, hint=hint)
+    counted = (
+        ray.data.from_items(items, override_num_blocks=len(items))
+        .map_batches(_count_lines, batch_size=1, num_cpus=1, concurrency=workers)
+        .iter_rows()
+    )
+    lines = {(int(row["file"]), int(row["index"])): int(row["lines"]) for row in counted}
+    running: dict[int, int] = {}
+    for item in items:  # items are in (file, index) order
+        item["first_line"] = running.get(item["file"], 0) + 1
+        running[item["file"]] = running.get(item["file"], 0) + lines[(item["file"], item["index"])]
 
 
 def score_files(
@@ -468,23 +410,26 @@ def score_files(
     *,
     verdicts: Mapping[str, VerdictLike] | None = None,
     fast: bool = False,
-    weights: Mapping[WeightKey, float] | None = None,
     address: str | None = None,
     workers: int | None = None,
     grades: str | None = None,
+    max_weak: int = 1000,
     progress: Progress | None = None,
-) -> ScorecardBuilder:
-    """Grade runs JSONL files on Ray into one scorecard builder (see the module docstring).
+) -> PartialScorecard:
+    """Grade runs JSONL (or Parquet) files on Ray into one merged :class:`PartialScorecard`.
 
-    ``workers``: grading actors (default: the runtime's CPUs). ``grades``: a folder (or URI) that gets one
-    JSONL shard of per-run grades per range plus ``manifest.json``, which ``pathjudge report`` reads.
+    ``partial.first_error()`` is the bad record a single process would stop at (with its file and
+    line), ``partial.finish(suite)`` the scorecard. ``workers``: grading actors (default: the runtime's
+    CPUs). ``grades``: a folder (or URI) that gets one JSONL shard of per-run grades per range plus
+    ``manifest.json``, which ``pathjudge report --grades`` reads.
     """
-    from pathjudge.scoring.scorecard import ScorecardBuilder
+    from pathjudge.scoring.scorecard import PartialScorecard
 
     files = expand_runs(runs)
     parquet = [f for f in files if f.endswith(".parquet")]
     cpus = init_runtime(address, workers=workers)
     ray = _ray()
+    actors = max(1, workers or cpus)
     if parquet:
         if len(parquet) != len(files):
             raise InputError(
@@ -504,11 +449,10 @@ def score_files(
             suite,
             verdicts=verdicts,
             fast=fast,
-            weights=weights,
-            workers=workers,
+            workers=actors,
+            max_weak=max_weak,
             progress=progress,
         )
-    actors = max(1, workers or cpus)
     ranges = _plan_ranges(files, actors * 4)
     total = sum(r.end - r.start for r in ranges)
     if grades is not None:
@@ -517,41 +461,38 @@ def score_files(
         {"file": r.file, "index": r.index, "path": r.path, "start": r.start, "end": r.end}
         for r in ranges
     ]
-    ds = ray.data.from_items(items, override_num_blocks=len(items))
-    graded = ds.map_batches(
+    _first_lines(ray, items, actors)
+    graded = ray.data.from_items(items, override_num_blocks=len(items)).map_batches(
         _Grader,
         fn_constructor_kwargs={
             "suite": suite,
             "verdicts": verdicts,
             "fast": fast,
             "grades": grades,
+            "max_weak": max_weak,
         },
         batch_size=1,
         compute=ray.data.ActorPoolStrategy(min_size=1, max_size=min(actors, len(items))),
         num_cpus=1,
     )
-
-    def arrivals() -> Iterator[tuple[tuple[int, int], int, _Partial]]:
-        for row in graded.iter_rows():
-            yield (
-                (int(row["file"]), int(row["index"])),
-                int(row["size"]),
-                pickle.loads(row["partial"]),
-            )
-
-    builder = ScorecardBuilder(suite, weights=weights)
-    order = [(r.file, r.index) for r in ranges]
-    done = _merge_in_order(arrivals(), order, builder, progress, total)
-    _raise_first_bad(files, done)
-    if builder.runs == 0:
-        raise RecordError(
-            "has no run records",
-            file=files[0] if len(files) == 1 else runs if isinstance(runs, str) else files[0],
-            hint="the file is empty; pass a JSONL file with one record per line",
+    merged = PartialScorecard(max_weak=max_weak)
+    shards: list[tuple[tuple[int, int], dict[str, Any]]] = []
+    seen = 0
+    for row in graded.iter_rows():  # partials merge in any order (associative and commutative)
+        partial, shard = pickle.loads(row["partial"])
+        merged.merge(partial)
+        if shard is not None:
+            shards.append(((int(row["file"]), int(row["index"])), shard))
+        seen += int(row["size"])
+        if progress is not None:
+            progress(seen, total)
+    if seen < total:  # pragma: no cover - Ray returned fewer rows than ranges
+        raise RuntimeError("a grading task's result never came back from Ray; rerun")
+    if grades is not None and merged.first_error() is None:
+        _write_manifest(
+            grades, [shard for _, shard in sorted(shards, key=lambda s: s[0])], merged.runs
         )
-    if grades is not None:
-        _write_manifest(grades, [part.shard for _, part in done if part.shard], builder.runs)
-    return builder
+    return merged
 
 
 MANIFEST = "manifest.json"
@@ -595,9 +536,10 @@ def _write_manifest(folder: str, shards: list[dict[str, Any]], runs: int) -> Non
 
 
 def read_grades_manifest(folder: str | Path) -> Iterator[Any]:
-    """Stream the per-run grades of a shard folder written by ``--engine ray --grades`` (in run order)."""
-    from pathjudge.scoring.grade import RunGrade
+    """Stream the per-run grades of a shard folder written by ``--engine ray --grades`` (in run order).
 
+    Shards are read from the manifest's folder only: a shard name with a path separator is refused.
+    """
     base = str(folder)
     if base.endswith(MANIFEST):
         base = base[: -len(MANIFEST)].rstrip("/") or "."
@@ -613,16 +555,53 @@ def read_grades_manifest(folder: str | Path) -> Iterator[Any]:
         ) from None
     if not isinstance(manifest, dict) or manifest.get("kind") != "pathjudge.grades":
         raise RecordError("is not a pathjudge grades manifest", file=manifest_path)
-    for shard in manifest.get("shards", []):
-        path = f"{base.rstrip('/')}/{shard['path']}"
-        with _open(path) as handle:
-            for number, raw in enumerate(handle.read().splitlines(), 1):
-                if not raw.strip():
-                    continue
-                try:
-                    yield RunGrade.model_validate_json(raw)
-                except ValidationError:
-                    raise RecordError("is not a run grade", file=path, line=number) from None
+    shards = manifest.get("shards")
+    if not isinstance(shards, list):
+        raise RecordError("lists no shards", file=manifest_path, field="shards")
+    for number, shard in enumerate(shards):
+        name = shard.get("path") if isinstance(shard, dict) else None
+        if (
+            not isinstance(name, str)
+            or not name
+            or "/" in name
+            or "\\" in name
+            or name.startswith(".")
+        ):
+            raise RecordError(
+                f"shard {number} has no plain file name",
+                file=manifest_path,
+                field=f"shards[{number}].path",
+                hint="shards are files beside manifest.json, e.g. part-00000-00000.jsonl",
+            )
+        path = f"{base.rstrip('/')}/{name}"
+        yield from read_grades_file(path)
+
+
+def read_grades_file(path: str) -> Iterator[Any]:
+    """Stream the per-run grades of one JSONL file (a shard, or the file ``score --grades`` writes),
+    local or a URI; a line that is not a grade is a :class:`RecordError` naming file and line."""
+    from pathjudge.scoring.chunk import MAX_LINE_BYTES
+    from pathjudge.scoring.grade import RunGrade
+
+    try:
+        size = _size(path)
+    except (OSError, FileNotFoundError):
+        raise RecordError("file not found", file=path, hint="check the path") from None
+    with _open(path) as handle:
+        for number, (raw, _length) in enumerate(_lines(handle, 0, size, MAX_LINE_BYTES), 1):
+            if raw is not None and not raw.strip():
+                continue
+            try:
+                if raw is None:
+                    raise ValueError("over-long line")
+                yield RunGrade.from_dict(json.loads(raw))
+            except (ValueError, TypeError, AttributeError):  # ValidationError is a ValueError
+                raise RecordError(
+                    "is not a run grade",
+                    file=path,
+                    line=number,
+                    hint="pass the JSONL of score --grades, or the folder of score --engine ray --grades",
+                ) from None
 
 
 # -- datasets ---------------------------------------------------------------------------------------
@@ -632,52 +611,46 @@ class _RowGrader:
     """A Ray actor: grades blocks of run rows (Parquet layout or plain JSON rows)."""
 
     def __init__(
-        self, suite: Suite, verdicts: Mapping[str, VerdictLike] | None, fast: bool
+        self, suite: Suite, verdicts: Mapping[str, VerdictLike] | None, fast: bool, max_weak: int
     ) -> None:
-        self.suite = suite
+        from pathjudge.rubrics.checks import SuitePlan
+
+        self.plans = SuitePlan(suite)
         self.verdicts = verdicts
         self.fast = fast
-        self.plans: dict[str, Any] = {}
+        self.max_weak = max_weak
 
     def __call__(self, batch: Any) -> dict[str, Any]:
         import numpy as np
 
         from pathjudge._parquet import record_from_row
         from pathjudge.agent.io import record_error_from_validation
-        from pathjudge.scoring.grade import grade_run_lean, plan_task
-        from pathjudge.scoring.scorecard import ScorecardBuilder
+        from pathjudge.scoring.chunk import grade_records_chunk
 
-        part = _Partial(ScorecardBuilder(self.suite))
         rows = batch.to_pylist()
+        good = []
+        errors: list[tuple[PathjudgeError, tuple[str, int]]] = []
         for row in rows:
-            part.lines += 1
             source = row.get("path") or "<dataset>"
             try:
-                run = record_from_row(row)
-                plan = self.plans.get(run.task_id)
-                if plan is None:
-                    plan = self.plans[run.task_id] = plan_task(self.suite.task(run.task_id))
+                good.append((source, 0, record_from_row(row)))
             except ValidationError as exc:
                 error: PathjudgeError = record_error_from_validation(
                     exc, file=None, line=None, what="run"
                 )
-                part.problem(_placed(error, source, row), 0)
-                continue
+                errors.append((_placed(error, source, row), (source, 0)))
             except ValueError as exc:
-                part.problem(
-                    _placed(RecordError(f"a JSON-text column does not parse ({exc})"), source, row),
-                    0,
-                )
-                continue
-            except PathjudgeError as error:
-                part.problem(_placed(error, source, row), 0)
-                continue
-            part.builder.add(grade_run_lean(run, plan, verdicts=self.verdicts, fast=self.fast))
-            part.count += 1
+                error = RecordError(f"a JSON-text column does not parse ({exc})")
+                errors.append((_placed(error, source, row), (source, 0)))
+        partial = grade_records_chunk(
+            good, self.plans, self.verdicts, fast=self.fast, max_weak=self.max_weak
+        )
+        for error, position in errors:
+            partial.add_error(error, position)
         return {
             "rows": np.asarray([len(rows)]),
             "partial": np.array(
-                [pickle.dumps(part, protocol=pickle.HIGHEST_PROTOCOL)], dtype=object
+                [pickle.dumps(partial, protocol=pickle.HIGHEST_PROTOCOL)], dtype=object
             ),
         }
 
@@ -714,10 +687,21 @@ def score_dataset(
     is byte-identical to the single-process report on the same runs in the same order. A bad record
     raises the first one's error, naming its file (``include_paths=True``) and run id.
     """
-    builder = grade_dataset(
-        ds, suite, verdicts=verdicts, fast=fast, weights=weights, workers=workers, progress=progress
+    partial = grade_dataset(
+        ds, suite, verdicts=verdicts, fast=fast, workers=workers, progress=progress
     )
-    return _report(builder, thresholds, fast=fast, suite_file=suite_file, runs_file=runs_file)
+    problem = partial.first_error()
+    if problem is not None:
+        raise problem
+    if partial.runs == 0:
+        raise RecordError("the dataset has no run records", hint="check the dataset's source")
+    return _report(
+        partial.finish(suite, weights=weights),
+        thresholds,
+        fast=fast,
+        suite_file=suite_file,
+        runs_file=runs_file,
+    )
 
 
 def grade_dataset(
@@ -726,12 +710,12 @@ def grade_dataset(
     *,
     verdicts: Mapping[str, VerdictLike] | None = None,
     fast: bool = False,
-    weights: Mapping[WeightKey, float] | None = None,
     workers: int | None = None,
+    max_weak: int = 1000,
     progress: Progress | None = None,
-) -> ScorecardBuilder:
-    """:func:`score_dataset` up to the merged scorecard builder (no report)."""
-    from pathjudge.scoring.scorecard import ScorecardBuilder
+) -> PartialScorecard:
+    """:func:`score_dataset` up to the merged :class:`PartialScorecard` (bad records kept in it)."""
+    from pathjudge.scoring.scorecard import PartialScorecard
 
     ray = _ray()
     cpus = init_runtime(None)
@@ -742,33 +726,26 @@ def grade_dataset(
         total = ds.count() if progress is not None else 0
         graded = ds.map_batches(
             _RowGrader,
-            fn_constructor_kwargs={"suite": suite, "verdicts": verdicts, "fast": fast},
+            fn_constructor_kwargs={
+                "suite": suite,
+                "verdicts": verdicts,
+                "fast": fast,
+                "max_weak": max_weak,
+            },
             batch_format="pyarrow",
             compute=ray.data.ActorPoolStrategy(min_size=1, max_size=max(1, workers or cpus)),
             num_cpus=1,
         )
-        builder = ScorecardBuilder(suite, weights=weights)
+        merged = PartialScorecard(max_weak=max_weak)
         seen = 0
-        first: tuple[Any, ...] | None = None
-        bad_total = 0
-        for row in graded.iter_rows():
-            part: _Partial = pickle.loads(row["partial"])
-            builder.merge(part.builder)
-            bad_total += part.bad_total
-            if first is None and part.bad:
-                first = part.bad[0]
+        for row in graded.iter_rows():  # in dataset order: runs of equal position keep it
+            merged.merge(pickle.loads(row["partial"]))
             seen += int(row["rows"])
             if progress is not None:
                 progress(seen, total)
     finally:
         ctx.execution_options.preserve_order = kept
-    if first is not None:
-        kind, message, file, _line, field, task_id, hint = first
-        more = f"{bad_total - 1} more bad record(s) follow" if bad_total > 1 else None
-        raise kind(message, file=file, field=field, task_id=task_id, hint=_join(hint, more))
-    if builder.runs == 0:
-        raise RecordError("the dataset has no run records", hint="check the dataset's source")
-    return builder
+    return merged
 
 
 def _join(hint: str | None, more: str | None) -> str | None:
@@ -778,7 +755,7 @@ def _join(hint: str | None, more: str | None) -> str | None:
 
 
 def _report(
-    builder: ScorecardBuilder,
+    card: Scorecard,
     thresholds: Mapping[GateMetric, float] | None,
     *,
     fast: bool,
@@ -789,7 +766,6 @@ def _report(
     from pathjudge.report.json_report import ScoreReport
     from pathjudge.scoring.scorecard import evaluate_gates
 
-    card = builder.build()
     gates = evaluate_gates(card, dict(thresholds or {}))
     return ScoreReport(
         suite_file=suite_file,

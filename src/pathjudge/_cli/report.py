@@ -104,15 +104,12 @@ def diff_against(
 
 def read_grades(source: str) -> list[Any]:
     """Per-run grades from a ``score --grades`` JSONL, or from a shard folder / its manifest.json."""
-    from pathjudge.agent.io import iter_jsonl
-    from pathjudge.scoring.grade import RunGrade
+    from pathjudge.ray import read_grades_file, read_grades_manifest
 
     local = Path(source)
     if "://" in source or local.is_dir() or local.name == "manifest.json":
-        from pathjudge.ray import read_grades_manifest
-
         return list(read_grades_manifest(source))
-    return list(iter_jsonl(local, RunGrade, what="run grade"))
+    return list(read_grades_file(source))
 
 
 @app.command()

@@ -10,10 +10,13 @@ import typer
 from pathjudge._cli.app import app, err_console, out_console
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     from pathjudge.config import ResolvedConfig
     from pathjudge.report.json_report import ScoreReport
-    from pathjudge.rubrics.suite import WeightKey
-    from pathjudge.scoring.scorecard import GateMetric
+    from pathjudge.rubrics.suite import Suite, WeightKey
+    from pathjudge.scoring.judged import VerdictLike
+    from pathjudge.scoring.scorecard import GateMetric, PartialScorecard
 
 # project configuration key -> scorecard name
 _LEVELS: dict[str, WeightKey] = {
@@ -128,11 +131,15 @@ def score(
     ] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print only gate results.")] = False,
     jobs: Annotated[
-        int,
+        int | None,
         typer.Option(
-            "--jobs", "-j", min=1, help="Worker processes (plain JSONL, scorecard outputs only)."
+            "--jobs",
+            "-j",
+            min=1,
+            help="Worker processes (default: the core count for a large runs file with scorecard "
+            "outputs only, else 1).",
         ),
-    ] = 1,
+    ] = None,
     html: Annotated[
         Path | None, typer.Option("--html", help="Also write the self-contained HTML report here.")
     ] = None,
@@ -198,16 +205,17 @@ def score(
     from pathjudge.agent.io import JsonlAppender, read_runs
     from pathjudge.agent.trajectory import RunRecord
     from pathjudge.config import twin_warning
-    from pathjudge.errors import InputError
+    from pathjudge.errors import InputError, RecordError
     from pathjudge.judge.cli_support import config_backend_name, configured_judge
     from pathjudge.report.json_report import ScoreReport, write_report
     from pathjudge.report.junit import write_junit
     from pathjudge.report.terminal import print_scorecard
+    from pathjudge.rubrics.checks import SuitePlan
     from pathjudge.rubrics.suite import load_suite
-    from pathjudge.scoring.grade import RunGrade, grade_lean, score_file_parallel
+    from pathjudge.scoring.chunk import grade_chunk, iter_lines, score_file_parallel
+    from pathjudge.scoring.grade import RunGrade
     from pathjudge.scoring.judged import (
         JudgeSetup,
-        VerdictLike,
         iter_judge_requests,
         judge_unavailable,
         judged_criteria,
@@ -216,7 +224,6 @@ def score(
         suite_has_judged,
     )
     from pathjudge.scoring.scorecard import (
-        ScorecardBuilder,
         evaluate_gates,
         parse_thresholds,
         parse_weights,
@@ -236,7 +243,7 @@ def score(
             field="--address" if address is not None else "--workers",
             hint="add --engine ray, or use --jobs for local worker processes",
         )
-    if on_ray and (jobs > 1 or include_runs or rendered):
+    if on_ray and ((jobs is not None and jobs > 1) or include_runs or rendered):
         raise InputError(
             "--engine ray grades into the scorecard and --grades shards only",
             field="--engine",
@@ -244,12 +251,15 @@ def score(
             "folder for the HTML report)",
         )
     runs = Path(runs_arg)
-    if jobs > 1 and (grades_out is not None or include_runs or rendered or runs.suffix == ".gz"):
+    per_run = (grades_out is not None and not on_ray) or include_runs or rendered
+    if jobs is not None and jobs > 1 and per_run:
         raise InputError(
             "--jobs above 1 grades into the scorecard only",
             field="--jobs",
-            hint="drop --grades/--include-runs/--html/--markdown (or use --jobs 1), and pass an uncompressed JSONL",
+            hint="drop --grades/--include-runs/--html/--markdown (or use --jobs 1)",
         )
+    if jobs is None:
+        jobs = 1 if per_run or on_ray else _auto_jobs(runs)
     loaded = load_suite(suite)
     # on Ray, judged criteria come from --verdicts (judge first: pathjudge judge --batch)
     judging = not fast and suite_has_judged(loaded) and not on_ray
@@ -346,7 +356,7 @@ def score(
                     "reported not run (everything judged is cached; rerun with a larger budget)",
                     markup=False,
                 )
-    builder = ScorecardBuilder(loaded, weights=weight_map)
+    plans = SuitePlan(loaded)
     keep = include_runs or rendered
     kept: list[RunGrade] = []
     appender = None
@@ -354,37 +364,49 @@ def score(
         grades_out.parent.mkdir(parents=True, exist_ok=True)
         grades_out.write_bytes(b"")  # a fresh file: grades of this run only
         appender = JsonlAppender(grades_out)
+
+    def streamed(graded: RunGrade, position: object) -> None:
+        if appender is not None:
+            appender.write(graded)
+        if keep:
+            kept.append(graded)
+
     try:
         if on_ray:
-            _score_on_ray(
+            partial = _score_on_ray(
                 runs_arg,
                 loaded,
                 recorded,
                 fast=fast,
-                builder=builder,
                 address=address,
                 workers=workers,
                 grades=None if grades_out is None else str(grades_out),
                 quiet=quiet,
             )
         elif jobs > 1:
-            score_file_parallel(runs, loaded, recorded, fast=fast, jobs=jobs, builder=builder)
-        for lean in (
-            ()
-            if jobs > 1 or on_ray
-            else grade_lean(read_runs(runs), loaded, recorded, fast=fast, file=runs)
-        ):
-            builder.add(lean)
-            if appender is not None or keep:
-                graded = lean.to_model()
-                if appender is not None:
-                    appender.write(graded)
-                if keep:
-                    kept.append(graded)
+            partial = score_file_parallel(runs, plans, recorded, fast=fast, jobs=jobs)
+        else:
+            partial = grade_chunk(
+                iter_lines(runs),
+                plans,
+                recorded,
+                fast=fast,
+                stop_at_error=True,
+                on_grade=streamed if appender is not None or keep else None,
+            )
     finally:
         if appender is not None:
             appender.close()
-    card = builder.build()
+    problem = partial.first_error()
+    if problem is not None:
+        raise problem
+    if partial.runs == 0:
+        raise RecordError(
+            "has no run records",
+            file=runs,
+            hint="the file is empty; pass a JSONL file with one record per line",
+        )
+    card = partial.finish(loaded, weights=weight_map)
     gates = evaluate_gates(card, thresholds)
     passed = all(g.passed for g in gates)
     full = ScoreReport(
@@ -422,44 +444,53 @@ def score(
 
 def _score_on_ray(
     runs: str,
-    suite: object,
-    verdicts: object,
+    suite: Suite,
+    verdicts: Mapping[str, VerdictLike] | None,
     *,
     fast: bool,
-    builder: object,
     address: str | None,
     workers: int | None,
     grades: str | None,
     quiet: bool,
-) -> None:
-    """Grade on Ray Data (``pathjudge.ray.score_files``) and merge into ``builder``, with a progress bar
-    over the bytes graded (on a terminal)."""
+) -> PartialScorecard:
+    """Grade on Ray Data (``pathjudge.ray.score_files``) with a progress bar over the bytes graded (on
+    a terminal); the merged partial scorecard, bad records kept in it as one process keeps them."""
     from pathjudge.ray import score_files
     from pathjudge.report.progress import progress
-    from pathjudge.scoring.scorecard import ScorecardBuilder
 
-    assert isinstance(builder, ScorecardBuilder)
-    with progress(
-        "grading on Ray (bytes)", total=None, enabled=None if not quiet else False
-    ) as bar:
+    with progress("grading on Ray (bytes)", total=None, enabled=False if quiet else None) as bar:
         done = [0]
 
         def advance(seen: int, _total: int) -> None:
             bar.advance(seen - done[0])
             done[0] = seen
 
-        merged = score_files(
+        return score_files(
             runs,
-            builder.suite,
-            verdicts=verdicts,  # type: ignore[arg-type]
+            suite,
+            verdicts=verdicts,
             fast=fast,
-            weights=builder.weights,
             address=address,
             workers=workers,
             grades=grades,
             progress=advance,
         )
-    builder.merge(merged)
+
+
+_PARALLEL_BYTES = 8 * 1024 * 1024  # below this a worker pool costs more than it saves
+
+
+def _auto_jobs(runs: Path) -> int:
+    """The core count for a large plain runs file, else 1."""
+    from pathjudge.scoring.chunk import default_jobs
+
+    try:
+        size = runs.stat().st_size
+    except OSError:
+        return 1  # reading it reports the problem
+    if runs.suffix == ".gz":
+        size *= 8
+    return default_jobs() if size >= _PARALLEL_BYTES else 1
 
 
 def _actual(value: float | None) -> str:

@@ -15,7 +15,7 @@ import os
 import tempfile
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import IO, Any, TypeVar, cast
+from typing import IO, Any, Protocol, TypeVar, cast
 
 from pydantic import BaseModel, ValidationError
 
@@ -190,9 +190,18 @@ def read_runs(
     return iter_jsonl(path, RunRecord, errors=errors, allow_empty=allow_empty, what="run")
 
 
-def _dump_line(record: BaseModel | dict[str, Any]) -> bytes:
+class SelfSerializing(Protocol):
+    """A plain record that writes itself as one compact JSON document (e.g. a ``RunGrade``)."""
+
+    def to_json(self) -> bytes: ...
+
+
+def _dump_line(record: BaseModel | dict[str, Any] | SelfSerializing) -> bytes:
     if isinstance(record, BaseModel):
         return record.model_dump_json().encode("utf-8") + b"\n"
+    to_json = getattr(record, "to_json", None)
+    if to_json is not None:  # a plain record that serialises itself (e.g. a RunGrade)
+        return bytes(to_json()) + b"\n"
     import json
 
     return json.dumps(record, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n"
@@ -239,7 +248,9 @@ def open_atomic_temp(path: Path, *, suffix: str = "") -> tuple[int, str]:
     return fd, tmp
 
 
-def write_jsonl(path: str | Path, records: Iterable[BaseModel | dict[str, Any]]) -> int:
+def write_jsonl(
+    path: str | Path, records: Iterable[BaseModel | dict[str, Any] | SelfSerializing]
+) -> int:
     """Write records atomically (temp file + rename): a crash never leaves a half-written file.
 
     Returns the number of records written.
@@ -299,7 +310,7 @@ class JsonlAppender:
                 pos -= step
             handle.truncate(0)
 
-    def write(self, record: BaseModel | dict[str, Any]) -> None:
+    def write(self, record: BaseModel | dict[str, Any] | SelfSerializing) -> None:
         self._handle.write(_dump_line(record))
         self._handle.flush()
         if self.fsync:

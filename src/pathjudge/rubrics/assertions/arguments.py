@@ -1206,6 +1206,14 @@ class CallExpectation(BaseModel):
                 raise ValueError(f"not a valid JSON schema: {exc.message}") from None
         return value
 
+    def __getstate__(self) -> dict[Any, Any]:
+        # the compiled plan (a JSON-schema validator among it) is rebuilt on first use after a pickle
+        state: dict[Any, Any] = super().__getstate__()
+        fields = state.get("__dict__")
+        if isinstance(fields, dict) and "compiled" in fields:
+            state = {**state, "__dict__": {k: v for k, v in fields.items() if k != "compiled"}}
+        return state
+
     @functools.cached_property
     def compiled(self) -> _Plan:
         """The expectation prepared for fast matching (built once, on first use)."""
