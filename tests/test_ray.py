@@ -173,7 +173,7 @@ def test_several_bad_records_report_the_first_and_count_the_rest(
     )
     assert code == 2
     assert f"{runs}:{n // 3 + 1}" in err
-    assert "2 more bad record(s) follow" in err
+    assert "3 bad records in all" in err
 
 
 def test_grades_shards_and_manifest_feed_pathjudge_report(

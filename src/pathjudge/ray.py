@@ -394,7 +394,7 @@ def _first_lines(ray: Any, items: list[dict[str, Any]], workers: int) -> None:
         return
     counted = (
         ray.data.from_items(items, override_num_blocks=len(items))
-        .map_batches(_count_lines, batch_size=1, num_cpus=1, concurrency=workers)
+        .map_batches(_count_lines, batch_size=1, num_cpus=1)
         .iter_rows()
     )
     lines = {(int(row["file"]), int(row["index"])): int(row["lines"]) for row in counted}

@@ -465,7 +465,7 @@ def _score_on_ray(
             bar.advance(seen - done[0])
             done[0] = seen
 
-        return score_files(
+        partial = score_files(
             runs,
             suite,
             verdicts=verdicts,
@@ -475,6 +475,12 @@ def _score_on_ray(
             grades=grades,
             progress=advance,
         )
+    if partial.error_total > 1:  # every range was graded: say how many bad records there are
+        err_console.print(
+            f"{partial.error_total} bad records in all; the first (as one process reports it):",
+            markup=False,
+        )
+    return partial
 
 
 _PARALLEL_BYTES = 8 * 1024 * 1024  # below this a worker pool costs more than it saves
