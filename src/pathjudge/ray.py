@@ -2,16 +2,18 @@
 
 Two entry points (``pip install 'pathjudge[ray]'``):
 
-- :func:`score_files` grades runs JSONL files — a local path, a glob, or an ``s3://`` / ``gs://`` URI (any
-  filesystem pyarrow reaches). Each file is cut at line starts into byte ranges; a Ray Data
-  ``map_batches`` grades every range on a worker into a partial scorecard; the driver merges them in file
-  order. A bad record is reported with its file and line exactly as in one process (the earliest one,
-  the same error a single-process run stops at); none is skipped silently.
+- :func:`score_files` grades runs JSONL files — a local path, a glob, a folder, or an ``s3://`` /
+  ``gs://`` URI (any filesystem pyarrow reaches). Each file is cut at line starts into byte ranges; a
+  parallel pass counts each range's newlines (so every line keeps its number); a Ray Data
+  ``map_batches`` maps :func:`~pathjudge.scoring.chunk.grade_chunk` over every range on a grading actor;
+  the driver merges the :class:`~pathjudge.scoring.scorecard.PartialScorecard` s in any order. Bad
+  records stay in the partial with their file and line; ``first_error()`` is the one a single process
+  stops at. None is skipped silently.
 - :func:`score_dataset` grades a Ray ``Dataset`` of run records — ``ray.data.read_parquet`` over the
   layout of :mod:`pathjudge._parquet`, or ``read_json`` where the runs have a uniform shape.
 
-Both return the :class:`~pathjudge.report.json_report.ScoreReport` the single-process ``score`` writes,
-byte for byte. ``address`` picks the runtime: ``None`` starts a local one (or reuses an initialised
+Finished, both give the :class:`~pathjudge.report.json_report.ScoreReport` the single-process ``score``
+writes, byte for byte. ``address`` picks the runtime: ``None`` starts a local one (or reuses an initialised
 one), ``"auto"`` joins the cluster this machine belongs to, ``"ray://HOST:PORT"`` connects a Ray Client.
 Workers need pathjudge installed (the cluster image, or ``runtime_env={"pip": ["pathjudge[ray]"]}``).
 """

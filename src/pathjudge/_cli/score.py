@@ -88,7 +88,7 @@ def score(
     runs_arg: Annotated[
         str,
         typer.Argument(
-            metavar="RUNS",
+            metavar="runs",
             help="Runs JSONL (pathjudge's trajectory schema). With --engine ray also a glob, a folder, "
             "Parquet, or an s3:// / gs:// URI.",
         ),
