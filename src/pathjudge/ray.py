@@ -26,13 +26,14 @@ import itertools
 import json
 import os
 import pickle
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
+from pathjudge._progress import Progress, or_no_progress
 from pathjudge.errors import InputError, MissingExtraError, PathjudgeError, RecordError
 
 if TYPE_CHECKING:
@@ -50,8 +51,6 @@ __all__ = [
     "score_files",
 ]
 
-#: Progress callback: (bytes or rows done, total) — the CLI draws a bar with it.
-Progress = Callable[[int, int], None]
 
 _URI_SCHEMES = ("s3://", "gs://", "gcs://", "hdfs://", "abfs://", "file://")
 _MIN_RANGE = 1 << 20  # 1 MiB: smaller ranges cost more in scheduling than they save
@@ -480,14 +479,14 @@ def score_files(
     merged = PartialScorecard(max_weak=max_weak)
     shards: list[tuple[tuple[int, int], dict[str, Any]]] = []
     seen = 0
-    for row in graded.iter_rows():  # partials merge in any order (associative and commutative)
-        partial, shard = pickle.loads(row["partial"])
-        merged.merge(partial)
-        if shard is not None:
-            shards.append(((int(row["file"]), int(row["index"])), shard))
-        seen += int(row["size"])
-        if progress is not None:
-            progress(seen, total)
+    with or_no_progress(progress)("grading on Ray (bytes)", total) as bar:
+        for row in graded.iter_rows():  # partials merge in any order (associative, commutative)
+            partial, shard = pickle.loads(row["partial"])
+            merged.merge(partial)
+            if shard is not None:
+                shards.append(((int(row["file"]), int(row["index"])), shard))
+            seen += int(row["size"])
+            bar.advance(int(row["size"]))
     if seen < total:  # pragma: no cover - Ray returned fewer rows than ranges
         raise RuntimeError("a grading task's result never came back from Ray; rerun")
     if grades is not None and merged.first_error() is None:
@@ -529,7 +528,7 @@ def _write_manifest(folder: str, shards: list[dict[str, Any]], runs: int) -> Non
     text = json.dumps(manifest, indent=2, ensure_ascii=False) + "\n"
     filesystem, inner = _filesystem(f"{folder.rstrip('/')}/{MANIFEST}")
     if filesystem is None:
-        from pathjudge.report._write import write_text_atomic
+        from pathjudge._io import write_text_atomic
 
         write_text_atomic(Path(inner), text)
     else:
@@ -625,8 +624,8 @@ class _RowGrader:
     def __call__(self, batch: Any) -> dict[str, Any]:
         import numpy as np
 
+        from pathjudge._io import record_error_from_validation
         from pathjudge._parquet import record_from_row
-        from pathjudge.agent.io import record_error_from_validation
         from pathjudge.scoring.chunk import grade_records_chunk
 
         rows = batch.to_pylist()
@@ -725,7 +724,7 @@ def grade_dataset(
     kept = ctx.execution_options.preserve_order
     ctx.execution_options.preserve_order = True
     try:
-        total = ds.count() if progress is not None else 0
+        total = ds.count() if progress is not None else None
         graded = ds.map_batches(
             _RowGrader,
             fn_constructor_kwargs={
@@ -739,12 +738,10 @@ def grade_dataset(
             num_cpus=1,
         )
         merged = PartialScorecard(max_weak=max_weak)
-        seen = 0
-        for row in graded.iter_rows():  # in dataset order: runs of equal position keep it
-            merged.merge(pickle.loads(row["partial"]))
-            seen += int(row["rows"])
-            if progress is not None:
-                progress(seen, total)
+        with or_no_progress(progress)("grading on Ray (runs)", total) as bar:
+            for row in graded.iter_rows():  # in dataset order: runs of equal position keep it
+                merged.merge(pickle.loads(row["partial"]))
+                bar.advance(int(row["rows"]))
     finally:
         ctx.execution_options.preserve_order = kept
     return merged

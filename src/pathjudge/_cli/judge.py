@@ -1,4 +1,10 @@
-"""``pathjudge judge``: grade items against one judged criterion, cached and resumable."""
+"""``pathjudge judge``: grade items against one judged criterion, cached and resumable.
+
+Exit codes: 0 every item got a verdict (pass, fail or unsure); 1 the run finished but at least one
+item ended in a judge failure (verdict ``error``: API errors after retries, invalid output); 2 bad
+input or configuration, the judge could not run at all, or the budget ran out; 130 interrupted.
+Verdicts and failures are written and cached in every case, so a rerun resumes.
+"""
 
 from __future__ import annotations
 
@@ -9,6 +15,13 @@ import typer
 
 from pathjudge._cli.app import app, err_console, out_console
 
+# The built-in criteria, spelled out for --help without importing the criteria library at start-up;
+# tests/judge/test_cli_help_criteria.py keeps it equal to pathjudge.rubrics.criteria.BUILTIN_CRITERIA.
+BUILTINS = (
+    "answer-correct, answer-grounded, refusal-appropriate, step-faithful, summary-covers-points, "
+    "summary-faithful"
+)
+
 
 @app.command()
 def judge(
@@ -16,7 +29,12 @@ def judge(
         Path, typer.Argument(help="Items JSONL: one {item_id, inputs: {name: text}} per line.")
     ],
     criterion: Annotated[
-        str, typer.Option("--criterion", help="Built-in criterion id or a criterion YAML path.")
+        str,
+        typer.Option(
+            "--criterion",
+            help=f"A built-in criterion id ({BUILTINS}; see `pathjudge criteria list`) or a "
+            "criterion YAML path (`pathjudge criteria export ID -o FILE` copies one to edit).",
+        ),
     ],
     output: Annotated[
         Path, typer.Option("-o", "--output", help="Where to write the verdicts JSONL.")
@@ -24,17 +42,19 @@ def judge(
     backend: Annotated[
         str | None,
         typer.Option(
-            help="Config judge.backend: anthropic (default), openai (openai-compatible: any "
-            "OpenAI-compatible server) or llama (llama-cpp: in process)."
+            help="Config judge.backend: anthropic (default), openai-compatible (any "
+            "OpenAI-compatible server) or llama-cpp (a GGUF model in process)."
         ),
     ] = None,
     model: Annotated[
         str | None,
-        typer.Option(help="Judge model, config judge.model (llama: path to a GGUF)."),
+        typer.Option(help="Judge model, config judge.model (llama-cpp: path to a GGUF)."),
     ] = None,
     base_url: Annotated[
         str | None,
-        typer.Option("--base-url", help="API base URL, config judge.base_url (openai: required)."),
+        typer.Option(
+            "--base-url", help="API base URL, config judge.base_url (openai-compatible: required)."
+        ),
     ] = None,
     concurrency: Annotated[
         int | None, typer.Option(help="Calls in flight at most (config concurrency; default 8).")
@@ -80,14 +100,22 @@ def judge(
 ) -> None:
     """Judge every item once per sample; cached verdicts are reused, so a rerun resumes where it stopped.
 
+    Built-in criteria: answer-correct, answer-grounded, refusal-appropriate, step-faithful,
+    summary-covers-points, summary-faithful (`pathjudge criteria show ID` prints one). Exit 1 when an
+    item ended in a judge failure.
+
     Backend, model, base URL, concurrency, cache and budget resolve command line > PATHJUDGE_*
     environment > configuration file > defaults (see `pathjudge config`)."""
     from pathjudge._cli.config import resolve_for_cli
-    from pathjudge.judge.cli_support import JudgeOptions, config_backend_name, execute
+    from pathjudge.judge.items import judge_items
+    from pathjudge.judge.session import JudgeSession, backend_name
+    from pathjudge.report.progress import progress_bars
 
     resolved = resolve_for_cli(
         {
-            "judge.backend": config_backend_name(backend) if backend is not None else None,
+            "judge.backend": backend_name(backend, field="--backend")
+            if backend is not None
+            else None,
             "judge.model": model,
             "judge.base_url": base_url,
             "concurrency": concurrency,
@@ -96,7 +124,7 @@ def judge(
         },
         config_file=config_file,
     )
-    options = JudgeOptions.resolve(
+    session = JudgeSession.resolve(
         config=resolved,
         samples=samples,
         batch=batch,
@@ -104,9 +132,19 @@ def judge(
         timeout=timeout,
         max_tokens=max_tokens,
         poll_interval=poll_interval,
-        progress=progress,
+        progress=progress_bars(progress),
     )
-    summary = execute(
-        items, criterion, output, options, warn=lambda text: err_console.print(text, markup=False)
-    )
+    from pathjudge.errors import JudgeFailuresError
+
+    try:
+        summary = judge_items(
+            items,
+            criterion,
+            output,
+            session,
+            warn=lambda text: err_console.print(text, markup=False),
+        )
+    except JudgeFailuresError as exc:
+        out_console.print(exc.summary, markup=False)
+        raise
     out_console.print(summary, markup=False)

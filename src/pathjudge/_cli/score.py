@@ -3,63 +3,14 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Literal
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from pathjudge._cli.app import app, err_console, out_console
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping
-
-    from pathjudge.config import ResolvedConfig
-    from pathjudge.report.json_report import ScoreReport
-    from pathjudge.rubrics.suite import Suite, WeightKey
-    from pathjudge.scoring.judged import VerdictLike
-    from pathjudge.scoring.scorecard import GateMetric, PartialScorecard
-
-# project configuration key -> scorecard name
-_LEVELS: dict[str, WeightKey] = {
-    "success": "success",
-    "correctness": "tool_calls",
-    "trajectory": "trajectory",
-}
-_FAIL_UNDER: dict[str, GateMetric] = {
-    "success": "success",
-    "correctness": "tool_calls",
-    "trajectory": "trajectory",
-    "overall": "overall",
-}
-
-
-def config_thresholds(config: ResolvedConfig) -> dict[GateMetric, float]:
-    """The ``fail_under.*`` thresholds the project configuration sets (``{}`` when none is set)."""
-    out: dict[GateMetric, float] = {}
-    for key, metric in _FAIL_UNDER.items():
-        value = config.value(f"fail_under.{key}")
-        if value is not None:
-            out[metric] = float(value)
-    return out
-
-
-def config_weights(config: ResolvedConfig) -> dict[WeightKey, float] | None:
-    """Overall-score weights from the project configuration; None when every weight is the default.
-
-    When any ``weights.*`` key is set, the three levels take their configured values (default 1 each)
-    and each axis whose weight is set joins them.
-    """
-    from pathjudge.rubrics.assertions.base import AXES
-
-    levels = {f"weights.levels.{key}": name for key, name in _LEVELS.items()}
-    axes = {f"weights.axes.{axis}": axis for axis in AXES}
-    chosen = [key for key in (*levels, *axes) if config.source(key) != "default"]
-    if not chosen:
-        return None
-    out: dict[WeightKey, float] = {name: float(config.value(key)) for key, name in levels.items()}
-    for key, axis in axes.items():
-        if key in chosen:
-            out[axis] = float(config.value(key))
-    return out
+    from pathjudge.scoring.pipeline import ScoreReport
 
 
 def write_rendered(
@@ -199,35 +150,17 @@ def score(
     Judged criteria run through the judge (configured by the flags, then the project configuration)
     unless --fast or --verdicts covers them; with no judge available they are reported "not run".
     """
-    from collections.abc import Iterable, Iterator
-
     from pathjudge._cli.config import resolve_for_cli
-    from pathjudge.agent.io import JsonlAppender, read_runs
-    from pathjudge.agent.trajectory import RunRecord
-    from pathjudge.config import twin_warning
-    from pathjudge.errors import InputError, RecordError
-    from pathjudge.judge.cli_support import config_backend_name, configured_judge
-    from pathjudge.report.json_report import ScoreReport, write_report
+    from pathjudge.errors import InputError
+    from pathjudge.judge.session import JudgeSession, backend_name
+    from pathjudge.report.json_report import write_report
     from pathjudge.report.junit import write_junit
+    from pathjudge.report.progress import progress_bars
     from pathjudge.report.terminal import print_scorecard
-    from pathjudge.rubrics.checks import SuitePlan
     from pathjudge.rubrics.suite import load_suite
-    from pathjudge.scoring.chunk import grade_chunk, iter_lines, score_file_parallel
-    from pathjudge.scoring.grade import RunGrade
-    from pathjudge.scoring.judged import (
-        JudgeSetup,
-        iter_judge_requests,
-        judge_unavailable,
-        judged_criteria,
-        load_verdicts,
-        run_judged,
-        suite_has_judged,
-    )
-    from pathjudge.scoring.scorecard import (
-        evaluate_gates,
-        parse_thresholds,
-        parse_weights,
-    )
+    from pathjudge.scoring.judged import suite_has_judged
+    from pathjudge.scoring.pipeline import score as run_score
+    from pathjudge.scoring.scorecard import parse_thresholds, parse_weights
 
     rendered = html is not None or markdown is not None
     if engine not in ("local", "ray"):
@@ -258,14 +191,10 @@ def score(
             field="--jobs",
             hint="drop --grades/--include-runs/--html/--markdown (or use --jobs 1)",
         )
-    if jobs is None:
-        jobs = 1 if per_run or on_ray else _auto_jobs(runs)
     loaded = load_suite(suite)
-    # on Ray, judged criteria come from --verdicts (judge first: pathjudge judge --batch)
-    judging = not fast and suite_has_judged(loaded) and not on_ray
     config = resolve_for_cli(
         {
-            "judge.backend": config_backend_name(judge_backend, option="--judge-backend")
+            "judge.backend": backend_name(judge_backend, field="--judge-backend")
             if judge_backend
             else None,
             "judge.model": judge_model,
@@ -274,10 +203,8 @@ def score(
             "cache": cache,
             "budget_usd": budget_usd,
         },
-        warn=judging,
+        warn=not fast and suite_has_judged(loaded),
     )
-    thresholds = config_thresholds(config)
-    thresholds.update(parse_thresholds(fail_under) if fail_under else {})
     weight_map = parse_weights(weights) if weights else None
     if weight_map is not None and not any(weight_map.values()):
         raise InputError(
@@ -285,218 +212,47 @@ def score(
             field="--weights",
             hint="give at least one weight above 0, e.g. success=1,trajectory=0",
         )
-    if weight_map is None and not loaded.weights:
-        weight_map = config_weights(config)
-    recorded: dict[str, VerdictLike] | None = (
-        dict(load_verdicts(verdicts)) if verdicts is not None and not fast else None
-    )
-    judge: Literal["judge", "fast", "verdicts", "none"] = (
-        "fast" if fast else ("verdicts" if recorded is not None else "none")
-    )
-    note = {
-        "fast": "judged criteria: not run (fast mode)",
-        "ray": "judged criteria: not run (--engine ray takes verdicts from --verdicts V.jsonl)",
-        "none": "judged criteria: not run (no judge configured; pass --verdicts V.jsonl)",
-        "verdicts": f"judged criteria: from {verdicts}",
-    }["ray" if on_ray and judge == "none" and suite_has_judged(loaded) else judge]
-    backend_name, model_name, base_url = configured_judge(config)
-    why_not = judge_unavailable(backend_name, model=model_name, base_url=base_url)
-    if judging and why_not is not None:
-        # no pass over the runs: nothing can be judged, so there is nothing to collect
-        note = f"judged criteria: not run ({why_not})"
-        if recorded is not None:
-            note = f"judged criteria: from {verdicts}; any others not run ({why_not})"
-    elif judging:
-        covered = recorded or {}
-        agent_models: set[str] = set()
-
-        def noting_models(records: Iterable[RunRecord]) -> Iterator[RunRecord]:
-            for record in records:
-                if record.agent.model:
-                    agent_models.add(record.agent.model)
-                yield record
-
-        missing = [
-            r
-            for r in iter_judge_requests(noting_models(read_runs(runs)), loaded, file=runs)
-            if r.item_id not in covered
-        ]
-        # the configured agent model was checked already; the runs may have been made by another
-        if missing and model_name:
-            for agent_model in sorted(agent_models):
-                warning = twin_warning(model_name, agent_model)
-                if warning and twin_warning(model_name, str(config.value("agent.model"))) is None:
-                    err_console.print(
-                        f"warning: runs in {runs} were made by {agent_model}: {warning}",
-                        markup=False,
-                    )
-                    break
-        if missing:
-            result = run_judged(
-                missing,
-                JudgeSetup(
-                    backend=backend_name,
-                    model=model_name,
-                    base_url=base_url,
-                    cache=Path(config.value("cache")),
-                    concurrency=int(config.value("concurrency")),
-                    samples=samples or 1,
-                    budget_usd=config.value("budget_usd"),
-                ),
-                criteria=judged_criteria(missing, suite.parent),
-            )
-            recorded = {**covered, **result.verdicts}
-            judge = "judge"
-            note = f"judged criteria: {result.describe()}"
-            if covered:
-                note += f"; the others from {verdicts}"
-            if result.unfinished:
-                err_console.print(
-                    f"warning: the judge budget ran out; {result.unfinished} judged item(s) are "
-                    "reported not run (everything judged is cached; rerun with a larger budget)",
-                    markup=False,
-                )
-    plans = SuitePlan(loaded)
-    keep = include_runs or rendered
-    kept: list[RunGrade] = []
-    appender = None
-    if grades_out is not None and not on_ray:
-        grades_out.parent.mkdir(parents=True, exist_ok=True)
-        grades_out.write_bytes(b"")  # a fresh file: grades of this run only
-        appender = JsonlAppender(grades_out)
-
-    def streamed(graded: RunGrade, position: object) -> None:
-        if appender is not None:
-            appender.write(graded)
-        if keep:
-            kept.append(graded)
-
-    try:
-        if on_ray:
-            partial = _score_on_ray(
-                runs_arg,
-                loaded,
-                recorded,
-                fast=fast,
-                address=address,
-                workers=workers,
-                grades=None if grades_out is None else str(grades_out),
-                quiet=quiet,
-            )
-        elif jobs > 1:
-            partial = score_file_parallel(runs, plans, recorded, fast=fast, jobs=jobs)
-        else:
-            partial = grade_chunk(
-                iter_lines(runs),
-                plans,
-                recorded,
-                fast=fast,
-                stop_at_error=True,
-                on_grade=streamed if appender is not None or keep else None,
-            )
-    finally:
-        if appender is not None:
-            appender.close()
-    problem = partial.first_error()
-    if problem is not None:
-        raise problem
-    if partial.runs == 0:
-        raise RecordError(
-            "has no run records",
-            file=runs,
-            hint="the file is empty; pass a JSONL file with one record per line",
-        )
-    card = partial.finish(loaded, weights=weight_map)
-    gates = evaluate_gates(card, thresholds)
-    passed = all(g.passed for g in gates)
-    full = ScoreReport(
-        suite_file=str(suite),
-        runs_file=runs_arg if on_ray else str(runs),
+    report = run_score(
+        runs_arg if on_ray else runs,
+        loaded,
         fast=fast,
-        judge=judge,
-        scorecard=card,
-        gates=tuple(gates),
-        passed=passed,
-        runs=tuple(kept) if keep else None,
+        verdicts=verdicts,
+        judge=JudgeSession.resolve(config=config, samples=samples, progress=progress_bars()),
+        config=config,
+        thresholds=parse_thresholds(fail_under) if fail_under else None,
+        weights=weight_map,
+        jobs=jobs,
+        keep_grades=include_runs or rendered,
+        grades_out=grades_out,
+        warn=lambda text: err_console.print(f"warning: {text}", markup=False),
+        engine="ray" if on_ray else "local",
+        address=address,
+        workers=workers,
+        progress=progress_bars() if on_ray and not quiet else None,
     )
+    report = report.model_copy(update={"suite_file": str(suite)})
+    card, gates = report.scorecard, report.gates
     if json_out is not None:
-        write_report(json_out, full if include_runs else full.model_copy(update={"runs": None}))
+        write_report(json_out, report if include_runs else report.model_copy(update={"runs": None}))
     if junit is not None:
         write_junit(junit, card, [t.id for t in loaded.tasks], strict=strict)
     if rendered:
-        write_rendered(full, runs, html=html, markdown=markdown)
+        write_rendered(report, runs, html=html, markdown=markdown)
     if not quiet:
-        print_scorecard(out_console, card, gates, judge_note=note)
+        print_scorecard(out_console, card, list(gates), judge_note=report.judge_note)
     else:
         for gate in gates:
             out_console.print(
                 f"gate {gate.metric} >= {gate.threshold:g}: {_actual(gate.actual)} "
                 f"{'ok' if gate.passed else 'MISSED'}"
             )
-    if not passed:
+    if not report.passed:
         missed = ", ".join(
             f"{g.metric} {_actual(g.actual)} < {g.threshold:g}" for g in gates if not g.passed
         )
         err_console.print(f"thresholds missed: {missed}")
         return 1
     return 0
-
-
-def _score_on_ray(
-    runs: str,
-    suite: Suite,
-    verdicts: Mapping[str, VerdictLike] | None,
-    *,
-    fast: bool,
-    address: str | None,
-    workers: int | None,
-    grades: str | None,
-    quiet: bool,
-) -> PartialScorecard:
-    """Grade on Ray Data (``pathjudge.ray.score_files``) with a progress bar over the bytes graded (on
-    a terminal); the merged partial scorecard, bad records kept in it as one process keeps them."""
-    from pathjudge.ray import score_files
-    from pathjudge.report.progress import progress
-
-    with progress("grading on Ray (bytes)", total=None, enabled=False if quiet else None) as bar:
-        done = [0]
-
-        def advance(seen: int, _total: int) -> None:
-            bar.advance(seen - done[0])
-            done[0] = seen
-
-        partial = score_files(
-            runs,
-            suite,
-            verdicts=verdicts,
-            fast=fast,
-            address=address,
-            workers=workers,
-            grades=grades,
-            progress=advance,
-        )
-    if partial.error_total > 1:  # every range was graded: say how many bad records there are
-        err_console.print(
-            f"{partial.error_total} bad records in all; the first (as one process reports it):",
-            markup=False,
-        )
-    return partial
-
-
-_PARALLEL_BYTES = 8 * 1024 * 1024  # below this a worker pool costs more than it saves
-
-
-def _auto_jobs(runs: Path) -> int:
-    """The core count for a large plain runs file, else 1."""
-    from pathjudge.scoring.chunk import default_jobs
-
-    try:
-        size = runs.stat().st_size
-    except OSError:
-        return 1  # reading it reports the problem
-    if runs.suffix == ".gz":
-        size *= 8
-    return default_jobs() if size >= _PARALLEL_BYTES else 1
 
 
 def _actual(value: float | None) -> str:

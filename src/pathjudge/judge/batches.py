@@ -30,15 +30,15 @@ import time
 from collections.abc import Awaitable, Callable, Iterator, Sequence
 from typing import Any, TypeVar
 
+from pathjudge._progress import Progress, ProgressHandle, or_no_progress
 from pathjudge.agent.trajectory import Usage
 from pathjudge.errors import JudgeError
-from pathjudge.judge.backends.anthropic import AnthropicBackend, classify_api_error
+from pathjudge.judge.backends.anthropic import AnthropicJudgeBackend, classify_api_error
 from pathjudge.judge.backends.base import BackendCallError, TransientError
 from pathjudge.judge.cache import BatchEntry, CacheKey, OpenBatch, VerdictCache
 from pathjudge.judge.prompt import render_prompt
 from pathjudge.judge.runner import JudgeJob, JudgeRun, RunStats, collect_results, sample_keys
 from pathjudge.judge.verdict import FailureType, JudgeFailure, SampleVerdict
-from pathjudge.report.progress import ProgressHandle, progress
 
 __all__ = ["MAX_BATCH_BYTES", "MAX_BATCH_REQUESTS", "chunk_requests", "run_batch"]
 
@@ -107,11 +107,11 @@ def chunk_requests(
 async def run_batch(
     jobs: Sequence[JudgeJob],
     *,
-    backend: AnthropicBackend,
+    backend: AnthropicJudgeBackend,
     cache: VerdictCache,
     samples: int = 1,
     poll_interval: float = 10.0,
-    show_progress: bool | None = None,
+    progress: Progress | None = None,
     max_requests: int = MAX_BATCH_REQUESTS,
     max_bytes: int = MAX_BATCH_BYTES,
 ) -> JudgeRun:
@@ -198,7 +198,7 @@ async def run_batch(
             return
         total = sum(len(b.items) for b in batches)
         label = f"{what} ({len(batches)} batch{'es' if len(batches) != 1 else ''})"
-        with progress(label, total=total, enabled=show_progress) as bar:
+        with or_no_progress(progress)(label, total) as bar:
             await asyncio.gather(*(collect(batch, bar) for batch in batches))
 
     abandoned = cache.abandoned_submissions(backend.name, backend.model)
@@ -236,7 +236,7 @@ async def run_batch(
         prompts.clear()
         chunks = list(chunk_requests(requests, max_requests=max_requests, max_bytes=max_bytes))
         del requests
-        with progress("submitting batches", total=len(chunks), enabled=show_progress) as bar:
+        with or_no_progress(progress)("submitting batches", len(chunks)) as bar:
             for chunk in chunks:
                 items = {r["custom_id"]: entries[r["custom_id"]] for r in chunk}
                 reservation = cache.reserve_batch(backend.name, backend.model, items)
@@ -265,7 +265,7 @@ def _creator(client: Any, chunk: list[dict[str, Any]]) -> Callable[[], Awaitable
 
 def _failure(
     item: BatchEntry,
-    backend: AnthropicBackend,
+    backend: AnthropicJudgeBackend,
     error_type: FailureType,
     message: str,
     *,

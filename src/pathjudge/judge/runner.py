@@ -29,8 +29,9 @@ import time
 from collections.abc import AsyncIterator, Iterable, Iterator, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol, assert_never
+from typing import Any, Protocol
 
+from pathjudge._progress import Progress, or_no_progress
 from pathjudge.agent.trajectory import Usage
 from pathjudge.errors import BudgetExceededError, ConfigError, InputError
 from pathjudge.judge.backends.base import (
@@ -41,6 +42,7 @@ from pathjudge.judge.backends.base import (
     ratelimit_pause,
 )
 from pathjudge.judge.cache import CacheKey, VerdictCache, input_hash
+from pathjudge.judge.evidence import verify_evidence
 from pathjudge.judge.prompt import render_prompt
 from pathjudge.judge.verdict import (
     JudgeFailure,
@@ -48,12 +50,10 @@ from pathjudge.judge.verdict import (
     SampleVerdict,
     aggregate_samples,
 )
-from pathjudge.report.progress import progress
 from pathjudge.rubrics.criteria import Criterion, get_criterion
 
 __all__ = [
     "AdaptiveLimiter",
-    "BackendKind",
     "Budget",
     "JudgeJob",
     "JudgeRun",
@@ -61,13 +61,10 @@ __all__ = [
     "RunStats",
     "judge_requests",
     "judge_requests_sync",
-    "make_backend",
     "make_jobs",
     "run_judge",
     "run_judge_sync",
 ]
-
-BackendKind = Literal["anthropic", "openai", "llama"]
 
 
 class RequestLike(Protocol):
@@ -241,7 +238,11 @@ class AdaptiveLimiter:
 
 @dataclass
 class RunStats:
-    """What a run did: calls, cache hits, retries, throttling, failures, usage and wall time."""
+    """What a run did: calls, cache hits, retries, throttling, failures, usage and wall time.
+
+    ``calls`` counts every request sent to the model; ``retries`` the requests beyond the first of
+    each sample: a transient error tried again, and an invalid output the backend re-asked for.
+    """
 
     items: int = 0
     samples_needed: int = 0
@@ -316,9 +317,25 @@ def sample_keys(
     return [CacheKey(backend.name, backend.model, criterion, hashed, s) for s in range(samples)]
 
 
+def with_evidence_check(sample: SampleVerdict, inputs: Mapping[str, str]) -> SampleVerdict:
+    """``sample`` with ``evidence_verified`` set by checking its quotes against ``inputs``.
+
+    A sample already checked (from a newer cache entry) is returned as it is.
+    """
+    if sample.evidence_verified is not None or not sample.evidence:
+        return sample
+    check = verify_evidence(sample.evidence, inputs)
+    if check.verified is None:
+        return sample
+    return sample.model_copy(
+        update={"evidence_verified": check.verified, "unverified_evidence": check.missing}
+    )
+
+
 def sample_record(
     job: JudgeJob, key: CacheKey, reply: BackendReply, backend: JudgeBackend
 ) -> SampleVerdict:
+    check = verify_evidence(reply.verdict.evidence, job.inputs)
     return SampleVerdict(
         item_id=job.item_id,
         sample_index=key.sample_index,
@@ -331,6 +348,8 @@ def sample_record(
         verdict=reply.verdict.verdict,
         reasoning=reply.verdict.reasoning,
         evidence=tuple(reply.verdict.evidence),
+        evidence_verified=check.verified,
+        unverified_evidence=check.missing,
         usage=reply.usage,
         attempts=reply.attempts,
     )
@@ -370,7 +389,7 @@ def collect_results(
             continue
         results[job.item_id] = aggregate_samples(
             job.item_id,
-            [done[k] for k in item_keys if k in done],
+            [with_evidence_check(done[k], job.inputs) for k in item_keys if k in done],
             [failed[k] for k in item_keys if k in failed],
         )
     return results, tuple(unfinished)
@@ -388,7 +407,7 @@ async def run_judge(
     backoff_initial: float = 0.5,
     backoff_max: float = 30.0,
     budget: Budget | None = None,
-    show_progress: bool | None = None,
+    progress: Progress | None = None,
 ) -> JudgeRun:
     """Judge every job ``samples`` times (see the module docstring). Empty ``jobs`` → an empty run.
 
@@ -465,6 +484,10 @@ async def run_judge(
                                 "timeout", f"no answer within {timeout:g} s"
                             ) from None
                         except BackendCallError as error:
+                            # re-asks inside the backend (invalid output sent back to the model)
+                            # are requests too: the summary's retries must match "after N attempts"
+                            stats.calls += max(0, error.attempts - 1)
+                            stats.retries += max(0, error.attempts - 1)
                             budget.charge(error.usage)
                             stats.usage = stats.usage + error.usage
                             if isinstance(error, TransientError) and error.throttle:
@@ -472,6 +495,8 @@ async def run_judge(
                                 limiter.throttle()
                             raise
                     limiter.success()
+                    stats.calls += max(0, reply.attempts - 1)
+                    stats.retries += max(0, reply.attempts - 1)
                     budget.charge(reply.usage)
                     stats.usage = stats.usage + reply.usage
                     record = sample_record(job, key, reply, backend)
@@ -496,9 +521,7 @@ async def run_judge(
     prompts: dict[str, Any] = {}
     with (
         _frozen_heap(enabled=bool(todo)),
-        progress(
-            f"judging ({backend.name}:{backend.model})", total=len(todo), enabled=show_progress
-        ) as bar,
+        or_no_progress(progress)(f"judging ({backend.name}:{backend.model})", len(todo)) as bar,
     ):
         tasks = [asyncio.ensure_future(one(job, key, prompts, bar)) for job, key in todo]
         try:
@@ -542,7 +565,7 @@ async def judge_requests(
     criteria: Mapping[str, Criterion] | None = None,
     budget: Budget | None = None,
     timeout: float | None = 120.0,
-    show_progress: bool | None = None,
+    progress: Progress | None = None,
 ) -> dict[str, JudgeResult]:
     """Judge requests (``item_id``, ``criterion_id``, ``inputs``) → ``{item_id: VerdictRecord | JudgeFailure}``.
 
@@ -558,7 +581,7 @@ async def judge_requests(
         samples=samples,
         budget=budget,
         timeout=timeout,
-        show_progress=show_progress,
+        progress=progress,
     )
     if run.budget_exceeded:
         assert budget is not None
@@ -581,49 +604,3 @@ def judge_requests_sync(
             await backend.aclose()
 
     return asyncio.run(main())
-
-
-def make_backend(
-    kind: BackendKind,
-    *,
-    model: str | None = None,
-    base_url: str | None = None,
-    api_key: str | None = None,
-    max_tokens: int = 1024,
-    reasks: int = 2,
-    model_path: str | None = None,
-) -> JudgeBackend:
-    """Build a backend by kind. ``openai`` needs ``base_url``; ``llama`` needs a GGUF file path in
-    ``model_path`` (or, when that is None, in ``model``); a missing one is a :class:`ConfigError`."""
-    if kind == "anthropic":
-        from pathjudge.judge.backends.anthropic import DEFAULT_MODEL, AnthropicBackend
-
-        return AnthropicBackend(
-            model=model or DEFAULT_MODEL,
-            api_key=api_key,
-            base_url=base_url,
-            max_tokens=max_tokens,
-            reasks=reasks,
-        )
-    if kind == "openai":
-        from pathjudge.judge.backends.openai_compat import OpenAICompatBackend
-
-        if not base_url:
-            raise ConfigError(
-                "the openai backend needs --base-url (e.g. http://127.0.0.1:8080)", field="base_url"
-            )
-        return OpenAICompatBackend(
-            base_url=base_url,
-            model=model or "local",
-            api_key=api_key,
-            max_tokens=max_tokens,
-            reasks=reasks,
-        )
-    if kind == "llama":
-        from pathjudge.judge.backends.llama_inprocess import LlamaBackend
-
-        path = model_path or model
-        if not path:
-            raise ConfigError("the llama backend needs --model PATH to a GGUF file", field="model")
-        return LlamaBackend(model_path=path, max_tokens=max_tokens, reasks=reasks)
-    assert_never(kind)

@@ -29,7 +29,7 @@ from pathjudge.report._view import (
     ReportView,
     RunView,
     StepView,
-    TaskRow,
+    TaskView,
     VarianceRow,
     VarianceView,
     VerdictView,
@@ -83,7 +83,7 @@ def load_model(
     try:
         return model.model_validate(value)
     except ValidationError as exc:
-        from pathjudge.agent.io import format_loc
+        from pathjudge._io import format_loc
 
         first = exc.errors()[0]
         raise InputError(
@@ -277,7 +277,7 @@ def report_view(
         ),
         weak_total=card.weak_total,
         tasks=tuple(
-            TaskRow(
+            TaskView(
                 task_id=row.task_id,
                 runs=row.runs,
                 success=row.success_rate,
@@ -355,6 +355,15 @@ def _estimate(key: str, label: str, estimate: Estimate) -> MetricView:
     )
 
 
+def _with_evidence(reasoning: str | None, d: Any) -> str | None:
+    """The judge's reasoning followed by the quotes it cited (marked when not found)."""
+    if not d.judge_evidence:
+        return reasoning
+    mark = {True: " (found)", False: " (NOT found in the judged inputs)", None: ""}
+    quotes = "; ".join(f"“{q}”" for q in d.judge_evidence)
+    return f"{reasoning or ''}\nEvidence{mark[d.evidence_verified]}: {quotes}".strip()
+
+
 def calibration_view(report: Any, *, source: str | Path | None = None) -> CalibrationView:
     """The calibration section from a :class:`~pathjudge.calibration.calibrate.CalibrationReport` (or JSON)."""
     from pathjudge.calibration.calibrate import CalibrationReport
@@ -366,14 +375,27 @@ def calibration_view(report: Any, *, source: str | Path | None = None) -> Calibr
         metrics = [
             _estimate("accuracy", "Accuracy", a.accuracy),
             _estimate("kappa", "Cohen's kappa", a.kappa),
-            _estimate("tpr", "TPR (pass recall)", a.tpr),
-            _estimate("tnr", "TNR (fail recall)", a.tnr),
-            _estimate("tpr_unsure", "TPR, unsure = fail", a.tpr_unsure_as_fail),
-            _estimate("tnr_unsure", "TNR, unsure = fail", a.tnr_unsure_as_fail),
+            _estimate("tpr", "TPR (pass recall), decided items", a.tpr),
+            _estimate("tnr", "TNR (fail recall), decided items", a.tnr),
+            _estimate("tpr_unsure", "TPR, unsure counts as wrong (gated)", a.tpr_unsure_as_wrong),
+            _estimate("tnr_unsure", "TNR, unsure counts as wrong (gated)", a.tnr_unsure_as_wrong),
+            _estimate(
+                "kappa_unsure",
+                "Cohen's kappa, unsure counts as wrong (gated)",
+                a.kappa_unsure_as_wrong,
+            ),
             _estimate("prevalence", "Human pass rate", a.prevalence),
             _estimate("judge_pass_rate", "Judge pass rate", a.judge_pass_rate),
             _estimate("unsure_rate", "Unsure rate", a.unsure_rate),
         ]
+        if crit.evidence is not None:
+            metrics.append(
+                _estimate(
+                    "accuracy_unverified",
+                    "Agreement where a quote was not found",
+                    crit.evidence.accuracy_unverified,
+                )
+            )
         if crit.inter_annotator is not None:
             ia = crit.inter_annotator
             metrics.append(
@@ -396,7 +418,14 @@ def calibration_view(report: Any, *, source: str | Path | None = None) -> Calibr
             metrics.append(
                 _estimate("humans_only", "Humans-only success rate", crit.ppi.humans_only)
             )
-        notes = [crit.ceiling, crit.reliability.reason]
+        notes = [crit.ceiling, crit.reliability.reason, *crit.notes]
+        if crit.evidence is not None:
+            ev = crit.evidence
+            notes.append(
+                f"Evidence: {ev.n_unverified} of {ev.n_checked} items cite a quote not found in "
+                "the judged inputs" + (" (counted as unsure)." if ev.treated_as_unsure else ".")
+            )
+        notes += [f"Next step: {step}" for step in crit.next_steps]
         if crit.reliability.ece is not None:
             notes.append(
                 f"Expected calibration error of the vote share: {crit.reliability.ece:.3f}."
@@ -428,11 +457,12 @@ def calibration_view(report: Any, *, source: str | Path | None = None) -> Calibr
                         human=d.human,
                         judge=d.judge,
                         vote_share=d.vote_share,
-                        judge_reasoning=d.judge_reasoning,
+                        judge_reasoning=_with_evidence(d.judge_reasoning, d),
                         human_rationale=d.human_rationale,
                     )
                     for d in crit.disagreements
                 ),
+                judge="; ".join(j.describe() for j in crit.judges),
             )
         )
     source_text = f"labels {model.labels_file or '—'} · verdicts {model.verdicts_file or '—'}"

@@ -36,6 +36,7 @@ from typing import Any
 
 from pydantic import JsonValue
 
+from pathjudge._io import write_text_atomic
 from pathjudge.report._view import (
     CalibrationView,
     CriterionCalibrationView,
@@ -45,7 +46,6 @@ from pathjudge.report._view import (
     RunView,
     VarianceView,
 )
-from pathjudge.report._write import write_text_atomic
 
 __all__ = ["field_limit", "render_html", "script_json", "write_html", "write_html_report"]
 
@@ -551,7 +551,8 @@ def _calibration_criterion(crit: CriterionCalibrationView) -> str:
     trust = _badge("pass" if crit.trusted else "fail", "trusted" if crit.trusted else "not trusted")
     return (
         f'<div class="criterion"><h3>{_e(crit.criterion)} {trust}</h3><p class="note">{_e(crit.summary)}</p>'
-        f'<p class="note">{_e(crit.trust_reason)}</p>'
+        + (f'<p class="note">Judge: {_e(crit.judge)}</p>' if crit.judge else "")
+        + f'<p class="note">{_e(crit.trust_reason)}</p>'
         + (f'<div class="gates">{gates}</div>' if gates else "")
         + notes
         + '<table><thead><tr><th>statistic</th><th class="num">value</th><th class="num">interval</th>'

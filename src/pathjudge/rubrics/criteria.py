@@ -38,7 +38,7 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
 
-from pathjudge.agent.io import format_loc
+from pathjudge._io import format_loc
 from pathjudge.errors import CriterionError, InputError
 
 __all__ = [

@@ -8,9 +8,11 @@ too, with the reason.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import sys
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import pytest
@@ -26,10 +28,22 @@ from pathjudge.rubrics.assertions.arguments import (
     parse_matcher,
 )
 
-EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "bfcl"
-sys.path.insert(0, str(EXAMPLE))
-from literals import render  # noqa: E402
-from make_runs import ground_truth_calls  # noqa: E402
+
+def _example(folder: str, name: str) -> ModuleType:
+    """Load ``examples/<folder>/<name>.py`` under a unique module name (examples share file names)."""
+    path = Path(__file__).resolve().parents[3] / "examples" / folder / f"{name}.py"
+    sys.path.insert(0, str(path.parent))  # for the example's own sibling imports
+    spec = importlib.util.spec_from_file_location(f"example_{folder}_{name}", path)
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+render = _example("bfcl", "literals").render
+ground_truth_calls = _example("bfcl", "make_runs").ground_truth_calls
 
 LANGUAGE = {"simple_java": "java", "simple_javascript": "javascript"}
 CATEGORIES = [
@@ -282,3 +296,43 @@ def test_literal_conversion() -> None:
     assert convert_javascript("{}", "dict") == {}
     assert convert_javascript("{a: [1, 'b']}", "dict") == {"a": [1, "b"]}
     assert render([1, 2], "Array", "integer", "java") == "new int[]{1, 2}"
+
+
+def test_suite_and_task_level_profile_reach_every_expectation() -> None:
+    from pathjudge.rubrics.suite import parse_suite
+
+    suite = parse_suite(
+        {
+            "name": "s",
+            "defaults": {"types": "bfcl"},
+            "tasks": [
+                {
+                    "id": "py",
+                    "arguments": [{"tool": "f", "args": {"x": {"$one_of": [[1.0, 2.0]]}}}],
+                    "references": [{"steps": [{"tool": "f", "args": {"x": 1.5}}]}],
+                },
+                {
+                    "id": "java",
+                    "language": "java",
+                    "arguments": [
+                        {"tool": "g", "args": {"n": {"$one_of": [5], "$declared": "long"}}}
+                    ],
+                },
+                {
+                    "id": "own",
+                    "arguments": [{"tool": "h", "types": "lenient", "args": {"x": [1.0]}}],
+                },
+            ],
+        }
+    )
+    (py_args,) = suite.task("py").arguments
+    (step,) = suite.task("py").references[0].steps
+    assert (py_args.types, step.types) == ("bfcl", "bfcl")
+    assert not match_call("f", {"x": [1, 2]}, py_args).ok
+    assert match_call("f", {"x": 1}, step).ok is False  # 1 for 1.5: a value, not a type, problem
+    (java,) = suite.task("java").arguments
+    assert (java.types, java.language) == ("bfcl", "java")
+    assert match_call("g", {"n": "5L"}, java).ok
+    (own,) = suite.task("own").arguments
+    assert own.types == "lenient"
+    assert match_call("h", {"x": [1]}, own).ok

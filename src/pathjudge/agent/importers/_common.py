@@ -17,7 +17,7 @@ from typing import Any, Protocol, TypeAlias
 
 from pydantic import ValidationError
 
-from pathjudge.agent.io import DEFAULT_MAX_LINE_BYTES, format_loc
+from pathjudge._io import DEFAULT_MAX_LINE_BYTES, format_loc
 from pathjudge.agent.trajectory import RunRecord, Step, Usage
 from pathjudge.errors import ImportFormatError, InputError, PathjudgeError
 
@@ -325,7 +325,7 @@ def _is_jsonl(path: Path) -> bool:
 def _iter_jsonl_values(
     path: Path, errors: list[InputError] | None, max_line_bytes: int
 ) -> Iterator[Document]:
-    from pathjudge.agent.io import _lines, _open_read  # the same line reader as runs files
+    from pathjudge._io import _lines, _open_read  # the same line reader as runs files
 
     try:
         handle = _open_read(path)
