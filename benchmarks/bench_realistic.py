@@ -81,10 +81,10 @@ _POLICY_RULES = [
 
 
 def _policy(rng: random.Random) -> str:
-    """A long, slightly varied system prompt (the retail policy wiki), ~9-11 KB."""
+    """A long, slightly varied system prompt (the retail policy wiki), ~12-14 KB."""
     parts = ["# Retail agent policy\n"]
     section = 0
-    while sum(len(p) for p in parts) < 9000 + rng.randint(0, 2000):
+    while sum(len(p) for p in parts) < 11500 + rng.randint(0, 2000):
         section += 1
         parts.append(f"\n## Section {section}\n")
         parts.extend(f"- {rule}\n" for rule in rng.sample(_POLICY_RULES, 4))

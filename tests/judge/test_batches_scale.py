@@ -30,7 +30,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 CHILD = """
 import asyncio, json, sys
-from pathjudge.judge.backends.anthropic import AnthropicBackend
+from pathjudge.judge.backends.anthropic import AnthropicJudgeBackend
 from pathjudge.judge.batches import run_batch
 from pathjudge.judge.cache import VerdictCache
 from pathjudge.judge.runner import JudgeJob
@@ -49,12 +49,12 @@ jobs = [
 ]
 
 async def main():
-    backend = AnthropicBackend(base_url=url)
+    backend = AnthropicJudgeBackend(base_url=url)
     try:
         with VerdictCache(cache_path) as cache:
             return await run_batch(
                 jobs, backend=backend, cache=cache, poll_interval=0.02,
-                max_requests=int(per_batch), show_progress=False,
+                max_requests=int(per_batch),
             )
     finally:
         await backend.aclose()
@@ -90,11 +90,12 @@ def _child(server: FakeAnthropic, tmp_path: Path, out: Path) -> subprocess.Popen
 def _wait_for(condition: Any, child: subprocess.Popen[bytes], timeout: float = 240.0) -> None:
     deadline = time.monotonic() + timeout
     while not condition():
-        if child.poll() is not None:
-            raise AssertionError(f"the child ended early: {child.stderr.read().decode()[-2000:]}")  # type: ignore[union-attr]
-        if time.monotonic() > deadline:
+        if child.poll() is not None or time.monotonic() > deadline:
             child.kill()
-            raise AssertionError("timed out waiting for the child")
+            _, stderr = child.communicate(timeout=30)  # closes the pipe
+            raise AssertionError(
+                f"the child ended early or hung: {stderr.decode(errors='replace')[-2000:]}"
+            )
         time.sleep(0.05)
 
 
