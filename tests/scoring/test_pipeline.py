@@ -106,6 +106,12 @@ def test_bad_arguments_are_input_errors(tmp_path: Path) -> None:
     with pytest.raises(InputError) as info:
         score(RUNS, SUITE, fast=True, config=default_config(), jobs=2, keep_grades=True)
     assert info.value.field == "jobs"
+    with pytest.raises(InputError, match="unknown metric 'sucess' in thresholds"):
+        score(RUNS, SUITE, fast=True, config=default_config(), thresholds={"sucess": 1.0})
+    with pytest.raises(InputError, match=r"outside \[0, 100\]"):
+        score(RUNS, SUITE, fast=True, config=default_config(), thresholds={"path": 101})
+    with pytest.raises(InputError, match="unknown weight 'overall'"):
+        score(RUNS, SUITE, fast=True, config=default_config(), weights={"overall": 1.0})
     with pytest.raises(InputError, match="jobs must be at least 1"):
         score(RUNS, SUITE, fast=True, config=default_config(), jobs=0)
 

@@ -15,11 +15,13 @@ _EXPORTS: dict[str, str] = {
     "ModelBackend": "pathjudge.agent.backends",
     "OpenAIModelBackend": "pathjudge.agent.backends",
     "Recorder": "pathjudge.agent.recorder",
+    "Reply": "pathjudge.agent.trajectory",
     "RunOptions": "pathjudge.agent.collect",
     "RunRecord": "pathjudge.agent.trajectory",
     "SCHEMA_VERSION": "pathjudge.agent.trajectory",
     "ScriptedBackend": "pathjudge.agent.backends",
     "Step": "pathjudge.agent.trajectory",
+    "TRUNCATED_STOP_REASONS": "pathjudge.agent.trajectory",
     "Timing": "pathjudge.agent.trajectory",
     "Tool": "pathjudge.agent.loop",
     "Trajectory": "pathjudge.agent.trajectory",
@@ -86,7 +88,13 @@ if _typing.TYPE_CHECKING:  # pragma: no cover - the same names, for type checker
         SCHEMA_VERSION as SCHEMA_VERSION,
     )
     from pathjudge.agent.trajectory import (
+        TRUNCATED_STOP_REASONS as TRUNCATED_STOP_REASONS,
+    )
+    from pathjudge.agent.trajectory import (
         AgentInfo as AgentInfo,
+    )
+    from pathjudge.agent.trajectory import (
+        Reply as Reply,
     )
     from pathjudge.agent.trajectory import (
         RunRecord as RunRecord,

@@ -159,8 +159,8 @@ def score(
     verdicts: str | Path | Mapping[str, VerdictLike] | None = None,
     judge: JudgeSession | bool = True,
     config: ResolvedConfig | None = None,
-    thresholds: Mapping[GateMetric, float] | None = None,
-    weights: Mapping[WeightKey, float] | None = None,
+    thresholds: Mapping[GateMetric, float] | Mapping[str, float] | None = None,
+    weights: Mapping[WeightKey, float] | Mapping[str, float] | None = None,
     jobs: int | None = None,
     keep_grades: bool = False,
     grades_out: str | Path | None = None,
@@ -181,8 +181,10 @@ def score(
     - ``config``: the resolved project configuration (default: :func:`~pathjudge.config.resolve_config`
       from the working directory and environment). It supplies the judge, ``fail_under.*`` and
       ``weights.*``.
-    - ``thresholds``: gates (``{"success": 1.0}``) over the configuration's ``fail_under.*``.
-    - ``weights``: overall-score weights; default the suite's, else the configuration's.
+    - ``thresholds``: gates (``{"success": 1.0}``, the names and ranges of ``--fail-under``) over the
+      configuration's ``fail_under.*``; an unknown metric or a value off its scale is an error.
+    - ``weights``: overall-score weights (the keys of ``--weights``); default the suite's, else the
+      configuration's.
     - ``jobs``: worker processes for grading (no per-run grades kept); default: the core count for a
       large runs file when no per-run grades are asked for, else 1.
     - ``keep_grades``: put every run's :class:`RunGrade` in ``ScoreReport.runs``; ``grades_out``
@@ -201,7 +203,7 @@ def score(
     from pathjudge.rubrics.suite import Suite as SuiteModel
     from pathjudge.rubrics.suite import load_suite
     from pathjudge.scoring.judged import load_verdicts, suite_has_judged
-    from pathjudge.scoring.scorecard import evaluate_gates
+    from pathjudge.scoring.scorecard import check_thresholds, check_weights, evaluate_gates
 
     runs_path = Path(runs)
     loaded = suite if isinstance(suite, SuiteModel) else load_suite(suite)
@@ -234,8 +236,8 @@ def score(
         )
     resolved = config if config is not None else resolve_config()
     gates_at = config_thresholds(resolved)
-    gates_at.update(thresholds or {})
-    weight_map: dict[WeightKey, float] | None = dict(weights) if weights is not None else None
+    gates_at.update(check_thresholds(thresholds or {}, field="thresholds"))
+    weight_map = check_weights(weights, field="weights") if weights is not None else None
     if weight_map is not None and not any(weight_map.values()):
         raise InputError(
             "every weight is 0, so the overall score is undefined",
