@@ -167,6 +167,9 @@ def score(
     max_weak: int | None = None,
     progress: Progress | None = None,
     warn: Callable[[str], None] | None = None,
+    engine: Literal["local", "ray"] = "local",
+    address: str | None = None,
+    workers: int | None = None,
 ) -> ScoreReport:
     """Score the runs JSONL ``runs`` against ``suite`` (a suite YAML path or a loaded suite).
 
@@ -187,6 +190,11 @@ def score(
     - ``keep_grades``: put every run's :class:`RunGrade` in ``ScoreReport.runs``; ``grades_out``
       streams them to a JSONL file as they are made (a fresh file).
     - ``max_weak``: how many weak paths the scorecard lists (default: the scorecard's).
+    - ``engine="ray"``: grade on Ray Data (:mod:`pathjudge.ray`, the ``ray`` extra) — ``runs`` may then
+      be a glob, a folder, Parquet or an ``s3://`` / ``gs://`` URI; ``address`` joins a cluster (None: a
+      local runtime), ``workers`` caps the grading actors, ``grades_out`` is a folder of shards plus
+      ``manifest.json``. Judged criteria come from ``verdicts`` only (the judge is not run on Ray);
+      ``keep_grades`` and ``jobs`` do not apply. The report is the one ``engine="local"`` gives.
 
     Raises :class:`~pathjudge.errors.PathjudgeError` subclasses for bad input (naming file, line and
     field). Prints nothing.
@@ -204,8 +212,19 @@ def score(
         base_dir = Path(loaded.source).parent if loaded.source else None
     else:
         base_dir = Path(suite).parent
-    per_run = keep_grades or grades_out is not None
-    if jobs is None:
+    on_ray = engine == "ray"
+    if engine not in ("local", "ray"):
+        raise InputError(f"unknown engine {engine!r}", field="engine", hint="use local or ray")
+    if on_ray and (keep_grades or (jobs is not None and jobs > 1)):
+        raise InputError(
+            "grading on Ray builds the scorecard and grade shards only",
+            field="engine",
+            hint="drop keep_grades/jobs (per-run grades: grades_out=FOLDER)",
+        )
+    per_run = keep_grades or (grades_out is not None and not on_ray)
+    if on_ray:
+        jobs = 1  # unused: Ray's workers grade
+    elif jobs is None:
         jobs = 1 if per_run else auto_jobs(runs_path)
     if jobs < 1:
         raise InputError(f"jobs must be at least 1, got {jobs}", field="jobs")
@@ -245,7 +264,9 @@ def score(
         "verdicts": f"judged criteria: from {label}",
         "judge": "",
     }[source]
-    if judge is not False and not fast and suite_has_judged(loaded):
+    if on_ray and source == "none" and suite_has_judged(loaded):
+        note = "judged criteria: not run (--engine ray takes verdicts from --verdicts V.jsonl)"
+    if judge is not False and not fast and suite_has_judged(loaded) and not on_ray:
         from pathjudge.judge.session import JudgeSession
 
         session = (
@@ -258,17 +279,32 @@ def score(
         )
         if judged is not None:
             note, recorded, source = judged
-    card, kept = _grade(
-        runs_path,
-        loaded,
-        recorded,
-        fast=fast,
-        jobs=jobs,
-        keep=keep_grades,
-        grades_out=Path(grades_out) if grades_out is not None else None,
-        weights=weight_map,
-        max_weak=max_weak,
-    )
+    if on_ray:
+        card, kept = _grade_on_ray(
+            str(runs),
+            loaded,
+            recorded,
+            fast=fast,
+            address=address,
+            workers=workers,
+            grades_out=None if grades_out is None else str(grades_out),
+            weights=weight_map,
+            max_weak=max_weak,
+            progress=progress,
+            warn=note_warning,
+        )
+    else:
+        card, kept = _grade(
+            runs_path,
+            loaded,
+            recorded,
+            fast=fast,
+            jobs=jobs,
+            keep=keep_grades,
+            grades_out=Path(grades_out) if grades_out is not None else None,
+            weights=weight_map,
+            max_weak=max_weak,
+        )
     gates = evaluate_gates(card, gates_at)
     return ScoreReport(
         suite_file=suite_file,
@@ -362,6 +398,53 @@ def auto_jobs(runs: Path) -> int:
     if runs.suffix == ".gz":
         size *= 8
     return default_jobs() if size >= _PARALLEL_BYTES else 1
+
+
+def _grade_on_ray(
+    runs: str,
+    suite: Suite,
+    verdicts: Mapping[str, VerdictLike] | None,
+    *,
+    fast: bool,
+    address: str | None,
+    workers: int | None,
+    grades_out: str | None,
+    weights: Mapping[WeightKey, float] | None,
+    max_weak: int | None,
+    progress: Progress | None,
+    warn: Callable[[str], None],
+) -> tuple[Scorecard, list[RunGrade]]:
+    """:func:`_grade` on Ray Data (:func:`pathjudge.ray.score_files`): the same scorecard, the first
+    bad record raised as one process raises it (after a warning with their number when there are
+    more)."""
+    from pathjudge.errors import RecordError
+    from pathjudge.ray import score_files
+
+    partial = score_files(
+        runs,
+        suite,
+        verdicts=verdicts,
+        fast=fast,
+        address=address,
+        workers=workers,
+        grades=grades_out,
+        progress=progress,
+        **({} if max_weak is None else {"max_weak": max_weak}),
+    )
+    problem = partial.first_error()
+    if problem is not None:
+        if partial.error_total > 1:
+            warn(
+                f"{partial.error_total} bad records in all; the first (as one process reports it):"
+            )
+        raise problem
+    if partial.runs == 0:
+        raise RecordError(
+            "has no run records",
+            file=runs,
+            hint="the files are empty; pass JSONL files with one record per line",
+        )
+    return partial.finish(suite, weights=weights), []
 
 
 def _grade(
