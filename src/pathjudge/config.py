@@ -32,9 +32,9 @@ key in upper case with dots as underscores)::
                              none or 1 switches it off)
     weights.axes.<axis>      scorecard weight of each of the five axes, >= 0  (default 1.0 each)
     weights.levels.<level>   weight of success / tool_calls / trajectory      (default 1.0 each)
-    fail_under.<metric>      exit 1 when the scorecard metric falls below this: success, partial,
-                             tool_calls, trajectory, overall or an axis in [0, 1], path in
-                             [0, 100] (the names and ranges of --fail-under)  (default: none)
+    fail_under.<metric>      exit 1 when the scorecard metric falls below this: passed, success,
+                             partial, tool_calls, trajectory, overall or an axis in [0, 1], path
+                             in [0, 100] (the names and ranges of --fail-under) (default: none)
 
 Deprecated spellings, accepted until pathjudge 0.3 with a notice on stderr: the backends ``openai``
 (now ``openai-compatible``) and ``llama`` (now ``llama-cpp``), and the level ``correctness`` (now
@@ -165,6 +165,7 @@ class FailUnder(_Settings):
     ``path`` (the mean path score) in [0, 100].
     """
 
+    passed: float | None = Field(default=None, ge=0.0, le=1.0)
     success: float | None = Field(default=None, ge=0.0, le=1.0)
     partial: float | None = Field(default=None, ge=0.0, le=1.0)
     tool_calls: float | None = Field(default=None, ge=0.0, le=1.0)

@@ -157,7 +157,7 @@ def _values(key: str) -> tuple[str, str, object, object, object, object]:
 @pytest.mark.parametrize("form", ["pathjudge.toml", "pyproject.toml"])
 def test_precedence_holds_for_every_key(tmp_path: Path, form: str) -> None:
     keys = config_keys()
-    assert len(keys) == 32  # 25 + every --fail-under metric as fail_under.<metric> (issue 11)
+    assert len(keys) == 33  # 25 + every --fail-under metric as fail_under.<metric> (issues 11, 12)
     for key in keys:
         toml, env, cli, from_file, from_env, from_cli = _values(key)
         folder = tmp_path / form / key

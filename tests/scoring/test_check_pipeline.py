@@ -297,3 +297,55 @@ def test_the_terminal_lists_the_checks_that_broke() -> None:
     assert "checks that broke" in text
     assert "outcome.callable x1 (first on run v1)" in text
     assert "ValueError: boom" in text
+
+
+def test_jobs_default_to_the_core_count_only_for_a_large_file(tmp_path: Path) -> None:
+    from pathjudge.scoring.chunk import default_jobs
+    from pathjudge.scoring.pipeline import auto_jobs as _auto_jobs
+
+    small = tmp_path / "small.jsonl"
+    small.write_bytes(b"{}\n")
+    large = tmp_path / "large.jsonl"
+    with large.open("wb") as handle:
+        handle.truncate(9 * 1024 * 1024)  # sparse: only the size matters
+    assert _auto_jobs(small) == 1
+    assert _auto_jobs(large) == default_jobs()
+    assert _auto_jobs(tmp_path / "missing.jsonl") == 1
+
+
+def test_score_with_the_default_jobs_equals_one_process(tmp_path: Path) -> None:
+    from pathjudge.cli import main
+
+    runs = tmp_path / "runs.jsonl"
+    runs.write_bytes((EXAMPLES / "runs.jsonl").read_bytes() * 3)
+    suite = str(EXAMPLES / "suite.yaml")
+    outputs = []
+    for jobs in ([], ["--jobs", "1"], ["--jobs", "2"]):
+        out = tmp_path / f"report{len(outputs)}.json"
+        code = main(
+            ["score", str(runs), "--suite", suite, "--fast", "-q", "--json", str(out), *jobs]
+        )
+        assert code == 0
+        outputs.append(out.read_bytes())
+    assert outputs[0] == outputs[1] == outputs[2]
+
+
+def test_a_partial_keeps_a_bounded_weak_list_and_error_list_lowest_positions_first() -> None:
+    suite = parse_suite_text(SUITE)
+    (weak_grade,) = grade([_run("plain", "w", answer="nope")], suite, fast=True)
+    assert weak_grade.weak == ("failed",)
+    partial = PartialScorecard(max_weak=5, max_errors=3)
+    positions = list(range(200, 0, -1))  # worst case: every run comes before the ones kept
+    for line in positions:
+        partial.add(weak_grade, ("f", line))
+        partial.add_error(RecordError("bad", file="f", line=line), ("f", line))
+        assert len(partial.weak) <= 2 * 5 + 1
+        assert len(partial.errors) <= 2 * 3 + 1
+    card = partial.finish(suite)
+    assert card.weak_total == 200
+    assert len(card.weak) == 5
+    assert sorted(position for position, _ in partial.weak) == [("f", n) for n in range(1, 6)]
+    assert partial.error_total == 200
+    first = partial.first_error()
+    assert first is not None
+    assert first.line == 1

@@ -39,6 +39,7 @@ if TYPE_CHECKING:
     from pathjudge.judge.verdict import VerdictRecord as JudgeVerdictRecord
 
 __all__ = [
+    "GradedVerdict",
     "ItemVotes",
     "JudgeName",
     "RecordedVerdict",
@@ -299,6 +300,39 @@ class VerdictSet:
 
     def __len__(self) -> int:
         return sum(len(items) for items in self.by_criterion.values())
+
+    def by_item(self) -> dict[str, GradedVerdict]:
+        """One verdict per item id for grading (``pathjudge score --verdicts``), every criterion.
+
+        The verdict is the majority vote of :class:`ItemVotes` (``unsure`` on a tie), or ``error``
+        when every sample errored; the reasoning is the majority's. An item id under two criteria
+        is a :class:`LabelsError` (grading keys verdicts by item id alone).
+        """
+        out: dict[str, GradedVerdict] = {}
+        for criterion, items in self.by_criterion.items():
+            for item_id, votes in items.items():
+                if item_id in out:
+                    raise LabelsError(
+                        f"item {item_id!r} has verdicts under two criteria ({criterion!r} and "
+                        "another)",
+                        file=self.file,
+                        line=votes.line,
+                        field="item_id",
+                        hint="grading item ids are '<run_id>:<criterion>'; keep one per item",
+                    )
+                out[item_id] = GradedVerdict(
+                    verdict="error" if votes.errored else votes.majority,
+                    reasoning=votes.reasoning or "",
+                )
+        return out
+
+
+@dataclass(frozen=True)
+class GradedVerdict:
+    """What grading reads of an item's verdicts: the label and why (see :meth:`VerdictSet.by_item`)."""
+
+    verdict: str
+    reasoning: str
 
 
 def aggregate_verdicts(

@@ -131,6 +131,9 @@ def _run_view(grade: RunGrade | None, record: RunRecord | None) -> RunView:
         tool_calls=grade.tool_calls if grade is not None else None,
         trajectory=grade.trajectory if grade is not None else None,
         reason=grade.reason if grade is not None else "this run has no grade in the report",
+        passed=grade.passed if grade is not None else None,
+        verdict=grade.verdict if grade is not None else "not graded",
+        blockers=grade.blockers if grade is not None else (),
         weak=tuple(grade.weak) if grade is not None else (),
         alignment=alignment,
         input=record.input if record is not None else None,
@@ -215,6 +218,13 @@ def report_view(
     )
     secondary = [
         MetricView(
+            "passed",
+            "Runs passed (one verdict)",
+            card.passed_rate,
+            f"{card.verdict_passed} passed, {card.verdict_failed} failed, "
+            f"{card.verdict_undecided} undecided ({card.verdict_excluded} excluded)",
+        ),
+        MetricView(
             "partial", "Partial credit", card.partial_credit, "mean success score of decided runs"
         ),
         MetricView("path", "Mean path score", card.path_score, "0–100", digits=1),
@@ -241,6 +251,9 @@ def report_view(
         notes.append(
             "No judge configured: judged criteria were not run and count as neither pass nor fail."
         )
+    judge_text = "; ".join(j.describe() for j in model.judges)
+    if judge_text:
+        notes.append(f"Judge: {judge_text}.")
     if card.tasks_without_runs:
         notes.append(f"Tasks with no runs: {', '.join(card.tasks_without_runs)}.")
     if model.runs is None:
@@ -261,6 +274,7 @@ def report_view(
         if part
     )
     return ReportView(
+        judge=judge_text,
         title=f"pathjudge report — {card.suite}",
         subtitle=subtitle,
         levels=levels,
@@ -289,6 +303,8 @@ def report_view(
                 path_score=row.path_score,
                 mean_steps=row.mean_steps,
                 weak=row.weak,
+                passed_rate=row.passed_rate,
+                verdicts=f"{row.verdict_passed} / {row.verdict_failed} / {row.verdict_excluded}",
             )
             for row in card.task_rows
         ),

@@ -67,7 +67,8 @@ class GateView:
 
 @dataclass(frozen=True, slots=True)
 class WeakPathView:
-    """One entry of the weak-path list: its flags (failed, poor_path, redundant), reason and path diff."""
+    """One entry of the weak-path list: its flags (failed, poor_path, redundant, not_passed), reason and
+    path diff."""
 
     flags: tuple[str, ...]
     task_id: str
@@ -91,6 +92,8 @@ class TaskView:
     path_score: float | None
     mean_steps: float | None
     weak: int
+    passed_rate: float | None = None
+    verdicts: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,6 +154,9 @@ class RunView:
     steps: tuple[StepView, ...] | None
     checks: tuple[CheckView, ...]
     verdicts: tuple[VerdictView, ...]
+    passed: bool | None = None
+    verdict: str = "undecided"
+    blockers: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -259,3 +265,4 @@ class ReportView:
     calibration: CalibrationView | None = None
     extra: dict[str, str] = field(default_factory=dict)
     has_scorecard: bool = True
+    judge: str = ""

@@ -21,12 +21,12 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from pathjudge._io import JsonlStream, iter_jsonl, line_of
+from pathjudge._io import JsonlStream, line_of
 from pathjudge.agent.trajectory import RunRecord
-from pathjudge.errors import LabelsError
 from pathjudge.rubrics.suite import JudgedSpec, Suite, Task
 
 if TYPE_CHECKING:
+    from pathjudge.calibration.verdicts import GradedVerdict, VerdictSet
     from pathjudge.judge.session import JudgeSession
     from pathjudge.rubrics.criteria import Criterion
 
@@ -34,7 +34,6 @@ __all__ = [
     "JudgeRequest",
     "JudgedRun",
     "JudgedStatus",
-    "RecordedVerdict",
     "VerdictLike",
     "build_inputs",
     "item_id",
@@ -43,6 +42,7 @@ __all__ = [
     "judge_requests",
     "judged_criteria",
     "load_verdicts",
+    "read_verdict_set",
     "run_judge_requests",
     "run_judged",
     "status_of",
@@ -74,20 +74,6 @@ class JudgeRequest(BaseModel):
     task_id: str
     criterion_id: str
     inputs: dict[str, str] = Field(description="Criterion input name -> text.")
-
-
-class RecordedVerdict(BaseModel):
-    """A verdict read back from a verdicts JSONL line (``item_id``, ``verdict``, ``reasoning``).
-
-    Other fields on the line (votes, usage, samples...) are ignored, so the judge's own
-    ``verdicts.jsonl`` reads as is.
-    """
-
-    model_config = ConfigDict(frozen=True, extra="ignore")
-
-    item_id: str = Field(min_length=1)
-    verdict: Literal["pass", "fail", "unsure", "error"]
-    reasoning: str = ""
 
 
 def item_id(run_id: str, criterion_id: str) -> str:
@@ -190,27 +176,34 @@ def status_of(verdict: VerdictLike | None) -> JudgedStatus:
     return "error"
 
 
-def load_verdicts(path: str | Path) -> dict[str, RecordedVerdict]:
-    """Read recorded verdicts (one JSON object a line with ``item_id``, ``verdict``, ``reasoning``).
-
-    A repeated ``item_id`` is a :class:`~pathjudge.errors.LabelsError` naming the line; an empty file
-    gives an empty mapping.
+def load_verdicts(path: str | Path) -> dict[str, GradedVerdict]:
+    """Recorded verdicts for grading: :func:`pathjudge.calibration.verdicts.load_verdicts` (the one
+    reader of verdicts files, either shape, strict, line-numbered errors), one verdict per item id
+    (:meth:`~pathjudge.calibration.verdicts.VerdictSet.by_item`). An empty file gives no verdicts.
     """
-    out: dict[str, RecordedVerdict] = {}
-    lines: dict[str, int] = {}
-    for number, record in enumerate(
-        iter_jsonl(path, RecordedVerdict, allow_empty=True, what="verdict"), 1
-    ):
-        if record.item_id in out:
-            raise LabelsError(
-                f"verdict for item {record.item_id!r} appears twice (record {lines[record.item_id]} and {number})",
-                file=path,
-                field="item_id",
-                hint="keep one verdict per item",
-            )
-        out[record.item_id] = record
-        lines[record.item_id] = number
-    return out
+    return read_verdict_set(path).by_item()
+
+
+def read_verdict_set(path: str | Path) -> VerdictSet:
+    """The verdicts file read by the one reader (an empty file: an empty set)."""
+    from pathjudge.calibration.verdicts import VerdictSet
+    from pathjudge.calibration.verdicts import load_verdicts as read
+
+    if _is_empty(path):
+        return VerdictSet(file=str(path))
+    return read(path)
+
+
+def _is_empty(path: str | Path) -> bool:
+    import gzip
+
+    target = Path(path)
+    try:
+        opener = gzip.open if target.suffix == ".gz" else open
+        with opener(target, "rb") as handle:
+            return not any(line.strip() for line in handle)
+    except (OSError, EOFError):
+        return False  # the reader reports the problem with its own message
 
 
 # --------------------------------------------------------------------------------------------------

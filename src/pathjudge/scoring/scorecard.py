@@ -8,6 +8,10 @@ Checks that broke (status ``error``) are counted and listed (``broken_checks``),
 
 Definitions (every mean skips runs where the number is undefined; ``None`` when no run defines it):
 
+- ``passed_rate`` = runs that passed / runs with a verdict: each run's one verdict (every counted
+  gating check and the success, see :class:`~pathjudge.rubrics.suite.PassedSpec`), an undecided run
+  counted as its task's ``passed.undecided`` says (``exclude``: left out, counted in
+  ``verdict_excluded``);
 - ``success_rate`` = passed / (passed + failed); undecided runs (nothing could decide, e.g. a judged-only
   task in fast mode) are excluded and counted in ``success_undecided``;
 - ``partial_credit`` = mean of each decided run's success score (multi-part tasks score their parts);
@@ -33,7 +37,7 @@ from pathjudge.rubrics.suite import WEIGHT_KEYS, Suite, WeightKey
 if TYPE_CHECKING:
     from pathjudge.scoring.grade import RunGrade
 
-WeakFlag = Literal["failed", "poor_path", "redundant"]
+WeakFlag = Literal["failed", "poor_path", "redundant", "not_passed"]
 
 __all__ = [
     "DEFAULT_WEIGHTS",
@@ -60,6 +64,7 @@ SCORECARD_SCHEMA_VERSION = 1
 DEFAULT_WEIGHTS: dict[WeightKey, float] = {"success": 1.0, "tool_calls": 1.0, "trajectory": 1.0}
 
 GateMetric = Literal[
+    "passed",
     "success",
     "partial",
     "tool_calls",
@@ -73,6 +78,7 @@ GateMetric = Literal[
     "goal_completion",
 ]
 GATE_METRICS: tuple[GateMetric, ...] = (
+    "passed",
     "success",
     "partial",
     "tool_calls",
@@ -92,7 +98,8 @@ class _Record(BaseModel):
 
 
 class WeakPath(_Record):
-    """One entry of the weak-path list: a run that failed, succeeded by a poor path, or repeated a call."""
+    """One entry of the weak-path list: a run that failed, succeeded by a poor path, repeated a call,
+    or otherwise did not pass its one verdict (``not_passed``: a counted check failed)."""
 
     task_id: str
     run_id: str
@@ -104,6 +111,12 @@ class WeakPath(_Record):
     surfaced: bool | None = None
     diff: tuple[str, ...] = Field(
         default=(), description="The alignment diff with the best reference."
+    )
+    passed: bool | None = Field(
+        default=None, description="The run's one verdict (None: undecided and excluded)."
+    )
+    blockers: tuple[str, ...] = Field(
+        default=(), description="What kept the run from passing (failed checks, then undecided)."
     )
 
 
@@ -121,6 +134,14 @@ class TaskRow(_Record):
     path_score: float | None
     mean_steps: float
     weak: int = Field(description="Runs of this task on the weak-path list.")
+    passed_rate: float | None = Field(
+        default=None, description="Runs that passed / runs with a verdict (see Scorecard)."
+    )
+    verdict_passed: int = Field(default=0, description="Runs whose one verdict is passed.")
+    verdict_failed: int = Field(default=0, description="Runs whose one verdict is failed.")
+    verdict_excluded: int = Field(
+        default=0, description="Undecided runs left out of the passed rate."
+    )
 
 
 class JudgedSummary(_Record):
@@ -162,6 +183,18 @@ class Scorecard(_Record):
     suite: str
     runs: int
     tasks: int = Field(description="Tasks with at least one run.")
+    passed_rate: float | None = Field(
+        default=None,
+        description="Runs that passed / runs with a verdict (undecided runs as each task declares).",
+    )
+    verdict_passed: int = Field(default=0, description="Runs whose one verdict is passed.")
+    verdict_failed: int = Field(default=0, description="Runs whose one verdict is failed.")
+    verdict_undecided: int = Field(
+        default=0, description="Runs nothing could decide (counted as their task declares)."
+    )
+    verdict_excluded: int = Field(
+        default=0, description="Undecided runs left out of the passed rate."
+    )
     success_rate: float | None
     success_passed: int
     success_failed: int
@@ -190,6 +223,8 @@ class Scorecard(_Record):
 
     def metric(self, name: GateMetric) -> float | None:
         """A gate metric's value (``path`` in points 0..100, everything else 0..1)."""
+        if name == "passed":
+            return self.passed_rate
         if name == "success":
             return self.success_rate
         if name == "partial":
@@ -251,6 +286,7 @@ class _TaskAcc:
         "tool_calls",
         "trajectory",
         "undecided",
+        "verdict",
         "weak",
     )
 
@@ -264,6 +300,7 @@ class _TaskAcc:
         self.path = _Mean()
         self.steps = 0
         self.weak = 0
+        self.verdict = [0, 0, 0, 0]  # passed, failed, undecided, excluded
 
     def merge(self, other: _TaskAcc) -> None:
         self.runs += other.runs
@@ -275,6 +312,23 @@ class _TaskAcc:
         self.path.merge(other.path)
         self.steps += other.steps
         self.weak += other.weak
+        self.verdict = [a + b for a, b in zip(self.verdict, other.verdict, strict=True)]
+
+
+def _count_verdict(counts: list[int], grade: RunGrade) -> None:
+    if grade.verdict == "undecided":
+        counts[2] += 1
+    if grade.passed is None:
+        counts[3] += 1
+    elif grade.passed:
+        counts[0] += 1
+    else:
+        counts[1] += 1
+
+
+def _rate(counts: list[int]) -> float | None:
+    decided = counts[0] + counts[1]
+    return round(counts[0] / decided, 12) if decided else None
 
 
 Position = tuple[str, int]
@@ -308,6 +362,7 @@ class PartialScorecard:
         self.judged: dict[str, list[int]] = {}
         self.check_errors = 0
         self.broken: dict[str, list[Any]] = {}  # check -> [count, first position, run_id, reason]
+        self.verdict = [0, 0, 0, 0]  # passed, failed, undecided, excluded
         self.tasks: dict[str, _TaskAcc] = {}
         self.weak: list[tuple[Position, WeakPath]] = []
         self.weak_total = 0
@@ -327,6 +382,8 @@ class PartialScorecard:
             acc = self.tasks[grade.task_id] = _TaskAcc()
         acc.runs += 1
         acc.steps += grade.steps
+        _count_verdict(self.verdict, grade)
+        _count_verdict(acc.verdict, grade)
         if grade.success == "pass":
             self.passed += 1
             acc.passed += 1
@@ -424,6 +481,7 @@ class PartialScorecard:
         self.check_errors += other.check_errors
         for check, (count, position, run_id, reason) in other.broken.items():
             self._broke(check, count, position, run_id, reason)
+        self.verdict = [a + b for a, b in zip(self.verdict, other.verdict, strict=True)]
         for task_id, acc in other.tasks.items():
             own = self.tasks.get(task_id)
             if own is None:
@@ -485,6 +543,10 @@ class PartialScorecard:
                     path_score=acc.path.value,
                     mean_steps=round(acc.steps / acc.runs, 12),
                     weak=acc.weak,
+                    passed_rate=_rate(acc.verdict),
+                    verdict_passed=acc.verdict[0],
+                    verdict_failed=acc.verdict[1],
+                    verdict_excluded=acc.verdict[3],
                 )
             )
         judged = tuple(
@@ -507,6 +569,11 @@ class PartialScorecard:
             suite=suite.name,
             runs=self.runs,
             tasks=len(rows),
+            passed_rate=_rate(self.verdict),
+            verdict_passed=self.verdict[0],
+            verdict_failed=self.verdict[1],
+            verdict_undecided=self.verdict[2],
+            verdict_excluded=self.verdict[3],
             success_rate=success_rate,
             success_passed=self.passed,
             success_failed=self.failed,
@@ -547,6 +614,8 @@ def _weak_entry(grade: RunGrade) -> WeakPath:
         steps=grade.steps,
         surfaced=grade.surfaced,
         diff=tuple(grade.path.diff_lines()) if grade.path is not None else (),
+        passed=grade.passed,
+        blockers=grade.blockers,
     )
 
 
@@ -597,7 +666,7 @@ def _pairs(text: str, what: str) -> list[tuple[str, float]]:
             raise InputError(
                 f"{what} item {part!r} is not name=value",
                 field=what,
-                hint="e.g. success=1.0,trajectory=0.75",
+                hint="e.g. passed=0.9,success=1.0,trajectory=0.75",
             )
         try:
             number = float(value)

@@ -14,6 +14,11 @@ A criterion is a mapping discriminated by ``kind`` (YAML, a task's ``success:`` 
       parts:
         - {name: price, weight: 1, criterion: {kind: contains_any, values: ["0 dollars", "$0", "free"]}}
         - {name: storage, criterion: {kind: contains_any, values: ["1 gb", "1gb"]}}
+    success:
+      kind: any_of                                                 # alternatives: one is enough
+      parts:
+        - {name: refund, criterion: {kind: contains_all, values: ["refunded"]}}
+        - {name: voucher, criterion: {kind: contains_all, values: ["voucher"]}}
 
 Rules shared by the answer criteria (``contains_all``, ``contains_any``, ``regex``, ``number``,
 ``json_schema``):
@@ -36,7 +41,11 @@ refuse: it fails either way. ``callable`` imports ``module:function`` on first u
 import failure or an exception inside it is a check with status ``error`` whose reason names the
 callable. ``all_of`` passes when every part passes (binary) and scores the weighted fraction of part
 scores (partial credit): the result's ``status`` is binary, its ``score`` is the partial credit, and
-``details`` carries both.
+``details`` carries both. ``any_of`` passes when at least one part passes (then the other parts may
+fail or break); when none passes it fails, or is an ``error`` when some part could not be checked
+(that part might have passed). Its partial credit is the best score among the passing parts, or,
+when none passes, the best score among the parts that were checked (so an ``all_of`` part that met 2
+of its 3 sub-goals gives 0.67). ``any_of`` parts take no ``weight``: only the best part counts.
 """
 
 from __future__ import annotations
@@ -67,6 +76,7 @@ __all__ = [
     "DEFAULT_SCOPE_WORDS",
     "AllOfCriterion",
     "AnswerSource",
+    "AnyOfCriterion",
     "CallableCriterion",
     "ContainsAllCriterion",
     "ContainsAnyCriterion",
@@ -322,6 +332,28 @@ class AllOfCriterion(_Criterion):
         return value
 
 
+class AnyOfCriterion(_Criterion):
+    """At least one part must pass (binary); the score is the best part's score."""
+
+    kind: Literal["any_of"] = "any_of"
+    parts: tuple[SubGoal, ...] = Field(min_length=1)
+
+    @field_validator("parts")
+    @classmethod
+    def _unique_names(cls, value: tuple[SubGoal, ...]) -> tuple[SubGoal, ...]:
+        names = [part.name for part in value]
+        dupes = sorted({name for name in names if names.count(name) > 1})
+        if dupes:
+            raise ValueError(f"sub-goal names must be unique; repeated: {', '.join(dupes)}")
+        weighted = [part.name for part in value if "weight" in part.model_fields_set]
+        if weighted:
+            raise ValueError(
+                f"any_of part {weighted[0]!r} sets a weight, which any_of does not use (the best "
+                "part counts); remove it, or use all_of for weighted parts"
+            )
+        return value
+
+
 SuccessCriterion: TypeAlias = Annotated[
     ContainsAllCriterion
     | ContainsAnyCriterion
@@ -330,11 +362,13 @@ SuccessCriterion: TypeAlias = Annotated[
     | JsonSchemaCriterion
     | RefusalCriterion
     | CallableCriterion
-    | AllOfCriterion,
+    | AllOfCriterion
+    | AnyOfCriterion,
     Field(discriminator="kind"),
 ]
 SubGoal.model_rebuild()
 AllOfCriterion.model_rebuild()
+AnyOfCriterion.model_rebuild()
 
 
 def load_callable(spec: str) -> Callable[..., Any]:
@@ -521,6 +555,8 @@ def _verdict(run: RunRecord, criterion: SuccessCriterion) -> _Verdict:
         return _call(run, criterion)
     if isinstance(criterion, AllOfCriterion):
         return _all_of(run, criterion)
+    if isinstance(criterion, AnyOfCriterion):
+        return _any_of(run, criterion)
     assert_never(criterion)
 
 
@@ -622,12 +658,53 @@ def _all_of(run: RunRecord, criterion: AllOfCriterion) -> _Verdict:
     return ("pass" if binary == 1.0 else "fail", partial, reason, details)
 
 
+def _any_of(run: RunRecord, criterion: AnyOfCriterion) -> _Verdict:
+    met: list[tuple[str, float]] = []
+    unmet: list[tuple[str, float, str]] = []
+    errored: list[str] = []
+    parts: list[JsonValue] = []
+    for part in criterion.parts:
+        status, score, reason, _ = _verdict(run, part.criterion)
+        value = score if score is not None else (1.0 if status == "pass" else 0.0)
+        if status == "error":
+            errored.append(f"{part.name} ({reason})")
+        elif status == "pass":
+            met.append((part.name, value))
+        else:
+            unmet.append((part.name, value, reason))
+        parts.append(
+            {
+                "name": part.name,
+                "status": status,
+                "score": None if status == "error" else value,
+                "reason": reason,
+            }
+        )
+    n = len(criterion.parts)
+    details: dict[str, JsonValue] = {"parts": parts}
+    if met:
+        best = max(met, key=lambda item: item[1])
+        reason = f"{len(met)} of {n} alternatives met ({', '.join(name for name, _ in met)})"
+        reason += f"; best {best[0]} scores {best[1]:.2f}"
+        details["best"] = best[0]
+        return ("pass", best[1], reason, details)
+    reason = f"none of {n} alternatives met"
+    if unmet:
+        reason += ": " + "; ".join(f"{name} ({why})" for name, _, why in unmet)
+    if errored:
+        reason += f"; could not check: {'; '.join(errored)}"
+        return ("error", None, reason, details)
+    best_unmet = max(unmet, key=lambda item: item[1])
+    details["best"] = best_unmet[0]
+    return ("fail", best_unmet[1], reason + f"; best partial {best_unmet[1]:.2f}", details)
+
+
 def check_outcome(run: RunRecord, criterion: SuccessCriterion) -> CheckResult:
     """Apply a success criterion to a run: ``outcome.<kind>`` on the ``goal_completion`` axis.
 
     The status is binary (``pass``/``fail``), or ``error`` when a callable could not be imported,
     raised, or returned something else than documented; the score is 1/0, the callable's float, or
-    the partial credit of ``all_of``.
+    the partial credit of ``all_of`` / ``any_of``.
     """
     status, score, reason, details = _verdict(run, criterion)
     return CheckResult(
