@@ -240,6 +240,10 @@ def score(
         write_rendered(report, runs, html=html, markdown=markdown)
     if not quiet:
         print_scorecard(out_console, card, list(gates), judge_note=report.judge_note)
+        if report.judges:
+            out_console.print(
+                "judge: " + "; ".join(j.describe() for j in report.judges), markup=False
+            )
     else:
         for gate in gates:
             out_console.print(
