@@ -274,3 +274,18 @@ def test_engine_options_are_checked(tmp_path: Path, capsys: pytest.CaptureFixtur
     )
     assert code == 2
     assert "no runs file matches" in err
+
+
+def test_expand_runs_reads_paths_globs_folders_and_file_uris(tmp_path: Path) -> None:
+    from pathjudge.errors import RecordError
+    from pathjudge.ray import expand_runs
+
+    (tmp_path / "b.jsonl").write_text("{}\n")
+    (tmp_path / "a.jsonl").write_text("{}\n")
+    (tmp_path / "notes.txt").write_text("x")
+    both = [str(tmp_path / "a.jsonl"), str(tmp_path / "b.jsonl")]
+    assert expand_runs(str(tmp_path)) == both
+    assert expand_runs(f"{tmp_path}/*.jsonl") == both
+    assert expand_runs(f"file://{tmp_path}/a.jsonl") == both[:1]
+    with pytest.raises(RecordError, match="no runs file matches"):
+        expand_runs(f"{tmp_path}/*.parquet")

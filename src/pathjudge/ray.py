@@ -100,6 +100,14 @@ def init_runtime(address: str | None = None, *, workers: int | None = None) -> i
 # -- files ------------------------------------------------------------------------------------------
 
 
+def _pyarrow_fs() -> Any:
+    try:
+        from pyarrow import fs
+    except ImportError:
+        raise MissingExtraError("ray", "pyarrow", "reading runs from object storage") from None
+    return fs
+
+
 def _is_uri(path: str) -> bool:
     return path.startswith(_URI_SCHEMES)
 
@@ -108,10 +116,33 @@ def _filesystem(path: str) -> tuple[Any, str]:
     """(pyarrow filesystem, path within it) for a URI; (None, path) for a local path."""
     if not _is_uri(path) or path.startswith("file://"):
         return None, path.removeprefix("file://")
-    from pyarrow import fs
-
+    fs = _pyarrow_fs()
     filesystem, inner = fs.FileSystem.from_uri(path)
     return filesystem, str(inner)
+
+
+def _match_uri(item: str) -> list[str]:
+    """The files a URI names: itself, the runs files of its folder, or its glob's matches."""
+    fs = _pyarrow_fs()
+    filesystem, inner = fs.FileSystem.from_uri(item)
+    scheme = item.split("://", 1)[0]
+    if any(ch in inner for ch in "*?["):
+        base = inner[: min(inner.find(ch) for ch in "*?[" if ch in inner)].rsplit("/", 1)[0]
+        infos = filesystem.get_file_info(fs.FileSelector(base, recursive=True))
+        return [
+            f"{scheme}://{info.path}"
+            for info in infos
+            if info.type == fs.FileType.File and fnmatch.fnmatch(info.path, inner)
+        ]
+    info = filesystem.get_file_info(inner)
+    if info.type == fs.FileType.Directory:
+        infos = filesystem.get_file_info(fs.FileSelector(inner, recursive=False))
+        return [
+            f"{scheme}://{i.path}"
+            for i in infos
+            if i.type == fs.FileType.File and i.path.endswith((".jsonl", ".parquet"))
+        ]
+    return [item] if info.type == fs.FileType.File else []
 
 
 def expand_runs(spec: str | Sequence[str]) -> list[str]:
@@ -121,29 +152,14 @@ def expand_runs(spec: str | Sequence[str]) -> list[str]:
     found: list[str] = []
     for item in specs:
         if _is_uri(item) and not item.startswith("file://"):
-            from pyarrow import fs
-
-            filesystem, inner = fs.FileSystem.from_uri(item)
-            scheme = item.split("://", 1)[0]
-            if any(ch in inner for ch in "*?["):
-                base = inner[: min(inner.find(ch) for ch in "*?[" if ch in inner)].rsplit("/", 1)[0]
-                infos = filesystem.get_file_info(fs.FileSelector(base, recursive=True))
-                matches = [
-                    f"{scheme}://{info.path}"
-                    for info in infos
-                    if info.type == fs.FileType.File and fnmatch.fnmatch(info.path, inner)
-                ]
-            else:
-                info = filesystem.get_file_info(inner)
-                if info.type == fs.FileType.Directory:
-                    infos = filesystem.get_file_info(fs.FileSelector(inner, recursive=False))
-                    matches = [
-                        f"{scheme}://{i.path}"
-                        for i in infos
-                        if i.type == fs.FileType.File and i.path.endswith((".jsonl", ".parquet"))
-                    ]
-                else:
-                    matches = [item] if info.type == fs.FileType.File else []
+            try:
+                matches = _match_uri(item)
+            except (OSError, ValueError) as exc:  # unknown scheme, no credentials, no bucket
+                raise RecordError(
+                    f"could not be listed ({type(exc).__name__}: {exc})",
+                    file=item,
+                    hint="check the URI and the storage credentials in the environment",
+                ) from None
         else:
             local = item.removeprefix("file://")
             if any(ch in local for ch in "*?["):

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PlainSerializer, PlainValidator, ValidationError
 
+from pathjudge.calibration.verdicts import JudgeName
 from pathjudge.errors import InputError
 from pathjudge.scoring.grade import RunGrade
 from pathjudge.scoring.scorecard import GateResult, Scorecard
@@ -107,6 +108,12 @@ class ScoreReport(BaseModel):
     gates: tuple[GateResult, ...] = ()
     passed: bool = Field(description="Whether every gate passed (True without gates).")
     runs: GradeList = Field(default=None, description="Per-run grades, when asked for.")
+    judges: tuple[JudgeName, ...] = Field(
+        default=(),
+        exclude_if=lambda value: not value,  # reports without a judge stay byte-identical
+        description="Who produced the judged verdicts: backend, model, criterion id and content "
+        "hash, and how many samples each (empty when nothing was judged or the file does not say).",
+    )
     judge_note: str | None = Field(
         default=None,
         exclude=True,
@@ -202,7 +209,7 @@ def score(
     from pathjudge.config import resolve_config
     from pathjudge.rubrics.suite import Suite as SuiteModel
     from pathjudge.rubrics.suite import load_suite
-    from pathjudge.scoring.judged import load_verdicts, suite_has_judged
+    from pathjudge.scoring.judged import read_verdict_set, suite_has_judged
     from pathjudge.scoring.scorecard import check_thresholds, check_weights, evaluate_gates
 
     runs_path = Path(runs)
@@ -254,8 +261,14 @@ def score(
             warn(text)
 
     recorded: dict[str, VerdictLike] | None = None
+    file_judges: tuple[JudgeName, ...] = ()
     if verdicts is not None and not fast:
-        recorded = dict(load_verdicts(verdicts) if isinstance(verdicts, (str, Path)) else verdicts)
+        if isinstance(verdicts, (str, Path)):
+            recorded_set = read_verdict_set(verdicts)
+            recorded = dict(recorded_set.by_item())
+            file_judges = tuple(j for group in recorded_set.judges.values() for j in group)
+        else:
+            recorded = dict(verdicts)
     source: JudgeSource = "fast" if fast else ("verdicts" if recorded is not None else "none")
     label = str(verdicts) if isinstance(verdicts, (str, Path)) else "the recorded verdicts"
     note = {
@@ -311,12 +324,37 @@ def score(
         runs_file=str(runs),
         fast=fast,
         judge=source,
+        judges=(*file_judges, *_live_judges(recorded)) if not fast else (),
         scorecard=card,
         gates=tuple(gates),
         passed=all(g.passed for g in gates),
         runs=tuple(kept) if keep_grades else None,
         judge_note=note,
         warnings=tuple(warnings),
+    )
+
+
+def _live_judges(recorded: Mapping[str, VerdictLike] | None) -> tuple[JudgeName, ...]:
+    """Judge identities of the records that carry one (the live judge's verdicts and failures)."""
+    counts: dict[tuple[str, str, str, str], int] = {}
+    for record in (recorded or {}).values():
+        backend = getattr(record, "backend", None)
+        model = getattr(record, "model", None)
+        criterion = getattr(record, "criterion_id", None)
+        digest = getattr(record, "criterion_hash", None)
+        if not (
+            isinstance(backend, str)
+            and isinstance(model, str)
+            and isinstance(criterion, str)
+            and isinstance(digest, str)
+        ):
+            continue
+        samples = getattr(record, "samples", 1) + getattr(record, "failed_samples", 0)
+        key = (backend, model, criterion, digest)
+        counts[key] = counts.get(key, 0) + int(samples)
+    return tuple(
+        JudgeName(backend=b, model=m, criterion=c, criterion_hash=h, samples=n)
+        for (b, m, c, h), n in counts.items()
     )
 
 
