@@ -147,7 +147,6 @@ def _env(width: int, *, tty: bool) -> dict[str, str]:
     env.update(
         COLUMNS=str(width),
         LINES="50",
-        ANTHROPIC_API_KEY="sk-ant-test-0000000000",
         PYTHONUNBUFFERED="1",
         TERM="xterm-256color" if tty else "dumb",
     )
@@ -168,7 +167,7 @@ def _parse(output: str) -> dict[str, tuple[int, str]]:
 
 def run_harness(
     ws: Path,
-    commands: list[tuple[str, list[str]]],
+    commands: list[Any],
     *,
     width: int,
     pty_mode: bool,

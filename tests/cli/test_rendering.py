@@ -57,7 +57,7 @@ _DATA_MARKUP = re.compile(
 _SPLIT = re.compile(r"[\s│┃┏┓┗┛┡┩└┘─━┳┻╇╈┼┬┴├┤]+")
 
 
-def _commands(ws: Path, judge_url: str) -> list[tuple[str, list[str]]]:
+def _commands(ws: Path, judge_url: str) -> list[Any]:
     docent = "docent"
     hostile = "hostile"
     return [
@@ -78,7 +78,8 @@ def _commands(ws: Path, judge_url: str) -> list[tuple[str, list[str]]]:
         ("run", ["run", f"{docent}/suite.yaml", "--agent", "docent", "--backend", "scripted",
                  "--task", "rate-429", "--task", "summary-rate-limiting", "-o", "out/run.jsonl"]),
         ("judge", ["judge", f"{hostile}/items.jsonl", "--criterion", "answer-correct",
-                   "--base-url", judge_url, "--cache", "out/cache.sqlite", "-o", "out/verdicts.jsonl"]),
+                   "--base-url", judge_url, "--cache", "out/cache.sqlite", "-o", "out/verdicts.jsonl"],
+         {"ANTHROPIC_API_KEY": "sk-ant-test-0000000000"}),
         ("calibrate", ["calibrate", "--labels", f"{hostile}/labels.jsonl",
                        "--verdicts", f"{hostile}/verdicts.jsonl", "--bootstrap", "50"]),
         ("show-hostile", ["show", f"{hostile}/runs.jsonl"]),

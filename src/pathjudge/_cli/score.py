@@ -29,21 +29,30 @@ def write_rendered(
     section (pass@k / pass^k) computed from the report's per-run grades.
     """
     from pathjudge._cli.report import variance_from_grades
-    from pathjudge.report.html import write_html_report
-    from pathjudge.report.markdown import write_markdown_report
 
     variance = variance_from_grades(report)
     if html is not None:
+        from pathjudge.report.html import write_html_report
+
         path = write_html_report(report, html, variance=variance, runs=runs)
         (console or out_console).print(f"HTML report: {path} ({path.stat().st_size / 1e6:.2f} MB)")
     if markdown is not None:
+        from pathjudge.report.markdown import write_markdown_report
+
         write_markdown_report(report, markdown, variance=variance)
         (console or out_console).print(f"Markdown summary: {markdown}")
 
 
 @app.command()
 def score(
-    runs: Annotated[Path, typer.Argument(help="Runs JSONL (pathjudge's trajectory schema).")],
+    runs_arg: Annotated[
+        str,
+        typer.Argument(
+            metavar="runs",
+            help="Runs JSONL (pathjudge's trajectory schema). With --engine ray also a glob, a folder, "
+            "Parquet, or an s3:// / gs:// URI.",
+        ),
+    ],
     suite: Annotated[Path, typer.Option("--suite", "-s", help="Suite YAML.")],
     fast: Annotated[
         bool, typer.Option("--fast", help="Assertions only: judged criteria are 'not run'.")
@@ -142,6 +151,28 @@ def score(
     budget_usd: Annotated[
         float | None, typer.Option("--budget-usd", help="Stop judging after spending this.")
     ] = None,
+    engine: Annotated[
+        str,
+        typer.Option(
+            "--engine",
+            help="local (this machine, --jobs processes) or ray (Ray Data: a local runtime, or the "
+            "cluster at --address).",
+        ),
+    ] = "local",
+    address: Annotated[
+        str | None,
+        typer.Option(
+            "--address",
+            help="--engine ray: 'auto' (the cluster this node is in) or ray://HOST:PORT; none starts "
+            "a local runtime.",
+        ),
+    ] = None,
+    workers: Annotated[
+        int | None,
+        typer.Option(
+            "--workers", min=1, help="--engine ray: grading workers (default: every CPU)."
+        ),
+    ] = None,
 ) -> int:
     """Grade RUNS against SUITE: task success, tool-call correctness, trajectory quality, five axes.
 
@@ -161,7 +192,28 @@ def score(
     from pathjudge.scoring.scorecard import parse_thresholds, parse_weights
 
     rendered = html is not None or markdown is not None
-    per_run = grades_out is not None or include_runs or rendered
+    if engine not in ("local", "ray"):
+        raise InputError(
+            f"unknown engine {engine!r}",
+            field="--engine",
+            hint="use --engine local or --engine ray",
+        )
+    on_ray = engine == "ray"
+    if not on_ray and (address is not None or workers is not None):
+        raise InputError(
+            "--address and --workers go with --engine ray",
+            field="--address" if address is not None else "--workers",
+            hint="add --engine ray, or use --jobs for local worker processes",
+        )
+    if on_ray and ((jobs is not None and jobs > 1) or include_runs or rendered):
+        raise InputError(
+            "--engine ray grades into the scorecard and --grades shards only",
+            field="--engine",
+            hint="drop --jobs/--include-runs/--html/--markdown (run pathjudge report on the --grades "
+            "folder for the HTML report)",
+        )
+    runs = Path(runs_arg)
+    per_run = (grades_out is not None and not on_ray) or include_runs or rendered
     if jobs is not None and jobs > 1 and per_run:
         raise InputError(
             "--jobs above 1 grades into the scorecard only",
@@ -169,6 +221,7 @@ def score(
             hint="drop --grades/--include-runs/--html/--markdown (or use --jobs 1)",
         )
     loaded = load_suite(suite)
+    judging = not fast and suite_has_judged(loaded)
     config = resolve_for_cli(
         {
             "judge.backend": backend_name(judge_backend, field="--judge-backend")
@@ -180,7 +233,7 @@ def score(
             "cache": cache,
             "budget_usd": budget_usd,
         },
-        warn=not fast and suite_has_judged(loaded),
+        warn=judging,
     )
     weight_map = parse_weights(weights) if weights else None
     if weight_map is not None and not any(weight_map.values()):
@@ -190,11 +243,14 @@ def score(
             hint="give at least one weight above 0, e.g. success=1,trajectory=0",
         )
     report = run_score(
-        runs,
+        runs_arg if on_ray else runs,
         loaded,
         fast=fast,
         verdicts=verdicts,
-        judge=JudgeSession.resolve(config=config, samples=samples, progress=progress_bars()),
+        # the judge is set up (and its settings checked) only when something is to be judged
+        judge=JudgeSession.resolve(config=config, samples=samples, progress=progress_bars())
+        if judging
+        else False,
         config=config,
         thresholds=parse_thresholds(fail_under) if fail_under else None,
         weights=weight_map,
@@ -203,6 +259,10 @@ def score(
         grades_out=grades_out,
         skip_unknown_tasks=skip_unknown_tasks,
         warn=lambda text: err_console.print(f"warning: {text}", markup=False),
+        engine="ray" if on_ray else "local",
+        address=address,
+        workers=workers,
+        progress=progress_bars() if on_ray and not quiet else None,
     )
     report = report.model_copy(update={"suite_file": str(suite)})
     card, gates = report.scorecard, report.gates
@@ -220,6 +280,8 @@ def score(
             dumps_report(report if include_runs else report.model_copy(update={"runs": None})),
         )
     if junit is not None:
+        from pathjudge.report.junit import write_junit
+
         write_junit(junit, card, [t.id for t in loaded.tasks], strict=strict)
     if rendered:
         write_rendered(
@@ -235,6 +297,8 @@ def score(
         print_scorecard(
             out_console, card, list(gates), judge_note=report.judge_note, max_weak=max_weak
         )
+        if report.judges:
+            out_console.print("judge: " + "; ".join(j.describe() for j in report.judges))
     else:
         out_console.print(summary_line(card))
         for gate in gates:

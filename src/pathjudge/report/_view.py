@@ -265,3 +265,4 @@ class ReportView:
     calibration: CalibrationView | None = None
     extra: dict[str, str] = field(default_factory=dict)
     has_scorecard: bool = True
+    judge: str = ""
