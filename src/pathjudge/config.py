@@ -32,6 +32,10 @@ key in upper case with dots as underscores)::
     weights.levels.<level>   weight of success / correctness / trajectory     (default 1.0 each)
     fail_under.<level>       exit 1 when success / correctness / trajectory /
                              overall falls below this, in [0, 1]              (default: none)
+    allow_callables          let suites' ``callable`` criteria run (they import and execute Python
+                             code): true, false, or a list of modules, e.g. ["mypkg.checks"]
+                             (environment / command line: true, false or comma-separated modules)
+                                                                              (default false)
 
 Optional keys (``*.base_url``, ``budget_usd``, ``calibration.max_unsure``, ``fail_under.*``) are unset by
 ``none`` (or an empty value) in the environment or on the command line. Strings from the environment and
@@ -49,6 +53,7 @@ grading its own twin (the CLIs print it on stderr).
 from __future__ import annotations
 
 import difflib
+import math
 import os
 import re
 import tomllib
@@ -166,13 +171,17 @@ class PathjudgeConfig(_Settings):
     calibration: CalibrationGates = Field(default_factory=CalibrationGates)
     weights: Weights = Field(default_factory=Weights)
     fail_under: FailUnder = Field(default_factory=FailUnder)
+    allow_callables: bool | tuple[str, ...] = Field(
+        default=False,
+        description="Which suite callables may run (they execute code): all, none, or these modules.",
+    )
 
 
 # --------------------------------------------------------------------------------------------------
 # The key registry, derived from the models
 
 
-Kind = Literal["str", "int", "float", "path", "choice"]
+Kind = Literal["str", "int", "float", "path", "choice", "callables"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -184,6 +193,8 @@ class _Key:
 
 
 def _leaf(name: str, annotation: Any) -> _Key:
+    if annotation == bool | tuple[str, ...]:
+        return _Key(name, "callables", False)
     optional = False
     args = typing.get_args(annotation)
     if typing.get_origin(annotation) in (typing.Union, types.UnionType) and type(None) in args:
@@ -519,14 +530,34 @@ def _from_string(spec: _Key, raw: str) -> Any:
             raise ValueError(f"must be a whole number, got {text!r}") from None
     if kind == "float":
         try:
-            return float(text)
+            number = float(text)
         except ValueError:
             raise ValueError(f"must be a number, got {text!r}") from None
+        if not math.isfinite(number):
+            raise ValueError(f"must be a finite number, got {text!r}")
+        return number
     if kind == "path":
         if not text:
             raise ValueError("must not be empty")
         return Path(text)
+    if kind == "callables":
+        word = text.lower()
+        if word in {"true", "1", "yes", "on"}:
+            return True
+        if word in {"false", "0", "no", "off", ""}:
+            return False
+        return _modules([part.strip() for part in text.split(",") if part.strip()])
     assert_never(kind)
+
+
+_MODULE = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*$")
+
+
+def _modules(names: list[Any]) -> tuple[str, ...]:
+    for name in names:
+        if not isinstance(name, str) or not _MODULE.match(name):
+            raise ValueError(f"must be true, false or module names, got {name!r}")
+    return tuple(names)
 
 
 def _native(spec: _Key, value: Any) -> Any:
@@ -551,6 +582,8 @@ def _native(spec: _Key, value: Any) -> Any:
     if kind == "float":
         if isinstance(value, bool) or not isinstance(value, int | float):
             raise ValueError(f"must be a number, got {type(value).__name__}")
+        if not math.isfinite(value):
+            raise ValueError(f"must be a finite number, got {value}")
         return float(value)
     if kind == "path":
         if isinstance(value, Path):
@@ -558,6 +591,14 @@ def _native(spec: _Key, value: Any) -> Any:
         if not isinstance(value, str) or not value:
             raise ValueError("must be a non-empty path string")
         return Path(value)
+    if kind == "callables":
+        if isinstance(value, bool):
+            return value
+        if isinstance(value, list | tuple):
+            return _modules(list(value))
+        raise ValueError(
+            f"must be true, false or a list of module names, got {type(value).__name__}"
+        )
     assert_never(kind)
 
 
@@ -767,6 +808,8 @@ def _hint(spec: _Key) -> str:
         text = "a number"
     elif kind == "path":
         text = "a file path"
+    elif kind == "callables":
+        text = "true, false or a list of module names"
     else:
         assert_never(kind)
     return f"'{spec.name}' takes {text}" + (" (or none)" if spec.optional else "")

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Annotated, Literal
 import typer
 
 from pathjudge._cli.app import app, err_console, out_console
+from pathjudge._cli.config import ALLOW_CALLABLES_HELP, load_suite_for_cli
 
 if TYPE_CHECKING:
     from pathjudge.config import ResolvedConfig
@@ -157,6 +158,9 @@ def score(
     budget_usd: Annotated[
         float | None, typer.Option("--budget-usd", help="Stop judging after spending this.")
     ] = None,
+    allow_callables: Annotated[
+        bool, typer.Option("--allow-callables", help=ALLOW_CALLABLES_HELP)
+    ] = False,
 ) -> int:
     """Grade RUNS against SUITE: task success, tool-call correctness, trajectory quality, five axes.
 
@@ -174,7 +178,6 @@ def score(
     from pathjudge.report.json_report import ScoreReport, write_report
     from pathjudge.report.junit import write_junit
     from pathjudge.report.terminal import print_scorecard
-    from pathjudge.rubrics.suite import load_suite
     from pathjudge.scoring.grade import RunGrade, grade_lean, score_file_parallel
     from pathjudge.scoring.judged import (
         JudgeSetup,
@@ -200,7 +203,7 @@ def score(
             field="--jobs",
             hint="drop --grades/--include-runs/--html/--markdown (or use --jobs 1), and pass an uncompressed JSONL",
         )
-    loaded = load_suite(suite)
+    loaded = load_suite_for_cli(suite, allow_callables=allow_callables)
     judging = not fast and suite_has_judged(loaded)
     config = resolve_for_cli(
         {

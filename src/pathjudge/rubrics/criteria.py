@@ -38,6 +38,7 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
 
+from pathjudge._yaml import load_yaml
 from pathjudge.agent.io import format_loc
 from pathjudge.errors import CriterionError, InputError
 
@@ -208,14 +209,7 @@ def _node_line(root: yaml.Node | None, loc: tuple[int | str, ...]) -> int | None
 
 def parse_criterion(text: str, *, source: str | Path = "<criterion>") -> Criterion:
     """Parse and validate one criterion from YAML text; errors name ``source``, line and field."""
-    try:
-        root = yaml.compose(text, Loader=yaml.SafeLoader)
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        line = mark.line + 1 if mark is not None else None
-        problem = getattr(exc, "problem", None) or "invalid YAML"
-        raise CriterionError(f"not valid YAML ({problem})", file=source, line=line) from None
+    data, root = load_yaml(text, file=source, error=CriterionError)
     if not isinstance(data, dict):
         raise CriterionError(
             "a criterion must be a YAML mapping with id, version, criterion, inputs, pass_means, fail_means",
