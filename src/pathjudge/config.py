@@ -353,6 +353,10 @@ def _read_text(path: Path) -> str:
 def _parse_toml(path: Path, text: str) -> dict[str, Any]:
     try:
         return tomllib.loads(text)
+    except RecursionError:
+        raise ConfigError(
+            "not valid TOML (nested too deeply)", file=path, hint="flatten the arrays and tables"
+        ) from None
     except tomllib.TOMLDecodeError as exc:
         found = _TOML_LINE.search(str(exc))
         line = int(found.group(1)) if found else None

@@ -93,6 +93,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         err_console.print("interrupted; everything finished so far is saved, and a rerun resumes.")
         return 130
+    except RecursionError:
+        # a last line of defence: every reader bounds nesting itself and names the file
+        err_console.print(
+            "error: an input is nested too deeply to process — flatten it (no pathjudge file "
+            "needs more than 100 levels).",
+            markup=False,
+        )
+        return 2
     except _CLICK_ERROR as exc:
         if type(exc).__name__ == "NoArgsIsHelpError":  # bare `pathjudge`: the help text itself
             exc.show(file=sys.stderr)  # type: ignore[attr-defined]

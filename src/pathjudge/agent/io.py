@@ -12,13 +12,16 @@ from __future__ import annotations
 
 import gzip
 import os
+import re
 import tempfile
+import zlib
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import IO, Any, TypeVar, cast
 
 from pydantic import BaseModel, ValidationError
 
+from pathjudge._json import finite_problem
 from pathjudge.agent.trajectory import RunRecord
 from pathjudge.errors import RecordError
 
@@ -38,6 +41,9 @@ M = TypeVar("M", bound=BaseModel)
 
 DEFAULT_MAX_LINE_BYTES = 32 * 1024 * 1024
 _CHUNK = 1024 * 1024
+# a cheap byte scan for what may be a non-finite number (NaN, Infinity, 1e400); a hit is confirmed
+# by :func:`pathjudge._json.finite_problem`, so the word "NaN" inside a string is not an error
+_SUSPECT_NUMBER = re.compile(rb"[eE][-+]?\d{3}|NaN|Infinity").search
 
 
 def _open_read(path: Path) -> IO[bytes]:
@@ -88,18 +94,51 @@ def record_error_from_validation(
     return RecordError(msg, file=file, line=line, field=loc or None, hint=_HINTS.get(kind))
 
 
+class ReadFailure(Exception):
+    """Reading stopped at ``line`` because the (compressed) stream is broken; ``why`` says how."""
+
+    def __init__(self, line: int, why: str) -> None:
+        self.line = line
+        self.why = why
+        super().__init__(why)
+
+
+def describe_read_failure(exc: BaseException) -> str:
+    """A compressed-stream failure in words (truncated, not gzip, corrupt), or the OS error."""
+    if isinstance(exc, EOFError):
+        return "the compressed stream ends early: the .gz file is truncated"
+    if isinstance(exc, gzip.BadGzipFile):
+        return "is not a gzip file, though its name ends in .gz"
+    if isinstance(exc, zlib.error):
+        return f"the compressed data is corrupt ({exc})"
+    if isinstance(exc, OSError):
+        return f"could not be read ({exc.strerror or exc})"
+    return f"could not be read ({type(exc).__name__})"
+
+
+def _readline(handle: IO[bytes], limit: int, number: int) -> bytes:
+    try:
+        return handle.readline(limit)
+    except (OSError, EOFError, zlib.error) as exc:
+        raise ReadFailure(number, describe_read_failure(exc)) from None
+
+
 def _lines(handle: IO[bytes], max_line_bytes: int) -> Iterator[tuple[int, bytes | None, int]]:
-    """Yield ``(line_number, content or None when too long, length)``; never holds an over-long line."""
+    """Yield ``(line_number, content or None when too long, length)``; never holds an over-long line.
+
+    A broken stream (a truncated or corrupt ``.gz``, an I/O error) raises :class:`ReadFailure` with
+    the number of the line being read.
+    """
     number = 0
     while True:
-        raw = handle.readline(max_line_bytes + 1)
+        raw = _readline(handle, max_line_bytes + 1, number + 1)
         if not raw:
             return
         number += 1
         if len(raw) > max_line_bytes and not raw.endswith(b"\n"):
             length = len(raw)
             while True:
-                rest = handle.readline(_CHUNK)
+                rest = _readline(handle, _CHUNK, number)
                 length += len(rest)
                 if not rest or rest.endswith(b"\n"):
                     break
@@ -165,16 +204,30 @@ def iter_jsonl(
                                 exc, file=path, line=number, what=label
                             )
                     else:
-                        count += 1
-                        yield record
-                        continue
+                        why = finite_problem(raw) if _SUSPECT_NUMBER(raw) else None
+                        if why is None:
+                            count += 1
+                            yield record
+                            continue
+                        problem = RecordError(
+                            f"holds a number JSON cannot carry: {why}",
+                            file=path,
+                            line=number,
+                            hint="write finite numbers (NaN, Infinity and values beyond 1e308 "
+                            "are not valid JSON); use null for a missing value",
+                        )
                 if errors is None:
                     raise problem
                 errors.append(problem)
-        except (OSError, EOFError, gzip.BadGzipFile) as exc:
+        except ReadFailure as exc:
             raise RecordError(
-                f"could not be read ({exc.__class__.__name__}: {exc})", file=path
+                exc.why,
+                file=path,
+                line=exc.line,
+                hint="recompress or re-export the file; every line before this one was read",
             ) from None
+        except OSError as exc:
+            raise RecordError(describe_read_failure(exc), file=path) from None
     if count == 0 and not allow_empty and not errors:
         raise RecordError(
             f"has no {label} records",

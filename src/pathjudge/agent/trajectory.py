@@ -33,7 +33,9 @@ SCHEMA_VERSION: Final = 1
 
 
 class _Record(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid", validate_default=False)
+    model_config = ConfigDict(
+        frozen=True, extra="forbid", validate_default=False, allow_inf_nan=False
+    )
 
 
 class Usage(_Record):

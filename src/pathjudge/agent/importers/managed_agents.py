@@ -83,6 +83,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal, assert_never, cast
 
+from pathjudge import _json as strict_json
 from pathjudge.agent.importers._common import Unmapped, parse_arguments, source_metadata, text_parts
 from pathjudge.agent.trajectory import AgentInfo, RunRecord, Step, Timing, Usage
 from pathjudge.errors import ImportFormatError, InputError, RemoteImportError
@@ -267,7 +268,7 @@ def _page_events(value: Json) -> list[Json] | None:
 def _json_document(text: str, path: Path, lines: _Lines) -> list[LocatedEvent] | None:
     """Events of a JSON array or page; None when the text is several JSON values (JSON Lines)."""
     try:
-        value = json.loads(text)
+        value = strict_json.loads(text)
     except json.JSONDecodeError as exc:
         if exc.msg == "Extra data":
             return None
@@ -294,7 +295,7 @@ def _jsonl(text: str, path: Path) -> list[LocatedEvent]:
         if not raw.strip():
             continue
         try:
-            value = json.loads(raw)
+            value = strict_json.loads(raw)
         except json.JSONDecodeError as exc:
             raise ImportFormatError(
                 f"not valid JSON ({exc.msg} at column {exc.colno})",
@@ -322,7 +323,7 @@ def _sse(text: str, path: Path) -> list[LocatedEvent]:
         if data and name != "ping":
             payload = "\n".join(data)
             try:
-                value = json.loads(payload)
+                value = strict_json.loads(payload)
             except json.JSONDecodeError as exc:
                 raise ImportFormatError(
                     f"the data of this server-sent event is not valid JSON ({exc.msg})",
