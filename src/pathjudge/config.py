@@ -653,13 +653,20 @@ class ResolvedConfig:
         return twin_warning(self.config.judge.model, self.config.agent.model)
 
     def to_json(self) -> dict[str, Any]:
-        """A JSON-ready dump: the file, each key's value and source, and the warnings."""
+        """A JSON-ready dump: the file, each key's value and source, and the warnings.
+
+        Credentials never appear: a URL's user-info and key-shaped text are masked."""
+        from pathjudge._secrets import redact
+
         values: dict[str, Any] = {}
         for key, value, source in self.rows():
-            values[key] = {
-                "value": str(value) if isinstance(value, Path) else value,
-                "source": source,
-            }
+            if isinstance(value, Path):
+                value = str(value)
+            if isinstance(value, str):
+                value = redact(value)  # URL user-info and key-shaped values are masked
+            elif isinstance(value, tuple):
+                value = list(value)
+            values[key] = {"value": value, "source": source}
         warning = self.twin_warning()
         return {
             "file": str(self.file) if self.file is not None else None,

@@ -73,13 +73,21 @@ def print_problems(
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; return the exit code (also used by the console script via ``sys.exit``)."""
     args = list(sys.argv[1:] if argv is None else argv)
+    from pathjudge._secrets import install_log_redaction
+
+    install_log_redaction()  # SDK debug logs (ANTHROPIC_LOG) never print a key
     _INTERRUPT_REPORTED.clear()  # a command's own Ctrl-C message counts for this call only
     command = typer.main.get_command(app)
     try:
         result = command.main(args=args, prog_name="pathjudge", standalone_mode=False)
     except PathjudgeError as exc:
-        # escaped: a message such as "pip install 'pathjudge[judge]'" is text, not rich markup
-        err_console.print(f"[bold red]error:[/] {escape(str(exc))}", markup=True, highlight=False)
+        from pathjudge._secrets import redact
+
+        # escaped: a message such as "pip install 'pathjudge[judge]'" is text, not rich markup;
+        # redacted: a value echoed back (a URL with user-info, a key) never reaches the terminal
+        err_console.print(
+            f"[bold red]error:[/] {escape(redact(str(exc)))}", markup=True, highlight=False
+        )
         return exc.exit_code
     except _EXIT as exc:
         return (

@@ -62,9 +62,14 @@ def resolve_for_cli(
 
 
 def _render(value: object) -> str:
+    """A value for display: URL user-info and anything key-shaped are masked."""
+    from pathjudge._secrets import redact
+
     if value is None:
         return "—"
-    return str(value)
+    if isinstance(value, tuple):
+        value = ", ".join(str(v) for v in value) or "(none)"
+    return redact(str(value))
 
 
 @app.command("config")

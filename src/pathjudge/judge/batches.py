@@ -20,6 +20,7 @@ import time
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, TypeVar
 
+from pathjudge._secrets import redact
 from pathjudge.agent.trajectory import Usage
 from pathjudge.errors import JudgeError
 from pathjudge.judge.backends.anthropic import AnthropicBackend, classify_api_error
@@ -123,8 +124,11 @@ async def run_batch(
                     backend=backend.name,
                     model=backend.model,
                     verdict=reply.verdict.verdict,
-                    reasoning=reply.verdict.reasoning,
-                    evidence=tuple(reply.verdict.evidence),
+                    reasoning=redact(reply.verdict.reasoning, getattr(backend, "_api_key", None)),
+                    evidence=tuple(
+                        redact(e, getattr(backend, "_api_key", None))
+                        for e in reply.verdict.evidence
+                    ),
                     usage=reply.usage,
                     attempts=1,
                 )

@@ -31,6 +31,7 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, assert_never
 
+from pathjudge._secrets import redact
 from pathjudge.agent.trajectory import Usage
 from pathjudge.errors import BudgetExceededError, ConfigError, InputError
 from pathjudge.judge.backends.base import (
@@ -313,7 +314,9 @@ def sample_keys(
     """
     hashed = input_hash(job.inputs)
     criterion = job.criterion.content_hash if criterion_hash is None else criterion_hash
-    return [CacheKey(backend.name, backend.model, criterion, hashed, s) for s in range(samples)]
+    # the backend's identity includes a non-default server: another server never reuses verdicts
+    identity = backend.cache_identity()
+    return [CacheKey(identity, backend.model, criterion, hashed, s) for s in range(samples)]
 
 
 def sample_record(
@@ -329,8 +332,11 @@ def sample_record(
         backend=backend.name,
         model=backend.model,
         verdict=reply.verdict.verdict,
-        reasoning=reply.verdict.reasoning,
-        evidence=tuple(reply.verdict.evidence),
+        # a reply may quote a key (a prompt-injected run, a proxy echoing headers): never store it
+        reasoning=redact(reply.verdict.reasoning, getattr(backend, "_api_key", None)),
+        evidence=tuple(
+            redact(e, getattr(backend, "_api_key", None)) for e in reply.verdict.evidence
+        ),
         usage=reply.usage,
         attempts=reply.attempts,
     )
