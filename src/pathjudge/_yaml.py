@@ -7,6 +7,7 @@ Every YAML file pathjudge reads (suites, criteria) goes through :func:`load_yaml
   name the line;
 - only the safe tags are constructed (no Python objects, never code);
 - a key written twice in one mapping is an error (YAML would silently keep the last one);
+- a number that is not finite (``.inf``, ``.nan``, ``1e400``) is an error naming its line;
 - the node graph is walked once, iteratively and memoised, before anything is constructed: a mapping or
   sequence nested deeper than :data:`MAX_DEPTH`, an alias that refers to itself, or aliases that would
   expand to more than :data:`MAX_EXPANDED_NODES` nodes and ten times the nodes written (a "billion laughs" bomb: a few hundred bytes
@@ -17,6 +18,7 @@ Errors are raised as the caller's :class:`~pathjudge.errors.InputError` subclass
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +37,19 @@ MAX_EXPANDED_NODES = 100_000
 _Loader: Any = getattr(yaml, "CSafeLoader", None) or yaml.SafeLoader
 
 
+_FLOAT_TAG = "tag:yaml.org,2002:float"
+
+
+def _finite(text: str) -> bool:
+    lowered = text.strip().lower().lstrip("+-")
+    if lowered in (".inf", ".nan"):
+        return False
+    try:
+        return math.isfinite(float(text.replace("_", "")))
+    except ValueError:
+        return True  # another float spelling (e.g. sexagesimal): finite by construction
+
+
 def _line(node: yaml.Node) -> int:
     return int(node.start_mark.line) + 1
 
@@ -51,6 +66,13 @@ def _check_graph(root: yaml.Node, file: str | None, error: type[InputError]) -> 
         node, depth, expanded = stack.pop()
         ident = id(node)
         if isinstance(node, yaml.ScalarNode):
+            if node.tag == _FLOAT_TAG and not _finite(node.value):
+                raise error(
+                    f"{node.value!r} is not a finite number",
+                    file=file,
+                    line=_line(node),
+                    hint="write a finite number (.inf, .nan and values beyond 1e308 are refused)",
+                )
             size[ident] = 1
             height[ident] = 0
             continue
@@ -64,7 +86,7 @@ def _check_graph(root: yaml.Node, file: str | None, error: type[InputError]) -> 
             total = 1 + sum(size[id(child)] for child in children)
             if total > max(MAX_EXPANDED_NODES, 10 * len(size)):
                 raise error(
-                    f"aliases expand this document to more than {total:,} values",
+                    f"aliases expand this document to at least {total:,} values",
                     file=file,
                     line=_line(node),
                     hint="this looks like an alias bomb; write the values out or use fewer aliases",

@@ -6,15 +6,18 @@ Exit codes: 0 success, 1 a gate or threshold was missed (score, diff), 2 bad inp
 
 from __future__ import annotations
 
+import functools
 import importlib
+import math
 import sys
 from collections.abc import Sequence
+from typing import Any
 
 import typer
 from rich.console import Console
 from rich.markup import escape
 
-from pathjudge.errors import PathjudgeError
+from pathjudge.errors import InputError, PathjudgeError
 
 __all__ = ["app", "err_console", "main", "out_console", "print_problems", "report_interrupt"]
 
@@ -70,6 +73,42 @@ def print_problems(
         err_console.print(f"... and {len(problems) - limit} {more}")
 
 
+def _finite_float_options(command: Any) -> None:
+    """Make every command refuse ``nan`` and ``inf`` for its float options (one line, exit 2).
+
+    ``float()`` accepts both, so a flag such as ``--alpha nan`` or ``--budget-usd inf`` would slip
+    past every range check (a comparison with NaN is always false). Each command's callback is
+    wrapped once to check the parsed values before it runs.
+    """
+    stack = [command]
+    while stack:
+        current = stack.pop()
+        stack.extend(getattr(current, "commands", {}).values())
+        callback = getattr(current, "callback", None)
+        if callback is None or getattr(callback, "_pathjudge_finite", False):
+            continue
+        flags = {
+            param.name: (getattr(param, "opts", None) or [param.name])[0]
+            for param in getattr(current, "params", ())
+        }
+
+        def checked(
+            *args: Any, _callback: Any = callback, _flags: Any = flags, **kwargs: Any
+        ) -> Any:
+            for name, value in kwargs.items():
+                if isinstance(value, float) and not math.isfinite(value):
+                    flag = _flags.get(name, name)
+                    raise InputError(
+                        f"{flag} must be a finite number, got {value}",
+                        field=flag,
+                        hint="give a plain number",
+                    )
+            return _callback(*args, **kwargs)
+
+        checked._pathjudge_finite = True  # type: ignore[attr-defined]
+        current.callback = functools.update_wrapper(checked, callback)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; return the exit code (also used by the console script via ``sys.exit``)."""
     args = list(sys.argv[1:] if argv is None else argv)
@@ -78,6 +117,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     install_log_redaction()  # SDK debug logs (ANTHROPIC_LOG) never print a key
     _INTERRUPT_REPORTED.clear()  # a command's own Ctrl-C message counts for this call only
     command = typer.main.get_command(app)
+    _finite_float_options(command)
     try:
         result = command.main(args=args, prog_name="pathjudge", standalone_mode=False)
     except PathjudgeError as exc:
