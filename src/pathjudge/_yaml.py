@@ -26,7 +26,7 @@ import yaml
 
 from pathjudge.errors import InputError
 
-__all__ = ["MAX_DEPTH", "MAX_EXPANDED_NODES", "load_yaml"]
+__all__ = ["MAX_DEPTH", "MAX_EXPANDED_NODES", "load_yaml", "read_text"]
 
 MAX_DEPTH = 100
 """The deepest nesting of mappings and sequences accepted (real suites nest well under 20)."""
@@ -177,3 +177,27 @@ def load_yaml(
             hint="flatten the data; no pathjudge file needs this much nesting",
         ) from None
     return data, root
+
+
+def read_text(path: Path, *, error: type[InputError], what: str) -> str:
+    """The UTF-8 text of ``path``; a missing, unreadable or non-UTF-8 file is one ``error`` with
+    the file (and, for bad bytes, the line and column)."""
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise error(f"{what} not found", file=path, hint="check the path") from None
+    except IsADirectoryError:
+        raise error(f"is a directory, not a {what}", file=path) from None
+    except OSError as exc:
+        raise error(f"{what} could not be read ({exc.strerror or exc})", file=path) from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        column = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
+        raise error(
+            f"not valid UTF-8 (byte 0x{data[exc.start]:02x} at column {column})",
+            file=path,
+            line=line,
+            hint="re-encode the file as UTF-8",
+        ) from None

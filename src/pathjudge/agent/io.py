@@ -205,6 +205,21 @@ def iter_jsonl(
                             )
                     else:
                         why = finite_problem(raw) if _SUSPECT_NUMBER(raw) else None
+                        if why is None and not raw.isascii():
+                            # pydantic's parser lets some invalid UTF-8 inside strings through
+                            try:
+                                raw.decode("utf-8")
+                            except UnicodeDecodeError as bad:
+                                problem = RecordError(
+                                    f"not valid UTF-8 (byte 0x{raw[bad.start]:02x} at column {bad.start + 1})",
+                                    file=path,
+                                    line=number,
+                                    hint="re-encode the file as UTF-8",
+                                )
+                                if errors is None:
+                                    raise problem from None
+                                errors.append(problem)
+                                continue
                         if why is None:
                             count += 1
                             yield record

@@ -38,7 +38,7 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
 
-from pathjudge._yaml import load_yaml
+from pathjudge._yaml import load_yaml, read_text
 from pathjudge.agent.io import format_loc
 from pathjudge.errors import CriterionError, InputError
 
@@ -243,12 +243,7 @@ def parse_criterion(text: str, *, source: str | Path = "<criterion>") -> Criteri
 def load_criterion(path: str | Path) -> Criterion:
     """Load one criterion YAML file."""
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise CriterionError("file not found", file=path, hint="check the path") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise CriterionError(f"could not be read ({type(exc).__name__})", file=path) from None
+    text = read_text(path, error=CriterionError, what="criterion file")
     return parse_criterion(text, source=path)
 
 

@@ -44,7 +44,7 @@ from pydantic import (
     model_validator,
 )
 
-from pathjudge._yaml import load_yaml
+from pathjudge._yaml import load_yaml, read_text
 from pathjudge.agent.io import format_loc
 from pathjudge.errors import SuiteError
 from pathjudge.rubrics.assertions.arguments import CallExpectation
@@ -565,14 +565,7 @@ def load_suite(path: str | Path, *, allow_callables: CallablePolicy = False) -> 
     list.
     """
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise SuiteError("suite file not found", file=path, hint="check the path") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise SuiteError(
-            f"suite file could not be read ({exc.__class__.__name__})", file=path
-        ) from None
+    text = read_text(path, error=SuiteError, what="suite file")
     return parse_suite_text(text, file=path, allow_callables=allow_callables)
 
 

@@ -36,6 +36,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError
 
 from pathjudge.agent.trajectory import RunRecord, Step
+from pathjudge.rubrics.assertions._regex import PatternTimeout
 from pathjudge.rubrics.assertions.arguments import CallExpectation, match_call
 from pathjudge.rubrics.assertions.base import AXES, Axis, CheckResult
 from pathjudge.rubrics.assertions.outcome import (
@@ -397,19 +398,33 @@ def _arguments_checks(run: RunRecord, plan: TaskPlan) -> list[CheckResult]:
     if plan.arguments:
         total = 0
         failures: list[str] = []
+        broke: str | None = None
         for index, step in enumerate(run.steps):
             expected = plan.arguments.get(step.tool)
             if expected is None or step.arguments_error is not None:
                 continue
             total += 1
-            found = match_call(step.tool, step.arguments, expected)
+            try:
+                found = match_call(step.tool, step.arguments, expected)
+            except PatternTimeout as exc:  # a catastrophic $regex: undecided, never a fail
+                broke = f"steps[{index}] {step.tool}: {exc}"
+                break
             if not found.ok:
                 failures.append(
                     f"steps[{index}] {step.tool}: "
                     + "; ".join(m.render() for m in found.mismatches[:3])
                 )
         tools = ", ".join(sorted(plan.arguments))
-        if total == 0:
+        if broke is not None:
+            out.append(
+                CheckResult(
+                    check="arguments.match",
+                    axis="argument_correctness",
+                    status="error",
+                    reason=broke,
+                )
+            )
+        elif total == 0:
             out.append(
                 CheckResult(
                     check="arguments.match",
