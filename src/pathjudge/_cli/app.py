@@ -10,13 +10,15 @@ import functools
 import importlib
 import math
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 import typer
 from rich.console import Console
 from rich.markup import escape
 
+from pathjudge._outputs import OutputKind, check_outputs
 from pathjudge.errors import InputError, PathjudgeError
 
 __all__ = ["app", "err_console", "main", "out_console", "print_problems", "report_interrupt"]
@@ -73,19 +75,59 @@ def print_problems(
         err_console.print(f"... and {len(problems) - limit} {more}")
 
 
-def _finite_float_options(command: Any) -> None:
-    """Make every command refuse ``nan`` and ``inf`` for its float options (one line, exit 2).
+OUTPUT_OPTIONS: dict[str, OutputKind] = {
+    "output": "file",
+    "json_out": "file",
+    "junit": "file",
+    "grades_out": "file",
+    "html": "file",
+    "markdown": "file",
+    "save_verdicts": "file",
+    "few_shot": "file",
+    "cache": "file",
+    "plots": "folder",
+}
+"""Parameter names that are outputs, in every command (every other path parameter is an input)."""
 
-    ``float()`` accepts both, so a flag such as ``--alpha nan`` or ``--budget-usd inf`` would slip
-    past every range check (a comparison with NaN is always false). Each command's callback is
-    wrapped once to check the parsed values before it runs.
+
+def _check_values(flags: Mapping[str, str], values: Mapping[str, Any]) -> None:
+    """The rules every command obeys before it runs: finite floats, and safe output paths."""
+    for name, value in values.items():
+        if isinstance(value, float) and not math.isfinite(value):
+            flag = flags.get(name, name)
+            raise InputError(
+                f"{flag} must be a finite number, got {value}",
+                field=flag,
+                hint="give a plain number",
+            )
+    outputs: dict[str, tuple[Path, OutputKind]] = {}
+    inputs: list[tuple[str, Path]] = []
+    for name, value in values.items():
+        paths = value if isinstance(value, list | tuple) else [value]
+        for path in paths:
+            if not isinstance(path, Path):
+                continue
+            if name in OUTPUT_OPTIONS:
+                outputs[flags.get(name, name)] = (path, OUTPUT_OPTIONS[name])
+            else:
+                inputs.append((flags.get(name, name), path))
+    if outputs:
+        check_outputs(outputs, inputs)
+
+
+def _guard_commands(command: Any) -> None:
+    """Wrap every command's callback to apply :func:`_check_values` before it runs (once).
+
+    ``float()`` accepts ``nan`` and ``inf``, so a flag such as ``--alpha nan`` would slip past every
+    range check; and an output path that is an input, a folder, under a file or in a read-only
+    folder must fail before any work, naming the path (see :mod:`pathjudge._outputs`).
     """
     stack = [command]
     while stack:
         current = stack.pop()
         stack.extend(getattr(current, "commands", {}).values())
         callback = getattr(current, "callback", None)
-        if callback is None or getattr(callback, "_pathjudge_finite", False):
+        if callback is None or getattr(callback, "_pathjudge_guarded", False):
             continue
         flags = {
             param.name: (getattr(param, "opts", None) or [param.name])[0]
@@ -95,17 +137,10 @@ def _finite_float_options(command: Any) -> None:
         def checked(
             *args: Any, _callback: Any = callback, _flags: Any = flags, **kwargs: Any
         ) -> Any:
-            for name, value in kwargs.items():
-                if isinstance(value, float) and not math.isfinite(value):
-                    flag = _flags.get(name, name)
-                    raise InputError(
-                        f"{flag} must be a finite number, got {value}",
-                        field=flag,
-                        hint="give a plain number",
-                    )
+            _check_values(_flags, kwargs)
             return _callback(*args, **kwargs)
 
-        checked._pathjudge_finite = True  # type: ignore[attr-defined]
+        checked._pathjudge_guarded = True  # type: ignore[attr-defined]
         current.callback = functools.update_wrapper(checked, callback)
 
 
@@ -117,7 +152,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     install_log_redaction()  # SDK debug logs (ANTHROPIC_LOG) never print a key
     _INTERRUPT_REPORTED.clear()  # a command's own Ctrl-C message counts for this call only
     command = typer.main.get_command(app)
-    _finite_float_options(command)
+    _guard_commands(command)
     try:
         result = command.main(args=args, prog_name="pathjudge", standalone_mode=False)
     except PathjudgeError as exc:
@@ -141,6 +176,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         err_console.print("interrupted; everything finished so far is saved, and a rerun resumes.")
         return 130
+    except OSError as exc:
+        if exc.filename is None:
+            raise
+        # a file the command could not read or write: one line naming it, never a traceback
+        err_console.print(
+            f"error: {exc.filename}: {exc.strerror or exc} — check the path and its permissions.",
+            markup=False,
+        )
+        return 2
     except RecursionError:
         # a last line of defence: every reader bounds nesting itself and names the file
         err_console.print(
