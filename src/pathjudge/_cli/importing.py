@@ -101,11 +101,11 @@ def import_(
         runs = import_session(fmt, session, timeout=timeout, deadline=deadline, **options)
         origin = f"session {session}"
     tally = _Tally()
-    written = write_jsonl(output, tally.count(runs))
+    # nothing importable: nothing is written, and an existing output stays as it was
+    written = write_jsonl(output, tally.count(runs), keep_if_empty=True)
     if errors:
         print_problems("[yellow]skipped:[/]", errors)
     if written == 0:
-        output.unlink(missing_ok=True)
         raise ImportFormatError(
             "no run could be imported" if errors else "contains no runs",
             file=origin,

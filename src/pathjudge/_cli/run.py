@@ -141,7 +141,7 @@ def variance_command(
     """Run-to-run variation: per task and suite pass@k / pass^k, stable/flaky/broken, clustered CIs."""
     from rich.table import Table
 
-    from pathjudge.agent.io import read_runs
+    from pathjudge.agent.io import read_runs, unique_runs
     from pathjudge.errors import InputError
     from pathjudge.scoring.grade import grade
     from pathjudge.scoring.variance import outcomes_from_grades, variance_report
@@ -158,7 +158,9 @@ def variance_command(
         raise InputError(f"--level must be between 0 and 1, got {level}", field="--level")
     loaded = load_suite_for_cli(suite, allow_callables=allow_callables)
     report = variance_report(
-        outcomes_from_grades(grade(read_runs(runs), loaded, fast=True, file=runs)),
+        outcomes_from_grades(
+            grade(unique_runs(read_runs(runs), file=runs), loaded, fast=True, file=runs)
+        ),
         ks=ks,
         level=level,
         task_order=[t.id for t in loaded.tasks],

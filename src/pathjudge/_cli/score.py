@@ -170,7 +170,7 @@ def score(
     from collections.abc import Iterable, Iterator
 
     from pathjudge._cli.config import resolve_for_cli
-    from pathjudge.agent.io import JsonlAppender, read_runs
+    from pathjudge.agent.io import JsonlAppender, read_runs, unique_runs
     from pathjudge.agent.trajectory import RunRecord
     from pathjudge.config import twin_warning
     from pathjudge.errors import InputError
@@ -309,7 +309,11 @@ def score(
         if jobs > 1:
             score_file_parallel(runs, loaded, recorded, fast=fast, jobs=jobs, builder=builder)
         for lean in (
-            () if jobs > 1 else grade_lean(read_runs(runs), loaded, recorded, fast=fast, file=runs)
+            ()
+            if jobs > 1
+            else grade_lean(
+                unique_runs(read_runs(runs), file=runs), loaded, recorded, fast=fast, file=runs
+            )
         ):
             builder.add(lean)
             if appender is not None or keep:

@@ -11,6 +11,7 @@ and keep going (the good records are still yielded). ``.gz`` files are read and 
 from __future__ import annotations
 
 import gzip
+import json
 import os
 import re
 import tempfile
@@ -23,17 +24,19 @@ from pydantic import BaseModel, ValidationError
 
 from pathjudge._json import finite_problem
 from pathjudge.agent.trajectory import RunRecord
-from pathjudge.errors import RecordError
+from pathjudge.errors import InputError, RecordError
 
 __all__ = [
     "DEFAULT_MAX_LINE_BYTES",
     "JsonlAppender",
     "format_loc",
+    "inspect_tail",
     "iter_jsonl",
     "new_file_mode",
     "open_atomic_temp",
     "read_runs",
     "record_error_from_validation",
+    "unique_runs",
     "write_jsonl",
 ]
 
@@ -251,6 +254,67 @@ def iter_jsonl(
         )
 
 
+def unique_runs(
+    runs: Iterable[RunRecord], *, file: str | Path | None = None
+) -> Iterator[RunRecord]:
+    """Pass ``runs`` through, raising an :class:`InputError` (file and line) at the first run whose
+    (task, epoch) was already seen: a duplicated run would be counted twice in every rate.
+
+    Memory stays small however many runs: one bit per epoch per task (a set past a million epochs).
+    """
+    seen: dict[str, bytearray | set[int]] = {}
+    for index, run in enumerate(runs, 1):
+        epochs = seen.get(run.task_id)
+        epoch = run.epoch
+        if epochs is None:
+            epochs = seen[run.task_id] = bytearray()
+        if isinstance(epochs, bytearray):
+            if epoch < (1 << 23):
+                byte, bit = divmod(epoch, 8)
+                if byte >= len(epochs):
+                    epochs.extend(bytes(byte + 1 - len(epochs)))
+                if epochs[byte] >> bit & 1:
+                    _duplicate(run, index, file)
+                epochs[byte] |= 1 << bit
+                yield run
+                continue
+            epochs = seen[run.task_id] = {
+                8 * i + b for i, v in enumerate(epochs) for b in range(8) if v >> b & 1
+            }
+        if epoch in epochs:
+            _duplicate(run, index, file)
+        epochs.add(epoch)
+        yield run
+
+
+def _duplicate(run: RunRecord, index: int, file: str | Path | None) -> None:
+    raise InputError(
+        f"task {run.task_id!r} epoch {run.epoch} appears twice (run {index}); a duplicated run "
+        "would be counted twice",
+        file=file,
+        line=_record_line(file, index) if file is not None else None,
+        task_id=run.task_id,
+        field="epoch",
+        hint="keep one run per (task, epoch); two collections into one file make duplicates",
+    )
+
+
+def _record_line(file: str | Path, number: int) -> int | None:
+    """The 1-based line of the ``number``-th record (non-blank line) of a JSONL file (error path)."""
+    path = Path(file)
+    try:
+        with _open_read(path) as handle:
+            seen = 0
+            for line_no, raw in enumerate(handle, 1):
+                if raw.strip():
+                    seen += 1
+                    if seen == number:
+                        return line_no
+    except (OSError, EOFError, zlib.error):
+        return None
+    return None
+
+
 def read_runs(
     path: str | Path, *, errors: list[RecordError] | None = None, allow_empty: bool = False
 ) -> Iterator[RunRecord]:
@@ -261,8 +325,6 @@ def read_runs(
 def _dump_line(record: BaseModel | dict[str, Any]) -> bytes:
     if isinstance(record, BaseModel):
         return record.model_dump_json().encode("utf-8") + b"\n"
-    import json
-
     return json.dumps(record, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n"
 
 
@@ -307,10 +369,16 @@ def open_atomic_temp(path: Path, *, suffix: str = "") -> tuple[int, str]:
     return fd, tmp
 
 
-def write_jsonl(path: str | Path, records: Iterable[BaseModel | dict[str, Any]]) -> int:
+def write_jsonl(
+    path: str | Path,
+    records: Iterable[BaseModel | dict[str, Any]],
+    *,
+    keep_if_empty: bool = False,
+) -> int:
     """Write records atomically (temp file + rename): a crash never leaves a half-written file.
 
-    Returns the number of records written.
+    Returns the number of records written. With ``keep_if_empty``, no records means nothing is
+    written at all: an existing file at ``path`` stays as it was.
     """
     path = Path(path)
     fd, tmp = open_atomic_temp(path)
@@ -327,6 +395,9 @@ def write_jsonl(path: str | Path, records: Iterable[BaseModel | dict[str, Any]])
                 count += 1
             if out is not raw:
                 out.close()
+        if count == 0 and keep_if_empty:
+            Path(tmp).unlink(missing_ok=True)
+            return 0
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
@@ -334,38 +405,119 @@ def write_jsonl(path: str | Path, records: Iterable[BaseModel | dict[str, Any]])
     return count
 
 
+def inspect_tail(path: Path) -> tuple[str, int]:
+    """How a JSONL file ends, before anything appends to it: ``(state, offset)``.
+
+    ``ok``: empty, or the last line ends with a newline. ``no_newline``: the last line is a complete
+    JSON value that lacks its newline (``offset`` = the file size: a newline is appended, nothing is
+    dropped). ``torn``: the last line is the start of a JSON value cut off by a crash (``offset`` = where
+    it starts; only that torn tail is cut). A last line that is neither (several records on one line,
+    e.g. CR-only line endings, or a complete but malformed record) raises :class:`RecordError` and
+    nothing is changed.
+    """
+    size = path.stat().st_size
+    if size == 0:
+        return "ok", 0
+    with path.open("rb") as handle:
+        pos = size
+        tail = b""
+        while pos > 0:
+            step = min(_CHUNK, pos)
+            handle.seek(pos - step)
+            block = handle.read(step)
+            newline = block.rfind(b"\n")
+            if newline != -1:
+                tail = block[newline + 1 :] + tail
+                pos = pos - step + newline + 1
+                break
+            tail = block + tail
+            pos -= step
+        else:
+            pos = 0
+    if not tail.strip():
+        return "ok", size
+    try:
+        json.loads(tail)
+    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError) as exc:
+        message = getattr(exc, "msg", "")
+        if message == "Extra data" or tail.rstrip().endswith(b"}"):
+            with path.open("rb") as handle:
+                number = handle.read(pos).count(b"\n") + 1 if pos else 1
+            cr_only = b"\r" in tail.strip()
+            raise RecordError(
+                "uses carriage returns (CR) alone as line ends"
+                if cr_only
+                else "its last line holds a complete but malformed record",
+                file=path,
+                line=number,
+                hint="convert the line ends to \\n (e.g. tr '\\r' '\\n')"
+                if cr_only
+                else "fix or remove that line; pathjudge appends only to a valid runs file",
+            ) from None
+        return "torn", pos
+    return "no_newline", size
+
+
 class JsonlAppender:
     """Append records one at a time, flushed per record, so a crash or Ctrl-C loses nothing written.
 
-    A torn last line (from a crash mid-write) is truncated away on open, so a resumed run appends to a
-    clean file.
+    Only a torn last line (the start of a record cut off by a crash) is truncated on open; a complete
+    last record that lacks its newline gets one, and a file that ends any other way (CR-only line
+    ends, a malformed record) is refused, unchanged (see :func:`inspect_tail`).
+
+    ``lock``: hold an exclusive advisory lock on the file for as long as it is open, so two
+    processes never append to it at once; a file locked by another process is an
+    :class:`~pathjudge.errors.InputError`. ``repair=False`` leaves the tail to :meth:`repair_tail`,
+    for a caller that validates the existing records first. ``.gz`` paths are refused: appending to
+    a gzip stream would make it unreadable.
     """
 
-    def __init__(self, path: str | Path, *, fsync: bool = False) -> None:
+    def __init__(
+        self, path: str | Path, *, fsync: bool = False, lock: bool = False, repair: bool = True
+    ) -> None:
         self.path = Path(path)
         self.fsync = fsync
+        if self.path.suffix == ".gz":
+            raise InputError(
+                "cannot be appended to: it is gzip-compressed",
+                file=self.path,
+                hint="write runs to a plain .jsonl file (each run is appended as it finishes), "
+                "then compress it with gzip when the collection is done",
+            )
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._repair_tail()
         self._handle: IO[bytes] = self.path.open("ab")
+        if lock:
+            self._lock()
+        if repair:
+            try:
+                self.repair_tail()
+            except BaseException:
+                self._handle.close()
+                raise
 
-    def _repair_tail(self) -> None:
-        if not self.path.exists() or self.path.stat().st_size == 0:
+    def _lock(self) -> None:
+        try:
+            import fcntl
+        except ImportError:  # pragma: no cover - not POSIX: no advisory locks
             return
-        with self.path.open("rb+") as handle:
-            size = handle.seek(0, os.SEEK_END)
-            pos = size
-            while pos > 0:
-                step = min(_CHUNK, pos)
-                handle.seek(pos - step)
-                block = handle.read(step)
-                newline = block.rfind(b"\n")
-                if newline != -1:
-                    cut = pos - step + newline + 1
-                    if cut != size:
-                        handle.truncate(cut)
-                    return
-                pos -= step
-            handle.truncate(0)
+        try:
+            fcntl.flock(self._handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            self._handle.close()
+            raise InputError(
+                "is being written by another pathjudge process (it holds the lock)",
+                file=self.path,
+                hint="wait for that run to finish (a rerun then resumes it), or write to another -o file",
+            ) from None
+
+    def repair_tail(self) -> None:
+        """Make the file end with a newline: cut a torn last line, or add a missing newline."""
+        state, offset = inspect_tail(self.path)
+        if state == "torn":
+            os.truncate(self.path, offset)
+        elif state == "no_newline":
+            self._handle.write(b"\n")
+            self._handle.flush()
 
     def write(self, record: BaseModel | dict[str, Any]) -> None:
         self._handle.write(_dump_line(record))
