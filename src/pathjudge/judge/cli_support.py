@@ -202,11 +202,14 @@ def read_items(path: Path) -> list[JudgeItem]:
     """Read the items JSONL (line-numbered errors); duplicate ids are an :class:`InputError`."""
     items: list[JudgeItem] = []
     seen: set[str] = set()
-    for item in iter_jsonl(path, JudgeItem, what="item"):
+    for index, item in enumerate(iter_jsonl(path, JudgeItem, what="item"), 1):
         if item.item_id in seen:
+            from pathjudge.agent.io import _record_line
+
             raise InputError(
                 f"item id {item.item_id!r} appears twice",
                 file=path,
+                line=_record_line(path, index),
                 field="item_id",
                 hint="item ids must be unique",
             )

@@ -29,6 +29,7 @@ the file, the YAML line and the field; nothing is silently ignored.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal
@@ -502,11 +503,37 @@ def parse_suite(
         raise _suite_error(
             exc, where, root, defaults_node, tasks if isinstance(tasks, list) else None
         ) from None
+    _check_finite(suite, where, root)
     suite._source = where
     suite._task_lines = task_lines
     for _, criterion in suite.callables():
         criterion._permitted = callable_allowed(criterion.function, allow_callables)
     return suite
+
+
+def _check_finite(suite: Suite, file: str | None, root: yaml.Node | None) -> None:
+    """Refuse a non-finite number anywhere in the suite (``.nan``, ``.inf``, or a string such as
+    ``"1e400"`` or ``"nan"`` that validation turned into one): weights, gates, costs and tolerances
+    must be real numbers, or every comparison with them silently goes one way."""
+    stack: list[tuple[Any, tuple[int | str, ...]]] = [(suite.model_dump(), ())]
+    while stack:
+        value, loc = stack.pop()
+        if isinstance(value, float) and not math.isfinite(value):
+            line = None
+            if root is not None:
+                _, node = _walk(root, loc)
+                line = _line_of(node)
+            raise SuiteError(
+                f"{value} is not a finite number",
+                file=file,
+                line=line,
+                field=format_loc(loc) or None,
+                hint="write a plain finite number",
+            )
+        if isinstance(value, dict):
+            stack.extend((item, (*loc, key)) for key, item in value.items())
+        elif isinstance(value, list | tuple):
+            stack.extend((item, (*loc, index)) for index, item in enumerate(value))
 
 
 def _suite_error(

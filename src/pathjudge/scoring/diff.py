@@ -526,13 +526,19 @@ def _with_epochs(pairs: Iterable[RunDiff], rule: GateRule) -> list[str]:
     ]
 
 
-def _index(runs: Iterable[RunRecord], label: str) -> dict[tuple[str, int], RunRecord]:
+def _index(
+    runs: Iterable[RunRecord], label: str, file: str | Path | None = None
+) -> dict[tuple[str, int], RunRecord]:
+    from pathjudge.agent.io import _record_line
+
     out: dict[tuple[str, int], RunRecord] = {}
     for number, run in enumerate(runs, 1):
         key = (run.task_id, run.epoch)
         if key in out:
             raise InputError(
                 f"the {label} runs hold task {run.task_id!r} epoch {run.epoch} twice (run {number})",
+                file=file,
+                line=_record_line(file, number) if file is not None else None,
                 task_id=run.task_id,
                 field="epoch",
                 hint="keep one run per (task, epoch) in each file",
@@ -563,8 +569,8 @@ def diff_runs(
     each distinct finding of a task once, with the epochs it occurred in.
     """
     gate = gate or resolve_gate(suite)
-    base = _index(baseline, "baseline")
-    cand = _index(candidate, "candidate")
+    base = _index(baseline, "baseline", baseline_file)
+    cand = _index(candidate, "candidate", candidate_file)
     grades_b = {
         (g.task_id, g.epoch): g
         for g in grade(base.values(), suite, verdicts, fast=verdicts is None, file=baseline_file)
