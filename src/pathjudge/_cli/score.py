@@ -167,10 +167,11 @@ def score(
     Judged criteria run through the judge (configured by the flags, then the project configuration)
     unless --fast or --verdicts covers them; with no judge available they are reported "not run".
     """
+    import os
     from collections.abc import Iterable, Iterator
 
     from pathjudge._cli.config import resolve_for_cli
-    from pathjudge.agent.io import JsonlAppender, read_runs, unique_runs
+    from pathjudge.agent.io import JsonlAppender, open_atomic_temp, read_runs, unique_runs
     from pathjudge.agent.trajectory import RunRecord
     from pathjudge.config import twin_warning
     from pathjudge.errors import InputError
@@ -301,10 +302,18 @@ def score(
     keep = include_runs or rendered
     kept: list[RunGrade] = []
     appender = None
+    grades_tmp: str | None = None
+    if grades_out is not None and grades_out.suffix == ".gz":
+        raise InputError(
+            "--grades streams plain JSONL", field="--grades", hint="name it .jsonl, gzip it later"
+        )
     if grades_out is not None:
-        grades_out.parent.mkdir(parents=True, exist_ok=True)
-        grades_out.write_bytes(b"")  # a fresh file: grades of this run only
-        appender = JsonlAppender(grades_out)
+        # streamed into a temp file beside it and renamed over it only when grading succeeded: a
+        # failed command leaves an existing grades file as it was
+        fd, grades_tmp = open_atomic_temp(grades_out)
+        os.close(fd)
+        appender = JsonlAppender(grades_tmp)
+    completed = False
     try:
         if jobs > 1:
             score_file_parallel(runs, loaded, recorded, fast=fast, jobs=jobs, builder=builder)
@@ -322,9 +331,15 @@ def score(
                     appender.write(graded)
                 if keep:
                     kept.append(graded)
+        completed = True
     finally:
         if appender is not None:
             appender.close()
+        if grades_tmp is not None and grades_out is not None:
+            if completed:
+                os.replace(grades_tmp, grades_out)
+            else:
+                Path(grades_tmp).unlink(missing_ok=True)
     card = builder.build()
     gates = evaluate_gates(card, thresholds)
     passed = all(g.passed for g in gates)
