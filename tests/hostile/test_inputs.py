@@ -345,3 +345,18 @@ def test_non_finite_gates_and_weights_in_a_suite_are_refused() -> None:
     ):
         with pytest.raises(SuiteError, match="finite"):
             parse_suite_text(_suite("{kind: contains_any, values: [ok]}") + extra + "\n")
+
+
+def test_criterion_yaml_is_bounded_like_suites(tmp_path: Path) -> None:
+    from pathjudge.errors import CriterionError
+    from pathjudge.rubrics.criteria import load_criterion, parse_criterion
+
+    deep = "[" * 10_000 + "]" * 10_000
+    with pytest.raises(CriterionError, match="nested"):
+        parse_criterion(f"id: x\nversion: '1'\ncriterion: {deep}\n")
+    with pytest.raises(CriterionError, match="alias"):
+        parse_criterion(BOMB + "\n")
+    latin = tmp_path / "c.yaml"
+    latin.write_bytes("id: caf\u00e9\n".encode("latin-1"))
+    with pytest.raises(CriterionError, match="UTF-8"):
+        load_criterion(latin)

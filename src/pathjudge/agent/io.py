@@ -32,6 +32,7 @@ __all__ = [
     "format_loc",
     "inspect_tail",
     "iter_jsonl",
+    "line_problem",
     "new_file_mode",
     "open_atomic_temp",
     "read_runs",
@@ -126,6 +127,34 @@ def _readline(handle: IO[bytes], limit: int, number: int) -> bytes:
         raise ReadFailure(number, describe_read_failure(exc)) from None
 
 
+def line_problem(raw: bytes, *, file: str | Path | None, line: int | None) -> RecordError | None:
+    """What is wrong with a JSONL line that pydantic accepted, or None: invalid UTF-8 inside a string
+    (which pydantic's parser lets through), or a number JSON cannot carry (NaN, Infinity, 1e400).
+
+    Cheap on good lines: an ASCII check and a byte scan; only a suspect line is decoded again.
+    """
+    if not raw.isascii():
+        try:
+            raw.decode("utf-8")
+        except UnicodeDecodeError as bad:
+            return RecordError(
+                f"not valid UTF-8 (byte 0x{raw[bad.start]:02x} at column {bad.start + 1})",
+                file=file,
+                line=line,
+                hint="re-encode the file as UTF-8",
+            )
+    why = finite_problem(raw) if _SUSPECT_NUMBER(raw) else None
+    if why is None:
+        return None
+    return RecordError(
+        f"holds a number JSON cannot carry: {why}",
+        file=file,
+        line=line,
+        hint="write finite numbers (NaN, Infinity and values beyond 1e308 are not valid JSON); "
+        "use null for a missing value",
+    )
+
+
 def _lines(handle: IO[bytes], max_line_bytes: int) -> Iterator[tuple[int, bytes | None, int]]:
     """Yield ``(line_number, content or None when too long, length)``; never holds an over-long line.
 
@@ -207,33 +236,11 @@ def iter_jsonl(
                                 exc, file=path, line=number, what=label
                             )
                     else:
-                        why = finite_problem(raw) if _SUSPECT_NUMBER(raw) else None
-                        if why is None and not raw.isascii():
-                            # pydantic's parser lets some invalid UTF-8 inside strings through
-                            try:
-                                raw.decode("utf-8")
-                            except UnicodeDecodeError as bad:
-                                problem = RecordError(
-                                    f"not valid UTF-8 (byte 0x{raw[bad.start]:02x} at column {bad.start + 1})",
-                                    file=path,
-                                    line=number,
-                                    hint="re-encode the file as UTF-8",
-                                )
-                                if errors is None:
-                                    raise problem from None
-                                errors.append(problem)
-                                continue
-                        if why is None:
+                        problem = line_problem(raw, file=path, line=number)
+                        if problem is None:
                             count += 1
                             yield record
                             continue
-                        problem = RecordError(
-                            f"holds a number JSON cannot carry: {why}",
-                            file=path,
-                            line=number,
-                            hint="write finite numbers (NaN, Infinity and values beyond 1e308 "
-                            "are not valid JSON); use null for a missing value",
-                        )
                 if errors is None:
                     raise problem
                 errors.append(problem)

@@ -740,7 +740,7 @@ def _line_starts(path: Path, parts: int) -> list[int]:
 
 def _grade_range(start: int, end: int) -> tuple[object, int]:
     """Worker: grade the runs in bytes ``[start, end)`` into a scorecard builder (sent back pickled)."""
-    from pathjudge.agent.io import record_error_from_validation
+    from pathjudge.agent.io import line_problem, record_error_from_validation
     from pathjudge.errors import RecordError
     from pathjudge.scoring.scorecard import ScorecardBuilder
 
@@ -772,6 +772,10 @@ def _grade_range(start: int, end: int) -> tuple[object, int]:
                 raise RecordError(
                     "not valid UTF-8", file=file, line=_line_at(file, start) + local
                 ) from None
+            problem = line_problem(raw, file=file, line=None)
+            if problem is not None:  # the same rules as one process (NaN, 1e400, bad UTF-8)
+                problem.line = _line_at(file, start) + local
+                raise problem
             count += 1
             plan = plans.get(run.task_id)
             if plan is None:
