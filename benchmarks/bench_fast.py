@@ -6,9 +6,9 @@ Seeded synthetic trajectories over a synthetic suite (20 tasks, each a strict re
 exact arguments and a step budget). Three measurements, each reported as a ratio or a rate:
 
 1. the four basic checks — tool names in order, exact arguments, redundancy count, step budget — with
-   pathjudge (``TaskPlan.quick``, precompiled per task) vs a plain-Python implementation of the same over
-   dicts. Target: at most 3x the plain baseline.
-2. full five-axis grading with the path score (``grade_lean`` into the scorecard) vs the same plain baseline. Target: at most 10x.
+   pathjudge (the task plan's compiled reference matchers and ``redundant_calls``) vs a plain-Python
+   implementation of the same over dicts. Target: at most 3x the plain baseline.
+2. full five-axis grading with the path score (``grade`` into the scorecard) vs the same plain baseline. Target: at most 10x.
 3. end to end: ``pathjudge score RUNS --suite SUITE --fast --jobs J`` on a generated JSONL of ``--e2e`` runs, in a
    subprocess: runs per second (target >= 20,000) and peak RSS at a tenth of the runs vs all of them
    (flat memory: the two should be close).
@@ -34,8 +34,10 @@ from pathlib import Path
 from typing import Any
 
 from pathjudge.agent.trajectory import RunRecord
+from pathjudge.rubrics.assertions.steps import redundant_calls
+from pathjudge.rubrics.checks import TaskPlan, plan_task
 from pathjudge.rubrics.suite import Suite, parse_suite_text
-from pathjudge.scoring.grade import grade_lean, plan_task
+from pathjudge.scoring.grade import grade
 from pathjudge.scoring.scorecard import ScorecardBuilder
 
 TOOLS = ["lookup_order", "refund", "send_message", "search_help", "get_user"]
@@ -110,6 +112,17 @@ def plain_checks(run: dict[str, Any], task: dict[str, Any]) -> tuple[bool, bool,
     return names_ok, args_ok, redundant, len(steps) <= task["budget"]
 
 
+def four_checks(run: RunRecord, plan: TaskPlan) -> tuple[bool, bool, int, bool]:
+    """The four basic checks from the task plan: tool names in the first reference's order, every
+    call matching its step (the compiled matchers), the redundant-call count, within the budget."""
+    steps = run.steps
+    refs = plan.references[0].refs
+    in_order = tuple(step.tool for step in steps) == tuple(ref.tool for ref in refs)
+    exact = in_order and all(ref.matcher(step).ok for ref, step in zip(refs, steps, strict=True))
+    within = plan.budget is None or len(steps) <= plan.budget
+    return in_order, exact, len(redundant_calls(run)), within
+
+
 def run_child(cmd: list[str]) -> tuple[int, float]:
     """Run ``cmd`` with output discarded; return its exit code and its own peak RSS in MB.
 
@@ -166,7 +179,7 @@ def main() -> None:
 
     # sanity: both implementations agree on every run
     for d, r in zip(dicts, records, strict=True):
-        mine = plans[r.task_id].quick(r)
+        mine = four_checks(r, plans[r.task_id])
         assert mine == plain_checks(d, by_id[d["task_id"]]), (
             mine,
             plain_checks(d, by_id[d["task_id"]]),
@@ -174,14 +187,14 @@ def main() -> None:
 
     def full() -> None:
         builder = ScorecardBuilder(suite)
-        for graded in grade_lean(records, suite, fast=True):
+        for graded in grade(records, suite, fast=True):
             builder.add(graded)
         builder.build()
 
     plain, quick, full_time = timed(
         [
             lambda: [plain_checks(d, by_id[d["task_id"]]) for d in dicts],
-            lambda: [plans[r.task_id].quick(r) for r in records],
+            lambda: [four_checks(r, plans[r.task_id]) for r in records],
             full,
         ],
         args.repeat,

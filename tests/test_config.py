@@ -51,7 +51,9 @@ def test_every_key_has_an_env_var_named_after_it() -> None:
     assert ENV_VARS["weights.axes.tool_selection"] == "PATHJUDGE_WEIGHTS_AXES_TOOL_SELECTION"
     assert set(ENV_VARS) == set(config_keys())
     assert len(set(ENV_VARS.values())) == len(ENV_VARS)
-    assert len(config_keys()) == 26  # 3 judge + 3 agent + 3 top level + 4 gates + 5 + 3 weights + 4 + allow_callables
+    assert (
+        len(config_keys()) == 26
+    )  # 3 judge + 3 agent + 3 top level + 4 gates + 5 + 3 weights + 4 + allow_callables
 
 
 # (key, TOML literal in the file, env string, cli value, expected file / env / cli values)

@@ -91,6 +91,19 @@ class PathjudgeError(Exception):
     def __str__(self) -> str:
         return self.render()
 
+    def __reduce__(self) -> tuple[object, ...]:
+        # pickles with its fields (a worker process sends its errors back to the parent)
+        return (_rebuild, (type(self), dict(self.__dict__), self.args))
+
+
+def _rebuild(
+    cls: type[PathjudgeError], state: dict[str, object], args: tuple[object, ...]
+) -> PathjudgeError:
+    error = cls.__new__(cls)
+    error.__dict__.update(state)
+    error.args = args
+    return error
+
 
 class InputError(PathjudgeError):
     """Input the user can fix: a file, a flag, a value."""

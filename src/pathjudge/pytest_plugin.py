@@ -91,13 +91,13 @@ class _Graded:
     def result(self) -> tuple[Any, dict[str, list[Any]]]:
         if self._done is None:
             from pathjudge.agent.io import read_runs
-            from pathjudge.scoring.grade import grade_lean
+            from pathjudge.scoring.grade import grade
             from pathjudge.scoring.judged import load_verdicts
             from pathjudge.scoring.scorecard import ScorecardBuilder
 
             recorded = load_verdicts(self.verdicts) if self.verdicts else None
             builder = ScorecardBuilder(self.suite, max_weak=10**9)
-            for graded in grade_lean(
+            for graded in grade(
                 read_runs(self.runs), self.suite, recorded, fast=recorded is None, file=self.runs
             ):
                 builder.add(graded)

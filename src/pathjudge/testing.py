@@ -75,11 +75,11 @@ def assert_success(
     return result
 
 
-def _all_pass(results: list[CheckResult]) -> list[CheckResult]:
+def _all_pass(results: Sequence[CheckResult]) -> list[CheckResult]:
     failed = [r for r in results if r.gating and r.status != "pass"]
     if failed:
         raise AssertionError("; ".join(f"{r.check} {r.status}: {r.reason}" for r in failed))
-    return results
+    return list(results)
 
 
 def assert_tools(

@@ -1,9 +1,10 @@
-"""Memoised alignment equals fresh alignment.
+"""Cheap exits and the per-reference cache never change an alignment.
 
-``align_data`` memoises, per reference tuple, the fully matching alignment and the pairing of each
-run shape; a list of reference steps is never memoised. So aligning many runs against one compiled
-reference tuple (memo warm) must give exactly what the same steps as a list give (computed afresh),
-in every mode, with repeats, parallel calls, wrong arguments and partial orders.
+:func:`~pathjudge.rubrics.path.align_calls` takes two cheap exits before the optimal search (calls
+that fully match the reference one to one; a pairing with no choice in it) and keeps, in an explicit
+per-reference :class:`~pathjudge.rubrics.path.AlignCache`, the fully matching alignment and the
+pairing of each run shape. Each must give exactly what the plain search gives, in every mode, with
+repeats, parallel calls, wrong arguments and partial orders.
 """
 
 from __future__ import annotations
@@ -15,7 +16,15 @@ from hypothesis import strategies as st
 
 from pathjudge.agent.trajectory import RunRecord, Step
 from pathjudge.rubrics.assertions.steps import redundant_calls
-from pathjudge.rubrics.path import MODES, FaultCosts, ReferencePath, align_data, compile_reference
+from pathjudge.rubrics.path import (
+    MODES,
+    AlignCache,
+    FaultCosts,
+    ReferencePath,
+    _align,
+    align_calls,
+    compile_reference,
+)
 
 TOOLS = ["a", "b", "c"]
 VALUES: list[Any] = ["x", "y", "X", 1, 1.0]
@@ -86,7 +95,7 @@ def variants(run: RunRecord, values: list[Any]) -> list[RunRecord]:
     return out
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=300, deadline=None)
 @given(
     references(),
     st.lists(runs(), min_size=1, max_size=6),
@@ -94,7 +103,7 @@ def variants(run: RunRecord, values: list[Any]) -> list[RunRecord]:
     st.sampled_from([None, 2, 3]),
     st.sampled_from([FaultCosts(), FaultCosts(missing=30, wasted=5)]),
 )
-def test_memoised_alignment_equals_fresh(
+def test_cheap_exits_and_cache_equal_the_plain_search(
     reference: ReferencePath,
     batch: list[RunRecord],
     values: list[Any],
@@ -102,17 +111,31 @@ def test_memoised_alignment_equals_fresh(
     costs: FaultCosts,
 ) -> None:
     refs = compile_reference(reference)
-    assert isinstance(refs, tuple)
+    cache = AlignCache(limit=3)  # small: the cache also empties and refills
     every = [variant for run in batch for variant in variants(run, values)]
-    for _ in range(2):  # the second round finds every shape memoised
+    for _ in range(2):  # the second round finds shapes cached
         for run in every:
             marks = [repeat for _, repeat in redundant_calls(run)]
-            kwargs: dict[str, Any] = {"budget": budget, "costs": costs, "redundant": marks}
-            memoised = align_data(run.steps, refs, reference.mode, **kwargs)
-            fresh = align_data(run.steps, list(refs), reference.mode, **kwargs)
-            assert memoised == fresh
-            assert memoised.to_model() == fresh.to_model()
-            assert memoised.reason == fresh.reason
+            cached = align_calls(
+                run.steps,
+                refs,
+                reference.mode,
+                budget=budget,
+                costs=costs,
+                redundant=marks,
+                cache=cache,
+            )
+            quick = align_calls(
+                run.steps, refs, reference.mode, budget=budget, costs=costs, redundant=marks
+            )
+            plain = _align(
+                run.steps, refs, reference.mode, "reference", budget, costs, marks, None, False
+            )
+            assert cached == plain
+            assert quick == plain
+            assert cached.to_dict() == plain.to_dict()
+            assert cached.reason == plain.reason
+            assert len(cache) <= 2 * cache.limit
 
 
 def test_one_shape_with_different_argument_diffs_keeps_each_runs_diffs() -> None:
@@ -120,6 +143,7 @@ def test_one_shape_with_different_argument_diffs_keeps_each_runs_diffs() -> None
         {"mode": "strict", "steps": [{"tool": "a", "args": {"v": "x"}}, {"tool": "b"}]}
     )
     refs = compile_reference(reference)
+    cache = AlignCache()
 
     def run(value: str) -> RunRecord:
         return RunRecord(
@@ -128,11 +152,13 @@ def test_one_shape_with_different_argument_diffs_keeps_each_runs_diffs() -> None
             steps=(
                 Step(tool="b", turn=0),
                 Step(tool="a", turn=1, arguments={"v": value}),
+                Step(tool="a", turn=2, arguments={"v": value + "!"}),
             ),
         )
 
-    first = align_data(run("y").steps, refs, "strict")
-    second = align_data(run("z").steps, refs, "strict")  # same shape: pairing memoised
+    first = align_calls(run("y").steps, refs, "strict", cache=cache)
+    second = align_calls(run("z").steps, refs, "strict", cache=cache)  # same shape: cached
+    assert len(cache) == 1
     assert [d.reason for p in first.pairs for d in p.diffs] != [
         d.reason for p in second.pairs for d in p.diffs
     ]
@@ -145,6 +171,7 @@ def test_parallel_and_sequential_versions_of_one_sequence_are_aligned_apart() ->
         {"mode": "strict", "steps": [{"tool": "a"}, {"tool": "b"}]}
     )
     refs = compile_reference(reference)
+    cache = AlignCache()
 
     def run(turns: tuple[int, int]) -> RunRecord:
         return RunRecord(
@@ -154,6 +181,22 @@ def test_parallel_and_sequential_versions_of_one_sequence_are_aligned_apart() ->
         )
 
     # b then a in two turns is out of order (100 - 15); in one turn the two calls are parallel
-    assert align_data(run((0, 1)).steps, refs, "strict").score == 85
-    assert align_data(run((0, 0)).steps, refs, "strict").score == 100
-    assert align_data(run((0, 1)).steps, refs, "strict").score == 85
+    assert align_calls(run((0, 1)).steps, refs, "strict", cache=cache).score == 85
+    assert align_calls(run((0, 0)).steps, refs, "strict", cache=cache).score == 100
+    assert align_calls(run((0, 1)).steps, refs, "strict", cache=cache).score == 85
+
+
+def test_cache_is_keyed_by_content_and_travels_empty() -> None:
+    import pickle
+
+    reference = ReferencePath.model_validate({"mode": "strict", "steps": [{"tool": "a"}]})
+    cache = AlignCache(limit=7)
+    steps = (Step(tool="a", turn=0),)
+    align_calls(steps, compile_reference(reference), "strict", cache=cache)
+    # a fresh compile of the same reference (other objects, same content) finds the entry
+    again = align_calls(steps, compile_reference(reference), "strict", cache=cache)
+    assert len(cache) == 1
+    assert again.score == 100
+    copy = pickle.loads(pickle.dumps(cache))
+    assert len(copy) == 0
+    assert copy.limit == 7

@@ -160,4 +160,4 @@ def test_memoised_tool_checks_equal_direct_checks(suite: Suite) -> None:
     assert task.tools is not None
     for graded, record in zip(grade(runs, suite), runs, strict=True):
         direct = check_tool_selection(record, task.tools)
-        assert [c for c in graded.checks if c.check.startswith("tools.")] == direct
+        assert tuple(c for c in graded.checks if c.check.startswith("tools.")) == direct

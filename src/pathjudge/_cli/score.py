@@ -122,11 +122,15 @@ def score(
     ] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print only gate results.")] = False,
     jobs: Annotated[
-        int,
+        int | None,
         typer.Option(
-            "--jobs", "-j", min=1, help="Worker processes (plain JSONL, scorecard outputs only)."
+            "--jobs",
+            "-j",
+            min=1,
+            help="Worker processes (default: the core count for a large runs file with scorecard "
+            "outputs only, else 1).",
         ),
-    ] = 1,
+    ] = None,
     html: Annotated[
         Path | None, typer.Option("--html", help="Also write the self-contained HTML report here.")
     ] = None,
@@ -171,15 +175,17 @@ def score(
     from collections.abc import Iterable, Iterator
 
     from pathjudge._cli.config import resolve_for_cli
-    from pathjudge.agent.io import JsonlAppender, open_atomic_temp, read_runs, unique_runs
+    from pathjudge.agent.io import JsonlAppender, RunKeys, open_atomic_temp, read_runs
     from pathjudge.agent.trajectory import RunRecord
     from pathjudge.config import twin_warning
-    from pathjudge.errors import InputError
+    from pathjudge.errors import InputError, RecordError
     from pathjudge.judge.cli_support import config_backend_name, configured_judge
     from pathjudge.report.json_report import ScoreReport, write_report
     from pathjudge.report.junit import write_junit
     from pathjudge.report.terminal import print_scorecard
-    from pathjudge.scoring.grade import RunGrade, grade_lean, score_file_parallel
+    from pathjudge.rubrics.checks import SuitePlan
+    from pathjudge.scoring.chunk import grade_chunk, iter_lines, score_file_parallel
+    from pathjudge.scoring.grade import RunGrade
     from pathjudge.scoring.judged import (
         JudgeSetup,
         VerdictLike,
@@ -191,19 +197,21 @@ def score(
         suite_has_judged,
     )
     from pathjudge.scoring.scorecard import (
-        ScorecardBuilder,
         evaluate_gates,
         parse_thresholds,
         parse_weights,
     )
 
     rendered = html is not None or markdown is not None
-    if jobs > 1 and (grades_out is not None or include_runs or rendered or runs.suffix == ".gz"):
+    per_run = grades_out is not None or include_runs or rendered
+    if jobs is not None and jobs > 1 and per_run:
         raise InputError(
             "--jobs above 1 grades into the scorecard only",
             field="--jobs",
-            hint="drop --grades/--include-runs/--html/--markdown (or use --jobs 1), and pass an uncompressed JSONL",
+            hint="drop --grades/--include-runs/--html/--markdown (or use --jobs 1)",
         )
+    if jobs is None:
+        jobs = 1 if per_run else _auto_jobs(runs)
     loaded = load_suite_for_cli(suite, allow_callables=allow_callables)
     judging = not fast and suite_has_judged(loaded)
     config = resolve_for_cli(
@@ -298,7 +306,7 @@ def score(
                     "reported not run (everything judged is cached; rerun with a larger budget)",
                     markup=False,
                 )
-    builder = ScorecardBuilder(loaded, weights=weight_map)
+    plans = SuitePlan(loaded)
     keep = include_runs or rendered
     kept: list[RunGrade] = []
     appender = None
@@ -313,25 +321,33 @@ def score(
         fd, grades_tmp = open_atomic_temp(grades_out)
         os.close(fd)
         appender = JsonlAppender(grades_tmp)
+    keys = RunKeys()
+    count = 0
+
+    def streamed(graded: RunGrade, position: tuple[str, int]) -> None:
+        nonlocal count
+        count += 1
+        # a duplicated (task, epoch) would be counted twice in every rate: refused, as diff does
+        keys.check(graded.task_id, graded.epoch, file=runs, line=position[1] or None, index=count)
+        if appender is not None:
+            appender.write(graded)
+        if keep:
+            kept.append(graded)
+
     completed = False
     try:
         if jobs > 1:
-            score_file_parallel(runs, loaded, recorded, fast=fast, jobs=jobs, builder=builder)
-        for lean in (
-            ()
-            if jobs > 1
-            else grade_lean(
-                unique_runs(read_runs(runs), file=runs), loaded, recorded, fast=fast, file=runs
+            partial = score_file_parallel(runs, plans, recorded, fast=fast, jobs=jobs)
+        else:
+            partial = grade_chunk(
+                iter_lines(runs),
+                plans,
+                recorded,
+                fast=fast,
+                stop_at_error=True,
+                on_grade=streamed,
             )
-        ):
-            builder.add(lean)
-            if appender is not None or keep:
-                graded = lean.to_model()
-                if appender is not None:
-                    appender.write(graded)
-                if keep:
-                    kept.append(graded)
-        completed = True
+        completed = partial.first_error() is None
     finally:
         if appender is not None:
             appender.close()
@@ -340,7 +356,16 @@ def score(
                 os.replace(grades_tmp, grades_out)
             else:
                 Path(grades_tmp).unlink(missing_ok=True)
-    card = builder.build()
+    problem = partial.first_error()
+    if problem is not None:
+        raise problem
+    if partial.runs == 0:
+        raise RecordError(
+            "has no run records",
+            file=runs,
+            hint="the file is empty; pass a JSONL file with one record per line",
+        )
+    card = partial.finish(loaded, weights=weight_map)
     gates = evaluate_gates(card, thresholds)
     passed = all(g.passed for g in gates)
     full = ScoreReport(
@@ -374,6 +399,22 @@ def score(
         err_console.print(f"thresholds missed: {missed}")
         return 1
     return 0
+
+
+_PARALLEL_BYTES = 8 * 1024 * 1024  # below this a worker pool costs more than it saves
+
+
+def _auto_jobs(runs: Path) -> int:
+    """The core count for a large plain runs file, else 1."""
+    from pathjudge.scoring.chunk import default_jobs
+
+    try:
+        size = runs.stat().st_size
+    except OSError:
+        return 1  # reading it reports the problem
+    if runs.suffix == ".gz":
+        size *= 8
+    return default_jobs() if size >= _PARALLEL_BYTES else 1
 
 
 def _actual(value: float | None) -> str:

@@ -18,7 +18,7 @@ import tempfile
 import zlib
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import IO, Any, TypeVar, cast
+from typing import IO, Any, Protocol, TypeVar, cast
 
 from pydantic import BaseModel, ValidationError
 
@@ -261,49 +261,69 @@ def iter_jsonl(
         )
 
 
-def unique_runs(
-    runs: Iterable[RunRecord], *, file: str | Path | None = None
-) -> Iterator[RunRecord]:
-    """Pass ``runs`` through, raising an :class:`InputError` (file and line) at the first run whose
-    (task, epoch) was already seen: a duplicated run would be counted twice in every rate.
+class RunKeys:
+    """The (task, epoch) pairs seen so far, in little memory: one bit per epoch per task (a set
+    past a million epochs). :meth:`check` raises on a pair seen before."""
 
-    Memory stays small however many runs: one bit per epoch per task (a set past a million epochs).
-    """
-    seen: dict[str, bytearray | set[int]] = {}
-    for index, run in enumerate(runs, 1):
-        epochs = seen.get(run.task_id)
-        epoch = run.epoch
+    __slots__ = ("_seen",)
+
+    def __init__(self) -> None:
+        self._seen: dict[str, bytearray | set[int]] = {}
+
+    def add(self, task_id: str, epoch: int) -> bool:
+        """Record the pair; False when it was already there."""
+        epochs = self._seen.get(task_id)
         if epochs is None:
-            epochs = seen[run.task_id] = bytearray()
+            epochs = self._seen[task_id] = bytearray()
         if isinstance(epochs, bytearray):
-            if epoch < (1 << 23):
+            if 0 <= epoch < (1 << 23):
                 byte, bit = divmod(epoch, 8)
                 if byte >= len(epochs):
                     epochs.extend(bytes(byte + 1 - len(epochs)))
                 if epochs[byte] >> bit & 1:
-                    _duplicate(run, index, file)
+                    return False
                 epochs[byte] |= 1 << bit
-                yield run
-                continue
-            epochs = seen[run.task_id] = {
+                return True
+            epochs = self._seen[task_id] = {
                 8 * i + b for i, v in enumerate(epochs) for b in range(8) if v >> b & 1
             }
         if epoch in epochs:
-            _duplicate(run, index, file)
+            return False
         epochs.add(epoch)
+        return True
+
+    def check(
+        self, task_id: str, epoch: int, *, file: str | Path | None, line: int | None, index: int
+    ) -> None:
+        """:meth:`add`, raising an :class:`InputError` (file, line) when the pair is a duplicate."""
+        if not self.add(task_id, epoch):
+            raise InputError(
+                f"task {task_id!r} epoch {epoch} appears twice (run {index}); a duplicated run "
+                "would be counted twice",
+                file=file,
+                line=line,
+                task_id=task_id,
+                field="epoch",
+                hint="keep one run per (task, epoch); two collections into one file make duplicates",
+            )
+
+
+def unique_runs(
+    runs: Iterable[RunRecord], *, file: str | Path | None = None
+) -> Iterator[RunRecord]:
+    """Pass ``runs`` through, raising an :class:`InputError` (file and line) at the first run whose
+    (task, epoch) was already seen: a duplicated run would be counted twice in every rate."""
+    keys = RunKeys()
+    for index, run in enumerate(runs, 1):
+        if not keys.add(run.task_id, run.epoch):
+            keys.check(
+                run.task_id,
+                run.epoch,
+                file=file,
+                line=_record_line(file, index) if file is not None else None,
+                index=index,
+            )
         yield run
-
-
-def _duplicate(run: RunRecord, index: int, file: str | Path | None) -> None:
-    raise InputError(
-        f"task {run.task_id!r} epoch {run.epoch} appears twice (run {index}); a duplicated run "
-        "would be counted twice",
-        file=file,
-        line=_record_line(file, index) if file is not None else None,
-        task_id=run.task_id,
-        field="epoch",
-        hint="keep one run per (task, epoch); two collections into one file make duplicates",
-    )
 
 
 def _record_line(file: str | Path, number: int) -> int | None:
@@ -329,9 +349,18 @@ def read_runs(
     return iter_jsonl(path, RunRecord, errors=errors, allow_empty=allow_empty, what="run")
 
 
-def _dump_line(record: BaseModel | dict[str, Any]) -> bytes:
+class SelfSerializing(Protocol):
+    """A plain record that writes itself as one compact JSON document (e.g. a ``RunGrade``)."""
+
+    def to_json(self) -> bytes: ...
+
+
+def _dump_line(record: BaseModel | dict[str, Any] | SelfSerializing) -> bytes:
     if isinstance(record, BaseModel):
         return record.model_dump_json().encode("utf-8") + b"\n"
+    to_json = getattr(record, "to_json", None)
+    if to_json is not None:  # a plain record that serialises itself (e.g. a RunGrade)
+        return bytes(to_json()) + b"\n"
     return json.dumps(record, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n"
 
 
@@ -378,7 +407,7 @@ def open_atomic_temp(path: Path, *, suffix: str = "") -> tuple[int, str]:
 
 def write_jsonl(
     path: str | Path,
-    records: Iterable[BaseModel | dict[str, Any]],
+    records: Iterable[BaseModel | dict[str, Any] | SelfSerializing],
     *,
     keep_if_empty: bool = False,
 ) -> int:
@@ -526,7 +555,7 @@ class JsonlAppender:
             self._handle.write(b"\n")
             self._handle.flush()
 
-    def write(self, record: BaseModel | dict[str, Any]) -> None:
+    def write(self, record: BaseModel | dict[str, Any] | SelfSerializing) -> None:
         self._handle.write(_dump_line(record))
         self._handle.flush()
         if self.fsync:

@@ -7,10 +7,11 @@ gives byte-identical files.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, PlainSerializer, PlainValidator, ValidationError
 
 from pathjudge.report._write import write_text_atomic
 from pathjudge.scoring.grade import RunGrade
@@ -19,6 +20,39 @@ from pathjudge.scoring.scorecard import GateResult, Scorecard
 __all__ = ["REPORT_SCHEMA_VERSION", "ScoreReport", "dumps_report", "write_report"]
 
 REPORT_SCHEMA_VERSION = 1
+
+
+def _grades_in(value: object) -> tuple[RunGrade, ...] | None:
+    """Per-run grades as given, or read back from their JSON form (validated)."""
+    if value is None:
+        return None
+    if not isinstance(value, list | tuple):
+        raise ValueError("expected a list of run grades")
+    out: list[RunGrade] = []
+    for index, item in enumerate(value):
+        if isinstance(item, RunGrade):
+            out.append(item)
+            continue
+        if not isinstance(item, Mapping):
+            raise ValueError(f"run {index}: expected an object")
+        try:
+            out.append(RunGrade.from_dict(item))
+        except ValidationError as exc:
+            first = exc.errors(include_url=False, include_input=False)[0]
+            where = ".".join(str(part) for part in first.get("loc", ()))
+            raise ValueError(
+                f"run {index}{': ' + where if where else ''}: {first['msg']}"
+            ) from None
+    return tuple(out)
+
+
+def _grades_out(value: tuple[RunGrade, ...] | None) -> list[dict[str, Any]] | None:
+    return None if value is None else [grade.to_dict() for grade in value]
+
+
+GradeList = Annotated[
+    tuple[RunGrade, ...] | None, PlainValidator(_grades_in), PlainSerializer(_grades_out)
+]
 
 
 class ScoreReport(BaseModel):
@@ -41,9 +75,7 @@ class ScoreReport(BaseModel):
     scorecard: Scorecard
     gates: tuple[GateResult, ...] = ()
     passed: bool = Field(description="Whether every gate passed (True without gates).")
-    runs: tuple[RunGrade, ...] | None = Field(
-        default=None, description="Per-run grades, when asked for."
-    )
+    runs: GradeList = Field(default=None, description="Per-run grades, when asked for.")
 
 
 def dumps_report(report: ScoreReport) -> str:

@@ -141,8 +141,14 @@ def print_scorecard(
         console.print("no weak paths")
     if sc.check_errors:
         console.print(
-            f"[yellow]{sc.check_errors} checks could not run (status error); see --json[/]"
+            f"[yellow]{sc.check_errors} checks could not run (status error, undecided); "
+            "checks that broke:[/]"
         )
+        for broken in sc.broken_checks[:10]:
+            console.print(
+                f"  {broken.check} x{broken.count} (first on run {broken.example_run}): {broken.reason}",
+                markup=False,
+            )
     for gate in gates:
         mark = "[green]ok[/]" if gate.passed else "[red]MISSED[/]"
         console.print(f"gate {gate.metric} >= {gate.threshold:g}: {_num(gate.actual, 3)} {mark}")

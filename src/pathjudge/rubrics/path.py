@@ -53,8 +53,8 @@ import json
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
-from dataclasses import dataclass
-from typing import Literal, NamedTuple, assert_never
+from dataclasses import dataclass, field
+from typing import Any, Literal, assert_never
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, model_validator
 
@@ -63,7 +63,7 @@ from pathjudge.rubrics.assertions.arguments import CallExpectation, EqMatcher, m
 
 __all__ = [
     "MODES",
-    "AlignmentData",
+    "AlignCache",
     "ArgDiff",
     "FaultCosts",
     "Mode",
@@ -75,10 +75,8 @@ __all__ = [
     "StepMatch",
     "StepMatcher",
     "align_calls",
-    "align_data",
     "align_path",
     "best_alignment",
-    "best_data",
     "compile_reference",
     "hungarian",
     "literal_arguments",
@@ -120,6 +118,9 @@ class FaultCosts(BaseModel):
     )
 
 
+_DEFAULT_COSTS = FaultCosts()
+
+
 class ArgDiff(BaseModel):
     """One argument of a paired call that differs from its reference step."""
 
@@ -145,112 +146,73 @@ StepMatcher = Callable[[Step], StepMatch]
 """Compares a call (already known to use the step's tool) with one reference step."""
 
 
-class PairedStep(BaseModel):
-    """A reference step paired with a call of the run."""
+@dataclass(frozen=True, slots=True)
+class PairedStep:
+    """A reference step paired with a call of the run.
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    ``ref``: the reference step id (``#N``, its 1-based position, when it has no id); ``call``: the
+    0-based index of the paired call; ``ok``: whether the call fully matches the step (arguments and
+    result); ``in_order``: False when the pair only exists out of the required order; ``diffs``: the
+    argument paths that differ.
+    """
 
-    ref: str = Field(description="Reference step id (its 1-based position when it has no id).")
-    call: int = Field(description="0-based index of the paired call in the run.")
-    tool: str
-    ok: bool = Field(description="Whether the call fully matches the step (arguments and result).")
-    in_order: bool = Field(description="False when the pair only exists out of the required order.")
-    diffs: tuple[ArgDiff, ...] = Field(default=(), description="Argument paths that differ.")
-
-
-class PathAlignment(BaseModel):
-    """The alignment of one run with one reference path: the diff, the faults and the path score."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    reference: str = Field(description="Name of the reference path.")
-    mode: Mode
-    satisfied: bool = Field(
-        description="Whether the run meets the mode exactly: every required step matched, in order "
-        "where order matters, no forbidden extra and no wasted call (the step budget is judged apart)."
-    )
-    score: int = Field(ge=0, le=100, description="Path score: 100 minus fault costs, floored at 0.")
-    pairs: tuple[PairedStep, ...] = Field(
-        description="Reference steps paired with calls, in reference order."
-    )
-    missing: tuple[str, ...] = Field(description="Reference steps paired with no call.")
-    extra: tuple[int, ...] = Field(description="Indices of calls paired with no reference step.")
-    wasted: tuple[int, ...] = Field(description="Indices of calls charged as wasted.")
-    out_of_order: tuple[str, ...] = Field(description="Reference steps present only out of order.")
-    over_budget: bool
-    order_fault: bool
-    faults: dict[str, int] = Field(
-        description="Count per fault kind: missing, wasted, over_budget, wrong_order."
-    )
-    search_truncated: bool = Field(
-        default=False, description="True when the exact search hit its node limit."
-    )
-    reason: str = Field(description="Why, in words that reproduce the score.")
-
-    @property
-    def argument_diffs(self) -> tuple[PairedStep, ...]:
-        return tuple(p for p in self.pairs if p.diffs)
-
-    def diff_lines(self) -> list[str]:
-        """The alignment diff as short human-readable lines (for JUnit, pytest and terminal output)."""
-        return _diff_lines(self.pairs, self.missing, self.extra, self.wasted)
-
-
-class _Pair(NamedTuple):
     ref: str
     call: int
     tool: str
     ok: bool
     in_order: bool
-    diffs: tuple[ArgDiff, ...]
+    diffs: tuple[ArgDiff, ...] = ()
 
-
-def _diff_lines(
-    pairs: Sequence[_Pair] | Sequence[PairedStep],
-    missing: Sequence[str],
-    extra: Sequence[int],
-    wasted: Sequence[int],
-) -> list[str]:
-    lines: list[str] = []
-    for pair in pairs:
-        mark = "=" if pair.ok and pair.in_order else ("~" if pair.in_order else "↕")
-        text = f"  {mark} {pair.ref} ↔ call {pair.call} {pair.tool}"
-        if not pair.in_order:
-            text += " (out of order)"
-        for diff in pair.diffs:
-            text += f"; {diff.path}: {diff.reason}"
-        lines.append(text)
-    lines.extend(f"  - missing {ref}" for ref in missing)
-    lines.extend(
-        f"  + extra call {index}{' (wasted)' if index in wasted else ''}" for index in extra
-    )
-    return lines
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "ref": self.ref,
+            "call": self.call,
+            "tool": self.tool,
+            "ok": self.ok,
+            "in_order": self.in_order,
+            "diffs": [d.model_dump(mode="json") for d in self.diffs],
+        }
 
 
 @dataclass(frozen=True, slots=True)
-class AlignmentData:
-    """An alignment as plain data (what grading keeps); :meth:`to_model` gives the :class:`PathAlignment`."""
+class PathAlignment:
+    """The alignment of one run with one reference path: the diff, the faults and the path score.
+
+    - ``satisfied``: whether the run meets the mode exactly: every required step matched, in order
+      where order matters, no forbidden extra and no wasted call (the step budget is judged apart);
+    - ``score``: the path score, 100 minus fault costs, floored at 0;
+    - ``pairs``: reference steps paired with calls, in reference order; ``missing``: reference steps
+      paired with no call; ``extra``: calls paired with no reference step; ``wasted``: calls charged
+      as wasted; ``out_of_order``: reference steps present only out of order;
+    - ``faults``: count per fault kind (missing, wasted, over_budget, wrong_order);
+    - ``search_truncated``: True when the exact search hit its node limit;
+    - :attr:`reason`: why, in words that reproduce the score (built when asked for).
+    """
 
     reference: str
     mode: Mode
     satisfied: bool
     score: int
-    pairs: tuple[_Pair, ...]
+    pairs: tuple[PairedStep, ...]
     missing: tuple[str, ...]
     extra: tuple[int, ...]
     wasted: tuple[int, ...]
     out_of_order: tuple[str, ...]
     over_budget: bool
     order_fault: bool
-    faults: dict[str, int]
-    search_truncated: bool
-    n_refs: int
-    n_calls: int
-    budget: int | None
-    costs: FaultCosts
+    faults: Mapping[str, int]
+    search_truncated: bool = False
+    n_refs: int = 0
+    n_calls: int = 0
+    budget: int | None = None
+    costs: FaultCosts = field(default_factory=lambda: _DEFAULT_COSTS)
+    stated_reason: str | None = None
 
     @property
     def reason(self) -> str:
+        """Why, in words that reproduce the score (``stated_reason`` for one read back from JSON)."""
+        if self.stated_reason is not None:
+            return self.stated_reason
         return _reason(
             self.reference,
             self.mode,
@@ -269,31 +231,77 @@ class AlignmentData:
             self.score,
         )
 
+    @property
+    def argument_diffs(self) -> tuple[PairedStep, ...]:
+        return tuple(p for p in self.pairs if p.diffs)
+
     def diff_lines(self) -> list[str]:
+        """The alignment diff as short human-readable lines (for JUnit, pytest and terminal output)."""
         return _diff_lines(self.pairs, self.missing, self.extra, self.wasted)
 
-    def to_model(self) -> PathAlignment:
-        return PathAlignment(
-            reference=self.reference,
-            mode=self.mode,
-            satisfied=self.satisfied,
-            score=self.score,
-            pairs=tuple(
-                PairedStep(
-                    ref=p.ref, call=p.call, tool=p.tool, ok=p.ok, in_order=p.in_order, diffs=p.diffs
-                )
-                for p in self.pairs
-            ),
-            missing=self.missing,
-            extra=self.extra,
-            wasted=self.wasted,
-            out_of_order=self.out_of_order,
-            over_budget=self.over_budget,
-            order_fault=self.order_fault,
-            faults=dict(self.faults),
-            search_truncated=self.search_truncated,
-            reason=self.reason,
-        )
+    def to_dict(self) -> dict[str, Any]:
+        """The alignment as plain JSON-ready data (the shape of the JSON report)."""
+        return {
+            "reference": self.reference,
+            "mode": self.mode,
+            "satisfied": self.satisfied,
+            "score": self.score,
+            "pairs": [p.to_dict() for p in self.pairs],
+            "missing": list(self.missing),
+            "extra": list(self.extra),
+            "wasted": list(self.wasted),
+            "out_of_order": list(self.out_of_order),
+            "over_budget": self.over_budget,
+            "order_fault": self.order_fault,
+            "faults": dict(self.faults),
+            "search_truncated": self.search_truncated,
+            "reason": self.reason,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> PathAlignment:
+        """An alignment read back from its :meth:`to_dict` form (validated; raises
+        ``pydantic.ValidationError``)."""
+        fields = dict(data)
+        reason = fields.pop("reason", None)
+        if isinstance(reason, str):
+            fields["stated_reason"] = reason
+        alignment: PathAlignment = _alignment_adapter().validate_python(fields)
+        return alignment
+
+
+def _alignment_adapter() -> Any:
+    global _ALIGNMENT_ADAPTER
+    if _ALIGNMENT_ADAPTER is None:
+        from pydantic import TypeAdapter
+
+        _ALIGNMENT_ADAPTER = TypeAdapter(PathAlignment)
+    return _ALIGNMENT_ADAPTER
+
+
+_ALIGNMENT_ADAPTER: Any = None
+
+
+def _diff_lines(
+    pairs: Sequence[PairedStep],
+    missing: Sequence[str],
+    extra: Sequence[int],
+    wasted: Sequence[int],
+) -> list[str]:
+    lines: list[str] = []
+    for pair in pairs:
+        mark = "=" if pair.ok and pair.in_order else ("~" if pair.in_order else "↕")
+        text = f"  {mark} {pair.ref} ↔ call {pair.call} {pair.tool}"
+        if not pair.in_order:
+            text += " (out of order)"
+        for diff in pair.diffs:
+            text += f"; {diff.path}: {diff.reason}"
+        lines.append(text)
+    lines.extend(f"  - missing {ref}" for ref in missing)
+    lines.extend(
+        f"  + extra call {index}{' (wasted)' if index in wasted else ''}" for index in extra
+    )
+    return lines
 
 
 # --------------------------------------------------------------------------------------------------
@@ -545,6 +553,34 @@ class _Weights:
         return self.pair_weight + max(0.0, min(1.0, match.score))
 
 
+class AlignCache:
+    """A bounded cache of what aligning depends on beyond the run's own diffs, for one reference.
+
+    Owned by whoever grades many runs against one reference (a task plan); keyed by content, never by
+    object identity: the fully matching alignment (for a given name, mode, budget and costs) and the
+    pairing chosen for a given shape (the calls' turns, the match outcomes and scores, the charged
+    repeats and the costs). When ``limit`` shapes are stored the cache is emptied and refilled.
+    """
+
+    __slots__ = ("_diagonal", "_pairings", "limit")
+
+    def __init__(self, limit: int = 1024) -> None:
+        self.limit = limit
+        self._diagonal: dict[tuple[object, ...], PathAlignment] = {}
+        self._pairings: dict[
+            tuple[object, ...], tuple[Mapping[int, int], AbstractSet[int], bool]
+        ] = {}
+
+    def __len__(self) -> int:
+        return len(self._diagonal) + len(self._pairings)
+
+    def __getstate__(self) -> int:
+        return self.limit  # a cache travels empty
+
+    def __setstate__(self, limit: int) -> None:
+        self.__init__(limit)  # type: ignore[misc]
+
+
 def align_calls(
     steps: Sequence[Step],
     refs: Sequence[RefSpec],
@@ -554,18 +590,201 @@ def align_calls(
     budget: int | None = None,
     costs: FaultCosts | None = None,
     redundant: Iterable[int] = (),
+    cache: AlignCache | None = None,
 ) -> PathAlignment:
     """Align a run's calls with one reference path under ``mode`` and score the path.
 
     ``redundant`` holds the indices of calls that repeat an earlier call (see the step checks); unpaired
     ones are charged as wasted. ``budget=None`` means no step budget. Empty input: see the module doc.
+
+    Cheap exits, each giving exactly what the full search gives (pinned by property tests): calls that
+    fully match the reference one to one (no other pairing can beat it in any mode); a pairing with
+    no choice in it (each step has at most one candidate call of its tool and each call at most one
+    candidate step: every candidate of the search is that same pairing); and a one-step reference
+    with no repeat to charge (every candidate is the best-weighted call). ``cache`` (one per
+    reference) keeps the fully matching alignment and the pairing per shape; the diffs are always the
+    run's own.
     """
-    return align_data(
-        steps, refs, mode, name=name, budget=budget, costs=costs, redundant=redundant
-    ).to_model()
+    return _align(steps, refs, mode, name, budget, costs, redundant, cache, True)
 
 
-_DEFAULT_COSTS = FaultCosts()
+def _align(
+    steps: Sequence[Step],
+    refs: Sequence[RefSpec],
+    mode: Mode,
+    name: str,
+    budget: int | None,
+    costs: FaultCosts | None,
+    redundant: Iterable[int],
+    cache: AlignCache | None,
+    exits: bool,
+) -> PathAlignment:
+    """:func:`align_calls`; ``exits=False`` takes no cheap exit (the plain path the tests pin the
+    cheap exits to)."""
+    costs = costs or _DEFAULT_COSTS
+    n_refs, n_calls = len(refs), len(steps)
+    if (
+        exits
+        and n_refs == n_calls
+        and (mode != "partial_order" or not any(ref.after for ref in refs))
+    ):
+        diagonal = _diagonal(steps, refs)
+        if diagonal is not None:
+            return _diagonal_alignment(
+                diagonal[0], diagonal[1], name, mode, refs, budget, costs, cache
+            )
+    weigher = _Weights(max(n_refs, n_calls))
+    matches: dict[tuple[int, int], StepMatch] = {}
+    weights: dict[tuple[int, int], float] = {}
+    by_tool: dict[str, list[int]] = {}
+    for index, step in enumerate(steps):
+        by_tool.setdefault(step.tool, []).append(index)
+    redundant_set = set(redundant)
+    # Where only repeats are charged when left over (see _repeat_candidates).
+    charged = frozenset() if mode in _FORBIDS_EXTRA else frozenset(redundant_set)
+    conflict = False
+    seen_calls: set[int] = set()
+    for r, ref in enumerate(refs):
+        candidates = by_tool.get(ref.tool, ())
+        if len(candidates) > 1:
+            conflict = True
+        for c in candidates:
+            if c in seen_calls:
+                conflict = True
+            seen_calls.add(c)
+            m = ref.matcher(steps[c])
+            matches[(r, c)] = m
+            # A vanishing preference for earlier calls: among equally good pairings the first of
+            # several identical calls is paired, so a repeat is the one left over (and wasted).
+            weights[(r, c)] = weigher.of(m) - c * 1e-9
+
+    if exits and not conflict:
+        paired, late, truncated = _unique_pairing(steps, refs, mode, matches)
+    elif exits and n_refs == 1 and not charged:
+        # One step, no repeat to charge: every candidate the search builds is the best-weighted call
+        # (a full match first, then the best score, then the earliest), and one pair is in order.
+        best = max(weights, key=weights.__getitem__)
+        paired, late, truncated = {0: best[1]}, frozenset(), False
+    elif cache is not None:
+        # The pairing depends on the matches' outcomes and the calls' turns, never on the diff texts.
+        key = (
+            mode,
+            n_calls,
+            tuple([step.turn for step in steps]),
+            tuple([(r, c, m.ok, m.score) for (r, c), m in matches.items()]),
+            tuple(sorted(charged)),
+            (costs.missing, costs.wasted, costs.wrong_order),
+        )
+        entry = cache._pairings.get(key)
+        if entry is not None:
+            paired, late, truncated = entry
+        else:
+            paired, late, truncated = _pairing(
+                steps, refs, mode, matches, weights, charged, costs, weigher.pair_weight
+            )
+            if len(cache._pairings) >= cache.limit:
+                cache._pairings.clear()
+            cache._pairings[key] = (paired, late, truncated)
+    else:
+        paired, late, truncated = _pairing(
+            steps, refs, mode, matches, weights, charged, costs, weigher.pair_weight
+        )
+    order_matters = mode == "strict" or mode == "in_order" or mode == "partial_order"
+
+    pairs: list[PairedStep] = []
+    missing: list[str] = []
+    out_of_order: list[str] = []
+    mismatched = 0
+    for r, ref in enumerate(refs):
+        call = paired.get(r)
+        in_order = r not in late
+        if call is None:
+            missing.append(ref.label)
+            continue
+        m = matches[(r, call)]
+        if not in_order:
+            out_of_order.append(ref.label)
+        if not m.ok:
+            mismatched += 1
+        pairs.append(PairedStep(ref.label, call, ref.tool, m.ok, in_order, m.diffs))
+    used_calls = {p.call for p in pairs}
+    extra = [c for c in range(n_calls) if c not in used_calls]
+    forbids_extra = mode in _FORBIDS_EXTRA
+    wasted = [c for c in extra if forbids_extra or c in redundant_set]
+    n_missing, wasted_count, order_fault = _tally(
+        mode, len(missing), mismatched, len(wasted), bool(out_of_order)
+    )
+    over = budget is not None and n_calls > budget
+    faults = {
+        "missing": n_missing,
+        "wasted": wasted_count,
+        "over_budget": int(over),
+        "wrong_order": int(order_fault),
+    }
+    score = max(
+        0,
+        100
+        - _cost(costs, n_missing, wasted_count, order_fault)
+        - (costs.over_budget if over else 0),
+    )
+    satisfied = (
+        not mismatched
+        and not (mode in _REQUIRES_ALL and missing)
+        and not (forbids_extra and extra)
+        and not (order_matters and out_of_order)
+        and not wasted
+    )
+    return PathAlignment(
+        name,
+        mode,
+        satisfied,
+        score,
+        tuple(pairs),
+        tuple(missing),
+        tuple(extra),
+        tuple(wasted),
+        tuple(out_of_order),
+        over,
+        order_fault,
+        faults,
+        truncated,
+        n_refs,
+        n_calls,
+        budget,
+        costs,
+    )
+
+
+def _tally(
+    mode: Mode, missing: int, mismatched: int, wasted: int, late: bool
+) -> tuple[int, int, bool]:
+    """The fault counts of a pairing: (missing steps, wasted calls, wrong order).
+
+    ``missing``: reference steps paired with no call; ``mismatched``: pairs whose call does not fully
+    match; ``wasted``: leftover calls charged as wasted (every leftover where extras are forbidden, else
+    the leftover repeats); ``late``: whether some step is paired only out of order. Where every step is
+    required, a mismatched pair costs a missing step; where steps may be left out but other calls may
+    not (subset), a mismatched call is wasted. In strict and in_order any missing or mismatched step
+    also breaks the order.
+    """
+    requires_all = mode in _REQUIRES_ALL
+    n_missing = missing + mismatched if requires_all else 0
+    if mode in _FORBIDS_EXTRA and not requires_all:
+        wasted += mismatched
+    if mode == "strict" or mode == "in_order":
+        order_fault = bool(missing or late or mismatched)
+    else:
+        order_fault = mode == "partial_order" and late
+    return n_missing, wasted, order_fault
+
+
+def _cost(costs: FaultCosts, n_missing: int, wasted: int, order_fault: bool) -> int:
+    """The points a pairing's faults cost (the step budget, the same for every pairing, apart)."""
+    return (
+        costs.missing * n_missing
+        + costs.wasted * wasted
+        + (costs.wrong_order if order_fault else 0)
+    )
 
 
 def _diagonal(
@@ -587,15 +806,7 @@ def _diagonal(
     return found, plain
 
 
-# The fully matching alignment of a reference whose matches carry no diff is the same for every run
-# (it depends on the reference, the budget and the costs alone): kept per reference, at most this many.
-_DIAGONAL_LIMIT = 1024
-_diagonal_memo: dict[
-    int, tuple[Sequence[RefSpec], str, Mode, int | None, FaultCosts, AlignmentData]
-] = {}
-
-
-def _diagonal_data(
+def _diagonal_alignment(
     found: list[StepMatch],
     plain: bool,
     name: str,
@@ -603,42 +814,75 @@ def _diagonal_data(
     refs: Sequence[RefSpec],
     budget: int | None,
     costs: FaultCosts,
-) -> AlignmentData:
+    cache: AlignCache | None,
+) -> PathAlignment:
     """The alignment where call i fully matches reference step i (``found`` holds those matches;
-    ``plain``: none has a diff)."""
-    # only a tuple of (frozen) reference steps is known not to change between calls
-    plain = plain and isinstance(refs, tuple)
-    if plain:
-        entry = _diagonal_memo.get(id(refs))
-        if (
-            entry is not None
-            and entry[0] is refs
-            and entry[1] == name
-            and entry[2] == mode
-            and entry[3] == budget
-            and entry[4] is costs
-        ):
-            return entry[5]
+    ``plain``: none has a diff, so the alignment is the same for every such run)."""
+    key: tuple[object, ...] | None = None
+    if plain and cache is not None:
+        key = (
+            name,
+            mode,
+            budget,
+            costs.missing,
+            costs.wasted,
+            costs.over_budget,
+            costs.wrong_order,
+        )
+        known = cache._diagonal.get(key)
+        if known is not None:
+            return known
     n = len(refs)
     over = budget is not None and n > budget
     faults = {"missing": 0, "wasted": 0, "over_budget": int(over), "wrong_order": 0}
     score = 100 - (costs.over_budget if over else 0)
-    data = AlignmentData(
+    alignment = PathAlignment(
         name, mode, True, max(0, score),
-        tuple(_Pair(ref.label, i, ref.tool, True, True, m.diffs) for i, (ref, m) in enumerate(zip(refs, found, strict=True))),
+        tuple(PairedStep(ref.label, i, ref.tool, True, True, m.diffs) for i, (ref, m) in enumerate(zip(refs, found, strict=True))),
         (), (), (), (), over, False, faults, False, n, n, budget, costs,
     )  # fmt: skip
-    if plain:
-        if len(_diagonal_memo) >= _DIAGONAL_LIMIT:
-            _diagonal_memo.clear()
-        _diagonal_memo[id(refs)] = (refs, name, mode, budget, costs, data)
-    return data
+    if key is not None and cache is not None:
+        if len(cache._diagonal) >= cache.limit:
+            cache._diagonal.clear()
+        cache._diagonal[key] = alignment
+    return alignment
 
 
-_PAIRING_LIMIT = 4096
-_pairing_memo: dict[
-    tuple[object, ...], tuple[Sequence[RefSpec], Mapping[int, int], AbstractSet[int], bool]
-] = {}
+def _unique_pairing(
+    steps: Sequence[Step],
+    refs: Sequence[RefSpec],
+    mode: Mode,
+    matches: Mapping[tuple[int, int], StepMatch],
+) -> tuple[Mapping[int, int], AbstractSet[int], bool]:
+    """:func:`_pairing` when there is no choice: every step has at most one candidate call and every
+    call at most one candidate step, so every candidate the search builds is this pairing."""
+    paired = dict(matches.keys())
+    if mode == "strict" or mode == "in_order" or mode == "partial_order":
+        topo, ancestors, allowed = _order_of(steps, refs, mode)
+        ok_pairs = {key for key, m in matches.items() if m.ok}
+        return paired, _order_breakers(paired, topo, ancestors, allowed, ok_pairs), False
+    return paired, frozenset(), False
+
+
+def _order_of(
+    steps: Sequence[Step], refs: Sequence[RefSpec], mode: Mode
+) -> tuple[list[int], list[frozenset[int]], Callable[[int, int], bool]]:
+    """The order an order-constrained mode imposes: a topological order of the steps, each step's
+    ancestors, and whether call ``b`` may serve a step after one served by call ``a``."""
+    if mode == "partial_order":
+        topo, ancestors = _topology(refs)
+
+        def allowed(a: int, b: int) -> bool:
+            return a < b
+
+        return topo, ancestors, allowed
+    turns = [s.turn for s in steps]
+
+    def allowed_turns(a: int, b: int) -> bool:
+        return turns[a] <= turns[b]
+
+    n_refs = len(refs)
+    return list(range(n_refs)), [frozenset(range(r)) for r in range(n_refs)], allowed_turns
 
 
 def _pairing_cost(
@@ -650,27 +894,17 @@ def _pairing_cost(
     n_calls: int,
     charged: AbstractSet[int],
     costs: FaultCosts,
-) -> float:
-    """The fault cost of a candidate pairing (the step budget is the same for all, so left out).
-
-    Mirrors the scoring in :func:`align_data`: missing (and, where every step is required, mismatched)
-    steps, wasted calls (every leftover call where extras are forbidden, else leftover repeats), and
-    the wrong-order fault.
-    """
+) -> int:
+    """The fault cost of a candidate pairing, by the same :func:`_tally` and :func:`_cost` that score
+    the final alignment (the step budget is the same for every pairing, so left out)."""
     mismatched = sum(1 for r, c in paired.items() if not matches[(r, c)].ok)
-    missing = n_refs - len(paired)
-    forbids = mode in _FORBIDS_EXTRA
     used = set(paired.values())
     extras = [c for c in range(n_calls) if c not in used]
-    wasted = len(extras) if forbids else sum(1 for c in extras if c in charged)
-    if forbids and mode not in _REQUIRES_ALL:
-        wasted += mismatched
-    n_missing = missing + mismatched if mode in _REQUIRES_ALL else 0
-    if mode == "strict" or mode == "in_order":
-        fault = bool(missing or late or mismatched)
-    else:
-        fault = mode == "partial_order" and bool(late)
-    return costs.missing * n_missing + costs.wasted * wasted + (costs.wrong_order if fault else 0)
+    wasted = len(extras) if mode in _FORBIDS_EXTRA else sum(1 for c in extras if c in charged)
+    n_missing, wasted_count, fault = _tally(
+        mode, n_refs - len(paired), mismatched, wasted, bool(late)
+    )
+    return _cost(costs, n_missing, wasted_count, fault)
 
 
 def _pairing(
@@ -693,19 +927,8 @@ def _pairing(
     truncated = False
     if mode == "strict" or mode == "in_order" or mode == "partial_order":
         # 2. The best order-consistent pairing of fully matching calls.
+        topo, ancestors, allowed = _order_of(steps, refs, mode)
         turns = [s.turn for s in steps]
-        if mode == "partial_order":
-            topo, ancestors = _topology(refs)
-
-            def allowed(a: int, b: int) -> bool:
-                return a < b
-        else:
-            topo = list(range(n_refs))
-            ancestors = [frozenset(range(r)) for r in range(n_refs)]
-
-            def allowed(a: int, b: int) -> bool:
-                return turns[a] <= turns[b]
-
         if mode != "partial_order" and len(set(turns)) == len(turns):
             ordered = _chain_dp(ok_weights, n_refs, n_calls)
         else:
@@ -807,150 +1030,6 @@ def _repeat_candidates(
     return out
 
 
-def align_data(
-    steps: Sequence[Step],
-    refs: Sequence[RefSpec],
-    mode: Mode,
-    *,
-    name: str = "reference",
-    budget: int | None = None,
-    costs: FaultCosts | None = None,
-    redundant: Iterable[int] = (),
-) -> AlignmentData:
-    """:func:`align_calls` without building the Pydantic model (the grading hot path).
-
-    When ``refs`` is a tuple (as :func:`compile_reference` gives), what depends on the reference and
-    the run's shape alone is memoised across calls: the alignment of a run whose calls fully match
-    the steps one to one, and the pairing for a given (turns, match outcomes and scores) shape; the
-    diffs are always the run's own. A list of refs is aligned afresh every time.
-    """
-    costs = costs or _DEFAULT_COSTS
-    n_refs, n_calls = len(refs), len(steps)
-    if n_refs == n_calls and (mode != "partial_order" or not any(ref.after for ref in refs)):
-        # Fast path: call i fully matches reference step i for every i. That pairing uses every step and
-        # every call and keeps the order, so no other pairing can beat it in any mode.
-        diagonal = _diagonal(steps, refs)
-        if diagonal is not None:
-            return _diagonal_data(diagonal[0], diagonal[1], name, mode, refs, budget, costs)
-    weigher = _Weights(max(n_refs, n_calls))
-    matches: dict[tuple[int, int], StepMatch] = {}
-    weights: dict[tuple[int, int], float] = {}
-    by_tool: dict[str, list[int]] = {}
-    for index, step in enumerate(steps):
-        by_tool.setdefault(step.tool, []).append(index)
-    redundant_set = set(redundant)
-    # Where only repeats are charged when left over (see _repeat_candidates).
-    charged = frozenset() if mode in _FORBIDS_EXTRA else frozenset(redundant_set)
-    for r, ref in enumerate(refs):
-        for c in by_tool.get(ref.tool, ()):
-            m = ref.matcher(steps[c])
-            matches[(r, c)] = m
-            # A vanishing preference for earlier calls: among equally good pairings the first of
-            # several identical calls is paired, so a repeat is the one left over (and wasted).
-            weights[(r, c)] = weigher.of(m) - c * 1e-9
-
-    # The pairing depends on the matches' outcomes and the calls' turns, never on the diff texts, so
-    # it is memoised on exactly those (per reference tuple, which cannot change between calls).
-    if isinstance(refs, tuple):
-        key = (
-            id(refs),
-            mode,
-            n_calls,
-            tuple([step.turn for step in steps]),
-            tuple([(r, c, m.ok, m.score) for (r, c), m in matches.items()]),
-            tuple(sorted(charged)),
-            (costs.missing, costs.wasted, costs.wrong_order),
-        )
-        entry = _pairing_memo.get(key)
-        if entry is not None and entry[0] is refs:
-            _, paired, late, truncated = entry
-        else:
-            paired, late, truncated = _pairing(
-                steps, refs, mode, matches, weights, charged, costs, weigher.pair_weight
-            )
-            if len(_pairing_memo) >= _PAIRING_LIMIT:
-                _pairing_memo.clear()
-            _pairing_memo[key] = (refs, paired, late, truncated)
-    else:
-        paired, late, truncated = _pairing(
-            steps, refs, mode, matches, weights, charged, costs, weigher.pair_weight
-        )
-    order_matters = mode == "strict" or mode == "in_order" or mode == "partial_order"
-
-    pairs: list[_Pair] = []
-    missing: list[str] = []
-    out_of_order: list[str] = []
-    mismatched = 0
-    for r, ref in enumerate(refs):
-        call = paired.get(r)
-        in_order = r not in late
-        if call is None:
-            missing.append(ref.label)
-            continue
-        m = matches[(r, call)]
-        if not in_order:
-            out_of_order.append(ref.label)
-        if not m.ok:
-            mismatched += 1
-        pairs.append(_Pair(ref.label, call, ref.tool, m.ok, in_order, m.diffs))
-    used_calls = {p.call for p in pairs}
-    extra = [c for c in range(n_calls) if c not in used_calls]
-    forbids_extra = mode in _FORBIDS_EXTRA
-    requires_all = mode in _REQUIRES_ALL
-    wasted = [c for c in extra if forbids_extra or c in redundant_set]
-
-    n_missing = (len(missing) + mismatched) if requires_all else 0
-    # Where steps may be left out but other calls may not (subset), a wrong-argument call is wasted.
-    wasted_count = len(wasted) + (mismatched if forbids_extra and not requires_all else 0)
-    over = budget is not None and n_calls > budget
-    if mode == "strict" or mode == "in_order":
-        order_fault = bool(missing or out_of_order or mismatched)
-    elif mode == "partial_order":
-        order_fault = bool(out_of_order)
-    else:
-        order_fault = False
-
-    faults = {
-        "missing": n_missing,
-        "wasted": wasted_count,
-        "over_budget": int(over),
-        "wrong_order": int(order_fault),
-    }
-    total = (
-        costs.missing * n_missing
-        + costs.wasted * wasted_count
-        + (costs.over_budget if over else 0)
-        + (costs.wrong_order if order_fault else 0)
-    )
-    score = max(0, 100 - total)
-    satisfied = (
-        not mismatched
-        and not (requires_all and missing)
-        and not (forbids_extra and extra)
-        and not (order_matters and out_of_order)
-        and not wasted
-    )
-    return AlignmentData(
-        name,
-        mode,
-        satisfied,
-        score,
-        tuple(pairs),
-        tuple(missing),
-        tuple(extra),
-        tuple(wasted),
-        tuple(out_of_order),
-        over,
-        order_fault,
-        faults,
-        truncated,
-        n_refs,
-        n_calls,
-        budget,
-        costs,
-    )
-
-
 def _order_breakers(
     paired: Mapping[int, int],
     topo: Sequence[int],
@@ -1017,7 +1096,7 @@ def _reason(
     name: str,
     mode: Mode,
     n_refs: int,
-    pairs: Sequence[_Pair],
+    pairs: Sequence[PairedStep],
     missing: Sequence[str],
     extra: Sequence[int],
     wasted: Sequence[int],
@@ -1026,7 +1105,7 @@ def _reason(
     order_fault: bool,
     n_calls: int,
     budget: int | None,
-    faults: dict[str, int],
+    faults: Mapping[str, int],
     costs: FaultCosts,
     score: int,
 ) -> str:
@@ -1065,19 +1144,9 @@ def _reason(
     return "; ".join(parts)
 
 
-def _rank(alignment: AlignmentData | PathAlignment) -> tuple[int, bool, int]:
+def _rank(alignment: PathAlignment) -> tuple[int, bool, int]:
     """Order of preference among references: higher score, then satisfied, then fewer faults."""
     return alignment.score, alignment.satisfied, -sum(alignment.faults.values())
-
-
-def best_data(alignments: Sequence[AlignmentData]) -> AlignmentData:
-    """:func:`best_alignment` over :class:`AlignmentData` (same order of preference).
-
-    Raises ``ValueError`` on an empty sequence.
-    """
-    if not alignments:
-        raise ValueError("best_data needs at least one alignment")
-    return max(alignments, key=_rank)  # max keeps the first of equals
 
 
 def best_alignment(alignments: Sequence[PathAlignment]) -> PathAlignment:

@@ -48,7 +48,8 @@ from pydantic import (
 from pathjudge._yaml import load_yaml, read_text
 from pathjudge.agent.io import format_loc
 from pathjudge.errors import SuiteError
-from pathjudge.rubrics.assertions.arguments import CallExpectation
+from pathjudge.rubrics.assertions._bfcl import BfclLanguage
+from pathjudge.rubrics.assertions.arguments import CallExpectation, TypeProfile
 from pathjudge.rubrics.assertions.outcome import (
     AllOfCriterion,
     CallableCriterion,
@@ -197,6 +198,45 @@ class Task(_Record):
         default=None, description="Report the query-overlap diagnostic (never gating)."
     )
     metadata: dict[str, JsonValue] = Field(default_factory=dict, description="Free metadata.")
+    # --- benchmark semantics (issue 12a): typing profile, truncated runs -------------------------
+    types: TypeProfile | None = Field(
+        default=None,
+        description="Argument-typing profile (lenient | bfcl) of every expectation that sets none.",
+    )
+    language: BfclLanguage | None = Field(
+        default=None,
+        description="Language of BFCL declared types (python | java | javascript), likewise.",
+    )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _push_typing_profile(cls, data: Any) -> Any:
+        """``types``/``language`` of the task (or of the suite's defaults) go to every argument
+        expectation and reference step that does not set its own."""
+        if not isinstance(data, Mapping) or ("types" not in data and "language" not in data):
+            return data
+        inherited = {key: data[key] for key in ("types", "language") if data.get(key) is not None}
+        if not inherited:
+            return data
+
+        def fill(item: Any) -> Any:
+            if isinstance(item, Mapping):
+                return {**inherited, **item}
+            return item
+
+        out = dict(data)
+        if isinstance(out.get("arguments"), list | tuple):
+            out["arguments"] = [fill(item) for item in out["arguments"]]
+        if isinstance(out.get("references"), list | tuple):
+            refs = []
+            for ref in out["references"]:
+                if isinstance(ref, Mapping) and isinstance(ref.get("steps"), list | tuple):
+                    ref = {**ref, "steps": [fill(step) for step in ref["steps"]]}
+                refs.append(ref)
+            out["references"] = refs
+        return out
+
+    # --- end of benchmark semantics (issue 12a) ---------------------------------------------------
 
     @model_validator(mode="after")
     def _judged_unique(self) -> Task:

@@ -148,9 +148,9 @@ def iter_judge_requests(
     for number, run in enumerate(runs, 1):
         task = suite.get(run.task_id)
         if task is None:
-            from pathjudge.scoring.grade import _record_line
+            from pathjudge.scoring._lines import record_line
 
-            line = _record_line(file, number) if file is not None else None
+            line = record_line(file, number) if file is not None else None
             task = suite.task(run.task_id, file=file, line=line)  # raises: unknown task
         for spec in task.judged:
             yield judge_request(run, task, spec)

@@ -37,8 +37,9 @@ from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
 from pathjudge.agent.backends import ModelBackend, ScriptedBackend
 from pathjudge.agent.trajectory import RunRecord, Step
+from pathjudge.rubrics.checks import SuitePlan
 from pathjudge.rubrics.suite import Suite
-from pathjudge.scoring.grade import RunGrade, SuccessStatus, TaskPlan, grade, grade_run, plan_task
+from pathjudge.scoring.grade import RunGrade, SuccessStatus, grade, grade_run
 
 __all__ = [
     "MUTATION_KINDS",
@@ -240,16 +241,14 @@ def mutation_report(
     :class:`~pathjudge.errors.SuiteError`.
     """
     runs = list(runs)
-    originals = list(grade(runs, suite, fast=True))
+    plans = SuitePlan(suite)
+    originals = list(grade(runs, plans, fast=True))
     results: list[MutantResult] = []
     table: dict[str, Counter[str]] = {kind: Counter() for kind in kinds}
     applied: Counter[str] = Counter()
     caught: Counter[str] = Counter()
-    plans: dict[str, TaskPlan] = {}
     for run, original in zip(runs, originals, strict=True):
-        plan = plans.get(run.task_id)
-        if plan is None:
-            plan = plans[run.task_id] = plan_task(suite.task(run.task_id))
+        plan = plans.plan(run.task_id)
         for kind in kinds:
             mutant = mutate(run, kind, task_kind=plan.task.kind)
             if mutant is None:

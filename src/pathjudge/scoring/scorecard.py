@@ -1,9 +1,10 @@
 """The suite scorecard: three levels, five axes, a weighted overall, the weak-path list, gates.
 
-Built by streaming: :class:`ScorecardBuilder` keeps running sums per suite and per task and at most
-``max_weak`` weak-path entries, so memory stays flat however many runs are graded. Builders of
-consecutive chunks merge (:meth:`ScorecardBuilder.merge`); every rate and mean is rounded to 12
-decimals, so the scorecard text does not depend on how the runs were chunked.
+Built by streaming: a :class:`PartialScorecard` keeps exact running sums per suite and per task and
+at most ``max_weak`` weak-path entries, so memory stays flat however many runs are graded. Partials
+of any split of the runs merge (:meth:`PartialScorecard.merge`, associative and commutative), and the
+scorecard does not depend on how the runs were chunked. Every rate and mean is rounded to 12 decimals.
+Checks that broke (status ``error``) are counted and listed (``broken_checks``), never failed.
 
 Definitions (every mean skips runs where the number is undefined; ``None`` when no run defines it):
 
@@ -21,21 +22,28 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping
-from typing import Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
 
-from pathjudge.errors import InputError
+from pathjudge.errors import InputError, PathjudgeError
 from pathjudge.rubrics.assertions.base import AXES, Axis
 from pathjudge.rubrics.suite import WEIGHT_KEYS, Suite, WeightKey
-from pathjudge.scoring.grade import LeanGrade, RunGrade, WeakFlag
+
+if TYPE_CHECKING:
+    from pathjudge.scoring.grade import RunGrade
+
+WeakFlag = Literal["failed", "poor_path", "redundant"]
 
 __all__ = [
     "DEFAULT_WEIGHTS",
     "GATE_METRICS",
+    "BrokenCheck",
     "GateMetric",
     "GateResult",
     "JudgedSummary",
+    "PartialScorecard",
+    "Position",
     "Scorecard",
     "ScorecardBuilder",
     "TaskRow",
@@ -127,6 +135,15 @@ class JudgedSummary(_Record):
     )
 
 
+class BrokenCheck(_Record):
+    """A check that broke (status ``error``) on some runs: how often, and the first run it broke on."""
+
+    check: str
+    count: int
+    example_run: str
+    reason: str
+
+
 class GateResult(_Record):
     """A ``--fail-under`` threshold and whether the suite met it (an undefined metric never meets it)."""
 
@@ -159,6 +176,11 @@ class Scorecard(_Record):
     overall: float | None
     judged: tuple[JudgedSummary, ...]
     check_errors: int = Field(description="Checks that broke (status error) over all runs.")
+    broken_checks: tuple[BrokenCheck, ...] = Field(
+        default=(),
+        description="The checks that broke, each with its count and first run "
+        "(left out of the JSON when none broke).",
+    )
     task_rows: tuple[TaskRow, ...]
     weak: tuple[WeakPath, ...]
     weak_total: int = Field(description="All weak runs, including any beyond the listed ones.")
@@ -180,23 +202,37 @@ class Scorecard(_Record):
             return self.overall
         return self.axes.get(name)
 
+    @model_serializer(mode="wrap")
+    def _serialize(self, handler: SerializerFunctionWrapHandler) -> Any:
+        data = handler(self)
+        if isinstance(data, dict) and not data.get("broken_checks"):
+            data.pop("broken_checks", None)
+        return data
+
+
+_SCALE = 1074  # every finite float is an integer multiple of 2**-1074
+
 
 class _Mean:
+    """An exact running sum and count: the mean does not depend on the order values were added in,
+    nor on how sums were split and merged (each value is added as an integer multiple of 2**-1074)."""
+
     __slots__ = ("n", "total")
 
     def __init__(self) -> None:
-        self.total = 0.0
+        self.total = 0
         self.n = 0
 
     def add(self, value: float | None) -> None:
         if value is not None:
-            self.total += value
+            numerator, denominator = value.as_integer_ratio()
+            self.total += numerator << (_SCALE + 1 - denominator.bit_length())
             self.n += 1
 
     @property
     def value(self) -> float | None:
-        # rounded to 12 decimals so that summing in another order (parallel chunks) gives the same text
-        return round(self.total / self.n, 12) if self.n else None
+        # the exact mean, correctly rounded, then rounded to 12 decimals for the report text
+        return round(self.total / (self.n << _SCALE), 12) if self.n else None
 
     def merge(self, other: _Mean) -> None:
         self.total += other.total
@@ -227,23 +263,36 @@ class _TaskAcc:
         self.steps = 0
         self.weak = 0
 
+    def merge(self, other: _TaskAcc) -> None:
+        self.runs += other.runs
+        self.passed += other.passed
+        self.failed += other.failed
+        self.undecided += other.undecided
+        self.tool_calls.merge(other.tool_calls)
+        self.trajectory.merge(other.trajectory)
+        self.path.merge(other.path)
+        self.steps += other.steps
+        self.weak += other.weak
 
-class ScorecardBuilder:
-    """Accumulate :class:`RunGrade` s one at a time; :meth:`build` gives the :class:`Scorecard`.
 
-    Holds running sums only (plus at most ``max_weak`` weak-path entries, in run order).
+Position = tuple[str, int]
+"""Where a run came from: (source, line) — the file and 1-based line, or ("", n) for the n-th run."""
+
+
+class PartialScorecard:
+    """Mergeable sufficient statistics of a scorecard over some runs (flat memory).
+
+    Holds exact running sums per suite and per task, the judged counts, the checks that broke, at
+    most ``max_weak`` weak-path entries and at most ``max_errors`` bad records — each kept by its
+    :data:`Position`, the lowest positions winning — and the total counts. So :meth:`merge` is
+    associative and commutative: however runs are split into partials and in whatever order the
+    partials merge, :meth:`finish` gives the same :class:`Scorecard` (byte for byte) as one partial
+    over all the runs in order. Picklable (a worker process sends one back).
     """
 
-    def __init__(
-        self,
-        suite: Suite,
-        *,
-        weights: Mapping[WeightKey, float] | None = None,
-        max_weak: int = 1000,
-    ) -> None:
-        self.suite = suite
-        self.weights: dict[WeightKey, float] = dict(weights or suite.weights or DEFAULT_WEIGHTS)
+    def __init__(self, *, max_weak: int = 1000, max_errors: int = 100) -> None:
         self.max_weak = max_weak
+        self.max_errors = max_errors
         self.runs = 0
         self.passed = 0
         self.failed = 0
@@ -256,11 +305,20 @@ class ScorecardBuilder:
         self.axes = {axis: _Mean() for axis in AXES}
         self.judged: dict[str, list[int]] = {}
         self.check_errors = 0
+        self.broken: dict[str, list[Any]] = {}  # check -> [count, first position, run_id, reason]
         self.tasks: dict[str, _TaskAcc] = {}
-        self.weak: list[WeakPath] = []
+        self.weak: list[tuple[Position, WeakPath]] = []
         self.weak_total = 0
+        self.errors: list[tuple[Position, PathjudgeError]] = []
+        self.error_total = 0
+        self._weak_sorted = True
 
-    def add(self, grade: RunGrade | LeanGrade) -> None:
+    # ---------------------------------------------------------------------------------------------
+
+    def add(self, grade: RunGrade, position: Position | None = None) -> None:
+        """Count one graded run, found at ``position`` (default: the next run, ("", runs))."""
+        if position is None:
+            position = ("", self.runs)
         self.runs += 1
         acc = self.tasks.get(grade.task_id)
         if acc is None:
@@ -281,45 +339,74 @@ class ScorecardBuilder:
         acc.tool_calls.add(grade.tool_calls)
         self.trajectory.add(grade.trajectory)
         acc.trajectory.add(grade.trajectory)
-        path = float(grade.path_score) if grade.path_score is not None else None
+        path = grade.path_score
         self.path.add(path)
         acc.path.add(path)
         if grade.surfaced is not None:
             self.surfaced.add(1.0 if grade.surfaced else 0.0)
+        axes = self.axes
         for axis, value in grade.axes.items():
-            self.axes[axis].add(value)
+            if value is not None:
+                axes[axis].add(value)
         for judged in grade.judged:
             counts = self.judged.setdefault(judged.criterion, [0, 0, 0, 0, 0])
-            counts[("pass", "fail", "unsure", "error", "not_run").index(judged.status)] += 1
-        self.check_errors += grade.check_errors
+            counts[_JUDGED_INDEX[judged.status]] += 1
+        if grade.check_errors:
+            self.check_errors += grade.check_errors
+            for check in grade.checks:
+                if check.status == "error":
+                    self._broke(check.check, 1, position, grade.run_id, check.reason)
         if grade.weak:
             self.weak_total += 1
             acc.weak += 1
-            if len(self.weak) < self.max_weak:
-                self.weak.append(
-                    WeakPath(
-                        task_id=grade.task_id,
-                        run_id=grade.run_id,
-                        epoch=grade.epoch,
-                        flags=grade.weak,
-                        reason=grade.reason,
-                        path_score=grade.path_score,
-                        steps=grade.steps,
-                        surfaced=grade.surfaced,
-                        diff=tuple(grade.path.diff_lines()) if grade.path is not None else (),
-                    )
-                )
+            weak = self.weak
+            if len(weak) >= self.max_weak:
+                if not self._weak_sorted:
+                    self._trim_weak()
+                if not weak or position >= weak[-1][0]:
+                    return
+            weak.append((position, _weak_entry(grade)))
+            if self._weak_sorted and len(weak) > 1 and weak[-2][0] > position:
+                self._weak_sorted = False
+            if len(weak) > 2 * self.max_weak:
+                self._trim_weak()
 
-    def __getstate__(self) -> dict[str, object]:
-        state = dict(self.__dict__)
-        state["suite"] = None  # workers send their sums back; the suite stays with the parent
-        return state
+    def add_error(self, error: PathjudgeError, position: Position) -> None:
+        """Keep a bad record (the caller decides whether to raise :meth:`first_error`)."""
+        self.error_total += 1
+        self.errors.append((position, error))
+        if len(self.errors) > 2 * self.max_errors:
+            self._trim_errors()
 
-    def __setstate__(self, state: dict[str, object]) -> None:
-        self.__dict__.update(state)
+    def first_error(self) -> PathjudgeError | None:
+        """The bad record at the lowest position, or None."""
+        if not self.errors:
+            return None
+        return min(self.errors, key=lambda item: item[0])[1]
 
-    def merge(self, other: ScorecardBuilder) -> None:
-        """Add another builder's sums (of the runs that come after this one's, for the weak-list order)."""
+    def _broke(self, check: str, count: int, position: Position, run_id: str, reason: str) -> None:
+        entry = self.broken.get(check)
+        if entry is None:
+            self.broken[check] = [count, position, run_id, reason]
+            return
+        entry[0] += count
+        if position < entry[1]:
+            entry[1:] = [position, run_id, reason]
+
+    def _trim_weak(self) -> None:
+        self.weak.sort(key=_first)
+        del self.weak[self.max_weak :]
+        self._weak_sorted = True
+
+    def _trim_errors(self) -> None:
+        self.errors.sort(key=_first)
+        del self.errors[self.max_errors :]
+
+    # ---------------------------------------------------------------------------------------------
+
+    def merge(self, other: PartialScorecard) -> PartialScorecard:
+        """Add ``other``'s runs into this partial (in place) and return it. Associative and
+        commutative: the finished scorecard does not depend on how partials were split or merged."""
         self.runs += other.runs
         self.passed += other.passed
         self.failed += other.failed
@@ -333,31 +420,32 @@ class ScorecardBuilder:
             for i, count in enumerate(counts):
                 mine[i] += count
         self.check_errors += other.check_errors
+        for check, (count, position, run_id, reason) in other.broken.items():
+            self._broke(check, count, position, run_id, reason)
         for task_id, acc in other.tasks.items():
             own = self.tasks.get(task_id)
             if own is None:
-                self.tasks[task_id] = acc
-                continue
-            own.runs += acc.runs
-            own.passed += acc.passed
-            own.failed += acc.failed
-            own.undecided += acc.undecided
-            own.tool_calls.merge(acc.tool_calls)
-            own.trajectory.merge(acc.trajectory)
-            own.path.merge(acc.path)
-            own.steps += acc.steps
-            own.weak += acc.weak
-        room = self.max_weak - len(self.weak)
-        if room > 0:
-            self.weak.extend(other.weak[:room])
+                own = self.tasks[task_id] = _TaskAcc()
+            own.merge(acc)
+        self.weak.extend(other.weak)
+        self._trim_weak()
         self.weak_total += other.weak_total
-
-    def add_all(self, grades: Iterable[RunGrade | LeanGrade]) -> ScorecardBuilder:
-        for grade in grades:
-            self.add(grade)
+        self.errors.extend(other.errors)
+        self._trim_errors()
+        self.error_total += other.error_total
         return self
 
-    def build(self) -> Scorecard:
+    # ---------------------------------------------------------------------------------------------
+
+    def finish(
+        self, suite: Suite, *, weights: Mapping[WeightKey, float] | None = None
+    ) -> Scorecard:
+        """The :class:`Scorecard` of these runs against ``suite`` (weights: the given ones, else the
+        suite's, else :data:`DEFAULT_WEIGHTS`). Bad records are not raised here: see
+        :meth:`first_error`."""
+        chosen: dict[WeightKey, float] = dict(weights or suite.weights or DEFAULT_WEIGHTS)
+        if not self._weak_sorted or len(self.weak) > self.max_weak:
+            self._trim_weak()
         decided = self.passed + self.failed
         success_rate = round(self.passed / decided, 12) if decided else None
         axes = {axis: mean.value for axis, mean in self.axes.items()}
@@ -370,14 +458,14 @@ class ScorecardBuilder:
         }
         num = 0.0
         den = 0.0
-        for key, weight in self.weights.items():
+        for key, weight in chosen.items():
             value = values.get(key)
             if value is not None and weight > 0:
                 num += weight * value
                 den += weight
         overall = round(num / den, 12) if den else None
         rows = []
-        for task in self.suite.tasks:
+        for task in suite.tasks:
             acc = self.tasks.get(task.id)
             if acc is None:
                 continue
@@ -409,8 +497,12 @@ class ScorecardBuilder:
             )
             for name, c in sorted(self.judged.items())
         )
+        broken = tuple(
+            BrokenCheck(check=name, count=entry[0], example_run=entry[2], reason=entry[3])
+            for name, entry in sorted(self.broken.items())
+        )
         return Scorecard(
-            suite=self.suite.name,
+            suite=suite.name,
             runs=self.runs,
             tasks=len(rows),
             success_rate=success_rate,
@@ -423,19 +515,67 @@ class ScorecardBuilder:
             path_score=self.path.value,
             surfaced=self.surfaced.value,
             axes=axes,
-            weights=dict(sorted(self.weights.items())),
+            weights=dict(sorted(chosen.items())),
             overall=overall,
             judged=judged,
             check_errors=self.check_errors,
+            broken_checks=broken,
             task_rows=tuple(rows),
-            weak=tuple(self.weak),
+            weak=tuple(entry for _, entry in self.weak),
             weak_total=self.weak_total,
-            tasks_without_runs=tuple(t.id for t in self.suite.tasks if t.id not in self.tasks),
+            tasks_without_runs=tuple(t.id for t in suite.tasks if t.id not in self.tasks),
         )
 
 
+_JUDGED_INDEX = {"pass": 0, "fail": 1, "unsure": 2, "error": 3, "not_run": 4}
+
+
+def _first(item: tuple[Position, object]) -> Position:
+    return item[0]
+
+
+def _weak_entry(grade: RunGrade) -> WeakPath:
+    return WeakPath(
+        task_id=grade.task_id,
+        run_id=grade.run_id,
+        epoch=grade.epoch,
+        flags=grade.weak,
+        reason=grade.reason,
+        path_score=grade.path_score,
+        steps=grade.steps,
+        surfaced=grade.surfaced,
+        diff=tuple(grade.path.diff_lines()) if grade.path is not None else (),
+    )
+
+
+class ScorecardBuilder(PartialScorecard):
+    """A :class:`PartialScorecard` that knows its suite and weights: :meth:`build` finishes it.
+
+    Accumulates :class:`~pathjudge.scoring.grade.RunGrade` s one at a time, in run order.
+    """
+
+    def __init__(
+        self,
+        suite: Suite,
+        *,
+        weights: Mapping[WeightKey, float] | None = None,
+        max_weak: int = 1000,
+    ) -> None:
+        super().__init__(max_weak=max_weak)
+        self.suite = suite
+        self.weights: dict[WeightKey, float] = dict(weights or suite.weights or DEFAULT_WEIGHTS)
+
+    def add_all(self, grades: Iterable[RunGrade]) -> ScorecardBuilder:
+        for grade in grades:
+            self.add(grade)
+        return self
+
+    def build(self) -> Scorecard:
+        return self.finish(self.suite, weights=self.weights)
+
+
 def build_scorecard(
-    grades: Iterable[RunGrade | LeanGrade],
+    grades: Iterable[RunGrade],
     suite: Suite,
     *,
     weights: Mapping[WeightKey, float] | None = None,

@@ -89,7 +89,7 @@ def test_ground_truth_calls_pass_and_mutations_fail(shared_data: Path, category:
     mutated = {"missing": 0, "wrong_type": 0, "wrong_value": 0, "unexpected": 0}
     for entry_id, question, ground_truth in entries:
         functions = {f["name"]: f for f in question["function"]}
-        expectations = expectations_from_bfcl(ground_truth, question["function"])
+        expectations = expectations_from_bfcl(ground_truth, question["function"], types="lenient")
         assert len(expectations) == len(ground_truth)
         for gt, expected in zip(ground_truth, expectations, strict=True):
             ((name, params),) = gt.items()
@@ -169,7 +169,7 @@ def test_bfcl_conversion_on_a_known_entry() -> None:
     ground_truth = [
         {"calculate_triangle_area": {"base": [10], "height": [5], "unit": ["units", ""]}}
     ]
-    (expected,) = expectations_from_bfcl(ground_truth, functions)
+    (expected,) = expectations_from_bfcl(ground_truth, functions, types="lenient")
     assert expected.json_schema is not None
     assert expected.json_schema["type"] == "object"
     assert expected.args["unit"] == OneOfMatcher(values=("units", ""))
@@ -198,7 +198,9 @@ def test_bfcl_dict_answers_become_nested_objects() -> None:
             },
         }
     ]
-    (expected,) = expectations_from_bfcl([{"f": {"d": [{"a": [1.5], "b": ["", "x"]}]}}], functions)
+    (expected,) = expectations_from_bfcl(
+        [{"f": {"d": [{"a": [1.5], "b": ["", "x"]}]}}], functions, types="lenient"
+    )
     assert isinstance(expected.args["d"], ObjectMatcher)
     assert match_call("f", {"d": {"a": 1.5}}, expected).ok
     result = match_call("f", {"d": {"a": 2, "c": 1}}, expected)

@@ -18,7 +18,7 @@ def by_check(
 
 
 def test_empty_spec_yields_no_results() -> None:
-    assert check_tool_selection(run_of(step("a", 0)), ToolSelectionSpec()) == []
+    assert check_tool_selection(run_of(step("a", 0)), ToolSelectionSpec()) == ()
 
 
 def test_required_scores_the_fraction_called() -> None:

@@ -35,6 +35,9 @@ Operator keys start with ``$``; everything else is a literal. One rule decides h
                                                     accepted where a float is listed; lists are
                                                     order-sensitive; strings compare under ``$normalize``
                                                     (default ``bfcl``: case, spaces and ``,./-_*^`` ignored)
+  ``{$one_of: [...], $declared: long, $items: x}``  under ``types: bfcl`` only: the BFCL AST checker's
+                                                    rule for a parameter of that documented type
+                                                    (see :data:`TypeProfile`)
   ``{$approx: 3.14, $rel: 1e-3, $abs: 0.01}``       a number within ``max(rel·max(|a|,|b|), abs)`` (the
                                                     :func:`math.isclose` rule); defaults rel 1e-9, abs 0
   ``{$regex: "^rate", $ignore_case: true}``         a string in which the pattern is found (``re.search``;
@@ -82,19 +85,29 @@ from pydantic import (
     JsonValue,
     PlainSerializer,
     field_validator,
+    model_validator,
 )
 
 from pathjudge.errors import ImportFormatError
+from pathjudge.rubrics.assertions._bfcl import (
+    BFCL_TYPES,
+    BfclLanguage,
+    check_param,
+    python_kind,
+    unsupported_type,
+)
 from pathjudge.rubrics.assertions._normalize import (
     NormalizeMode,
     json_equal,
     json_kind,
     normalize_json,
+    normalize_string,
     render_value,
 )
 from pathjudge.rubrics.assertions._regex import compile_pattern, search
 
 __all__ = [
+    "TYPE_PROFILES",
     "AllOfMatcher",
     "AnyMatcher",
     "AnyOfMatcher",
@@ -114,6 +127,7 @@ __all__ = [
     "OneOfMatcher",
     "RegexMatcher",
     "TypeMatcher",
+    "TypeProfile",
     "bfcl_schema",
     "call_cost",
     "describe_matcher",
@@ -242,11 +256,29 @@ class EqMatcher(_MatcherBase):
 
 
 class OneOfMatcher(_MatcherBase):
-    """Any of ``values`` (BFCL possible-answer list; ``""`` means the argument may be omitted)."""
+    """Any of ``values`` (BFCL possible-answer list; ``""`` means the argument may be omitted).
+
+    ``declared``/``items`` are BFCL type names of the parameter and of its array items; they take
+    effect under the ``bfcl`` typing profile only (see :mod:`~pathjudge.rubrics.assertions._bfcl`).
+    """
 
     op: Literal["one_of"] = "one_of"
-    values: tuple[JsonValue, ...] = Field(min_length=1)
+    values: tuple[JsonValue, ...] = Field(
+        description="Acceptable values; empty only with a declared type (BFCL lists none)."
+    )
     normalize: NormalizeMode = "bfcl"
+    declared: str | None = Field(
+        default=None, description="BFCL declared type (bfcl profile); inferred when absent."
+    )
+    items: str | None = Field(
+        default=None, description="BFCL declared type of array items (bfcl profile)."
+    )
+
+    @model_validator(mode="after")
+    def _values_given(self) -> OneOfMatcher:
+        if not self.values and self.declared is None:
+            raise ValueError("$one_of takes a non-empty list (an empty one needs $declared)")
+        return self
 
 
 class ApproxMatcher(_MatcherBase):
@@ -352,7 +384,7 @@ for _cls in (KeysMatcher, ObjectMatcher, ItemsMatcher, AllOfMatcher, AnyOfMatche
 
 _OPERATORS: dict[str, frozenset[str]] = {
     "$eq": frozenset({"$normalize"}),
-    "$one_of": frozenset({"$normalize"}),
+    "$one_of": frozenset({"$normalize", "$declared", "$items"}),
     "$approx": frozenset({"$rel", "$abs"}),
     "$regex": frozenset({"$ignore_case"}),
     "$any": frozenset(),
@@ -362,7 +394,9 @@ _OPERATORS: dict[str, frozenset[str]] = {
     "$all_of": frozenset(),
     "$any_of": frozenset(),
 }
-_MODIFIERS = frozenset({"$normalize", "$rel", "$abs", "$ignore_case", "$optional"})
+_MODIFIERS = frozenset(
+    {"$normalize", "$rel", "$abs", "$ignore_case", "$optional", "$declared", "$items"}
+)
 _ALL_KEYS = tuple(sorted(set(_OPERATORS) | _MODIFIERS))
 
 
@@ -422,6 +456,17 @@ def _normalize_operand(operand: object, path: str) -> NormalizeMode:
         path,
         f"unknown $normalize mode {render_value(operand)}; use one of {', '.join(_NORMALIZE_MODES)}",
     )
+
+
+def _type_name_operand(key: str, operand: object, path: str) -> str | None:
+    if operand is None:
+        return None
+    known = sorted({name for names in BFCL_TYPES.values() for name in names})
+    if not isinstance(operand, str) or operand not in known:
+        raise _fail(
+            path, f"{key} takes a BFCL type name ({', '.join(known)}), got {render_value(operand)}"
+        )
+    return operand
 
 
 def _list_operand(key: str, operand: object, path: str) -> list[object]:
@@ -517,11 +562,18 @@ def _build(op: str, spec: Mapping[str, object], path: str, optional: bool) -> Ma
         return EqMatcher(value=_as_json(operand, path), normalize=normalize, optional=optional)
     if op == "$one_of":
         normalize = _normalize_operand(spec["$normalize"], path) if "$normalize" in spec else "bfcl"
-        items = _list_operand(op, operand, path)
+        declared = _type_name_operand("$declared", spec.get("$declared"), path)
+        if declared is not None and isinstance(operand, list | tuple) and not operand:
+            items: list[object] = []  # BFCL lists no acceptable value: nothing matches
+        else:
+            items = _list_operand(op, operand, path)
+        item_type = _type_name_operand("$items", spec.get("$items"), path)
         return OneOfMatcher(
             values=tuple(_as_json(item, f"{path}[{i}]") for i, item in enumerate(items)),
             normalize=normalize,
             optional=optional,
+            declared=declared,
+            items=item_type,
         )
     if op == "$approx":
         rel = _number_operand("$rel", spec["$rel"], path) if "$rel" in spec else 1e-9
@@ -597,6 +649,10 @@ def dump_matcher(matcher: Matcher) -> JsonValue:
         out = {"$one_of": list(matcher.values)}
         if matcher.normalize != "bfcl":
             out["$normalize"] = matcher.normalize
+        if matcher.declared is not None:
+            out["$declared"] = matcher.declared
+        if matcher.items is not None:
+            out["$items"] = matcher.items
     elif isinstance(matcher, ApproxMatcher):
         out = {"$approx": matcher.value, "$rel": matcher.rel, "$abs": matcher.abs}
     elif isinstance(matcher, RegexMatcher):
@@ -663,7 +719,13 @@ def describe_matcher(matcher: Matcher) -> str:
         suffix = f" ({matcher.normalize} strings)" if matcher.normalize != "none" else ""
         return f"{render_value(matcher.value)}{suffix}"
     if isinstance(matcher, OneOfMatcher):
-        suffix = f" ({matcher.normalize} strings)" if matcher.normalize != "none" else ""
+        notes = [f"{matcher.normalize} strings"] if matcher.normalize != "none" else []
+        if matcher.declared is not None:
+            notes.append(
+                f"declared {matcher.declared}"
+                + (f" of {matcher.items}" if matcher.items is not None else "")
+            )
+        suffix = f" ({', '.join(notes)})" if notes else ""
         return f"one of {render_value(list(matcher.values))}{suffix}"
     if isinstance(matcher, ApproxMatcher):
         return f"≈ {matcher.value:g} (rel {matcher.rel:g}, abs {matcher.abs:g})"
@@ -700,11 +762,118 @@ def _type_ok(value: object, name: JsonType) -> bool:
     return kind == name
 
 
-def match_value(matcher: Matcher, value: JsonValue, path: str = "") -> list[ArgMismatch]:
-    """The mismatches of a present ``value`` against ``matcher``; an empty list means it matches."""
+TypeProfile = Literal["lenient", "bfcl"]
+"""How argument values are typed (see the README section "Argument typing profiles").
+
+- ``lenient`` (default): JSON typing. ``5`` equals ``5.0`` anywhere, ``2.0`` is an integer, and a
+  matcher's string rule applies at any depth.
+- ``bfcl``: the BFCL AST checker's Python typing. A value must have the expected type; an int is
+  accepted for a float at the top level of an argument only (``[1, 2.5]`` is no list of floats);
+  ``2.0`` is no integer; ``bool`` is never a number; strings are normalised one level deep (the
+  argument, the items of a list, the values of an object), deeper strings compare exactly;
+  ``$one_of`` applies the checker's per-parameter rule, with its ``$declared`` type when given (Java
+  and JavaScript literals are converted by the expectation's ``language``).
+"""
+TYPE_PROFILES: tuple[TypeProfile, ...] = ("lenient", "bfcl")
+
+
+@dataclass(frozen=True, slots=True)
+class _Bfcl:
+    language: BfclLanguage
+
+
+_BFCL_PYTHON = _Bfcl("python")
+
+
+def match_value(
+    matcher: Matcher,
+    value: JsonValue,
+    path: str = "",
+    *,
+    types: TypeProfile = "lenient",
+    language: BfclLanguage = "python",
+) -> list[ArgMismatch]:
+    """The mismatches of a present ``value`` against ``matcher`` under the typing profile ``types``;
+    an empty list means it matches."""
     out: list[ArgMismatch] = []
-    _check(matcher, value, path, out)
+    _check(matcher, value, path, out, _profile(types, language))
     return out
+
+
+def _profile(types: TypeProfile, language: BfclLanguage) -> _Bfcl | None:
+    if types == "lenient":
+        return None
+    if types == "bfcl":
+        return _BFCL_PYTHON if language == "python" else _Bfcl(language)
+    assert_never(types)
+
+
+def _inferred_type(values: Sequence[JsonValue]) -> tuple[str | None, str | None]:
+    """The BFCL type names (declared, items) of the first value that is not ``""``."""
+    for value in values:
+        if isinstance(value, str) and value == "":
+            continue
+        kind = python_kind(value)
+        if kind == "array":
+            first = value[0] if isinstance(value, list) and value else None
+            return "array", (python_kind(first) if first is not None else None)
+        return (kind if kind in BFCL_TYPES["python"] else None), None
+    return None, None
+
+
+def _bfcl_equal(value: object, expected: object, mode: NormalizeMode, level: int) -> bool:
+    """Typed equality of the ``bfcl`` profile (strings under ``mode`` down to level 1)."""
+    if level == 0 and type(expected) is float and type(value) is int:
+        return float(value) == expected
+    if type(value) is not type(expected):
+        return False
+    if isinstance(value, str):
+        assert isinstance(expected, str)
+        if level <= 1:
+            return normalize_string(value, mode) == normalize_string(expected, mode)
+        return value == expected  # deeper strings compare exactly
+    if isinstance(value, list):
+        assert isinstance(expected, list)
+        return len(value) == len(expected) and all(
+            _bfcl_equal(a, b, mode, level + 1) for a, b in zip(value, expected, strict=True)
+        )
+    if isinstance(value, dict):
+        assert isinstance(expected, dict)
+        return value.keys() == expected.keys() and all(
+            _bfcl_equal(value[key], expected[key], mode, level + 1) for key in value
+        )
+    return value == expected
+
+
+def _bfcl_one_of(
+    matcher: OneOfMatcher,
+    value: JsonValue,
+    path: str,
+    out: list[ArgMismatch],
+    bfcl: _Bfcl,
+    level: int,
+) -> None:
+    declared, items = matcher.declared, matcher.items
+    language = bfcl.language
+    if declared is None:
+        declared, inferred_items = _inferred_type(matcher.values)
+        items = items or inferred_items
+        language = "python"
+    if declared is None:  # only null (or "") listed: typed equality with some value
+        if not any(_bfcl_equal(value, v, matcher.normalize, level) for v in matcher.values):
+            out.append(
+                ArgMismatch(
+                    path, f"expected {describe_matcher(matcher)}, got {_got(value)}", "wrong_value"
+                )
+            )
+        return
+    problem = check_param(
+        value, matcher.values, declared, items, language, matcher.normalize, top=level == 0
+    )
+    if problem is not None:
+        kind, reason, sub = problem
+        where = path + sub if sub.startswith("[") else _join(path, sub) if sub else path
+        out.append(ArgMismatch(where, reason, kind))  # type: ignore[arg-type]
 
 
 def _closeness(found: list[ArgMismatch]) -> tuple[int, int]:
@@ -712,13 +881,41 @@ def _closeness(found: list[ArgMismatch]) -> tuple[int, int]:
     return len(found), sum(1 for m in found if m.kind == "wrong_type")
 
 
-def _check(matcher: Matcher, value: JsonValue, path: str, out: list[ArgMismatch]) -> None:
-    if isinstance(matcher, EqMatcher):
+def _check(
+    matcher: Matcher,
+    value: JsonValue,
+    path: str,
+    out: list[ArgMismatch],
+    bfcl: _Bfcl | None = None,
+    level: int = 0,
+) -> None:
+    if bfcl is not None and isinstance(matcher, EqMatcher):
+        if not _bfcl_equal(value, matcher.value, matcher.normalize, level):
+            kind: MismatchKind = (
+                "wrong_value"
+                if python_kind(value) == python_kind(matcher.value)
+                or (level == 0 and type(matcher.value) is float and type(value) is int)
+                else "wrong_type"
+            )
+            out.append(
+                ArgMismatch(path, f"expected {describe_matcher(matcher)}, got {_got(value)}", kind)
+            )
+    elif bfcl is not None and isinstance(matcher, OneOfMatcher):
+        _bfcl_one_of(matcher, value, path, out, bfcl, level)
+    elif bfcl is not None and isinstance(matcher, TypeMatcher):
+        if not any(
+            type(value) is int if name == "integer" else _type_ok(value, name)
+            for name in matcher.types
+        ):
+            out.append(
+                ArgMismatch(
+                    path, f"expected {describe_matcher(matcher)}, got {_got(value)}", "wrong_type"
+                )
+            )
+    elif isinstance(matcher, EqMatcher):
         expected = normalize_json(matcher.value, matcher.normalize)
         if not json_equal(normalize_json(value, matcher.normalize), expected):
-            kind: MismatchKind = (
-                "wrong_value" if json_kind(value) == json_kind(matcher.value) else "wrong_type"
-            )
+            kind = "wrong_value" if json_kind(value) == json_kind(matcher.value) else "wrong_type"
             out.append(
                 ArgMismatch(path, f"expected {describe_matcher(matcher)}, got {_got(value)}", kind)
             )
@@ -780,7 +977,7 @@ def _check(matcher: Matcher, value: JsonValue, path: str, out: list[ArgMismatch]
         for key, sub in matcher.fields.items():
             sub_path = _join(path, key)
             if key in value:
-                _check(sub, value[key], sub_path, out)
+                _check(sub, value[key], sub_path, out, bfcl, level + 1)
             elif not subset and not is_optional(sub):
                 out.append(
                     ArgMismatch(sub_path, f"missing (expected {describe_matcher(sub)})", "missing")
@@ -808,15 +1005,15 @@ def _check(matcher: Matcher, value: JsonValue, path: str, out: list[ArgMismatch]
                 )
             )
         for index, (sub, item) in enumerate(zip(matcher.items, value, strict=False)):
-            _check(sub, item, f"{path}[{index}]", out)
+            _check(sub, item, f"{path}[{index}]", out, bfcl, level + 1)
     elif isinstance(matcher, AllOfMatcher):
         for part in matcher.parts:
-            _check(part, value, path, out)
+            _check(part, value, path, out, bfcl, level)
     elif isinstance(matcher, AnyOfMatcher):
         best: list[ArgMismatch] | None = None
         for part in matcher.parts:
             found: list[ArgMismatch] = []
-            _check(part, value, path, found)
+            _check(part, value, path, found, bfcl, level)
             if not found:
                 return
             if best is None or _closeness(found) < _closeness(best):
@@ -926,7 +1123,8 @@ _NO_LITERAL: Any = object()
 
 @dataclass(frozen=True, slots=True)
 class _Plan:
-    source: tuple[str, object, str, object]  # the fields it was built from (identity-checked)
+    source: tuple[str, object, str, object, str, str]  # the fields it was built from
+    profile: _Bfcl | None  # None: the lenient profile
     entries: tuple[tuple[str, Matcher, Any, bool], ...]  # name, matcher, fast literal, optional
     names: frozenset[str]
     forbid_extra: bool
@@ -939,7 +1137,9 @@ class CallExpectation(BaseModel):
 
     ``args`` maps argument names to matchers in the user form (see the module docstring).
     ``json_schema`` (the tool's declared input schema) is checked when the expectation is built; an
-    invalid schema is a validation error on this field.
+    invalid schema is a validation error on this field. ``types`` names the argument-typing profile
+    (:data:`TypeProfile`: ``lenient`` or ``bfcl``); ``language`` (``python``, ``java``,
+    ``javascript``) says how ``$declared`` types read literals under ``bfcl``.
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -954,6 +1154,35 @@ class CallExpectation(BaseModel):
     json_schema: dict[str, JsonValue] | None = Field(
         default=None, description="The tool's declared JSON schema for its arguments."
     )
+    types: TypeProfile = Field(
+        default="lenient", description="Argument-typing profile: lenient (JSON) or bfcl."
+    )
+    language: BfclLanguage = Field(
+        default="python",
+        description="Language of the BFCL declared types (bfcl profile): python, java, javascript.",
+    )
+
+    @model_validator(mode="after")
+    def _profile_fits(self) -> CallExpectation:
+        declared = [
+            found for name, matcher in self.args.items() for found in _walk_declared(matcher, name)
+        ]
+        if self.types == "lenient":
+            if self.language != "python":
+                raise ValueError(
+                    f"language {self.language!r} only applies with types: bfcl; add types: bfcl"
+                )
+            if declared:
+                raise ValueError(
+                    f"$declared/$items (at {declared[0][0]!r}) only apply with types: bfcl; "
+                    "add types: bfcl or remove them"
+                )
+        for where, found in declared:
+            for name in (found.declared, found.items):
+                problem = unsupported_type(name, self.language) if name is not None else None
+                if problem is not None:
+                    raise ValueError(f"{where}: {problem}")
+        return self
 
     @field_validator("args", mode="before")
     @classmethod
@@ -973,6 +1202,14 @@ class CallExpectation(BaseModel):
             except SchemaError as exc:
                 raise ValueError(f"not a valid JSON schema: {exc.message}") from None
         return value
+
+    def __getstate__(self) -> dict[Any, Any]:
+        # the compiled plan (a JSON-schema validator among it) is rebuilt on first use after a pickle
+        state: dict[Any, Any] = super().__getstate__()
+        fields = state.get("__dict__")
+        if isinstance(fields, dict) and "compiled" in fields:
+            state = {**state, "__dict__": {k: v for k, v in fields.items() if k != "compiled"}}
+        return state
 
     @functools.cached_property
     def compiled(self) -> _Plan:
@@ -994,7 +1231,8 @@ class CallExpectation(BaseModel):
         n = len(self.args)
         success = CallMatch(self.tool, self.tool, True, 1.0, n, n, ())
         return _Plan(
-            (self.tool, self.args, self.extra_args, self.json_schema),
+            (self.tool, self.args, self.extra_args, self.json_schema, self.types, self.language),
+            _profile(self.types, self.language),
             entries,
             frozenset(self.args),
             self.extra_args == "forbid",
@@ -1008,14 +1246,32 @@ class CallExpectation(BaseModel):
         return f"{self.tool}({inner})"
 
 
+def _walk_declared(matcher: Matcher, path: str) -> Iterable[tuple[str, OneOfMatcher]]:
+    """Every ``$one_of`` with a ``$declared``/``$items`` type inside ``matcher``."""
+    if isinstance(matcher, OneOfMatcher):
+        if matcher.declared is not None or matcher.items is not None:
+            yield path, matcher
+    elif isinstance(matcher, KeysMatcher | ObjectMatcher):
+        for key, sub in matcher.fields.items():
+            yield from _walk_declared(sub, _join(path, key))
+    elif isinstance(matcher, ItemsMatcher):
+        for index, sub in enumerate(matcher.items):
+            yield from _walk_declared(sub, f"{path}[{index}]")
+    elif isinstance(matcher, AllOfMatcher | AnyOfMatcher):
+        for part in matcher.parts:
+            yield from _walk_declared(part, path)
+
+
 def _plan_of(expected: CallExpectation) -> _Plan:
     plan = expected.compiled
-    tool, args, extra, schema = plan.source
+    tool, args, extra, schema, types, language = plan.source
     if (
         args is not expected.args
         or schema is not expected.json_schema
         or tool != expected.tool
         or extra != expected.extra_args
+        or types != expected.types
+        or language != expected.language
     ):
         # a model_copy(update=...) carried a plan built for other fields: rebuild it
         expected.__dict__.pop("compiled", None)
@@ -1047,7 +1303,7 @@ def match_call(
             if literal is not _NO_LITERAL and type(value) is type(literal) and value == literal:
                 continue
             before = len(mismatches)
-            _check(matcher, value, name, mismatches)
+            _check(matcher, value, name, mismatches, plan.profile)
             if len(mismatches) > before:
                 failed.add(name)
         elif not optional:
@@ -1243,19 +1499,36 @@ def _widen_object(
 
 
 def expectations_from_bfcl(
-    ground_truth: Sequence[Mapping[str, Any]], functions: Sequence[Mapping[str, Any]]
+    ground_truth: Sequence[Mapping[str, Any]],
+    functions: Sequence[Mapping[str, Any]],
+    *,
+    types: TypeProfile = "bfcl",
+    language: BfclLanguage = "python",
 ) -> list[CallExpectation]:
     """One :class:`CallExpectation` per BFCL ground-truth call, in order.
 
     ``ground_truth`` is a BFCL ``possible_answer`` entry's ``ground_truth`` list (each item
-    ``{function_name: {param: [acceptable values]}}``), ``functions`` the question's ``function`` list.
-    Each parameter becomes a ``$one_of`` over its acceptable values (BFCL string rule; ``""`` = may be
-    omitted); a dict-typed parameter whose answers are dicts becomes a nested object matcher (each key
-    a ``$one_of``), a list of dicts a list of such objects, several alternatives an ``$any_of``. The
-    function's ``parameters`` become ``json_schema`` via :func:`bfcl_schema`, widened where a listed
-    answer has another type than declared (BFCL accepts such "variable" answers). Unlisted arguments
-    are forbidden, as in BFCL. An empty ``ground_truth`` gives an empty list; a call to a function
-    that is not in ``functions`` raises :class:`~pathjudge.errors.ImportFormatError`.
+    ``{function_name: {param: [acceptable values]}}``), ``functions`` the question's ``function`` list,
+    ``language`` the category's language (``java`` for ``simple_java``, ``javascript`` for
+    ``simple_javascript``, else ``python``).
+
+    With ``types="bfcl"`` (default) the expectations follow the official AST checker: each parameter
+    becomes ``{$one_of: [answers], $declared: <documented type>, $items: <item type>}`` under the
+    ``bfcl`` typing profile, the schema only says which parameters the documentation requires, and
+    unlisted arguments are forbidden (as is an answer's parameter that the function does not
+    document: it may only be left out, when ``""`` is listed). A parameter that is documented as required must be given even
+    when ``""`` is among its answers; one whose answer list is empty can never be matched (as in the
+    checker). A documented type the checker cannot convert (Java ``Set``, an unknown name) raises
+    :class:`~pathjudge.errors.ImportFormatError`.
+
+    With ``types="lenient"`` (pathjudge's first reading) each parameter becomes a ``$one_of`` over its
+    acceptable values under JSON typing; a dict-typed parameter whose answers are dicts becomes a
+    nested object matcher, a list of dicts a list of such objects, several alternatives an
+    ``$any_of``; the function's ``parameters`` become ``json_schema`` via :func:`bfcl_schema`, widened
+    where a listed answer has another type than declared. Java and JavaScript types are refused.
+
+    An empty ``ground_truth`` gives an empty list; a call to a function that is not in ``functions``
+    raises :class:`~pathjudge.errors.ImportFormatError`.
     """
     by_name = {str(f["name"]): f for f in functions}
     out: list[CallExpectation] = []
@@ -1272,22 +1545,92 @@ def expectations_from_bfcl(
                 field=f"ground_truth[{index}]",
                 hint=f"declared: {', '.join(sorted(by_name))}",
             )
-        schema = bfcl_schema(by_name[name].get("parameters", {}), where=f"{name}.parameters")
-        props = schema.get("properties")
-        props = dict(props) if isinstance(props, dict) else {}
-        args: dict[str, Matcher] = {}
         for param, values in params.items():
             if not isinstance(values, list):
                 raise ImportFormatError(
                     f"parameter {param!r} must map to a list of acceptable values",
                     field=f"ground_truth[{index}].{name}",
                 )
-            prop = props.get(param)
-            prop_schema = prop if isinstance(prop, dict) else None
-            args[param] = _bfcl_param(values, prop_schema)
-            if prop_schema is not None:
-                props[param] = _widen(prop_schema, values)
-        if props:
-            schema = {**schema, "properties": props}
-        out.append(CallExpectation(tool=name, args=args, json_schema=schema))
+        if types == "bfcl":
+            out.append(_bfcl_expectation(name, params, by_name[name], language, index))
+        elif types == "lenient":
+            if language != "python":
+                raise ImportFormatError(
+                    f"the lenient typing profile cannot read {language} literals",
+                    field=f"ground_truth[{index}]",
+                    hint="use types='bfcl'",
+                )
+            out.append(_lenient_expectation(name, params, by_name[name]))
+        else:
+            assert_never(types)
     return out
+
+
+def _bfcl_expectation(
+    name: str,
+    params: Mapping[str, list[Any]],
+    function: Mapping[str, Any],
+    language: BfclLanguage,
+    index: int,
+) -> CallExpectation:
+    parameters = function.get("parameters") or {}
+    properties = parameters.get("properties") or {}
+    required = [str(p) for p in parameters.get("required") or []]
+    args: dict[str, Matcher] = {}
+    for param, values in params.items():
+        prop = properties.get(param)
+        if not isinstance(prop, Mapping):
+            # An answer for a parameter the function does not document: giving it is unexpected
+            # (the checker's rule), so it may only be left out, and only when "" is listed.
+            if "" not in values:
+                args[param] = OneOfMatcher(values=(), declared="any")
+            continue
+        declared = prop.get("type")
+        item_spec = prop.get("items")
+        items = item_spec.get("type") if isinstance(item_spec, Mapping) else None
+        for type_name, what in ((declared, "type"), (items, "items.type")):
+            if type_name is None:
+                continue
+            problem = (
+                unsupported_type(type_name, language)
+                if isinstance(type_name, str)
+                else f"type {type_name!r} is not a type name"
+            )
+            if problem is not None:
+                raise ImportFormatError(
+                    problem,
+                    field=f"{name}.parameters.properties.{param}.{what}",
+                    hint=f"ground_truth[{index}]: the BFCL checker cannot grade this parameter",
+                )
+        if declared is None and not values:
+            declared = "any"  # no type and no answer: nothing can match, as in the checker
+        args[param] = OneOfMatcher(
+            values=tuple(_as_json(v, f"{param}[{i}]") for i, v in enumerate(values)),
+            normalize="bfcl",
+            declared=declared,
+            items=items if declared is not None else None,
+        )
+    schema: dict[str, JsonValue] | None = (
+        {"type": "object", "required": list(required)} if required else None
+    )
+    return CallExpectation(
+        tool=name, args=args, json_schema=schema, types="bfcl", language=language
+    )
+
+
+def _lenient_expectation(
+    name: str, params: Mapping[str, list[Any]], function: Mapping[str, Any]
+) -> CallExpectation:
+    schema = bfcl_schema(function.get("parameters", {}), where=f"{name}.parameters")
+    props = schema.get("properties")
+    props = dict(props) if isinstance(props, dict) else {}
+    args: dict[str, Matcher] = {}
+    for param, values in params.items():
+        prop = props.get(param)
+        prop_schema = prop if isinstance(prop, dict) else None
+        args[param] = _bfcl_param(values, prop_schema)
+        if prop_schema is not None:
+            props[param] = _widen(prop_schema, values)
+    if props:
+        schema = {**schema, "properties": props}
+    return CallExpectation(tool=name, args=args, json_schema=schema)

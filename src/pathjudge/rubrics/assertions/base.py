@@ -1,12 +1,28 @@
-"""The result type every deterministic check returns, and the five axes it is filed under."""
+"""The result type every deterministic check returns, and the five axes it is filed under.
+
+:class:`CheckResult` is immutable all the way down: its ``details`` are frozen JSON (a
+:class:`FrozenDict` of :class:`FrozenList` s and scalars), so a result shared between runs (a cached
+"no tool errors" result, say) can never be changed through one run's grade. ``dict(details)`` or
+:func:`thaw` gives a mutable copy.
+"""
 
 from __future__ import annotations
 
-from typing import Literal
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal, NoReturn, cast
 
-from pydantic import BaseModel, ConfigDict, Field, JsonValue
-
-__all__ = ["AXES", "Axis", "CheckResult", "CheckStatus"]
+__all__ = [
+    "AXES",
+    "Axis",
+    "CheckResult",
+    "CheckStatus",
+    "FrozenDict",
+    "FrozenList",
+    "errored",
+    "freeze",
+    "thaw",
+]
 
 Axis = Literal[
     "tool_selection",
@@ -26,22 +42,151 @@ AXES: tuple[Axis, ...] = (
 CheckStatus = Literal["pass", "fail", "not_run", "error"]
 """``not_run``: the check was skipped (fast mode, no judge); ``error``: the check itself broke."""
 
+_STATUSES = frozenset(("pass", "fail", "not_run", "error"))
+_AXES = frozenset(AXES)
 
-class CheckResult(BaseModel):
-    """One check on one run: status, an optional 0..1 score, and a reason that reproduces it."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+def _immutable(self: object, *args: object, **kwargs: object) -> NoReturn:
+    raise TypeError(f"{type(self).__name__} is immutable; copy it with dict()/list() first")
 
-    check: str = Field(description="Dotted check id, e.g. 'tools.required' or 'arguments.match'.")
-    axis: Axis = Field(description="The axis this check counts toward.")
-    status: CheckStatus = Field(description="pass / fail / not_run / error.")
-    score: float | None = Field(
-        default=None, ge=0.0, le=1.0, description="Partial credit, when defined."
-    )
-    reason: str = Field(description="Why, in words that reproduce the score.")
-    details: dict[str, JsonValue] = Field(default_factory=dict, description="Structured evidence.")
-    gating: bool = Field(default=True, description="False for diagnostics that never fail a run.")
+
+class FrozenDict(dict[str, Any]):
+    """A ``dict`` that cannot be changed (it still compares, serialises and pickles as a dict)."""
+
+    __slots__ = ()
+    __setitem__ = __delitem__ = _immutable
+    clear = pop = popitem = setdefault = update = __ior__ = _immutable
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (FrozenDict, (dict(self),))
+
+    def __copy__(self) -> FrozenDict:
+        return self
+
+    def __deepcopy__(self, memo: object) -> FrozenDict:
+        return self
+
+
+class FrozenList(list[Any]):
+    """A ``list`` that cannot be changed (it still compares, serialises and pickles as a list)."""
+
+    __slots__ = ()
+    __setitem__ = __delitem__ = __iadd__ = __imul__ = _immutable
+    append = extend = insert = pop = remove = clear = sort = reverse = _immutable
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (FrozenList, (list(self),))
+
+    def __copy__(self) -> FrozenList:
+        return self
+
+    def __deepcopy__(self, memo: object) -> FrozenList:
+        return self
+
+
+_SCALARS = frozenset((str, int, float, bool, type(None)))
+
+
+def freeze(value: Any) -> Any:
+    """A deep, immutable copy of JSON-like ``value`` (dicts and lists/tuples frozen; scalars kept)."""
+    kind = type(value)
+    if kind in _SCALARS or kind is FrozenDict or kind is FrozenList:
+        return value
+    if kind is dict or isinstance(value, Mapping):
+        return FrozenDict(
+            {
+                (k if type(k) is str else str(k)): (v if type(v) in _SCALARS else freeze(v))
+                for k, v in value.items()
+            }
+        )
+    if kind is list or kind is tuple or isinstance(value, list | tuple):
+        return FrozenList([v if type(v) in _SCALARS else freeze(v) for v in value])
+    return value
+
+
+def thaw(value: Any) -> Any:
+    """A deep, mutable, plain copy of frozen JSON (plain dicts and lists)."""
+    if isinstance(value, Mapping):
+        return {k: thaw(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [thaw(v) for v in value]
+    return value
+
+
+@dataclass(frozen=True, slots=True)
+class CheckResult:
+    """One check on one run: status, an optional 0..1 score, and a reason that reproduces it.
+
+    - ``check``: dotted check id, e.g. ``tools.required`` or ``arguments.match``;
+    - ``axis``: the axis this check counts toward;
+    - ``status``: pass / fail / not_run / error (``error``: the check itself broke — undecided,
+      never a failure of the agent);
+    - ``score``: partial credit in [0, 1], when defined;
+    - ``details``: structured evidence (frozen JSON);
+    - ``gating``: False for diagnostics that never fail a run.
+    """
+
+    check: str
+    axis: Axis
+    status: CheckStatus
+    score: float | None = None
+    reason: str = ""
+    details: Mapping[str, Any] = field(default_factory=FrozenDict)
+    gating: bool = True
+
+    def __post_init__(self) -> None:
+        if self.status not in _STATUSES:
+            raise ValueError(f"check {self.check!r}: unknown status {self.status!r}")
+        if self.axis not in _AXES:
+            raise ValueError(f"check {self.check!r}: unknown axis {self.axis!r}")
+        score = self.score
+        if score is not None:
+            if isinstance(score, bool) or not isinstance(score, int | float):
+                raise ValueError(f"check {self.check!r}: score {score!r} is not a number")
+            if not 0.0 <= score <= 1.0:
+                raise ValueError(f"check {self.check!r}: score {score!r} is outside [0, 1]")
+            if type(score) is not float:
+                object.__setattr__(self, "score", float(score))
+        details = self.details
+        if type(details) is not FrozenDict:
+            object.__setattr__(self, "details", freeze(details))
 
     @property
     def passed(self) -> bool:
         return self.status == "pass"
+
+    def to_dict(self) -> dict[str, Any]:
+        """The result as plain JSON-ready data (the shape of the JSON report)."""
+        return {
+            "check": self.check,
+            "axis": self.axis,
+            "status": self.status,
+            "score": self.score,
+            "reason": self.reason,
+            "details": thaw(self.details),
+            "gating": self.gating,
+        }
+
+    def model_dump(self, *, mode: str = "python") -> dict[str, Any]:
+        """Same as :meth:`to_dict` (kept for callers written against the earlier Pydantic model)."""
+        return self.to_dict()
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> CheckResult:
+        return cls(**cast(dict[str, Any], dict(data)))
+
+
+def errored(check: str, axis: Axis, exc: BaseException, *, gating: bool = True) -> CheckResult:
+    """The ``error`` result of a check that raised ``exc`` (the check broke; the run is undecided)."""
+    text = str(exc).strip()
+    if len(text) > 500:
+        text = text[:500] + "…"
+    return CheckResult(
+        check=check,
+        axis=axis,
+        status="error",
+        score=None,
+        reason=f"the check broke: {type(exc).__name__}" + (f": {text}" if text else ""),
+        details=FrozenDict({"exception": type(exc).__name__}),
+        gating=gating,
+    )

@@ -494,8 +494,7 @@ def _call(run: RunRecord, criterion: CallableCriterion) -> _Verdict:
         return ("error", None, exc.message, {"callable": name})
     try:
         result = function(run, **criterion.params)
-    except (Exception, SystemExit, KeyboardInterrupt) as exc:
-        # a callable that exits or raises KeyboardInterrupt breaks its own check, never the grading
+    except (Exception, SystemExit, KeyboardInterrupt) as exc:  # user code must not stop grading
         return ("error", None, f"{name} raised {type(exc).__name__}: {exc}", {"callable": name})
     if isinstance(result, bool):
         return _binary(result, f"{name} returned {result}", callable=name)

@@ -105,7 +105,7 @@ def analyze_errors(run: RunRecord) -> list[ErrorEvent]:
     return events
 
 
-def check_recovery(run: RunRecord, spec: RecoverySpec) -> list[CheckResult]:
+def check_recovery(run: RunRecord, spec: RecoverySpec) -> tuple[CheckResult, ...]:
     """``recovery.retry_budget``, ``recovery.recovered`` (when ``require_recovery``) and ``recovery.ending``.
 
     A run with no errored step passes all of them with the reason "no tool errors".
@@ -119,7 +119,7 @@ def check_recovery(run: RunRecord, spec: RecoverySpec) -> list[CheckResult]:
     if not spec.require_recovery:
         ids.remove("recovery.recovered")
     if not events:
-        return [
+        return tuple(
             CheckResult(
                 check=check,
                 axis="error_recovery",
@@ -129,7 +129,7 @@ def check_recovery(run: RunRecord, spec: RecoverySpec) -> list[CheckResult]:
                 details={"errors": 0},
             )
             for check in ids
-        ]
+        )
     results: list[CheckResult] = []
     retries: dict[str, int] = {}
     for event in events:
@@ -194,4 +194,4 @@ def check_recovery(run: RunRecord, spec: RecoverySpec) -> list[CheckResult]:
             details={"last_step_errored": last_errored, "answered": answered},
         )
     )
-    return results
+    return tuple(results)

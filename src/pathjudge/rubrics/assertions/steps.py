@@ -33,7 +33,6 @@ __all__ = [
     "check_steps",
     "find_loops",
     "redundant_calls",
-    "step_checks",
 ]
 
 
@@ -204,23 +203,18 @@ def _find_loops(
     return loops
 
 
-def check_steps(run: RunRecord, spec: StepSpec) -> list[CheckResult]:
+def check_steps(run: RunRecord, spec: StepSpec) -> tuple[CheckResult, ...]:
     """``steps.budget`` (only when a budget is set), ``steps.redundant`` and ``steps.loop``.
 
     - budget: passes when ``len(steps) <= budget``; score 1 or 0.
     - redundant: passes when the number of redundant calls is at most ``max_redundant``; score is
-      the fraction of calls that were not redundant (1.0 for a run with no steps).
+      the fraction of calls that were not redundant (1.0 for a run with no steps). Its details carry
+      the redundant ``(first, repeat)`` pairs (see :func:`redundant_calls`).
     - loop: passes when :func:`find_loops` finds none at ``loop_threshold``; score 1 or 0.
-    """
-    return step_checks(run, spec)[0]
-
-
-def step_checks(run: RunRecord, spec: StepSpec) -> tuple[list[CheckResult], list[tuple[int, int]]]:
-    """:func:`check_steps` plus the redundant ``(first, repeat)`` pairs it found.
 
     The calls' keys are computed once and shared by the redundancy and loop checks; the results of
     the common outcomes (within budget, no redundant call, no loop) depend on a few numbers alone and
-    are built once per distinct value.
+    are built once per distinct value (results are immutable, so sharing them is safe).
     """
     steps = run.steps
     n = len(steps)
@@ -264,7 +258,7 @@ def step_checks(run: RunRecord, spec: StepSpec) -> tuple[list[CheckResult], list
         )
     else:
         results.append(_no_loop_result(spec.loop_threshold))
-    return results, pairs
+    return tuple(results)
 
 
 # The results of the common outcomes, shared between runs (CheckResult is frozen).

@@ -80,7 +80,7 @@ def _avoid(run: RunRecord, names: tuple[str, ...], check: str, word: str) -> Che
     )
 
 
-def check_tool_selection(run: RunRecord, spec: ToolSelectionSpec) -> list[CheckResult]:
+def check_tool_selection(run: RunRecord, spec: ToolSelectionSpec) -> tuple[CheckResult, ...]:
     """One result per configured sub-check, in the order required, forbidden, distractor, first_call.
 
     - ``tools.required``: score = fraction of required tools called; passes when all were. A run
@@ -131,4 +131,4 @@ def check_tool_selection(run: RunRecord, spec: ToolSelectionSpec) -> list[CheckR
                 details={"expected": spec.first_call, "first_turn": list(first_tools)},
             )
         )
-    return results
+    return tuple(results)

@@ -1,0 +1,121 @@
+"""Write a pathjudge suite from BFCL's own task data: its possible answers and function docs.
+
+    python examples/bfcl/make_suite.py ../shared/data/bfcl_v4 simple_python simple_java -o bfcl.yaml
+
+Each BFCL question becomes a task whose one reference path holds its ground-truth calls: ``strict``
+for one call (simple, multiple, live_simple, simple_java, simple_javascript), ``unordered`` for the
+parallel categories (BFCL grades parallel calls in any order). Each parameter becomes
+``{$one_of: [possible answers], $declared: <documented type>, $items: <item type>}``; the suite's
+``defaults`` say ``types: bfcl`` once, Java and JavaScript tasks add ``language``. Nothing else is
+needed: no preprocessing of runs, no code in the suite. A run passes BFCL's AST check exactly when
+its trajectory score is 1.0 (the reference matched, nothing extra).
+
+The data files are read, never copied: the suite is written where ``-o`` says.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from pathjudge.rubrics.assertions.arguments import dump_matcher, expectations_from_bfcl
+
+LANGUAGES = {"simple_java": "java", "simple_javascript": "javascript"}
+CATEGORIES = (
+    "simple_python",
+    "multiple",
+    "parallel",
+    "parallel_multiple",
+    "live_simple",
+    "simple_java",
+    "simple_javascript",
+)
+
+
+def _lines(path: Path) -> Iterator[dict[str, Any]]:
+    with path.open(encoding="utf-8") as handle:
+        for line in handle:
+            if line.strip():
+                yield json.loads(line)
+
+
+def _question_text(question: Any) -> str:
+    """The last user message of the first turn (BFCL's ``question`` is a list of turns)."""
+    turns = question if isinstance(question, list) else []
+    messages = turns[0] if turns and isinstance(turns[0], list) else turns
+    texts = [
+        m.get("content", "") for m in messages if isinstance(m, dict) and m.get("role") == "user"
+    ]
+    return str(texts[-1]) if texts else ""
+
+
+def tasks_for(root: Path, category: str) -> Iterator[dict[str, Any]]:
+    """One task mapping per BFCL entry of ``category``."""
+    language = LANGUAGES.get(category, "python")
+    answers = {
+        e["id"]: e["ground_truth"]
+        for e in _lines(root / "possible_answer" / f"BFCL_v4_{category}.json")
+    }
+    for question in _lines(root / f"BFCL_v4_{category}.json"):
+        ground_truth = answers[question["id"]]
+        expectations = expectations_from_bfcl(ground_truth, question["function"], language=language)
+        steps = []
+        for expected in expectations:
+            step: dict[str, Any] = {
+                "tool": expected.tool,
+                "args": {name: dump_matcher(m) for name, m in expected.args.items()},
+            }
+            if expected.json_schema is not None:
+                step["json_schema"] = expected.json_schema
+            steps.append(step)
+        task: dict[str, Any] = {
+            "id": question["id"],
+            "input": _question_text(question.get("question")),
+            "references": [{"mode": "strict" if len(steps) == 1 else "unordered", "steps": steps}],
+        }
+        if language != "python":
+            task["language"] = language
+        yield task
+
+
+def make_suite(root: Path, categories: Iterable[str]) -> dict[str, Any]:
+    """The suite (as a mapping) for ``categories`` of the BFCL data under ``root``."""
+    tasks = [task for category in categories for task in tasks_for(root, category)]
+    return {
+        "schema_version": 1,
+        "name": "bfcl",
+        "description": "BFCL v4 AST categories, graded with the official checker's typing rules",
+        "defaults": {"types": "bfcl"},
+        "tasks": tasks,
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument(
+        "data", type=Path, help="the bfcl_v4 folder (BFCL_v4_*.json, possible_answer/)"
+    )
+    parser.add_argument("categories", nargs="*", default=list(CATEGORIES))
+    parser.add_argument("-o", "--output", type=Path, required=True, help="suite YAML to write")
+    args = parser.parse_args(argv)
+    unknown = [c for c in args.categories if not (args.data / f"BFCL_v4_{c}.json").is_file()]
+    if unknown:
+        print(f"no BFCL_v4_{unknown[0]}.json under {args.data}", file=sys.stderr)
+        return 2
+    suite = make_suite(args.data, args.categories)
+    text = yaml.safe_dump(suite, sort_keys=False, allow_unicode=True, width=100)
+    tmp = args.output.with_name(args.output.name + ".tmp")
+    tmp.write_text(text, encoding="utf-8")
+    tmp.replace(args.output)
+    print(f"wrote {len(suite['tasks'])} tasks to {args.output}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

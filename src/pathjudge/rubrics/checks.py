@@ -1,0 +1,352 @@
+"""The deterministic checks of a task, declared once, in order, each with its axis.
+
+Every check has one signature, ``(run, plan) -> tuple[CheckResult, ...]``: ``run`` is the
+:class:`~pathjudge.agent.trajectory.RunRecord`, ``plan`` the :class:`TaskPlan` (everything about the
+task that does not depend on the run, compiled once). :data:`CHECKS` lists them in the order their
+results appear in a grade; every result of a check must be on the check's axis.
+:func:`pathjudge.scoring.grade.grade_run` runs each declared check guarded: a check that raises (or
+returns something else than a tuple of results on its axis) gives one ``error`` result named after
+the check — undecided, listed as a check that broke, never a failure of the agent.
+
+Adding a check: write ``def my_check(run, plan) -> tuple[CheckResult, ...]`` and declare it, e.g.
+``CHECKS + (Check("tools.scope", "tool_selection", my_check),)``, then grade with
+``SuitePlan(suite, checks=...)``. ``applies`` skips a check for tasks it does not concern (cheaply,
+once per task).
+
+Caches are explicit and per suite: a :class:`SuitePlan` owns the task plans, and each task plan owns
+one bounded :class:`~pathjudge.rubrics.path.AlignCache` per reference, keyed by content. Nothing here
+is a module-level memo keyed by object identity.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+
+from pathjudge.agent.trajectory import RunRecord
+from pathjudge.rubrics.assertions.arguments import CallExpectation, match_call
+from pathjudge.rubrics.assertions.base import Axis, CheckResult
+from pathjudge.rubrics.assertions.outcome import RefusalCriterion, check_outcome
+from pathjudge.rubrics.assertions.overlap import check_query_overlap
+from pathjudge.rubrics.assertions.recovery import RecoverySpec, check_recovery
+from pathjudge.rubrics.assertions.steps import StepSpec, check_steps
+from pathjudge.rubrics.assertions.tools import check_tool_selection
+from pathjudge.rubrics.path import AlignCache, Mode, RefSpec, compile_reference
+from pathjudge.rubrics.suite import Suite, Task
+
+__all__ = [
+    "CHECKS",
+    "Check",
+    "CheckFn",
+    "CompiledReference",
+    "SuitePlan",
+    "TaskPlan",
+    "argument_match",
+    "argument_validity",
+    "implied_refusal",
+    "plan_task",
+    "query_overlap",
+    "recovery",
+    "step_efficiency",
+    "success_criterion",
+    "tool_selection",
+]
+
+CheckFn = Callable[[RunRecord, "TaskPlan"], tuple[CheckResult, ...]]
+"""A check: ``(run, plan) -> tuple[CheckResult, ...]``."""
+
+
+@dataclass(frozen=True, slots=True)
+class CompiledReference:
+    """One reference path compiled for aligning many runs: its name, mode, steps and cache."""
+
+    name: str
+    mode: Mode
+    refs: tuple[RefSpec, ...]
+    cache: AlignCache
+
+
+@dataclass(frozen=True, slots=True)
+class TaskPlan:
+    """Everything about a task that does not depend on the run, computed once per task.
+
+    ``recovery_clean``: the recovery checks of a run with no tool error, which depend on the spec
+    alone (derived from the same :func:`~pathjudge.rubrics.assertions.recovery.check_recovery`);
+    ``implied_goal``: the refusal rule a task's ``kind`` implies when it has no success criterion.
+    """
+
+    task: Task
+    references: tuple[CompiledReference, ...]
+    step_spec: StepSpec
+    recovery_spec: RecoverySpec
+    recovery_clean: tuple[CheckResult, ...]
+    arguments: Mapping[str, CallExpectation]
+    budget: int | None
+    implied_goal: RefusalCriterion | None
+    checks: tuple[Check, ...]
+
+
+def plan_task(
+    task: Task, *, checks: Sequence[Check] | None = None, cache_limit: int = 64
+) -> TaskPlan:
+    """Compile a task's references and defaults once, for grading many runs of it.
+
+    ``checks``: the declared checks (default :data:`CHECKS`); those that do not apply to the task are
+    dropped here, once. ``cache_limit``: the most shapes each reference's alignment cache keeps.
+    """
+    step_spec = task.steps or StepSpec()
+    recovery_spec = task.recovery or RecoverySpec()
+    implied: RefusalCriterion | None = None
+    if task.success is None and task.kind is not None:
+        # factual: an answer that refuses fails; out_of_scope: only a refusal passes
+        implied = RefusalCriterion(expect="answer" if task.kind == "factual" else "refuse")
+    references = tuple(
+        CompiledReference(
+            ref.name or f"reference {i + 1}",
+            ref.mode,
+            compile_reference(ref),
+            AlignCache(cache_limit),
+        )
+        for i, ref in enumerate(task.references)
+    )
+    plan = TaskPlan(
+        task=task,
+        references=references,
+        step_spec=step_spec,
+        recovery_spec=recovery_spec,
+        recovery_clean=check_recovery(RunRecord(run_id="-", task_id=task.id), recovery_spec),
+        arguments={exp.tool: exp for exp in task.arguments},
+        budget=step_spec.budget,
+        implied_goal=implied,
+        checks=(),
+    )
+    declared = CHECKS if checks is None else tuple(checks)
+    kept = tuple(check for check in declared if check.applies is None or check.applies(plan))
+    object.__setattr__(plan, "checks", kept)
+    return plan
+
+
+class SuitePlan:
+    """The task plans of one suite, built on first use and kept for its lifetime (the per-suite cache).
+
+    ``checks``: the declared checks every task is graded with (default :data:`CHECKS`).
+    :meth:`plan` raises :class:`~pathjudge.errors.SuiteError` for a task the suite lacks, naming
+    ``file`` and ``line`` when given. Picklable: a plan travels to a worker process as its suite and
+    check declarations, and rebuilds its task plans there.
+    """
+
+    __slots__ = ("_plans", "cache_limit", "checks", "suite")
+
+    def __init__(
+        self, suite: Suite, *, checks: Sequence[Check] | None = None, cache_limit: int = 64
+    ) -> None:
+        self.suite = suite
+        self.checks: tuple[Check, ...] = CHECKS if checks is None else tuple(checks)
+        self.cache_limit = cache_limit
+        self._plans: dict[str, TaskPlan] = {}
+
+    def plan(self, task_id: str, *, file: object = None, line: int | None = None) -> TaskPlan:
+        found = self._plans.get(task_id)
+        if found is None:
+            task = self.suite.task(task_id, file=file, line=line)  # type: ignore[arg-type]
+            found = self._plans[task_id] = plan_task(
+                task, checks=self.checks, cache_limit=self.cache_limit
+            )
+        return found
+
+    def __contains__(self, task_id: str) -> bool:
+        return task_id in self._plans or self.suite.get(task_id) is not None
+
+    def __getstate__(self) -> tuple[Suite, tuple[Check, ...], int]:
+        return self.suite, self.checks, self.cache_limit
+
+    def __setstate__(self, state: tuple[Suite, tuple[Check, ...], int]) -> None:
+        self.suite, self.checks, self.cache_limit = state
+        self._plans = {}
+
+
+# --------------------------------------------------------------------------------------------------
+# The checks
+
+
+def tool_selection(run: RunRecord, plan: TaskPlan) -> tuple[CheckResult, ...]:
+    """``tools.*``: required, forbidden, distractor tools and the first call (the task's ``tools``)."""
+    spec = plan.task.tools
+    return () if spec is None else check_tool_selection(run, spec)
+
+
+def argument_validity(run: RunRecord, plan: TaskPlan) -> tuple[CheckResult, ...]:
+    """``arguments.valid_json``: the share of calls whose arguments parsed (none with no calls)."""
+    steps = run.steps
+    n = len(steps)
+    if not n:
+        return ()
+    bad = [i for i, step in enumerate(steps) if step.arguments_error is not None]
+    if not bad:
+        return (_all_valid(n),)
+    return (
+        CheckResult(
+            check="arguments.valid_json",
+            axis="argument_correctness",
+            status="fail",
+            score=(n - len(bad)) / n,
+            reason=f"{len(bad)} of {n} calls had arguments that were not valid JSON: "
+            + ", ".join(f"steps[{i}] {steps[i].tool}" for i in bad),
+            details={"malformed": bad},
+        ),
+    )
+
+
+def argument_match(run: RunRecord, plan: TaskPlan) -> tuple[CheckResult, ...]:
+    """``arguments.match``: the calls to each tool of the task's ``arguments`` against its expectation."""
+    expectations = plan.arguments
+    if not expectations:
+        return ()
+    total = 0
+    failures: list[str] = []
+    for index, step in enumerate(run.steps):
+        expected = expectations.get(step.tool)
+        if expected is None or step.arguments_error is not None:
+            continue
+        total += 1
+        found = match_call(step.tool, step.arguments, expected)
+        if not found.ok:
+            failures.append(
+                f"steps[{index}] {step.tool}: "
+                + "; ".join(m.render() for m in found.mismatches[:3])
+            )
+    tools = ", ".join(sorted(expectations))
+    if total == 0:
+        return (
+            CheckResult(
+                check="arguments.match",
+                axis="argument_correctness",
+                status="not_run",
+                reason=f"no call to {tools} to check",
+            ),
+        )
+    ok = total - len(failures)
+    return (
+        CheckResult(
+            check="arguments.match",
+            axis="argument_correctness",
+            status="fail" if failures else "pass",
+            score=ok / total,
+            reason=f"{ok} of {total} calls to {tools} matched their expectation"
+            + ("; " + "; ".join(failures[:5]) if failures else ""),
+            details={"checked": total, "failed": len(failures)},
+        ),
+    )
+
+
+def query_overlap(run: RunRecord, plan: TaskPlan) -> tuple[CheckResult, ...]:
+    """``arguments.query_overlap`` (a diagnostic, never gating), when the task sets ``query_overlap``."""
+    task = plan.task
+    spec = task.query_overlap
+    if spec is None:
+        return ()
+    return (
+        check_query_overlap(
+            run,
+            argument=spec.argument,
+            question=task.input_text if task.input is not None else None,
+            tools=spec.tools or None,
+        ),
+    )
+
+
+def step_efficiency(run: RunRecord, plan: TaskPlan) -> tuple[CheckResult, ...]:
+    """``steps.budget``, ``steps.redundant`` (its details carry the redundant pairs), ``steps.loop``."""
+    return check_steps(run, plan.step_spec)
+
+
+def recovery(run: RunRecord, plan: TaskPlan) -> tuple[CheckResult, ...]:
+    """``recovery.*``; a run with no tool error gets the plan's precomputed results (the same ones)."""
+    for step in run.steps:
+        if step.is_error:
+            return check_recovery(run, plan.recovery_spec)
+    return plan.recovery_clean
+
+
+def success_criterion(run: RunRecord, plan: TaskPlan) -> tuple[CheckResult, ...]:
+    """``outcome.<kind>``: the task's success criterion."""
+    criterion = plan.task.success
+    return () if criterion is None else (check_outcome(run, criterion),)
+
+
+def implied_refusal(run: RunRecord, plan: TaskPlan) -> tuple[CheckResult, ...]:
+    """``outcome.refusal`` implied by the task's kind (factual: must not refuse; out_of_scope: must)."""
+    implied = plan.implied_goal
+    return () if implied is None else (check_outcome(run, implied),)
+
+
+_VALID: dict[int, CheckResult] = {}
+
+
+def _all_valid(n: int) -> CheckResult:
+    # results are immutable, so one per call count is shared; the table is bounded by the call count
+    found = _VALID.get(n)
+    if found is None:
+        found = CheckResult(
+            check="arguments.valid_json",
+            axis="argument_correctness",
+            status="pass",
+            score=1.0,
+            reason=f"all {n} calls had valid JSON arguments",
+            details={"malformed": []},
+        )
+        if len(_VALID) < 256:
+            _VALID[n] = found
+    return found
+
+
+# --------------------------------------------------------------------------------------------------
+# The declarations
+
+
+@dataclass(frozen=True, slots=True)
+class Check:
+    """A declared check: its name (the id of its ``error`` result when it breaks), its axis, the
+    function, and optionally which tasks it applies to (decided once per task plan)."""
+
+    name: str
+    axis: Axis
+    run: CheckFn
+    applies: Callable[[TaskPlan], bool] | None = None
+    gating: bool = True
+
+
+def _has_tools(plan: TaskPlan) -> bool:
+    return plan.task.tools is not None
+
+
+def _has_arguments(plan: TaskPlan) -> bool:
+    return bool(plan.arguments)
+
+
+def _has_overlap(plan: TaskPlan) -> bool:
+    return plan.task.query_overlap is not None
+
+
+def _has_success(plan: TaskPlan) -> bool:
+    return plan.task.success is not None
+
+
+def _has_implied(plan: TaskPlan) -> bool:
+    return plan.implied_goal is not None
+
+
+CHECKS: tuple[Check, ...] = (
+    Check("tools", "tool_selection", tool_selection, _has_tools),
+    Check("arguments.valid_json", "argument_correctness", argument_validity),
+    Check("arguments.match", "argument_correctness", argument_match, _has_arguments),
+    Check(
+        "arguments.query_overlap", "argument_correctness", query_overlap, _has_overlap, gating=False
+    ),
+    Check("steps", "step_efficiency", step_efficiency),
+    Check("recovery", "error_recovery", recovery),
+    Check("outcome", "goal_completion", success_criterion, _has_success),
+    Check("outcome.refusal", "goal_completion", implied_refusal, _has_implied),
+)
+"""The built-in checks, in the order their results appear in a grade (module-level functions, so a
+declaration pickles to a worker process)."""

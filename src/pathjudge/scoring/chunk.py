@@ -1,0 +1,364 @@
+"""Grading as a pure function over chunks of lines, and a local process pool that maps it.
+
+:func:`grade_chunk` grades any chunk of runs-file lines into a :class:`PartialScorecard`; partials
+merge associatively and commutatively, so any engine may map it over any split of the input and
+reduce the partials in any order — one process, :func:`score_file_parallel`'s
+``concurrent.futures`` pool, or a distributed engine — and :meth:`PartialScorecard.finish` gives the
+same scorecard, byte for byte. A line is ``(source, line_no, raw)``: ``source`` names the file in
+error messages, ``line_no`` is its 1-based line, ``raw`` the line's bytes (or text).
+
+Bad records are never dropped: each becomes an error in the partial, at its ``source:line``
+(:meth:`PartialScorecard.first_error`); the caller decides whether to raise (the CLI raises the
+first, as it always has). Memory is flat: a partial keeps sums, a bounded weak-path list and a
+bounded error list, never per-run grades; ``on_grade`` receives each grade as it is made, to stream
+it somewhere.
+"""
+
+from __future__ import annotations
+
+import gzip
+import os
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from pathlib import Path
+from typing import IO, cast
+
+from pydantic import ValidationError
+
+from pathjudge.agent.trajectory import RunRecord
+from pathjudge.errors import PathjudgeError, RecordError
+from pathjudge.rubrics.checks import SuitePlan
+from pathjudge.rubrics.suite import Suite
+from pathjudge.scoring.grade import RunGrade, grade_run
+from pathjudge.scoring.judged import VerdictLike
+from pathjudge.scoring.scorecard import PartialScorecard, Position
+
+__all__ = [
+    "MAX_LINE_BYTES",
+    "Line",
+    "default_jobs",
+    "grade_chunk",
+    "grade_records_chunk",
+    "iter_lines",
+    "score_file_parallel",
+]
+
+Line = tuple[str, int, str | bytes]
+"""One line of a runs file: (source, 1-based line number, the raw line)."""
+
+MAX_LINE_BYTES = 64 * 1024 * 1024
+"""A record longer than this is an error (it is never held whole in memory)."""
+
+OnGrade = Callable[[RunGrade, Position], None]
+
+
+def parse_run(source: str, line_no: int, raw: str | bytes) -> RunRecord | RecordError | None:
+    """One runs-file line as a :class:`RunRecord`; a :class:`RecordError` naming ``source:line_no``
+    when it is not one; ``None`` for a blank line."""
+    if not raw or raw.isspace():
+        return None
+    try:
+        record = RunRecord.model_validate_json(raw)
+    except ValidationError as exc:
+        if isinstance(raw, bytes):
+            try:
+                raw.decode("utf-8")
+            except UnicodeDecodeError as bad:
+                return RecordError(
+                    f"not valid UTF-8 (byte 0x{raw[bad.start]:02x} at column {bad.start + 1})",
+                    file=source,
+                    line=line_no,
+                    hint="re-encode the file as UTF-8",
+                )
+        from pathjudge.agent.io import record_error_from_validation
+
+        return record_error_from_validation(exc, file=source, line=line_no, what="run")
+    from pathjudge.agent.io import line_problem
+
+    # what pydantic lets through: invalid UTF-8 inside a string, NaN / Infinity / 1e400
+    problem = line_problem(
+        raw if isinstance(raw, bytes) else raw.encode("utf-8"), file=source, line=line_no
+    )
+    return record if problem is None else problem
+
+
+def grade_chunk(
+    lines: Iterable[Line],
+    suite: Suite | SuitePlan,
+    verdicts: Mapping[str, VerdictLike] | None = None,
+    *,
+    fast: bool = False,
+    max_weak: int = 1000,
+    stop_at_error: bool = False,
+    on_grade: OnGrade | None = None,
+) -> PartialScorecard:
+    """Grade a chunk of runs-file lines into a :class:`PartialScorecard` (a pure function).
+
+    Each non-blank line is validated as a run and graded against its task (see
+    :func:`~pathjudge.scoring.grade.grade_run`); a line that is not a valid run, or names a task the
+    suite lacks, is kept as an error at its ``source:line`` and grading goes on (``stop_at_error``:
+    stop reading at the first). ``on_grade(grade, (source, line))`` sees every grade in line order.
+    Picklable arguments in, a picklable partial out: safe to map in worker processes.
+    """
+    plans = suite if isinstance(suite, SuitePlan) else SuitePlan(suite)
+    partial = PartialScorecard(max_weak=max_weak)
+    for source, line_no, raw in lines:
+        if len(raw) > MAX_LINE_BYTES:
+            found: RunRecord | RecordError | None = _too_long(source, line_no, len(raw))
+        else:
+            found = parse_run(source, line_no, raw)
+        if found is None:
+            continue
+        if isinstance(found, RecordError):
+            partial.add_error(found, (source, line_no))
+            if stop_at_error:
+                break
+            continue
+        graded = _grade_one(found, plans, partial, (source, line_no), verdicts, fast, on_grade)
+        if not graded and stop_at_error:
+            break
+    return partial
+
+
+def grade_records_chunk(
+    records: Iterable[tuple[str, int, RunRecord]],
+    suite: Suite | SuitePlan,
+    verdicts: Mapping[str, VerdictLike] | None = None,
+    *,
+    fast: bool = False,
+    max_weak: int = 1000,
+    stop_at_error: bool = False,
+    on_grade: OnGrade | None = None,
+) -> PartialScorecard:
+    """:func:`grade_chunk` over runs already parsed: ``(source, line_no, run)`` triples."""
+    plans = suite if isinstance(suite, SuitePlan) else SuitePlan(suite)
+    partial = PartialScorecard(max_weak=max_weak)
+    for source, line_no, run in records:
+        graded = _grade_one(run, plans, partial, (source, line_no), verdicts, fast, on_grade)
+        if not graded and stop_at_error:
+            break
+    return partial
+
+
+def _grade_one(
+    run: RunRecord,
+    plans: SuitePlan,
+    partial: PartialScorecard,
+    position: Position,
+    verdicts: Mapping[str, VerdictLike] | None,
+    fast: bool,
+    on_grade: OnGrade | None,
+) -> bool:
+    try:
+        plan = plans.plan(run.task_id, file=position[0] or None, line=position[1] or None)
+    except PathjudgeError as exc:  # a task the suite lacks
+        partial.add_error(exc, position)
+        return False
+    grade = grade_run(run, plan, verdicts=verdicts, fast=fast)
+    partial.add(grade, position)
+    if on_grade is not None:
+        on_grade(grade, position)
+    return True
+
+
+def _too_long(source: str, line_no: int, length: int) -> RecordError:
+    return RecordError(
+        f"line is {length / 1e6:.1f} MB, over the limit of {MAX_LINE_BYTES / 1e6:.1f} MB per record",
+        file=source,
+        line=line_no,
+        hint="split the record",
+    )
+
+
+# --------------------------------------------------------------------------------------------------
+# Reading a runs file as lines
+
+
+def _open(path: Path) -> IO[bytes]:
+    try:
+        if path.suffix == ".gz":
+            return cast(IO[bytes], gzip.open(path, "rb"))
+        return path.open("rb")
+    except FileNotFoundError:
+        raise RecordError("file not found", file=path, hint="check the path") from None
+    except IsADirectoryError:
+        raise RecordError("is a directory, not a JSONL file", file=path) from None
+
+
+def iter_lines(
+    path: str | Path, *, start: int = 0, end: int | None = None, first_line: int = 1
+) -> Iterator[Line]:
+    """The lines of a runs JSONL (gzip when it ends in ``.gz``) as :data:`Line` s.
+
+    ``start``/``end``: a byte range of a plain file that starts at a line start (``first_line`` is
+    the number of its first line). A line over :data:`MAX_LINE_BYTES` is yielded as a truncated
+    placeholder whose length :func:`grade_chunk` reports as too long, never held whole.
+    """
+    target = Path(path)
+    source = str(path)
+    with _open(target) as handle:
+        try:
+            if start:
+                handle.seek(start)
+            position = start
+            number = first_line - 1
+            while end is None or position < end:
+                raw = handle.readline(MAX_LINE_BYTES + 1)
+                if not raw:
+                    return
+                number += 1
+                position += len(raw)
+                if len(raw) > MAX_LINE_BYTES and not raw.endswith(b"\n"):
+                    while True:  # skip the rest of the over-long line
+                        rest = handle.readline(1 << 20)
+                        position += len(rest)
+                        if not rest or rest.endswith(b"\n"):
+                            break
+                yield source, number, raw
+        except (OSError, EOFError, gzip.BadGzipFile) as exc:
+            raise RecordError(
+                f"could not be read ({exc.__class__.__name__}: {exc})", file=target
+            ) from None
+
+
+# --------------------------------------------------------------------------------------------------
+# A local process pool
+
+
+def default_jobs() -> int:
+    """The number of CPU cores this process may use."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover - not Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def _split(path: Path, parts: int) -> list[tuple[int, int, int]]:
+    """``(start, end, first_line)`` byte ranges of about equal size, each starting at a line start,
+    with the number of its first line (newlines counted in one pass over the file)."""
+    size = path.stat().st_size
+    offsets = [0]
+    with path.open("rb") as handle:
+        for k in range(1, max(1, parts)):
+            handle.seek(max(offsets[-1], size * k // parts))
+            handle.readline()
+            position = handle.tell()
+            if offsets[-1] < position < size:
+                offsets.append(position)
+        ranges: list[tuple[int, int, int]] = []
+        line = 1
+        handle.seek(0)
+        for start, end in zip(offsets, [*offsets[1:], size], strict=True):
+            ranges.append((start, end, line))
+            remaining = end - start
+            while remaining > 0:
+                data = handle.read(min(remaining, 1 << 20))
+                if not data:
+                    break
+                line += data.count(b"\n")
+                remaining -= len(data)
+    return ranges
+
+
+def _grade_range(
+    path: str,
+    start: int,
+    end: int,
+    first_line: int,
+    plans: SuitePlan,
+    verdicts: Mapping[str, VerdictLike] | None,
+    fast: bool,
+    max_weak: int,
+) -> PartialScorecard:
+    """Worker: :func:`grade_chunk` over the lines in bytes ``[start, end)`` of ``path``."""
+    return grade_chunk(
+        iter_lines(path, start=start, end=end, first_line=first_line),
+        plans,
+        verdicts,
+        fast=fast,
+        max_weak=max_weak,
+    )
+
+
+def _grade_lines(
+    lines: list[Line],
+    plans: SuitePlan,
+    verdicts: Mapping[str, VerdictLike] | None,
+    fast: bool,
+    max_weak: int,
+) -> PartialScorecard:
+    """Worker: :func:`grade_chunk` over lines the parent read (a compressed file)."""
+    return grade_chunk(lines, plans, verdicts, fast=fast, max_weak=max_weak)
+
+
+def _pool(jobs: int) -> ProcessPoolExecutor:
+    import multiprocessing
+    import sys
+
+    if sys.platform == "linux":
+        # fork starts a worker in milliseconds; grading code holds no threads or locks
+        return ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("fork"))
+    return ProcessPoolExecutor(max_workers=jobs)  # pragma: no cover
+
+
+def score_file_parallel(
+    path: str | Path,
+    suite: Suite | SuitePlan,
+    verdicts: Mapping[str, VerdictLike] | None = None,
+    *,
+    fast: bool = False,
+    jobs: int | None = None,
+    max_weak: int = 1000,
+    chunk_lines: int = 20_000,
+) -> PartialScorecard:
+    """Grade a runs JSONL (plain or ``.gz``) in ``jobs`` worker processes (default: the core count)
+    into one merged :class:`PartialScorecard`, by mapping :func:`grade_chunk` with a
+    ``concurrent.futures`` process pool.
+
+    A plain file is split into byte ranges at line starts (each worker reads its own range); a
+    compressed one is read here and sent in chunks of ``chunk_lines`` lines, a few chunks in flight
+    per worker (flat memory). Partials are merged as they finish, in any order: the result is the
+    same as grading in one process. Bad records are in the partial (see
+    :meth:`~PartialScorecard.first_error`); no run record at all raises :class:`RecordError`.
+    """
+    target = Path(path)
+    if not target.exists():
+        raise RecordError("file not found", file=target, hint="check the path")
+    if target.is_dir():
+        raise RecordError("is a directory, not a JSONL file", file=target)
+    workers = max(1, jobs if jobs is not None else default_jobs())
+    plans = suite if isinstance(suite, SuitePlan) else SuitePlan(suite)
+    total = PartialScorecard(max_weak=max_weak)
+    with _pool(workers) as pool:
+        pending: set[Future[PartialScorecard]] = set()
+        if target.suffix != ".gz":
+            for start, end, first in _split(target, workers * 4):
+                pending.add(
+                    pool.submit(
+                        _grade_range, str(path), start, end, first, plans, verdicts, fast, max_weak
+                    )
+                )
+        else:
+            batch: list[Line] = []
+            for line in iter_lines(target):
+                batch.append(line)
+                if len(batch) >= chunk_lines:
+                    pending.add(pool.submit(_grade_lines, batch, plans, verdicts, fast, max_weak))
+                    batch = []
+                    while len(pending) >= 2 * workers:  # a bounded number in flight
+                        done, pending = wait(pending, return_when=FIRST_COMPLETED)
+                        for future in done:
+                            total.merge(future.result())
+            if batch:
+                pending.add(pool.submit(_grade_lines, batch, plans, verdicts, fast, max_weak))
+        while pending:
+            done, pending = wait(pending, return_when=FIRST_COMPLETED)
+            for future in done:
+                total.merge(future.result())
+    if total.runs == 0 and not total.errors:
+        raise RecordError(
+            "has no run records",
+            file=target,
+            hint="the file is empty; pass a JSONL file with one record per line",
+        )
+    return total

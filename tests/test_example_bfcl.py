@@ -1,0 +1,92 @@
+"""examples/bfcl: a suite written from BFCL's own task data grades real BFCL v4 entries as BFCL does.
+
+The generator writes the suite (YAML, only declarative features: ``types: bfcl`` in the defaults,
+``language`` on the Java/JavaScript tasks, ``$one_of`` with ``$declared`` per parameter); runs that
+make the ground-truth calls pass (the reference path is satisfied) except the five calls the official
+checker itself can never pass; a missing or an extra parallel call fails.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from pathjudge.agent.trajectory import RunRecord, Step
+from pathjudge.rubrics.suite import Suite, load_suite
+from pathjudge.scoring.grade import grade
+
+EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "bfcl"
+sys.path.insert(0, str(EXAMPLE))
+import make_runs  # noqa: E402
+import make_suite  # noqa: E402
+
+UNPASSABLE = {
+    "live_simple_106-63-0",
+    "live_simple_112-68-0",
+    "simple_java_36",
+    "simple_java_64",
+    "simple_java_65",
+}
+
+
+@pytest.fixture(scope="module")
+def suite(shared_data: Path, tmp_path_factory: pytest.TempPathFactory) -> Suite:
+    out = tmp_path_factory.mktemp("bfcl") / "suite.yaml"
+    assert make_suite.main([str(shared_data / "bfcl_v4"), "-o", str(out)]) == 0
+    text = out.read_text(encoding="utf-8")
+    assert "types: bfcl" in text
+    assert "language: java" in text
+    assert "$declared: HashMap" in text
+    return load_suite(out)
+
+
+def test_generated_suite_passes_every_passable_ground_truth_run(
+    shared_data: Path, suite: Suite
+) -> None:
+    runs = [
+        run
+        for category in make_suite.CATEGORIES
+        for run in make_runs.runs_for(shared_data / "bfcl_v4", category)
+    ]
+    assert len(runs) == len(suite) == 1408
+    failed = {g.task_id for g in grade(runs, suite) if not (g.path and g.path.satisfied)}
+    assert failed == UNPASSABLE
+    java = suite.task("simple_java_25")
+    (step,) = java.references[0].steps
+    assert (step.types, step.language) == ("bfcl", "java")  # inherited from defaults and the task
+
+
+def test_missing_or_extra_parallel_call_fails(shared_data: Path, suite: Suite) -> None:
+    (run,) = [
+        r
+        for r in make_runs.runs_for(shared_data / "bfcl_v4", "parallel")
+        if r.task_id == "parallel_0"
+    ]
+    assert len(run.steps) == 2
+    reordered = run.model_copy(update={"run_id": "swap", "steps": run.steps[::-1]})
+    short = run.model_copy(update={"run_id": "short", "steps": run.steps[:1]})
+    extra = run.model_copy(
+        update={
+            "run_id": "extra",
+            "steps": (*run.steps, Step(tool=run.steps[0].tool, arguments={})),
+        }
+    )
+    verdicts = {
+        g.run_id: bool(g.path and g.path.satisfied)
+        for g in grade([run, reordered, short, extra], suite)
+    }
+    assert verdicts == {run.run_id: True, "swap": True, "short": False, "extra": False}
+
+
+def test_a_wrong_java_literal_fails_with_a_reason(suite: Suite) -> None:
+    tool = suite.task("simple_java_25").references[0].steps[0].tool
+    # the id is declared long: the model must write 42L
+    run = RunRecord(
+        run_id="j", task_id="simple_java_25", steps=(Step(tool=tool, arguments={"id": "42"}),)
+    )
+    (graded,) = grade([run], suite)
+    assert graded.path is not None
+    assert not graded.path.satisfied
+    assert "expected type long" in graded.path.reason
