@@ -30,7 +30,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(REPO / "src"), str(REPO)]
 
-from pathjudge.judge.backends.anthropic import AnthropicBackend  # noqa: E402
+from pathjudge.judge.backends.anthropic import AnthropicJudgeBackend  # noqa: E402
 from pathjudge.judge.cache import VerdictCache  # noqa: E402
 from pathjudge.judge.runner import JudgeJob, JudgeRun, run_judge  # noqa: E402
 from pathjudge.judge.verdict import VerdictRecord  # noqa: E402
@@ -72,7 +72,7 @@ def jobs(n: int) -> list[JudgeJob]:
 async def judge(
     url: str, items: list[JudgeJob], concurrency: int, cache: VerdictCache | None
 ) -> JudgeRun:
-    backend = AnthropicBackend(base_url=url, max_connections=concurrency)
+    backend = AnthropicJudgeBackend(base_url=url, max_connections=concurrency)
     try:
         return await run_judge(
             items,
@@ -80,7 +80,6 @@ async def judge(
             cache=cache,
             concurrency=concurrency,
             backoff_initial=0.2,
-            show_progress=False,
         )
     finally:
         await backend.aclose()

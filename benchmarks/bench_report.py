@@ -15,7 +15,7 @@ import json
 import random
 import time
 
-from pathjudge.report._view import CheckView, MetricView, ReportView, RunView, StepView, TaskRow
+from pathjudge.report._view import CheckView, MetricView, ReportView, RunView, StepView, TaskView
 from pathjudge.report.html import render_html
 
 
@@ -81,7 +81,7 @@ def synthetic_view(n_runs: int, result_chars: int, seed: int = 0) -> ReportView:
         for i in range(n_runs)
     )
     tasks = tuple(
-        TaskRow(f"task-{t:02d}", n_runs // 50, 0.8, 8, 2, 0, 0.9, 0.7, 85.0, 6.0, 2)
+        TaskView(f"task-{t:02d}", n_runs // 50, 0.8, 8, 2, 0, 0.9, 0.7, 85.0, 6.0, 2)
         for t in range(50)
     )
     return ReportView(

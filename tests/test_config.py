@@ -51,9 +51,9 @@ def test_every_key_has_an_env_var_named_after_it() -> None:
     assert ENV_VARS["weights.axes.tool_selection"] == "PATHJUDGE_WEIGHTS_AXES_TOOL_SELECTION"
     assert set(ENV_VARS) == set(config_keys())
     assert len(set(ENV_VARS.values())) == len(ENV_VARS)
-    assert (
-        len(config_keys()) == 26
-    )  # 3 judge + 3 agent + 3 top level + 4 gates + 5 + 3 weights + 4 + allow_callables
+    # 3 judge + 3 agent + 3 top level + 4 calibration gates + 5 + 3 weights + 11 fail_under metrics
+    # + allow_callables
+    assert len(config_keys()) == 33
 
 
 # (key, TOML literal in the file, env string, cli value, expected file / env / cli values)
@@ -256,7 +256,7 @@ def test_unknown_table_dotted_key_and_inline_table_lines(tmp_path: Path) -> None
         ("\nconcurrency = true\n", 2, "concurrency", "whole number"),
         ("concurrency = 0\n", 1, "concurrency", "greater than or equal to 1"),
         ("[fail_under]\noverall = 1.5\n", 2, "fail_under.overall", "less than or equal to 1"),
-        ('[agent]\nbackend = "openai"\n', 2, "agent.backend", "anthropic, openai-compatible"),
+        ('[agent]\nbackend = "vllm"\n', 2, "agent.backend", "anthropic, openai-compatible"),
         ("judge = 3\n", 1, "judge", "must be a table"),
         ("concurrency = [1,\n", 1, None, "not valid TOML"),
     ],
@@ -283,7 +283,7 @@ def test_bad_env_and_cli_values_name_their_origin(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="'weights' is a table"):
         resolve_config({"weights": 2}, cwd=tmp_path, env={})
     with pytest.raises(ConfigError, match="must be one of"):
-        resolve_config({"judge.backend": "openai"}, cwd=tmp_path, env={})
+        resolve_config({"judge.backend": "vllm"}, cwd=tmp_path, env={})
 
 
 def test_resolved_config_accessors(tmp_path: Path) -> None:

@@ -190,12 +190,12 @@ def test_judge_config_backend_spelling(
 ) -> None:
     _items(project / "items.jsonl")
     args = ["judge", "items.jsonl", "--criterion", "answer-correct", "-o", "o.jsonl"]
-    # openai-compatible (config spelling) in the environment = the judge's 'openai': needs a base URL
+    # openai-compatible in the environment: needs a base URL
     monkeypatch.setenv("PATHJUDGE_JUDGE_BACKEND", "openai-compatible")
     assert main(args) == 2
-    assert "the openai backend needs --base-url" in _err(capsys)[1]
-    assert main([*args, "--backend", "llama"]) == 2  # CLI spelling 'llama' = llama-cpp
-    assert "llama" in _err(capsys)[1]
+    assert "the openai-compatible backend needs --base-url" in _err(capsys)[1]
+    assert main([*args, "--backend", "llama-cpp"]) == 2
+    assert "the llama-cpp backend needs --model PATH" in _err(capsys)[1]
     assert main([*args, "--backend", "ollama"]) == 2
     assert "unknown backend 'ollama'" in _err(capsys)[1]
 

@@ -8,8 +8,10 @@ checker itself can never pass; a missing or an extra parallel call fails.
 
 from __future__ import annotations
 
+import importlib.util
 import sys
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
@@ -17,10 +19,22 @@ from pathjudge.agent.trajectory import RunRecord, Step
 from pathjudge.rubrics.suite import Suite, load_suite
 from pathjudge.scoring.grade import grade
 
-EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "bfcl"
-sys.path.insert(0, str(EXAMPLE))
-import make_runs  # noqa: E402
-import make_suite  # noqa: E402
+
+def _example(folder: str, name: str) -> ModuleType:
+    """Load ``examples/<folder>/<name>.py`` under a unique module name (examples share file names)."""
+    path = Path(__file__).resolve().parents[1] / "examples" / folder / f"{name}.py"
+    sys.path.insert(0, str(path.parent))  # for the example's own sibling imports
+    spec = importlib.util.spec_from_file_location(f"example_{folder}_{name}", path)
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+make_runs = _example("bfcl", "make_runs")
+make_suite = _example("bfcl", "make_suite")
 
 UNPASSABLE = {
     "live_simple_106-63-0",

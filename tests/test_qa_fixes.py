@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from pathjudge.agent.io import new_file_mode, read_runs, write_jsonl
+from pathjudge._io import new_file_mode, write_jsonl
+from pathjudge.agent.io import read_runs
 from pathjudge.agent.trajectory import AgentInfo, RunRecord
 from pathjudge.cli import main
 from pathjudge.errors import ConfigError, ImportFormatError, InputError, SuiteError
@@ -52,7 +53,7 @@ def test_new_file_mode_follows_the_umask() -> None:
 
 @pytest.mark.usefixtures("umask_022")
 def test_written_files_get_0644_under_umask_022(tmp_path: Path, docent: Path) -> None:
-    from pathjudge.report._write import write_text_atomic
+    from pathjudge._io import write_text_atomic
 
     jsonl = tmp_path / "runs.jsonl"
     write_jsonl(jsonl, [RunRecord(run_id="r", task_id="t")])
@@ -273,10 +274,10 @@ def test_block_on_error_names_the_option(docent: Path, capsys: pytest.CaptureFix
 def test_judge_backend_error_names_the_option(
     docent: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from pathjudge.judge.cli_support import config_backend_name
+    from pathjudge.judge.session import backend_name
 
     with pytest.raises(ConfigError) as caught:
-        config_backend_name("nope", option="--judge-backend")
+        backend_name("nope", field="--judge-backend")
     assert caught.value.field == "--judge-backend"
     runs = str(docent / "capstone-runs.jsonl")
     suite = str(docent / "capstone-suite.yaml")
@@ -381,9 +382,7 @@ def test_collect_counts_foreign_runs(tmp_path: Path) -> None:
         )
 
     tasks = [CollectTask(id="t1", question="q")]
-    result = asyncio.run(
-        collect(tasks, runner, out, epochs=1, agent_name="docent", progress_enabled=False)
-    )
+    result = asyncio.run(collect(tasks, runner, out, epochs=1, agent_name="docent"))
     # other-task is outside the tasks; o2 is another agent; 'mine' belongs here
     assert (result.foreign, result.skipped, result.written) == (2, 1, 0)
 

@@ -13,8 +13,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from pathjudge._io import write_jsonl
 from pathjudge.agent.docent import CORPUS, keyword_retriever
-from pathjudge.agent.io import write_jsonl
 from pathjudge.agent.trajectory import AgentInfo, RunRecord, Step
 
 HERE = Path(__file__).resolve().parent

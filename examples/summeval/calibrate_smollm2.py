@@ -127,7 +127,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.grader == "pathjudge":
         source = [
             "--criterion", make_data.CRITERION,
-            "--backend", "llama",
+            "--backend", "llama-cpp",
             "--model", str(gguf),
             "--cache", str(args.out / "verdict-cache.sqlite"),
             "--save-verdicts", str(args.out / "verdicts-pathjudge.jsonl"),

@@ -18,8 +18,8 @@ _EXPORTS: dict[str, str] = {
     "AgentError": "pathjudge.errors",
     "AgentInfo": "pathjudge.agent.trajectory",
     "AgreementStats": "pathjudge.calibration.agreement",
-    "AnthropicJudgeBackend": "pathjudge.judge.backends.anthropic:AnthropicBackend",
-    "AnthropicModelBackend": "pathjudge.agent.backends:AnthropicBackend",
+    "AnthropicJudgeBackend": "pathjudge.judge.backends.anthropic",
+    "AnthropicModelBackend": "pathjudge.agent.backends",
     "ArgMismatch": "pathjudge.rubrics.assertions.arguments",
     "Budget": "pathjudge.judge.runner",
     "BudgetExceededError": "pathjudge.errors",
@@ -40,7 +40,7 @@ _EXPORTS: dict[str, str] = {
     "Gates": "pathjudge.calibration.agreement",
     "ImportFormatError": "pathjudge.errors",
     "InputError": "pathjudge.errors",
-    "JsonlAppender": "pathjudge.agent.io",
+    "JsonlAppender": "pathjudge._io",
     "JudgeBackend": "pathjudge.judge.backends.base",
     "JudgeError": "pathjudge.errors",
     "JudgeFailure": "pathjudge.judge.verdict",
@@ -53,7 +53,7 @@ _EXPORTS: dict[str, str] = {
     "ModelBackend": "pathjudge.agent.backends",
     "MutationReport": "pathjudge.scoring.mutate",
     "OpenAICompatBackend": "pathjudge.judge.backends.openai_compat",
-    "OpenAIModelBackend": "pathjudge.agent.backends:OpenAIBackend",
+    "OpenAIModelBackend": "pathjudge.agent.backends",
     "PPIResult": "pathjudge.calibration.ppi",
     "PairwiseItem": "pathjudge.calibration.pairwise",
     "PathAlignment": "pathjudge.rubrics.path",
@@ -118,7 +118,7 @@ _EXPORTS: dict[str, str] = {
     "import_file": "pathjudge.agent.importers",
     "import_session": "pathjudge.agent.importers",
     "is_refusal": "pathjudge.rubrics.assertions.outcome",
-    "iter_jsonl": "pathjudge.agent.io",
+    "iter_jsonl": "pathjudge._io",
     "judge_agreement": "pathjudge.calibration.agreement",
     "judge_faithfulness": "pathjudge.judge.faithfulness",
     "judge_noise": "pathjudge.calibration.noise",
@@ -130,7 +130,7 @@ _EXPORTS: dict[str, str] = {
     "load_recorded_verdicts": "pathjudge.calibration.verdicts:load_verdicts",
     "load_suite": "pathjudge.rubrics.suite",
     "load_verdicts": "pathjudge.scoring.judged",
-    "make_judge_backend": "pathjudge.judge.runner:make_backend",
+    "make_judge_backend": "pathjudge.judge.session",
     "match_call": "pathjudge.rubrics.assertions.arguments",
     "mutate": "pathjudge.scoring.mutate",
     "mutation_report": "pathjudge.scoring.mutate",
@@ -162,7 +162,7 @@ _EXPORTS: dict[str, str] = {
     "validate_arguments": "pathjudge.rubrics.assertions.arguments",
     "variance_report": "pathjudge.scoring.variance",
     "write_html_report": "pathjudge.report.html",
-    "write_jsonl": "pathjudge.agent.io",
+    "write_jsonl": "pathjudge._io",
     "write_markdown_report": "pathjudge.report.markdown",
 }
 
@@ -170,9 +170,9 @@ __all__ = sorted([*_EXPORTS, "__version__"])
 
 if TYPE_CHECKING:  # pragma: no cover
     from pathjudge.agent.backends import (
-        AnthropicBackend as AnthropicModelBackend,
+        AnthropicModelBackend as AnthropicModelBackend,
         ModelBackend as ModelBackend,
-        OpenAIBackend as OpenAIModelBackend,
+        OpenAIModelBackend as OpenAIModelBackend,
         ScriptedBackend as ScriptedBackend,
     )
     from pathjudge.agent.collect import RunOptions as RunOptions, collect_suite as collect_suite
@@ -181,12 +181,12 @@ if TYPE_CHECKING:  # pragma: no cover
         import_file as import_file,
         import_session as import_session,
     )
-    from pathjudge.agent.io import (
+    from pathjudge._io import (
         JsonlAppender as JsonlAppender,
         iter_jsonl as iter_jsonl,
-        read_runs as read_runs,
         write_jsonl as write_jsonl,
     )
+    from pathjudge.agent.io import read_runs as read_runs
     from pathjudge.agent.loop import (
         Tool as Tool,
         run_agent as run_agent,
@@ -257,7 +257,7 @@ if TYPE_CHECKING:  # pragma: no cover
         RecordError as RecordError,
         SuiteError as SuiteError,
     )
-    from pathjudge.judge.backends.anthropic import AnthropicBackend as AnthropicJudgeBackend
+    from pathjudge.judge.backends.anthropic import AnthropicJudgeBackend as AnthropicJudgeBackend
     from pathjudge.judge.backends.base import JudgeBackend as JudgeBackend
     from pathjudge.judge.backends.llama_inprocess import LlamaBackend as LlamaBackend
     from pathjudge.judge.backends.openai_compat import OpenAICompatBackend as OpenAICompatBackend
@@ -271,10 +271,10 @@ if TYPE_CHECKING:  # pragma: no cover
         Budget as Budget,
         judge_requests as judge_requests,
         judge_requests_sync as judge_requests_sync,
-        make_backend as make_judge_backend,
         run_judge as run_judge,
         run_judge_sync as run_judge_sync,
     )
+    from pathjudge.judge.session import make_judge_backend as make_judge_backend
     from pathjudge.judge.verdict import (
         JudgeFailure as JudgeFailure,
         SampleVerdict as SampleVerdict,

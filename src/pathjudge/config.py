@@ -29,13 +29,18 @@ key in upper case with dots as underscores)::
     calibration.kappa        minimum lower CI bound of Cohen's kappa          (default 0.6)
     calibration.max_unsure   maximum upper bound of the unsure rate           (default: none)
     weights.axes.<axis>      scorecard weight of each of the five axes, >= 0  (default 1.0 each)
-    weights.levels.<level>   weight of success / correctness / trajectory     (default 1.0 each)
-    fail_under.<level>       exit 1 when success / correctness / trajectory /
-                             overall falls below this, in [0, 1]              (default: none)
+    weights.levels.<level>   weight of success / tool_calls / trajectory      (default 1.0 each)
+    fail_under.<metric>      exit 1 when the scorecard metric falls below this: success, partial,
+                             tool_calls, trajectory, overall or an axis in [0, 1], path in
+                             [0, 100] (the names and ranges of --fail-under)  (default: none)
     allow_callables          let suites' ``callable`` criteria run (they import and execute Python
                              code): true, false, or a list of modules, e.g. ["mypkg.checks"]
                              (environment / command line: true, false or comma-separated modules)
                                                                               (default false)
+
+Deprecated spellings, accepted until pathjudge 0.3 with a notice on stderr: the backends ``openai``
+(now ``openai-compatible``) and ``llama`` (now ``llama-cpp``), and the level ``correctness`` (now
+``tool_calls``: ``weights.levels.correctness``, ``fail_under.correctness``).
 
 Optional keys (``*.base_url``, ``budget_usd``, ``calibration.max_unsure``, ``fail_under.*``) are unset by
 ``none`` (or an empty value) in the environment or on the command line. Strings from the environment and
@@ -66,6 +71,7 @@ from typing import Any, Literal, assert_never
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from pathjudge._vocab import DEPRECATED_BACKENDS, DEPRECATED_METRICS, deprecation_notice
 from pathjudge.errors import ConfigError
 
 __all__ = [
@@ -140,7 +146,7 @@ class LevelWeights(_Settings):
     """Weight of each of the three levels in the overall score."""
 
     success: float = Field(default=1.0, ge=0.0, description="Task success.")
-    correctness: float = Field(default=1.0, ge=0.0, description="Tool-call correctness.")
+    tool_calls: float = Field(default=1.0, ge=0.0, description="Tool-call correctness.")
     trajectory: float = Field(default=1.0, ge=0.0, description="Trajectory quality.")
 
 
@@ -152,12 +158,23 @@ class Weights(_Settings):
 
 
 class FailUnder(_Settings):
-    """Thresholds under which ``pathjudge score`` exits 1; None means no gate."""
+    """Thresholds under which ``pathjudge score`` exits 1; None means no gate.
+
+    The same metrics, names and ranges as ``--fail-under``: every scorecard metric in [0, 1], and
+    ``path`` (the mean path score) in [0, 100].
+    """
 
     success: float | None = Field(default=None, ge=0.0, le=1.0)
-    correctness: float | None = Field(default=None, ge=0.0, le=1.0)
+    partial: float | None = Field(default=None, ge=0.0, le=1.0)
+    tool_calls: float | None = Field(default=None, ge=0.0, le=1.0)
     trajectory: float | None = Field(default=None, ge=0.0, le=1.0)
+    path: float | None = Field(default=None, ge=0.0, le=100.0)
     overall: float | None = Field(default=None, ge=0.0, le=1.0)
+    tool_selection: float | None = Field(default=None, ge=0.0, le=1.0)
+    argument_correctness: float | None = Field(default=None, ge=0.0, le=1.0)
+    step_efficiency: float | None = Field(default=None, ge=0.0, le=1.0)
+    error_recovery: float | None = Field(default=None, ge=0.0, le=1.0)
+    goal_completion: float | None = Field(default=None, ge=0.0, le=1.0)
 
 
 class PathjudgeConfig(_Settings):
@@ -224,12 +241,41 @@ _TABLES: frozenset[str] = frozenset(
 )
 
 
+_RENAMED_KEYS: dict[str, str] = {
+    f"{table}.{old}": f"{table}.{new}"
+    for table in ("weights.levels", "fail_under")
+    for old, new in DEPRECATED_METRICS.items()
+}
+"""Deprecated configuration key → its current key (see :mod:`pathjudge._vocab`)."""
+
+
+def _current_key(key: str) -> str:
+    """``key``, or its current spelling (with a deprecation notice) when it is a deprecated one."""
+    new = _RENAMED_KEYS.get(key)
+    if new is None:
+        return key
+    deprecation_notice(key, new, where="configuration key")
+    return new
+
+
+def _current_choice(spec: _Key, value: object) -> object:
+    """A deprecated backend spelling mapped to its current one (with a notice) for a choice key."""
+    if isinstance(value, str) and value not in spec.choices:
+        new = DEPRECATED_BACKENDS.get(value)
+        if new is not None and new in spec.choices:
+            deprecation_notice(value, new, where=spec.name)
+            return new
+    return value
+
+
 def _env_name(key: str) -> str:
     return "PATHJUDGE_" + key.upper().replace(".", "_")
 
 
 ENV_VARS: dict[str, str] = {key: _env_name(key) for key in _KEYS}
 """Config key → the environment variable that sets it (``judge.model`` → ``PATHJUDGE_JUDGE_MODEL``)."""
+
+_RENAMED_ENV: dict[str, str] = {_env_name(old): new for old, new in _RENAMED_KEYS.items()}
 
 CONFIG_FILE_ENV = "PATHJUDGE_CONFIG"
 """Environment variable naming the configuration file explicitly (instead of the upward search)."""
@@ -465,6 +511,12 @@ def _flatten_file(
     def walk(value: Mapping[str, Any], at: str) -> None:
         for name, item in value.items():
             key = f"{at}{name}"
+            if key in _RENAMED_KEYS:
+                current = _current_key(key)
+                old_line = line_of(key)
+                if old_line is not None:
+                    lines.setdefault(prefix + tuple(current.split(".")), old_line)
+                key = current
             if key in _KEYS:
                 out[key] = item
             elif key in _TABLES:
@@ -524,6 +576,7 @@ def _from_string(spec: _Key, raw: str) -> Any:
             raise ValueError("must not be empty")
         return text
     if kind == "choice":
+        text = str(_current_choice(spec, text))
         if text not in spec.choices:
             raise ValueError(f"must be one of {', '.join(spec.choices)}, got {text!r}")
         return text
@@ -576,6 +629,7 @@ def _native(spec: _Key, value: Any) -> Any:
             raise ValueError(f"must be a string, got {type(value).__name__}")
         return value
     if kind == "choice":
+        value = _current_choice(spec, value)
         if value not in spec.choices:
             raise ValueError(f"must be one of {', '.join(spec.choices)}, got {value!r}")
         return value
@@ -680,7 +734,7 @@ def _flatten_cli(cli: Mapping[str, object]) -> dict[str, object]:
 
     def walk(value: Mapping[str, object], at: str) -> None:
         for name, item in value.items():
-            key = f"{at}{name}"
+            key = _current_key(f"{at}{name}")
             if key in _TABLES and isinstance(item, Mapping):
                 walk(item, f"{key}.")
             elif key in _KEYS:
@@ -752,10 +806,15 @@ def resolve_config(
                 value = layer.path.parent / value
             values[key], sources[key] = value, f"file:{layer.path}"
 
+    for old_name, key in _RENAMED_ENV.items():
+        if old_name in environ and ENV_VARS[key] not in environ:
+            deprecation_notice(old_name, ENV_VARS[key], where="environment variable")
     for key, spec in _KEYS.items():
         name = ENV_VARS[key]
         if name not in environ:
-            continue
+            name = next((old for old, new in _RENAMED_ENV.items() if new == key), name)
+            if name not in environ:
+                continue
         raw_env = environ[name]
         if not raw_env.strip() and not spec.optional:
             continue  # an empty variable is "not set"

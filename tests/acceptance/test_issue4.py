@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from pathjudge.judge.backends.anthropic import AnthropicBackend
+from pathjudge.judge.backends.anthropic import AnthropicJudgeBackend
 from pathjudge.judge.cache import VerdictCache
 from pathjudge.judge.runner import JudgeJob, JudgeRun, run_judge
 from pathjudge.judge.verdict import VerdictRecord
@@ -63,7 +63,7 @@ def _verdict(request: RecordedRequest) -> dict[str, Any]:
 
 def _run(server: FakeAnthropic, cache: VerdictCache) -> JudgeRun:
     async def main() -> JudgeRun:
-        backend = AnthropicBackend(base_url=server.url, model="claude-opus-4-8")
+        backend = AnthropicJudgeBackend(base_url=server.url, model="claude-opus-4-8")
         try:
             return await run_judge(
                 _jobs(),
@@ -72,7 +72,6 @@ def _run(server: FakeAnthropic, cache: VerdictCache) -> JudgeRun:
                 concurrency=32,
                 backoff_initial=0.01,
                 backoff_max=0.05,
-                show_progress=False,
             )
         finally:
             await backend.aclose()

@@ -63,14 +63,15 @@ def test_resolve_run_options_precedence_and_errors() -> None:
         8,  # the project configuration's default concurrency
     )
     assert DEFAULT_AGENT_MODEL == "claude-haiku-4-5"
-    # both spellings of a backend: the loop's and the project configuration's
+    # the backend names map to the API the loop speaks (old spellings: tests/test_vocabulary.py)
     assert resolve_run_options(backend="openai-compatible", model="m").backend == "openai"
     llama = resolve_run_options(backend="llama-cpp", model="smollm2")
     assert (llama.backend, llama.base_url) == ("openai", LLAMA_CPP_BASE_URL)
-    assert resolve_run_options(backend="llama", model="m", base_url="http://h/v1").base_url == (
+    assert resolve_run_options(backend="llama-cpp", model="m", base_url="http://h/v1").base_url == (
         "http://h/v1"
     )
-    assert [config_backend_name(n) for n in ("openai", "llama", "scripted", "anthropic")] == [
+    names = ("openai-compatible", "llama-cpp", "scripted", "anthropic")
+    assert [config_backend_name(n) for n in names] == [
         "openai-compatible",
         "llama-cpp",
         "scripted",
@@ -91,23 +92,19 @@ def test_resolve_run_options_precedence_and_errors() -> None:
     with pytest.raises(ConfigError, match="concurrency must be a whole number"):
         resolve_run_options(config={"concurrency": 0})
     with pytest.raises(InputError, match="needs a model name"):
-        resolve_run_options(backend="openai")
+        resolve_run_options(backend="openai-compatible")
 
 
 def test_scripted_collection_resumes_without_repeating(suite_file: Path, tmp_path: Path) -> None:
     suite = load_suite(suite_file)
     out = tmp_path / "runs.jsonl"
     first = asyncio.run(
-        collect_suite(
-            suite, out, resolve_run_options(backend="scripted", epochs=2), progress_enabled=False
-        )
+        collect_suite(suite, out, resolve_run_options(backend="scripted", epochs=2))
     )
     assert (first.planned, first.skipped, first.written, first.failed) == (6, 0, 6, ())
     before = out.read_bytes()
     again = asyncio.run(
-        collect_suite(
-            suite, out, resolve_run_options(backend="scripted", epochs=3), progress_enabled=False
-        )
+        collect_suite(suite, out, resolve_run_options(backend="scripted", epochs=3))
     )
     assert (again.planned, again.skipped, again.written) == (9, 6, 3)
     assert out.read_bytes().startswith(before)  # finished runs untouched, new ones appended
@@ -124,7 +121,6 @@ def test_scripted_collection_resumes_without_repeating(suite_file: Path, tmp_pat
             tmp_path / "one.jsonl",
             resolve_run_options(backend="scripted"),
             only=["pro-cost"],
-            progress_enabled=False,
         )
     )
     assert only.written == 1
@@ -137,7 +133,6 @@ def test_scripted_collection_resumes_without_repeating(suite_file: Path, tmp_pat
                 suite,
                 out,
                 resolve_run_options(backend="scripted", model="other"),
-                progress_enabled=False,
             )
         )
 
@@ -151,10 +146,10 @@ def test_torn_tail_is_repaired_and_that_run_redone(tmp_path: Path) -> None:
         )
 
     out = tmp_path / "runs.jsonl"
-    asyncio.run(collect(tasks, runner, out, progress_enabled=False))
+    asyncio.run(collect(tasks, runner, out))
     lines = out.read_bytes().splitlines(keepends=True)
     out.write_bytes(b"".join(lines[:2]) + lines[2][:15])  # crash mid-write of the third run
-    result = asyncio.run(collect(tasks, runner, out, progress_enabled=False))
+    result = asyncio.run(collect(tasks, runner, out))
     assert (result.skipped, result.written) == (2, 1)
     assert len(list(read_runs(out))) == 3
 
@@ -176,7 +171,7 @@ def test_failures_are_reported_not_written_and_concurrency_is_bounded(tmp_path: 
         return RunRecord(run_id=f"{task.id}@{epoch}", task_id=task.id, epoch=epoch)
 
     out = tmp_path / "runs.jsonl"
-    result = asyncio.run(collect(tasks, runner, out, concurrency=2, progress_enabled=False))
+    result = asyncio.run(collect(tasks, runner, out, concurrency=2))
     assert peak == 2
     assert result.written == 4
     assert [(f.task_id, f.error) for f in result.failed] == [
@@ -185,7 +180,7 @@ def test_failures_are_reported_not_written_and_concurrency_is_bounded(tmp_path: 
     ]
     assert sorted(r.task_id for r in read_runs(out)) == ["t0", "t1", "t2", "t5"]
     # empty task list: nothing to do
-    empty = asyncio.run(collect([], runner, tmp_path / "none.jsonl", progress_enabled=False))
+    empty = asyncio.run(collect([], runner, tmp_path / "none.jsonl"))
     assert (empty.planned, empty.written) == (0, 0)
 
 

@@ -11,7 +11,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pathjudge.agent.io import JsonlAppender, iter_jsonl, read_runs, write_jsonl
+from pathjudge._io import JsonlAppender, iter_jsonl, write_jsonl
+from pathjudge.agent.io import read_runs
 from pathjudge.agent.trajectory import AgentInfo, RunRecord, Step, Timing, Usage
 from pathjudge.errors import RecordError
 

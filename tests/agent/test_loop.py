@@ -10,10 +10,10 @@ import httpx2
 import pytest
 
 from pathjudge.agent.backends import (
-    AnthropicBackend,
+    AnthropicModelBackend,
     ModelRequest,
     ModelTurn,
-    OpenAIBackend,
+    OpenAIModelBackend,
     ScriptedBackend,
     ToolCall,
 )
@@ -45,7 +45,7 @@ def tool_results(request: RecordedRequest) -> list[dict[str, Any]]:
 
 def run_against(server: FakeAnthropic, question: str, task_id: str, **kwargs: Any) -> RunRecord:
     async def go() -> RunRecord:
-        backend = AnthropicBackend(
+        backend = AnthropicModelBackend(
             "claude-haiku-4-5", base_url=server.url, api_key="test-key", max_retries=0
         )
         try:
@@ -282,7 +282,7 @@ def test_backend_failure_is_an_agent_error() -> None:
 def test_missing_api_key_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
     with pytest.raises(AgentError, match="ANTHROPIC_API_KEY"):
-        AnthropicBackend("claude-haiku-4-5")
+        AnthropicModelBackend("claude-haiku-4-5")
 
 
 def test_openai_compatible_backend_round_trip() -> None:
@@ -325,7 +325,7 @@ def test_openai_compatible_backend_round_trip() -> None:
 
     async def go() -> RunRecord:
         client = httpx2.AsyncClient(transport=httpx2.MockTransport(handler))
-        backend = OpenAIBackend(
+        backend = OpenAIModelBackend(
             "smollm2", base_url="http://llm.test/v1", api_key="", http_client=client
         )
         try:
@@ -427,7 +427,7 @@ def test_openai_backend_retries_5xx_then_gives_up() -> None:
     def run_with(max_retries: int) -> RunRecord:
         async def go() -> RunRecord:
             client = httpx2.AsyncClient(transport=httpx2.MockTransport(handler))
-            backend = OpenAIBackend(
+            backend = OpenAIModelBackend(
                 "m",
                 base_url="http://llm.test/v1",
                 api_key="k",

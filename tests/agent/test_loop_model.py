@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from pathjudge.agent.backends import OpenAIBackend
+from pathjudge.agent.backends import OpenAIModelBackend
 from pathjudge.agent.collect import collect_suite, resolve_run_options
 from pathjudge.agent.io import read_runs
 from pathjudge.rubrics.suite import load_suite
@@ -77,7 +77,7 @@ def test_docent_on_smollm2_records_well_formed_trajectories_that_grade(
     suite = load_suite(repo_root / "examples/docent/suite.yaml")
     out = tmp_path / "runs.jsonl"
     options = resolve_run_options(
-        backend="openai",
+        backend="openai-compatible",
         model="smollm2",
         base_url=tool_calling_server,
         concurrency=1,
@@ -86,13 +86,11 @@ def test_docent_on_smollm2_records_well_formed_trajectories_that_grade(
     )
 
     async def main() -> None:
-        backend = OpenAIBackend(
+        backend = OpenAIModelBackend(
             "smollm2", base_url=tool_calling_server, api_key="", temperature=0.0, timeout_s=120
         )
         try:
-            result = await collect_suite(
-                suite, out, options, only=TASKS, backend=backend, progress_enabled=False
-            )
+            result = await collect_suite(suite, out, options, only=TASKS, backend=backend)
         finally:
             await backend.aclose()
         assert (result.written, result.failed) == (len(TASKS), ())

@@ -6,8 +6,9 @@ import asyncio
 
 import pytest
 
+from pathjudge._io import write_jsonl
 from pathjudge.agent.docent import CORPUS, keyword_retriever
-from pathjudge.agent.io import read_runs, write_jsonl
+from pathjudge.agent.io import read_runs
 from pathjudge.agent.recorder import Recorder
 from pathjudge.agent.trajectory import AgentInfo, Usage
 

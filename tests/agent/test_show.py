@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from pathjudge.agent.io import write_jsonl
+from pathjudge._io import write_jsonl
 from pathjudge.agent.stats import summarize_runs
 from pathjudge.agent.trajectory import RunRecord, Step
 from pathjudge.cli import main

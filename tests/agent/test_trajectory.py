@@ -13,7 +13,7 @@ from pathjudge.agent.trajectory import SCHEMA_VERSION, RunRecord, Step, Trajecto
 def test_alias_and_defaults() -> None:
     run = Trajectory(run_id="r", task_id="t")
     assert RunRecord is Trajectory
-    assert run.schema_version == SCHEMA_VERSION == 1
+    assert run.schema_version == SCHEMA_VERSION == 2
     assert (run.epoch, run.steps, run.final_answer, run.metadata) == (0, (), None, {})
     assert run.error_count == 0
     assert run.tool_names == ()
@@ -48,7 +48,7 @@ def test_turns_group_parallel_calls_and_must_not_decrease() -> None:
 
 def test_newer_schema_version_is_refused_with_a_fix() -> None:
     with pytest.raises(ValidationError, match="newer than this pathjudge reads"):
-        RunRecord.model_validate({"schema_version": 2, "run_id": "r", "task_id": "t"})
+        RunRecord.model_validate({"schema_version": 3, "run_id": "r", "task_id": "t"})
 
 
 def test_field_order_is_the_declaration_order() -> None:

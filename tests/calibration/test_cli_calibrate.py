@@ -100,7 +100,7 @@ def test_option_errors(write: Writer, capsys: pytest.CaptureFixture[str]) -> Non
         == 2
     )
     assert "unknown split 'val'" in capsys.readouterr().err
-    assert main(["calibrate", "--labels", str(labels), "--backend", "openai"]) == 2
+    assert main(["calibrate", "--labels", str(labels), "--backend", "openai-compatible"]) == 2
     assert "live judging needs --criterion" in capsys.readouterr().err
 
 

@@ -35,7 +35,7 @@ def test_live_smollm2_calibration(shared_data: Path, make_data: ModuleType, tmp_
             "calibrate",
             "--labels", str(labels_path),
             "--criterion", "summary-faithful",
-            "--backend", "llama",
+            "--backend", "llama-cpp",
             "--model", str(gguf),
             "--cache", str(tmp_path / "cache.sqlite"),
             "--save-verdicts", str(tmp_path / "verdicts.jsonl"),
@@ -59,7 +59,7 @@ def test_live_smollm2_calibration(shared_data: Path, make_data: ModuleType, tmp_
         assert main(
             [
                 "calibrate", "--labels", str(labels_path), "--criterion", "summary-faithful",
-                "--backend", "llama", "--model", str(gguf), "--cache", str(tmp_path / "cache.sqlite"),
+                "--backend", "llama-cpp", "--model", str(gguf), "--cache", str(tmp_path / "cache.sqlite"),
                 "--json", str(tmp_path / "again.json"), "--bootstrap", "50", "--report-only",
             ]
         ) == 0  # fmt: skip

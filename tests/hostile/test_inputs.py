@@ -309,14 +309,15 @@ def test_an_unrelated_sqlite_file_is_not_a_cache_and_is_left_alone(tmp_path: Pat
 def test_duplicate_item_ids_and_duplicate_diff_runs_name_file_and_line(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from pathjudge.judge.cli_support import read_items
-
     items = tmp_path / "items.jsonl"
-    line = json.dumps({"item_id": "a", "inputs": {"question": "q", "answer": "a"}})
+    line = json.dumps(
+        {"item_id": "a", "inputs": {"question": "q", "answer": "a", "reference": "r"}}
+    )
     items.write_text(line + "\n\n" + line + "\n", encoding="utf-8")
-    with pytest.raises(InputError) as caught:
-        read_items(items)
-    assert caught.value.line == 3
+    argv = ["judge", str(items), "--criterion", "answer-correct", "-o", str(tmp_path / "v.jsonl")]
+    argv += ["--backend", "openai-compatible", "--base-url", "http://127.0.0.1:9/v1"]
+    assert main(argv) == 2
+    assert f"{items}:3" in capsys.readouterr().err
     runs, suite = _runs_and_suite(tmp_path)
     dup = tmp_path / "dup.jsonl"
     dup.write_text(runs.read_text(encoding="utf-8") * 2, encoding="utf-8")

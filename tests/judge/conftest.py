@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from pathjudge.judge.backends.anthropic import AnthropicBackend
+from pathjudge.judge.backends.anthropic import AnthropicJudgeBackend
 from pathjudge.judge.runner import JudgeJob, JudgeRun, run_judge
 from pathjudge.rubrics.criteria import get_criterion
 from tests.fakes.anthropic_server import (
@@ -86,7 +86,7 @@ def judge_run(
     """Run the async core against ``server`` with a fresh Anthropic backend (closed afterwards)."""
 
     async def main() -> JudgeRun:
-        backend = AnthropicBackend(
+        backend = AnthropicJudgeBackend(
             base_url=server.url, model="claude-opus-4-8", **(backend_options or {})
         )
         try:

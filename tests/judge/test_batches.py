@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from pathjudge.judge.backends.anthropic import AnthropicBackend, verdict_tool
+from pathjudge.judge.backends.anthropic import AnthropicJudgeBackend, verdict_tool
 from pathjudge.judge.batches import run_batch
 from pathjudge.judge.cache import VerdictCache
 from pathjudge.judge.runner import JudgeJob, JudgeRun
@@ -21,7 +21,7 @@ def batch_run(
     server: FakeAnthropic, jobs: list[JudgeJob], cache_path: Path, **options: Any
 ) -> JudgeRun:
     async def main() -> JudgeRun:
-        backend = AnthropicBackend(base_url=server.url)
+        backend = AnthropicJudgeBackend(base_url=server.url)
         try:
             with VerdictCache(cache_path) as cache:
                 return await run_batch(
@@ -87,7 +87,7 @@ def test_interrupted_batch_resumes_polling_instead_of_resubmitting(
     server.batch_polls = 10**6  # never ends while we wait
 
     async def interrupted() -> None:
-        backend = AnthropicBackend(base_url=server.url)
+        backend = AnthropicJudgeBackend(base_url=server.url)
         try:
             with VerdictCache(cache_path) as cache:
                 await asyncio.wait_for(

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 
 from pathjudge.agent.trajectory import RunRecord, Step
-from pathjudge.judge.backends.anthropic import AnthropicBackend
+from pathjudge.judge.backends.anthropic import AnthropicJudgeBackend
 from pathjudge.judge.faithfulness import aggregate_faithfulness, judge_faithfulness, step_requests
 from pathjudge.judge.verdict import JudgeFailure
 from tests.fakes.anthropic_server import FakeAnthropic, RecordedRequest
@@ -76,7 +76,7 @@ def test_one_call_per_step_and_the_unfaithful_step_is_named(server: FakeAnthropi
     server.policy = policy_by(decide)
 
     async def main() -> list:  # type: ignore[type-arg]
-        backend = AnthropicBackend(base_url=server.url)
+        backend = AnthropicJudgeBackend(base_url=server.url)
         try:
             return await judge_faithfulness([run()], backend=backend)
         finally:

@@ -149,30 +149,29 @@ def test_cli_budget_usd_needs_a_known_price(
     assert "--budget-tokens" in capsys.readouterr().err
 
 
-def test_option_resolution_and_backend_errors() -> None:
+def test_option_resolution_and_backend_errors(capsys: pytest.CaptureFixture[str]) -> None:
     from pathjudge.errors import ConfigError
-    from pathjudge.judge.cli_support import DEFAULT_CACHE, JudgeOptions
-    from pathjudge.judge.runner import make_backend
+    from pathjudge.judge.session import DEFAULT_CACHE, JudgeSession, make_judge_backend
 
-    options = JudgeOptions.resolve()
-    assert (options.backend, options.concurrency, options.samples, options.batch) == (
+    session = JudgeSession.resolve()
+    assert (session.backend, session.concurrency, session.samples, session.batch) == (
         "anthropic",
         8,
         1,
         False,
     )
-    assert options.cache == DEFAULT_CACHE
-    assert options.budget is None
-    assert options.model is None
-    assert JudgeOptions.resolve(backend="openai-compatible").backend == "openai"
-    assert JudgeOptions.resolve(backend="llama-cpp").backend == "llama"
+    assert session.cache == DEFAULT_CACHE
+    assert session.budget is None
+    assert session.model is None
+    assert JudgeSession.resolve(backend="openai-compatible").backend == "openai-compatible"
+    assert JudgeSession.resolve(backend="llama-cpp").backend == "llama-cpp"
     with pytest.raises(ConfigError, match="unknown backend 'vllm'"):
-        JudgeOptions.resolve(backend="vllm")
+        JudgeSession.resolve(backend="vllm")
     with pytest.raises(ConfigError, match="--batch needs the anthropic backend"):
-        JudgeOptions.resolve(backend="openai", batch=True)
+        JudgeSession.resolve(backend="openai-compatible", batch=True)
     with pytest.raises(ConfigError, match="samples must be at least 1"):
-        JudgeOptions.resolve(samples=0)
+        JudgeSession.resolve(samples=0)
     with pytest.raises(ConfigError, match="needs --base-url"):
-        make_backend("openai")
+        make_judge_backend("openai-compatible")
     with pytest.raises(ConfigError, match="needs --model PATH"):
-        make_backend("llama")
+        make_judge_backend("llama-cpp")

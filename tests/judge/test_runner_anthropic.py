@@ -8,7 +8,7 @@ import time
 import pytest
 
 from pathjudge.errors import BudgetExceededError, JudgeError
-from pathjudge.judge.backends.anthropic import AnthropicBackend, verdict_tool
+from pathjudge.judge.backends.anthropic import AnthropicJudgeBackend, verdict_tool
 from pathjudge.judge.cache import VerdictCache
 from pathjudge.judge.prompt import DATA_TAG
 from pathjudge.judge.runner import Budget, judge_requests
@@ -319,7 +319,7 @@ def test_token_budget_stops_cleanly_and_keeps_work(server: FakeAnthropic, tmp_pa
     cache_path = tmp_path / "c.sqlite"
 
     async def main(budget: Budget) -> dict[str, object]:
-        backend = AnthropicBackend(base_url=server.url)
+        backend = AnthropicJudgeBackend(base_url=server.url)
         try:
             with VerdictCache(cache_path) as cache:
                 return dict(
@@ -378,7 +378,7 @@ def test_sync_wrapper_reuses_a_backend_across_event_loops(server: FakeAnthropic)
             self.criterion_id = "answer-correct"
             self.inputs = {"question": "q", "answer": f"a{i}", "reference": "r"}
 
-    backend = AnthropicBackend(base_url=server.url)
+    backend = AnthropicJudgeBackend(base_url=server.url)
     first = judge_requests_sync([Req(0), Req(1)], backend=backend)
     second = judge_requests_sync([Req(2)], backend=backend)  # a new asyncio.run: a new loop
     asyncio.run(backend.aclose())

@@ -19,7 +19,7 @@ from pathjudge.report._view import (
     ReportView,
     RunView,
     StepView,
-    TaskRow,
+    TaskView,
     VarianceRow,
     VarianceView,
     VerdictView,
@@ -113,7 +113,7 @@ def make_view(n_runs: int = 8, *, result_chars: int = 300, seed: int = 7) -> Rep
         for i in range(n_runs)
     )
     tasks = tuple(
-        TaskRow(
+        TaskView(
             task_id=task_id,
             runs=sum(1 for r in runs if r.task_id == task_id),
             success=0.75 - 0.05 * (n % 5),
@@ -263,7 +263,8 @@ def hostile_docent_runs(repo_root: Path, folder: Path) -> Path:
     rate-429 keeps its right answer (it still passes) with markup appended; pro-rpm's answer becomes a
     refusal carrying XML/HTML specials (so it fails, and its reason reaches JUnit and the weak list).
     """
-    from pathjudge.agent.io import read_runs, write_jsonl
+    from pathjudge._io import write_jsonl
+    from pathjudge.agent.io import read_runs
 
     out = []
     for run in read_runs(repo_root / "examples" / "docent" / "runs.jsonl"):
@@ -292,7 +293,8 @@ def hostile_docent_runs(repo_root: Path, folder: Path) -> Path:
 
 def many_docent_runs(repo_root: Path, folder: Path, total: int) -> Path:
     """``total`` runs: the bundled Docent runs repeated over epochs, each with a 6,000-char tool result."""
-    from pathjudge.agent.io import read_runs, write_jsonl
+    from pathjudge._io import write_jsonl
+    from pathjudge.agent.io import read_runs
 
     base = list(read_runs(repo_root / "examples" / "docent" / "runs.jsonl"))
     out = []

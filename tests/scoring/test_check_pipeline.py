@@ -280,3 +280,20 @@ def test_the_process_pool_equals_one_process(tmp_path: Path) -> None:
     empty.write_bytes(b"\n")
     with pytest.raises(RecordError, match="has no run records"):
         score_file_parallel(empty, suite, fast=True, jobs=2)
+
+
+def test_the_terminal_lists_the_checks_that_broke() -> None:
+    from io import StringIO
+
+    from rich.console import Console
+
+    from pathjudge.report.terminal import print_scorecard
+
+    suite = parse_suite_text(SUITE)
+    card = build_scorecard(grade([_run("value-error", "v1"), _run("plain")], suite), suite)
+    out = StringIO()
+    print_scorecard(Console(file=out, width=200), card, [])
+    text = out.getvalue()
+    assert "checks that broke" in text
+    assert "outcome.callable x1 (first on run v1)" in text
+    assert "ValueError: boom" in text

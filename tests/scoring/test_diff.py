@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from pathjudge._io import write_jsonl
 from pathjudge.agent.backends import ScriptedBackend
 from pathjudge.agent.docent import DocentPolicy, run_docent
-from pathjudge.agent.io import write_jsonl
 from pathjudge.agent.trajectory import RunRecord, Step, Usage
 from pathjudge.cli import main
 from pathjudge.errors import InputError, SuiteError

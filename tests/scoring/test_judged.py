@@ -8,11 +8,11 @@ import pytest
 
 from pathjudge.agent.trajectory import RunRecord, Step
 from pathjudge.errors import LabelsError, SuiteError
+from pathjudge.judge.session import judge_unavailable
 from pathjudge.rubrics.suite import parse_suite_text
 from pathjudge.scoring.judged import (
     JudgeRequest,
     judge_requests,
-    judge_unavailable,
     judged_criteria,
     load_verdicts,
     status_of,
@@ -81,7 +81,9 @@ def test_judge_unavailable_reasons(tmp_path: Path) -> None:
     assert reason is not None
     assert "ANTHROPIC_API_KEY" in reason
     assert judge_unavailable("openai-compatible", model="m", base_url="http://h", env={}) is None
-    assert "base_url" in (judge_unavailable("openai", model="m", base_url=None, env={}) or "")
+    assert "base_url" in (
+        judge_unavailable("openai-compatible", model="m", base_url=None, env={}) or ""
+    )
     gguf = tmp_path / "m.gguf"
     assert "GGUF" in (judge_unavailable("llama-cpp", model=str(gguf), base_url=None, env={}) or "")
     gguf.write_bytes(b"GGUF")

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from pathjudge.agent.io import read_runs, write_jsonl
+from pathjudge._io import write_jsonl
+from pathjudge.agent.io import read_runs
 from pathjudge.agent.trajectory import RunRecord, Step
 from pathjudge.cli import main
 from pathjudge.rubrics.suite import load_suite, parse_suite_text

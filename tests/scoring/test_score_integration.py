@@ -149,7 +149,7 @@ def test_no_key_means_not_run_and_no_request(
         ]
     )
     assert code == 0
-    assert "not run (no judge configured: the openai backend needs judge.base_url)" in (
+    assert "not run (no judge configured: the openai-compatible backend needs judge.base_url)" in (
         capsys.readouterr().out.replace("\n", " ")
     )
 

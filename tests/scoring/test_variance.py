@@ -170,9 +170,9 @@ def test_success_interval_is_clipped_to_a_rate() -> None:
 def test_outcomes_from_grades_and_cli(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
     import asyncio
 
+    from pathjudge._io import write_jsonl
     from pathjudge.agent.backends import ScriptedBackend
     from pathjudge.agent.docent import DocentPolicy, run_docent
-    from pathjudge.agent.io import write_jsonl
     from pathjudge.cli import main
     from pathjudge.rubrics.suite import parse_suite_text
     from pathjudge.scoring.grade import grade

@@ -140,16 +140,17 @@ def calibrate(
     backend: Annotated[
         str | None,
         typer.Option(
-            help="Judge backend for live judging (config judge.backend): anthropic, openai "
-            "(openai-compatible) or llama (llama-cpp)."
+            help="Judge backend for live judging (config judge.backend): anthropic, "
+            "openai-compatible or llama-cpp."
         ),
     ] = None,
     model: Annotated[
         str | None,
-        typer.Option(help="Judge model, config judge.model (llama: path to a GGUF)."),
+        typer.Option(help="Judge model, config judge.model (llama-cpp: path to a GGUF)."),
     ] = None,
     base_url: Annotated[
-        str | None, typer.Option(help="Server URL, config judge.base_url (openai backend).")
+        str | None,
+        typer.Option(help="Server URL, config judge.base_url (openai-compatible backend)."),
     ] = None,
     samples: Annotated[int, typer.Option(min=1, help="Judge samples per item (live).")] = 1,
     concurrency: Annotated[
@@ -226,7 +227,7 @@ def calibrate(
     from pathjudge.calibration.labels import load_labels
     from pathjudge.calibration.verdicts import load_verdicts
     from pathjudge.errors import InputError
-    from pathjudge.judge.cli_support import config_backend_name
+    from pathjudge.judge.session import backend_name
 
     live_options = {"--backend": backend, "--model": model, "--base-url": base_url}
     if verdicts is not None:
@@ -254,7 +255,7 @@ def calibrate(
         raise InputError(f"unknown split {split!r}", field="--split", hint="use train, dev or test")
     given_gates = parse_gates(gates or "")
     overrides: dict[str, object] = {
-        "judge.backend": config_backend_name(backend) if backend is not None else None,
+        "judge.backend": backend_name(backend, field="--backend") if backend is not None else None,
         "judge.model": model,
         "judge.base_url": base_url,
         "concurrency": concurrency,
@@ -312,18 +313,9 @@ def calibrate(
 
 
 def _write_text(path: Path, text: str) -> None:
-    import os
+    from pathjudge._io import write_text_atomic
 
-    from pathjudge.agent.io import open_atomic_temp
-
-    fd, tmp = open_atomic_temp(path)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    write_text_atomic(path, text)
 
 
 def _plots(report: CalibrationReport, folder: Path) -> list[Path]:
@@ -384,31 +376,27 @@ def _live(
     split: Literal["train", "dev", "test"] | None,
 ) -> VerdictSet:
     import asyncio
-    import os
 
-    from pathjudge.agent.io import write_jsonl
+    from pathjudge._io import write_jsonl
     from pathjudge.calibration.live import judge_labelled
     from pathjudge.judge.cache import VerdictCache
-    from pathjudge.judge.cli_support import configured_judge
-    from pathjudge.judge.runner import make_backend
+    from pathjudge.judge.session import JudgeSession
+    from pathjudge.report.progress import progress_bars
 
-    kind, model, base_url = configured_judge(resolved)
-    judge = make_backend(
-        kind,
-        model=model,
-        base_url=base_url,
-        api_key=os.environ.get("OPENAI_API_KEY") if kind == "openai" else None,
-    )
+    session = JudgeSession.resolve(config=resolved, samples=samples, progress=progress_bars())
+    judge = session.build_backend()
     try:
-        with VerdictCache(resolved.config.cache) as store:
+        with VerdictCache(session.cache) as store:
             verdict_set, results = judge_labelled(
                 labels,
                 criterion,
                 backend=judge,
-                samples=samples,
+                samples=session.samples,
                 cache=store,
-                concurrency=resolved.config.concurrency,
+                concurrency=session.concurrency,
+                budget=session.budget,
                 split=split,
+                progress=session.progress,
             )
     finally:
         asyncio.run(judge.aclose())

@@ -122,7 +122,7 @@ def diff_command(
         out_console.print(f"  {reason}")
     out_console.print(f"verdict: {report.verdict.upper()}")
     if json_out is not None:
-        from pathjudge.report._write import write_text_atomic
+        from pathjudge._io import write_text_atomic
 
         write_text_atomic(json_out, report.model_dump_json(indent=2) + "\n")
     if report.verdict == "block":

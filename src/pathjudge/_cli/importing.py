@@ -69,8 +69,8 @@ def import_(
     ] = 600.0,
 ) -> None:
     """Convert a transcript/trace file (or a live session) into pathjudge's runs JSONL."""
+    from pathjudge._io import write_jsonl
     from pathjudge.agent.importers import format_module, import_file, import_session
-    from pathjudge.agent.io import write_jsonl
 
     if not fmt:
         raise InputError(

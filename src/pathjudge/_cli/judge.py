@@ -24,17 +24,19 @@ def judge(
     backend: Annotated[
         str | None,
         typer.Option(
-            help="Config judge.backend: anthropic (default), openai (openai-compatible: any "
-            "OpenAI-compatible server) or llama (llama-cpp: in process)."
+            help="Config judge.backend: anthropic (default), openai-compatible (any "
+            "OpenAI-compatible server) or llama-cpp (a GGUF model in process)."
         ),
     ] = None,
     model: Annotated[
         str | None,
-        typer.Option(help="Judge model, config judge.model (llama: path to a GGUF)."),
+        typer.Option(help="Judge model, config judge.model (llama-cpp: path to a GGUF)."),
     ] = None,
     base_url: Annotated[
         str | None,
-        typer.Option("--base-url", help="API base URL, config judge.base_url (openai: required)."),
+        typer.Option(
+            "--base-url", help="API base URL, config judge.base_url (openai-compatible: required)."
+        ),
     ] = None,
     concurrency: Annotated[
         int | None, typer.Option(help="Calls in flight at most (config concurrency; default 8).")
@@ -83,11 +85,15 @@ def judge(
     Backend, model, base URL, concurrency, cache and budget resolve command line > PATHJUDGE_*
     environment > configuration file > defaults (see `pathjudge config`)."""
     from pathjudge._cli.config import resolve_for_cli
-    from pathjudge.judge.cli_support import JudgeOptions, config_backend_name, execute
+    from pathjudge.judge.items import judge_items
+    from pathjudge.judge.session import JudgeSession, backend_name
+    from pathjudge.report.progress import progress_bars
 
     resolved = resolve_for_cli(
         {
-            "judge.backend": config_backend_name(backend) if backend is not None else None,
+            "judge.backend": backend_name(backend, field="--backend")
+            if backend is not None
+            else None,
             "judge.model": model,
             "judge.base_url": base_url,
             "concurrency": concurrency,
@@ -96,7 +102,7 @@ def judge(
         },
         config_file=config_file,
     )
-    options = JudgeOptions.resolve(
+    session = JudgeSession.resolve(
         config=resolved,
         samples=samples,
         batch=batch,
@@ -104,9 +110,9 @@ def judge(
         timeout=timeout,
         max_tokens=max_tokens,
         poll_interval=poll_interval,
-        progress=progress,
+        progress=progress_bars(progress),
     )
-    summary = execute(
-        items, criterion, output, options, warn=lambda text: err_console.print(text, markup=False)
+    summary = judge_items(
+        items, criterion, output, session, warn=lambda text: err_console.print(text, markup=False)
     )
     out_console.print(summary, markup=False)

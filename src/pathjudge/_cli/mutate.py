@@ -128,7 +128,7 @@ def _report(
         )
         payload["retriever_experiment"] = json.loads(result.model_dump_json())
     if json_out is not None:
-        from pathjudge.report._write import write_text_atomic
+        from pathjudge._io import write_text_atomic
 
         write_text_atomic(json_out, json.dumps(payload, indent=2) + "\n")
     if strict and report.uncaught_kinds:

@@ -21,8 +21,8 @@ def run_command(
     backend: Annotated[
         str | None,
         typer.Option(
-            help="Model backend (config agent.backend): anthropic, openai (openai-compatible), "
-            "llama (llama-cpp: a llama.cpp server) or scripted (offline)."
+            help="Model backend (config agent.backend): anthropic, openai-compatible, "
+            "llama-cpp (a llama.cpp server) or scripted (offline Docent)."
         ),
     ] = None,
     model: Annotated[
@@ -33,7 +33,9 @@ def run_command(
     ] = None,
     base_url: Annotated[
         str | None,
-        typer.Option(help="API base URL ending in /v1 for openai (config agent.base_url)."),
+        typer.Option(
+            help="API base URL ending in /v1 for openai-compatible (config agent.base_url)."
+        ),
     ] = None,
     epochs: Annotated[int | None, typer.Option(help="Runs per task (default 1).")] = None,
     concurrency: Annotated[
@@ -71,6 +73,7 @@ def run_command(
         resolve_run_options,
         run_config,
     )
+    from pathjudge.report.progress import progress_bars
     from pathjudge.rubrics.suite import load_suite
 
     resolved = resolve_for_cli(
@@ -92,7 +95,9 @@ def run_command(
     )
     loaded = load_suite(suite)
     try:
-        result = asyncio.run(collect_suite(loaded, output, options, only=task))
+        result = asyncio.run(
+            collect_suite(loaded, output, options, only=task, progress=progress_bars())
+        )
     except KeyboardInterrupt:
         report_interrupt(
             f"interrupted; every finished run is saved in {output} — rerun the same command to resume."
@@ -212,6 +217,6 @@ def variance_command(
     counts = report.stability_counts
     out_console.print(", ".join(f"{n} {label}" for label, n in counts.items() if n))
     if json_out is not None:
-        from pathjudge.report._write import write_text_atomic
+        from pathjudge._io import write_text_atomic
 
         write_text_atomic(json_out, report.model_dump_json(indent=2) + "\n")

@@ -16,25 +16,14 @@ if TYPE_CHECKING:
     from pathjudge.rubrics.suite import WeightKey
     from pathjudge.scoring.scorecard import GateMetric
 
-# project configuration key -> scorecard name
-_LEVELS: dict[str, WeightKey] = {
-    "success": "success",
-    "correctness": "tool_calls",
-    "trajectory": "trajectory",
-}
-_FAIL_UNDER: dict[str, GateMetric] = {
-    "success": "success",
-    "correctness": "tool_calls",
-    "trajectory": "trajectory",
-    "overall": "overall",
-}
-
 
 def config_thresholds(config: ResolvedConfig) -> dict[GateMetric, float]:
     """The ``fail_under.*`` thresholds the project configuration sets (``{}`` when none is set)."""
+    from pathjudge.scoring.scorecard import GATE_METRICS
+
     out: dict[GateMetric, float] = {}
-    for key, metric in _FAIL_UNDER.items():
-        value = config.value(f"fail_under.{key}")
+    for metric in GATE_METRICS:
+        value = config.value(f"fail_under.{metric}")
         if value is not None:
             out[metric] = float(value)
     return out
@@ -48,7 +37,9 @@ def config_weights(config: ResolvedConfig) -> dict[WeightKey, float] | None:
     """
     from pathjudge.rubrics.assertions.base import AXES
 
-    levels = {f"weights.levels.{key}": name for key, name in _LEVELS.items()}
+    levels: dict[str, WeightKey] = {
+        f"weights.levels.{name}": name for name in ("success", "tool_calls", "trajectory")
+    }
     axes = {f"weights.axes.{axis}": axis for axis in AXES}
     chosen = [key for key in (*levels, *axes) if config.source(key) != "default"]
     if not chosen:
@@ -172,27 +163,26 @@ def score(
     unless --fast or --verdicts covers them; with no judge available they are reported "not run".
     """
     import os
-    from collections.abc import Iterable, Iterator
 
     from pathjudge._cli.config import resolve_for_cli
-    from pathjudge.agent.io import JsonlAppender, RunKeys, open_atomic_temp, read_runs
-    from pathjudge.agent.trajectory import RunRecord
+    from pathjudge._io import JsonlAppender, open_atomic_temp
+    from pathjudge.agent.io import RunKeys, read_runs
     from pathjudge.config import twin_warning
     from pathjudge.errors import InputError, RecordError
-    from pathjudge.judge.cli_support import config_backend_name, configured_judge
+    from pathjudge.judge.session import JudgeSession, backend_name
     from pathjudge.report.json_report import ScoreReport, write_report
     from pathjudge.report.junit import write_junit
+    from pathjudge.report.progress import progress_bars
     from pathjudge.report.terminal import print_scorecard
     from pathjudge.rubrics.checks import SuitePlan
     from pathjudge.scoring.chunk import grade_chunk, iter_lines, score_file_parallel
     from pathjudge.scoring.grade import RunGrade
     from pathjudge.scoring.judged import (
-        JudgeSetup,
+        JudgeRequest,
         VerdictLike,
-        iter_judge_requests,
-        judge_unavailable,
         judged_criteria,
         load_verdicts,
+        run_judge_requests,
         run_judged,
         suite_has_judged,
     )
@@ -216,7 +206,7 @@ def score(
     judging = not fast and suite_has_judged(loaded)
     config = resolve_for_cli(
         {
-            "judge.backend": config_backend_name(judge_backend, option="--judge-backend")
+            "judge.backend": backend_name(judge_backend, field="--judge-backend")
             if judge_backend
             else None,
             "judge.model": judge_model,
@@ -249,8 +239,9 @@ def score(
         "none": "judged criteria: not run (no judge configured; pass --verdicts V.jsonl)",
         "verdicts": f"judged criteria: from {verdicts}",
     }[judge]
-    backend_name, model_name, base_url = configured_judge(config)
-    why_not = judge_unavailable(backend_name, model=model_name, base_url=base_url)
+    session = JudgeSession.resolve(config=config, samples=samples, progress=progress_bars())
+    model_name = session.model
+    why_not = session.unavailable()
     if judging and why_not is not None:
         # no pass over the runs: nothing can be judged, so there is nothing to collect
         note = f"judged criteria: not run ({why_not})"
@@ -260,17 +251,16 @@ def score(
         covered = recorded or {}
         agent_models: set[str] = set()
 
-        def noting_models(records: Iterable[RunRecord]) -> Iterator[RunRecord]:
-            for record in records:
-                if record.agent.model:
-                    agent_models.add(record.agent.model)
-                yield record
-
-        missing = [
-            r
-            for r in iter_judge_requests(noting_models(read_runs(runs)), loaded, file=runs)
-            if r.item_id not in covered
-        ]
+        missing: list[JudgeRequest] = []
+        stream = read_runs(runs)
+        for record in stream:
+            if record.agent.model:
+                agent_models.add(record.agent.model)
+            missing.extend(
+                r
+                for r in run_judge_requests(record, loaded, file=runs, line=stream.line)
+                if r.item_id not in covered
+            )
         # the configured agent model was checked already; the runs may have been made by another
         if missing and model_name:
             for agent_model in sorted(agent_models):
@@ -284,15 +274,7 @@ def score(
         if missing:
             result = run_judged(
                 missing,
-                JudgeSetup(
-                    backend=backend_name,
-                    model=model_name,
-                    base_url=base_url,
-                    cache=Path(config.value("cache")),
-                    concurrency=int(config.value("concurrency")),
-                    samples=samples or 1,
-                    budget_usd=config.value("budget_usd"),
-                ),
+                session,
                 criteria=judged_criteria(missing, suite.parent),
             )
             recorded = {**covered, **result.verdicts}

@@ -5,9 +5,9 @@ backend translates it to its wire format and back. All three share one async int
 :class:`ModelBackend`, so the same loop runs against Claude, a local llama.cpp / vLLM / Ollama server, or a
 deterministic offline policy in tests.
 
-- :class:`AnthropicBackend` — the ``anthropic`` SDK (built on httpx2) with tools; ``base_url`` may point at
+- :class:`AnthropicModelBackend` — the ``anthropic`` SDK (built on httpx2) with tools; ``base_url`` may point at
   a local server speaking ``/v1/messages``.
-- :class:`OpenAIBackend` — ``POST {base_url}/chat/completions`` with ``tools`` over httpx2; tool-call
+- :class:`OpenAIModelBackend` — ``POST {base_url}/chat/completions`` with ``tools`` over httpx2; tool-call
   arguments arrive as JSON strings, and malformed ones are kept verbatim with a flag, never dropped.
 - :class:`ScriptedBackend` — a Python callable (sync or async) plays the model: deterministic, offline.
 
@@ -31,14 +31,14 @@ from pathjudge.agent.trajectory import Usage
 from pathjudge.errors import AgentError
 
 __all__ = [
-    "AnthropicBackend",
+    "AnthropicModelBackend",
     "AssistantMessage",
     "BackendName",
     "Message",
     "ModelBackend",
     "ModelRequest",
     "ModelTurn",
-    "OpenAIBackend",
+    "OpenAIModelBackend",
     "ScriptedBackend",
     "ScriptedPolicy",
     "ToolCall",
@@ -260,7 +260,7 @@ def _anthropic_turn(response: Any) -> ModelTurn:
     )
 
 
-class AnthropicBackend:
+class AnthropicModelBackend:
     """Claude through the Messages API with tools (``anthropic`` SDK over httpx2).
 
     ``api_key`` defaults to ``ANTHROPIC_API_KEY``; ``base_url`` to the SDK's default (or
@@ -420,7 +420,7 @@ def _openai_turn(payload: Any, *, turn_index: int) -> ModelTurn:
     )
 
 
-class OpenAIBackend:
+class OpenAIModelBackend:
     """Any server implementing OpenAI chat completions with ``tools`` (vLLM, Ollama, llama.cpp server).
 
     ``base_url`` is the API root including ``/v1`` (default ``OPENAI_BASE_URL`` or the OpenAI API);

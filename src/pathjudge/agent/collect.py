@@ -14,9 +14,9 @@ frozen file. Collection is:
 
 Options default to None and are resolved in ONE place, :func:`resolve_run_options`: an explicit value
 wins, then the ``config`` mapping (project configuration, see :func:`run_config`), then the built-in
-default. Backend names are accepted in both spellings, the agent loop's (``anthropic``, ``openai``,
-``scripted``) and the project configuration's (``openai-compatible``, ``llama-cpp``), through the one
-table :data:`BACKEND_SPELLINGS`.
+default. Backend names are the one vocabulary of :mod:`pathjudge._vocab` (``anthropic``,
+``openai-compatible``, ``llama-cpp``) plus ``scripted``, mapped to the API the loop speaks by the one
+table :data:`AGENT_BACKENDS`; ``openai`` and ``llama`` are accepted until 0.3 with a notice on stderr.
 """
 
 from __future__ import annotations
@@ -28,14 +28,17 @@ from typing import TYPE_CHECKING, Any, Literal, assert_never, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
+from pathjudge._io import JsonlAppender, inspect_tail
+from pathjudge._progress import Progress, or_no_progress
+from pathjudge._vocab import canonical_backend
 from pathjudge.agent.backends import (
-    AnthropicBackend,
+    AnthropicModelBackend,
     BackendName,
     ModelBackend,
-    OpenAIBackend,
+    OpenAIModelBackend,
     ScriptedBackend,
 )
-from pathjudge.agent.io import JsonlAppender, inspect_tail, read_runs
+from pathjudge.agent.io import read_runs
 from pathjudge.agent.trajectory import RunRecord
 from pathjudge.config import DEFAULT_AGENT_MODEL  # the agent model when none is configured
 from pathjudge.errors import ConfigError, InputError, PathjudgeError, RecordError
@@ -44,7 +47,7 @@ if TYPE_CHECKING:
     from pathjudge.config import ResolvedConfig
 
 __all__ = [
-    "BACKEND_SPELLINGS",
+    "AGENT_BACKENDS",
     "DEFAULT_AGENT_MODEL",
     "LLAMA_CPP_BASE_URL",
     "AgentName",
@@ -57,7 +60,7 @@ __all__ = [
     "collect_suite",
     "config_backend_name",
     "docent_runner",
-    "make_backend",
+    "make_model_backend",
     "resolve_run_options",
     "run_config",
     "tasks_from_suite",
@@ -69,16 +72,24 @@ RetrieverChoice = Literal["keyword", "worst_match"]
 LLAMA_CPP_BASE_URL = "http://127.0.0.1:8080/v1"
 """Where the ``llama-cpp`` backend looks for a llama.cpp server when no base URL is given."""
 
-BACKEND_SPELLINGS: dict[str, tuple[BackendName, str]] = {
-    # accepted name: (the agent loop's backend, the project configuration's name)
-    "anthropic": ("anthropic", "anthropic"),
-    "openai": ("openai", "openai-compatible"),
-    "openai-compatible": ("openai", "openai-compatible"),
-    "llama": ("openai", "llama-cpp"),  # a llama.cpp server speaks the OpenAI chat API
-    "llama-cpp": ("openai", "llama-cpp"),
-    "scripted": ("scripted", "scripted"),
+AGENT_BACKENDS: dict[str, BackendName] = {
+    # the agent backend's name (config agent.backend, --backend): the model API the loop speaks
+    "anthropic": "anthropic",
+    "openai-compatible": "openai",
+    "llama-cpp": "openai",  # a llama.cpp server speaks the OpenAI chat API
+    "scripted": "scripted",
 }
-"""Every accepted agent backend name → (the loop's :data:`BackendName`, the ``agent.backend`` value)."""
+"""Every agent backend name → the loop's :data:`BackendName` (the API it speaks).
+
+The deprecated spellings ``openai`` and ``llama`` are accepted until 0.3 (see :mod:`pathjudge._vocab`).
+"""
+
+
+def _agent_backend(value: Any, source: str, field: str = "backend") -> str:
+    """The agent backend name in the current vocabulary (deprecated spellings mapped, with a notice)."""
+    name = canonical_backend(value, where=field) if isinstance(value, str) else value
+    return _choice("backend", name, tuple(AGENT_BACKENDS), source, field=field)
+
 
 _DEFAULTS: dict[str, Any] = {
     "agent": "docent",
@@ -147,8 +158,8 @@ def resolve_run_options(
     Defaults: agent ``docent``, backend ``anthropic``, model ``claude-haiku-4-5`` for the Anthropic
     backend and ``docent-scripted`` for the scripted one (the OpenAI-compatible backend has no default
     model: name it), 1 epoch, concurrency 8 (as the project configuration's ``concurrency``), 4 model
-    turns per run, the keyword retriever. ``backend`` takes any name of :data:`BACKEND_SPELLINGS`;
-    ``llama-cpp`` (or ``llama``) is the OpenAI-compatible backend with the base URL defaulting to
+    turns per run, the keyword retriever. ``backend`` takes any name of :data:`AGENT_BACKENDS`;
+    ``llama-cpp`` is the OpenAI-compatible backend with the base URL defaulting to
     :data:`LLAMA_CPP_BASE_URL`. An unknown value is an :class:`InputError` (a ``ConfigError`` when it
     came from ``config``).
     """
@@ -174,9 +185,9 @@ def resolve_run_options(
         elif key in _DEFAULTS:
             resolved[key], sources[key] = _DEFAULTS[key], "default"
     resolved["agent"] = _choice("agent", resolved["agent"], get_args(AgentName), sources["agent"])
-    spelling = _choice("backend", resolved["backend"], tuple(BACKEND_SPELLINGS), sources["backend"])
-    resolved["backend"] = BACKEND_SPELLINGS[spelling][0]
-    if BACKEND_SPELLINGS[spelling][1] == "llama-cpp" and resolved.get("base_url") is None:
+    spelling = _agent_backend(resolved["backend"], sources["backend"])
+    resolved["backend"] = AGENT_BACKENDS[spelling]
+    if spelling == "llama-cpp" and resolved.get("base_url") is None:
         resolved["base_url"] = LLAMA_CPP_BASE_URL
     resolved["retriever"] = _choice(
         "retriever", resolved["retriever"], get_args(RetrieverChoice), sources["retriever"]
@@ -190,7 +201,7 @@ def resolve_run_options(
             resolved["model"] = "docent-scripted"
         else:
             raise InputError(
-                "the openai backend needs a model name",
+                f"the {spelling} backend needs a model name",
                 field="model",
                 hint="pass --model (or set agent.model), e.g. --model smollm2 for a llama.cpp server",
             )
@@ -198,13 +209,11 @@ def resolve_run_options(
 
 
 def config_backend_name(name: str) -> str:
-    """The ``agent.backend`` configuration value for an accepted backend name (either spelling).
+    """The ``agent.backend`` configuration value for a ``--backend`` name (deprecated spellings mapped).
 
-    ``"openai"`` → ``"openai-compatible"``, ``"llama"`` → ``"llama-cpp"``; an unknown name is an
-    :class:`InputError` listing the accepted ones.
+    An unknown name is an :class:`InputError` listing the accepted ones.
     """
-    spelling = _choice("backend", name, tuple(BACKEND_SPELLINGS), "option", field="--backend")
-    return BACKEND_SPELLINGS[spelling][1]
+    return _agent_backend(name, "option", field="--backend")
 
 
 def run_config(resolved: ResolvedConfig) -> dict[str, Any]:
@@ -259,12 +268,12 @@ AgentRunner = Callable[[CollectTask, int], Awaitable[RunRecord]]
 """``runner(task, epoch) -> RunRecord``: one run of the agent under test."""
 
 
-def make_backend(options: RunOptions) -> ModelBackend:
+def make_model_backend(options: RunOptions) -> ModelBackend:
     """The model backend the options name (the scripted one plays Docent offline)."""
     if options.backend == "anthropic":
-        return AnthropicBackend(options.model, base_url=options.base_url)
+        return AnthropicModelBackend(options.model, base_url=options.base_url)
     if options.backend == "openai":
-        return OpenAIBackend(options.model, base_url=options.base_url)
+        return OpenAIModelBackend(options.model, base_url=options.base_url)
     if options.backend == "scripted":
         from pathjudge.agent.docent import DocentPolicy
 
@@ -369,7 +378,7 @@ async def collect(
     epochs: int = 1,
     concurrency: int = 4,
     model: str | None = None,
-    progress_enabled: bool | None = None,
+    progress: Progress | None = None,
     known_tasks: Collection[str] | None = None,
     agent_name: str | None = None,
 ) -> CollectResult:
@@ -380,8 +389,6 @@ async def collect(
     ids of ``tasks``) or of an agent other than ``agent_name`` are counted in ``foreign`` (and kept).
     Runs are started epoch by epoch, tasks in order. Empty ``tasks`` → nothing to do.
     """
-    from pathjudge.report.progress import progress
-
     path = Path(output)
     existed = path.exists()
     # lock first (two collections never write the same file), validate, and only then repair a torn
@@ -401,9 +408,7 @@ async def collect(
         gate = asyncio.Semaphore(concurrency)
         failed: list[FailedRun] = []
         written = 0
-        with progress(
-            f"collecting {len(pending)} runs", len(pending), enabled=progress_enabled
-        ) as bar:
+        with or_no_progress(progress)(f"collecting {len(pending)} runs", len(pending)) as bar:
 
             async def one(task: CollectTask, epoch: int) -> None:
                 nonlocal written
@@ -442,7 +447,7 @@ async def collect_suite(
     *,
     only: Sequence[str] | None = None,
     backend: ModelBackend | None = None,
-    progress_enabled: bool | None = None,
+    progress: Progress | None = None,
 ) -> CollectResult:
     """Collect ``options.epochs`` epochs of the options' agent on ``suite`` into ``output``.
 
@@ -450,7 +455,7 @@ async def collect_suite(
     """
     tasks = tasks_from_suite(suite, only)
     own = backend is None
-    chosen = backend if backend is not None else make_backend(options)
+    chosen = backend if backend is not None else make_model_backend(options)
     try:
         runner = docent_runner(chosen, options)
         return await collect(
@@ -460,7 +465,7 @@ async def collect_suite(
             epochs=options.epochs,
             concurrency=options.concurrency,
             model=chosen.model,
-            progress_enabled=progress_enabled,
+            progress=progress,
             known_tasks=[t.id for t in suite.tasks],
             agent_name=options.agent,
         )

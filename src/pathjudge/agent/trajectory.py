@@ -2,7 +2,9 @@
 
 A :class:`RunRecord` (alias :data:`Trajectory`) is one run of an agent on one task in one epoch. Its
 :class:`Step` s are the tool calls in the order they were issued; calls issued together in one model turn
-share ``turn`` and are parallel, unordered among themselves.
+share ``turn`` and are parallel, unordered among themselves. Its :class:`Reply` s are the agent's
+messages to the user, in order, each with its position among the steps (schema version 2; a version-1
+record reads as one with its final answer as its only reply).
 
 Field order is part of the contract: ``model_dump_json`` writes fields in declaration order, so two runs
 serialise to lines that diff cleanly. Unknown fields are rejected (``extra="forbid"``); put anything that
@@ -20,7 +22,9 @@ from pydantic_core import PydanticCustomError
 
 __all__ = [
     "SCHEMA_VERSION",
+    "TRUNCATED_STOP_REASONS",
     "AgentInfo",
+    "Reply",
     "RunRecord",
     "Step",
     "Timing",
@@ -28,8 +32,25 @@ __all__ = [
     "Usage",
 ]
 
-SCHEMA_VERSION: Final = 1
-"""The schema version this pathjudge writes and reads. Older versions migrate on read."""
+SCHEMA_VERSION: Final = 2
+"""The schema version this pathjudge writes. Version 1 (no ``replies``) migrates on read."""
+
+TRUNCATED_STOP_REASONS: Final[frozenset[str]] = frozenset(
+    {
+        "max_steps",
+        "max_turns",
+        "max_tokens",
+        "length",
+        "interrupted",
+        "timeout",
+        "missing_reward",
+        "context_window_exceeded",
+        "model_context_window_exceeded",
+    }
+)
+"""``stop_reason`` values that say the run was cut before it finished (a step or turn cap, the token
+limit, an interruption, a benchmark reward that is missing where the source records one). A suite's
+``truncated:`` policy decides how such a run is graded; it is never graded as complete."""
 
 
 class _Record(BaseModel):
@@ -139,10 +160,27 @@ class Step(_Record):
         return self.arguments_error is not None
 
 
-class RunRecord(_Record):
-    """One run of an agent on one task in one epoch."""
+class Reply(_Record):
+    """One message of the agent to the user, and where it came among the tool calls."""
 
-    schema_version: Literal[1] = Field(
+    text: str = Field(description="The message text.")
+    after_steps: int = Field(
+        ge=0,
+        description="How many steps (tool calls) were issued before this message: 0 = before any call.",
+    )
+
+
+class RunRecord(_Record):
+    """One run of an agent on one task in one epoch.
+
+    ``final_answer`` is the text of the agent's last message to the user when the run ended with it,
+    i.e. when no tool call came after that message. A run that ended on a tool call (cut by a step cap,
+    or an agent that answers through a tool) has ``final_answer`` None, even if it spoke to the user
+    earlier: every message it sent is in ``replies``, which success criteria read with ``over:
+    any_reply`` or ``all_replies``.
+    """
+
+    schema_version: Literal[1, 2] = Field(
         default=SCHEMA_VERSION, description="Trajectory schema version."
     )
     run_id: str = Field(min_length=1, description="Unique id of this run.")
@@ -155,7 +193,14 @@ class RunRecord(_Record):
         default=None, description="The task input (usually the user's request)."
     )
     steps: tuple[Step, ...] = Field(default=(), description="Tool calls in issue order.")
-    final_answer: str | None = Field(default=None, description="The agent's final answer text.")
+    final_answer: str | None = Field(
+        default=None,
+        description="The agent's last message to the user, when no tool call came after it.",
+    )
+    replies: tuple[Reply, ...] = Field(
+        default=(),
+        description="Every message of the agent to the user, in order, with its position.",
+    )
     stop_reason: str | None = Field(
         default=None,
         description="Why the run ended: 'end_turn', 'max_steps', 'error', 'interrupted'...",
@@ -167,10 +212,8 @@ class RunRecord(_Record):
         description="Free metadata, including 'source' (where it was imported from).",
     )
 
-    # Version 1 is the first schema, so there is nothing to migrate yet. The version check is a field
-    # validator, not a model-level ``mode="before"`` one: a model-level before-validator makes pydantic
-    # build a Python dict of every line before validating it, which costs about a quarter of the read
-    # throughput. When schema 2 exists, add the migration of version-1 shapes here.
+    # The version check is a field validator, not a model-level ``mode="before"`` one (see the
+    # migration below).
     @field_validator("schema_version", mode="before")
     @classmethod
     def _not_newer(cls, version: Any) -> Any:
@@ -182,6 +225,33 @@ class RunRecord(_Record):
                 {"version": version, "supported": SCHEMA_VERSION},
             )
         return version
+
+    @model_validator(mode="after")
+    def _migrate_and_check_replies(self) -> RunRecord:
+        # Version 1 had no replies: its final answer was the one message to the user, after every
+        # step. Done after validation, on the (rare) version-1 records only, because a model-level
+        # before-validator makes pydantic build a Python dict of every line first (a quarter of the
+        # read throughput); the record is still being constructed, so setting fields here is safe.
+        if self.schema_version == 1:
+            if self.final_answer is not None and not self.replies:
+                object.__setattr__(
+                    self, "replies", (Reply(text=self.final_answer, after_steps=len(self.steps)),)
+                )
+            object.__setattr__(self, "schema_version", SCHEMA_VERSION)
+        previous = 0
+        for index, reply in enumerate(self.replies):
+            if reply.after_steps < previous or reply.after_steps > len(self.steps):
+                raise ValueError(
+                    f"replies[{index}].after_steps is {reply.after_steps}; it must be between "
+                    f"{previous} (the previous reply's) and {len(self.steps)} (the number of steps)"
+                )
+            previous = reply.after_steps
+        return self
+
+    @property
+    def truncated(self) -> bool:
+        """Whether ``stop_reason`` says the run was cut (see :data:`TRUNCATED_STOP_REASONS`)."""
+        return self.stop_reason in TRUNCATED_STOP_REASONS
 
     @model_validator(mode="after")
     def _turns_non_decreasing(self) -> RunRecord:

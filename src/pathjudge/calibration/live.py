@@ -19,8 +19,10 @@ from pathjudge.errors import LabelsError
 from pathjudge.rubrics.criteria import input_text
 
 if TYPE_CHECKING:
+    from pathjudge._progress import Progress
     from pathjudge.judge.backends.base import JudgeBackend
     from pathjudge.judge.cache import VerdictCache
+    from pathjudge.judge.runner import Budget
     from pathjudge.judge.verdict import JudgeResult
 
 __all__ = ["LabelledRequest", "judge_labelled"]
@@ -43,13 +45,15 @@ def judge_labelled(
     samples: int = 1,
     cache: VerdictCache | None = None,
     concurrency: int = 4,
+    budget: Budget | None = None,
     split: Split | None = None,
-    show_progress: bool | None = None,
+    progress: Progress | None = None,
 ) -> tuple[VerdictSet, list[JudgeResult]]:
     """Judge the labelled items of ``criterion`` (a built-in id or a criterion YAML path).
 
     Uses the labels recorded for ``criterion``, or the unnamed labels when the file names no criterion;
-    ``split`` restricts to one split. Non-string input values are sent as JSON text. A labelled item
+    ``split`` restricts to one split; a ``budget`` that runs out raises
+    :class:`~pathjudge.errors.BudgetExceededError` (everything judged is cached). Non-string input values are sent as JSON text. A labelled item
     without ``inputs`` is a :class:`LabelsError` naming its line; no matching labels is one too.
     """
     from pathjudge.judge.runner import judge_requests_sync
@@ -86,7 +90,8 @@ def judge_labelled(
         cache=cache,
         samples=samples,
         concurrency=concurrency,
-        show_progress=show_progress,
+        budget=budget,
+        progress=progress,
     )
     ordered = [results[r.item_id] for r in requests if r.item_id in results]
     # Filed under the criterion as the caller named it (an id or a path), to match the labels.

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, RootModel, ValidationError
 
-from pathjudge.agent.io import record_error_from_validation
+from pathjudge._io import record_error_from_validation
 from pathjudge.calibration._jsonl import numbered_records
 from pathjudge.errors import LabelsError
 

@@ -20,16 +20,16 @@ import time
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, TypeVar
 
+from pathjudge._progress import Progress, or_no_progress
 from pathjudge._secrets import redact
 from pathjudge.agent.trajectory import Usage
 from pathjudge.errors import JudgeError
-from pathjudge.judge.backends.anthropic import AnthropicBackend, classify_api_error
+from pathjudge.judge.backends.anthropic import AnthropicJudgeBackend, classify_api_error
 from pathjudge.judge.backends.base import BackendCallError, TransientError
 from pathjudge.judge.cache import BatchEntry, CacheKey, VerdictCache
 from pathjudge.judge.prompt import render_prompt
 from pathjudge.judge.runner import JudgeJob, JudgeRun, RunStats, collect_results, sample_keys
 from pathjudge.judge.verdict import FailureType, JudgeFailure, SampleVerdict
-from pathjudge.report.progress import progress
 
 __all__ = ["run_batch"]
 
@@ -64,11 +64,11 @@ async def _retrying(
 async def run_batch(
     jobs: Sequence[JudgeJob],
     *,
-    backend: AnthropicBackend,
+    backend: AnthropicJudgeBackend,
     cache: VerdictCache,
     samples: int = 1,
     poll_interval: float = 10.0,
-    show_progress: bool | None = None,
+    progress: Progress | None = None,
 ) -> JudgeRun:
     """Judge ``jobs`` through Message Batches (see the module docstring). Empty ``jobs`` → an empty run."""
     started = time.monotonic()
@@ -83,7 +83,7 @@ async def run_batch(
 
     async def collect(batch_id: str, items: dict[str, BatchEntry]) -> None:
         client = backend.client
-        with progress(f"batch {batch_id}", total=len(items), enabled=show_progress) as bar:
+        with or_no_progress(progress)(f"batch {batch_id}", len(items)) as bar:
             reported = 0
             while True:
                 batch = await _retrying(lambda: client.messages.batches.retrieve(batch_id))
@@ -185,7 +185,7 @@ async def run_batch(
 
 def _failure(
     item: BatchEntry,
-    backend: AnthropicBackend,
+    backend: AnthropicJudgeBackend,
     error_type: FailureType,
     message: str,
     *,

@@ -29,8 +29,9 @@ import time
 from collections.abc import AsyncIterator, Iterable, Iterator, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol, assert_never
+from typing import Any, Protocol
 
+from pathjudge._progress import Progress, or_no_progress
 from pathjudge._secrets import redact
 from pathjudge.agent.trajectory import Usage
 from pathjudge.errors import BudgetExceededError, ConfigError, InputError
@@ -49,12 +50,10 @@ from pathjudge.judge.verdict import (
     SampleVerdict,
     aggregate_samples,
 )
-from pathjudge.report.progress import progress
 from pathjudge.rubrics.criteria import Criterion, get_criterion
 
 __all__ = [
     "AdaptiveLimiter",
-    "BackendKind",
     "Budget",
     "JudgeJob",
     "JudgeRun",
@@ -62,13 +61,10 @@ __all__ = [
     "RunStats",
     "judge_requests",
     "judge_requests_sync",
-    "make_backend",
     "make_jobs",
     "run_judge",
     "run_judge_sync",
 ]
-
-BackendKind = Literal["anthropic", "openai", "llama"]
 
 
 class RequestLike(Protocol):
@@ -394,7 +390,7 @@ async def run_judge(
     backoff_initial: float = 0.5,
     backoff_max: float = 30.0,
     budget: Budget | None = None,
-    show_progress: bool | None = None,
+    progress: Progress | None = None,
 ) -> JudgeRun:
     """Judge every job ``samples`` times (see the module docstring). Empty ``jobs`` → an empty run.
 
@@ -502,9 +498,7 @@ async def run_judge(
     prompts: dict[str, Any] = {}
     with (
         _frozen_heap(enabled=bool(todo)),
-        progress(
-            f"judging ({backend.name}:{backend.model})", total=len(todo), enabled=show_progress
-        ) as bar,
+        or_no_progress(progress)(f"judging ({backend.name}:{backend.model})", len(todo)) as bar,
     ):
         tasks = [asyncio.ensure_future(one(job, key, prompts, bar)) for job, key in todo]
         try:
@@ -548,7 +542,7 @@ async def judge_requests(
     criteria: Mapping[str, Criterion] | None = None,
     budget: Budget | None = None,
     timeout: float | None = 120.0,
-    show_progress: bool | None = None,
+    progress: Progress | None = None,
 ) -> dict[str, JudgeResult]:
     """Judge requests (``item_id``, ``criterion_id``, ``inputs``) → ``{item_id: VerdictRecord | JudgeFailure}``.
 
@@ -564,7 +558,7 @@ async def judge_requests(
         samples=samples,
         budget=budget,
         timeout=timeout,
-        show_progress=show_progress,
+        progress=progress,
     )
     if run.budget_exceeded:
         assert budget is not None
@@ -587,49 +581,3 @@ def judge_requests_sync(
             await backend.aclose()
 
     return asyncio.run(main())
-
-
-def make_backend(
-    kind: BackendKind,
-    *,
-    model: str | None = None,
-    base_url: str | None = None,
-    api_key: str | None = None,
-    max_tokens: int = 1024,
-    reasks: int = 2,
-    model_path: str | None = None,
-) -> JudgeBackend:
-    """Build a backend by kind. ``openai`` needs ``base_url``; ``llama`` needs a GGUF file path in
-    ``model_path`` (or, when that is None, in ``model``); a missing one is a :class:`ConfigError`."""
-    if kind == "anthropic":
-        from pathjudge.judge.backends.anthropic import DEFAULT_MODEL, AnthropicBackend
-
-        return AnthropicBackend(
-            model=model or DEFAULT_MODEL,
-            api_key=api_key,
-            base_url=base_url,
-            max_tokens=max_tokens,
-            reasks=reasks,
-        )
-    if kind == "openai":
-        from pathjudge.judge.backends.openai_compat import OpenAICompatBackend
-
-        if not base_url:
-            raise ConfigError(
-                "the openai backend needs --base-url (e.g. http://127.0.0.1:8080)", field="base_url"
-            )
-        return OpenAICompatBackend(
-            base_url=base_url,
-            model=model or "local",
-            api_key=api_key,
-            max_tokens=max_tokens,
-            reasks=reasks,
-        )
-    if kind == "llama":
-        from pathjudge.judge.backends.llama_inprocess import LlamaBackend
-
-        path = model_path or model
-        if not path:
-            raise ConfigError("the llama backend needs --model PATH to a GGUF file", field="model")
-        return LlamaBackend(model_path=path, max_tokens=max_tokens, reasks=reasks)
-    assert_never(kind)

@@ -30,7 +30,7 @@ from pathjudge.report._view import (
     ReportView,
     RunView,
     StepView,
-    TaskRow,
+    TaskView,
     VarianceRow,
     VarianceView,
     VerdictView,
@@ -90,7 +90,7 @@ def load_model(
     try:
         return model.model_validate(value)
     except ValidationError as exc:
-        from pathjudge.agent.io import format_loc
+        from pathjudge._io import format_loc
 
         first = exc.errors()[0]
         raise InputError(
@@ -284,7 +284,7 @@ def report_view(
         ),
         weak_total=card.weak_total,
         tasks=tuple(
-            TaskRow(
+            TaskView(
                 task_id=row.task_id,
                 runs=row.runs,
                 success=row.success_rate,

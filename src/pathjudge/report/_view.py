@@ -24,7 +24,7 @@ __all__ = [
     "ReportView",
     "RunView",
     "StepView",
-    "TaskRow",
+    "TaskView",
     "VarianceRow",
     "VarianceView",
     "VerdictView",
@@ -77,7 +77,7 @@ class WeakPathView:
 
 
 @dataclass(frozen=True, slots=True)
-class TaskRow:
+class TaskView:
     """One row of the per-task table (numbers as the scorecard reports them)."""
 
     task_id: str
@@ -250,7 +250,7 @@ class ReportView:
     gates: tuple[GateView, ...]
     weak_paths: tuple[WeakPathView, ...]
     weak_total: int
-    tasks: tuple[TaskRow, ...]
+    tasks: tuple[TaskView, ...]
     runs: tuple[RunView, ...]
     notes: tuple[str, ...] = ()
     diff: DiffView | None = None

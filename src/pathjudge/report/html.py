@@ -36,6 +36,7 @@ from typing import Any
 
 from pydantic import JsonValue
 
+from pathjudge._io import write_text_atomic
 from pathjudge.report._view import (
     CalibrationView,
     CriterionCalibrationView,
@@ -45,7 +46,6 @@ from pathjudge.report._view import (
     RunView,
     VarianceView,
 )
-from pathjudge.report._write import write_text_atomic
 
 __all__ = ["field_limit", "render_html", "script_json", "write_html", "write_html_report"]
 

@@ -98,6 +98,6 @@ def write_junit(
     path: str | Path, scorecard: Scorecard, task_ids: list[str], *, strict: bool = False
 ) -> None:
     """Write :func:`junit_xml` to ``path``."""
-    from pathjudge.report._write import write_text_atomic
+    from pathjudge._io import write_text_atomic
 
     write_text_atomic(Path(path), junit_xml(scorecard, task_ids, strict=strict))

@@ -15,8 +15,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from pathjudge._io import write_text_atomic
 from pathjudge.report._view import ReportView
-from pathjudge.report._write import write_text_atomic
 
 __all__ = ["md_cell", "render_markdown", "write_markdown", "write_markdown_report"]
 

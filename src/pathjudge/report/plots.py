@@ -20,8 +20,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, cast
 
+from pathjudge._io import write_bytes_atomic
 from pathjudge._optional import require
-from pathjudge.report._write import write_bytes_atomic
 
 __all__ = [
     "confusion_matrix_png",

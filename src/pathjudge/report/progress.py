@@ -1,22 +1,19 @@
-"""Progress bars (counts and ETA) for every long operation, on stderr, quiet when not a terminal."""
+"""Progress bars (counts and ETA) on stderr, quiet when not a terminal: the CLI's :data:`Progress`.
+
+The library takes progress as a callback (:mod:`pathjudge._progress`); this module is what the
+command line hands in.
+"""
 
 from __future__ import annotations
 
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Protocol
+from functools import partial
 
-__all__ = ["ProgressHandle", "progress"]
+from pathjudge._progress import Progress, ProgressHandle, no_progress
 
-
-class ProgressHandle(Protocol):
-    def advance(self, n: int = 1) -> None: ...
-
-
-class _Null:
-    def advance(self, n: int = 1) -> None:
-        return None
+__all__ = ["ProgressHandle", "progress", "progress_bars"]
 
 
 class _Rich:
@@ -38,19 +35,22 @@ def progress(
     """
     show = sys.stderr.isatty() if enabled is None else enabled
     if not show:
-        yield _Null()
+        with no_progress(description, total) as handle:
+            yield handle
         return
     from rich.console import Console
     from rich.progress import (
         BarColumn,
         MofNCompleteColumn,
-        Progress,
         TextColumn,
         TimeElapsedColumn,
         TimeRemainingColumn,
     )
+    from rich.progress import (
+        Progress as RichProgress,
+    )
 
-    bar = Progress(
+    bar = RichProgress(
         TextColumn("{task.description}"),
         BarColumn(),
         MofNCompleteColumn(),
@@ -63,3 +63,11 @@ def progress(
     with bar:
         task = bar.add_task(description, total=total)
         yield _Rich(bar, task)
+
+
+def progress_bars(enabled: bool | None = None) -> Progress:
+    """The :data:`~pathjudge._progress.Progress` callback the CLI hands to long operations.
+
+    ``enabled``: True always draws, False never, None (default) only when stderr is a terminal.
+    """
+    return partial(progress, enabled=enabled)

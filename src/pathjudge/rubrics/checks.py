@@ -21,7 +21,7 @@ is a module-level memo keyed by object identity.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from pathjudge.agent.trajectory import RunRecord
 from pathjudge.rubrics.assertions.arguments import CallExpectation, match_call
@@ -268,16 +268,43 @@ def recovery(run: RunRecord, plan: TaskPlan) -> tuple[CheckResult, ...]:
     return plan.recovery_clean
 
 
+def truncation(run: RunRecord, plan: TaskPlan) -> tuple[CheckResult, ...]:
+    """``outcome.truncated``, only for a run whose ``stop_reason`` says it was cut: with the task's
+    ``truncated: fail`` it fails the run's success; with ``undecided`` (default) it is ``not_run`` and
+    the goal criteria below are reported as non-gating, so success is undecided. A cut run is never
+    graded as complete."""
+    if not run.truncated:
+        return ()
+    policy = plan.task.truncated
+    return (
+        CheckResult(
+            check="outcome.truncated",
+            axis="goal_completion",
+            status="fail" if policy == "fail" else "not_run",
+            score=0.0 if policy == "fail" else None,
+            reason=f"the run was cut (stop_reason {run.stop_reason!r}); truncated: {policy}",
+            details={"stop_reason": run.stop_reason, "policy": policy},
+        ),
+    )
+
+
+def _informative_if_cut(run: RunRecord, result: CheckResult) -> CheckResult:
+    """A goal result of a truncated run, kept for the record but not gating."""
+    if not run.truncated:
+        return result
+    return replace(result, gating=False)
+
+
 def success_criterion(run: RunRecord, plan: TaskPlan) -> tuple[CheckResult, ...]:
-    """``outcome.<kind>``: the task's success criterion."""
+    """``outcome.<kind>``: the task's success criterion (non-gating when the run was cut)."""
     criterion = plan.task.success
-    return () if criterion is None else (check_outcome(run, criterion),)
+    return () if criterion is None else (_informative_if_cut(run, check_outcome(run, criterion)),)
 
 
 def implied_refusal(run: RunRecord, plan: TaskPlan) -> tuple[CheckResult, ...]:
     """``outcome.refusal`` implied by the task's kind (factual: must not refuse; out_of_scope: must)."""
     implied = plan.implied_goal
-    return () if implied is None else (check_outcome(run, implied),)
+    return () if implied is None else (_informative_if_cut(run, check_outcome(run, implied)),)
 
 
 _VALID: dict[int, CheckResult] = {}
@@ -345,6 +372,7 @@ CHECKS: tuple[Check, ...] = (
     ),
     Check("steps", "step_efficiency", step_efficiency),
     Check("recovery", "error_recovery", recovery),
+    Check("outcome.truncated", "goal_completion", truncation),
     Check("outcome", "goal_completion", success_criterion, _has_success),
     Check("outcome.refusal", "goal_completion", implied_refusal, _has_implied),
 )

@@ -38,8 +38,8 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
 
+from pathjudge._io import format_loc
 from pathjudge._yaml import load_yaml, read_text
-from pathjudge.agent.io import format_loc
 from pathjudge.errors import CriterionError, InputError
 
 __all__ = [

@@ -45,8 +45,8 @@ from pydantic import (
     model_validator,
 )
 
+from pathjudge._io import format_loc
 from pathjudge._yaml import load_yaml, read_text
-from pathjudge.agent.io import format_loc
 from pathjudge.errors import SuiteError
 from pathjudge.rubrics.assertions._bfcl import BfclLanguage
 from pathjudge.rubrics.assertions.arguments import CallExpectation, TypeProfile
@@ -206,6 +206,10 @@ class Task(_Record):
     language: BfclLanguage | None = Field(
         default=None,
         description="Language of BFCL declared types (python | java | javascript), likewise.",
+    )
+    truncated: Literal["fail", "undecided"] = Field(
+        default="undecided",
+        description="A run whose stop_reason says it was cut: its success fails, or is undecided.",
     )
 
     @model_validator(mode="before")

@@ -20,6 +20,7 @@ import gzip
 import os
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 from typing import IO, cast
 
@@ -70,10 +71,10 @@ def parse_run(source: str, line_no: int, raw: str | bytes) -> RunRecord | Record
                     line=line_no,
                     hint="re-encode the file as UTF-8",
                 )
-        from pathjudge.agent.io import record_error_from_validation
+        from pathjudge._io import record_error_from_validation
 
         return record_error_from_validation(exc, file=source, line=line_no, what="run")
-    from pathjudge.agent.io import line_problem
+    from pathjudge._io import line_problem
 
     # what pydantic lets through: invalid UTF-8 inside a string, NaN / Infinity / 1e400
     problem = line_problem(
@@ -328,6 +329,35 @@ def score_file_parallel(
         raise RecordError("is a directory, not a JSONL file", file=target)
     workers = max(1, jobs if jobs is not None else default_jobs())
     plans = suite if isinstance(suite, SuitePlan) else SuitePlan(suite)
+    try:
+        total = _map_chunks(
+            target, str(path), plans, verdicts, fast, workers, max_weak, chunk_lines
+        )
+    except BrokenProcessPool as exc:
+        raise PathjudgeError(
+            f"a grading worker process died ({exc})",
+            file=target,
+            hint="it may have run out of memory; rerun with fewer --jobs, or --jobs 1",
+        ) from None
+    if total.runs == 0 and not total.errors:
+        raise RecordError(
+            "has no run records",
+            file=target,
+            hint="the file is empty; pass a JSONL file with one record per line",
+        )
+    return total
+
+
+def _map_chunks(
+    target: Path,
+    path: str,
+    plans: SuitePlan,
+    verdicts: Mapping[str, VerdictLike] | None,
+    fast: bool,
+    workers: int,
+    max_weak: int,
+    chunk_lines: int,
+) -> PartialScorecard:
     total = PartialScorecard(max_weak=max_weak)
     with _pool(workers) as pool:
         pending: set[Future[PartialScorecard]] = set()
@@ -335,7 +365,7 @@ def score_file_parallel(
             for start, end, first in _split(target, workers * 4):
                 pending.add(
                     pool.submit(
-                        _grade_range, str(path), start, end, first, plans, verdicts, fast, max_weak
+                        _grade_range, path, start, end, first, plans, verdicts, fast, max_weak
                     )
                 )
         else:
@@ -355,10 +385,4 @@ def score_file_parallel(
             done, pending = wait(pending, return_when=FIRST_COMPLETED)
             for future in done:
                 total.merge(future.result())
-    if total.runs == 0 and not total.errors:
-        raise RecordError(
-            "has no run records",
-            file=target,
-            hint="the file is empty; pass a JSONL file with one record per line",
-        )
     return total

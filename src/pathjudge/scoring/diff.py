@@ -46,6 +46,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
+from pathjudge._io import JsonlStream, line_of
 from pathjudge.agent.trajectory import RunRecord
 from pathjudge.errors import InputError
 from pathjudge.rubrics.assertions.steps import call_signature
@@ -527,10 +528,14 @@ def _with_epochs(pairs: Iterable[RunDiff], rule: GateRule) -> list[str]:
 
 
 def _index(
-    runs: Iterable[RunRecord], label: str, file: str | Path | None = None
+    runs: Iterable[RunRecord], label: str, suite: Suite, file: str | Path | None
 ) -> dict[tuple[str, int], RunRecord]:
-    from pathjudge.agent.io import _record_line
+    """Runs by (task, epoch); a duplicate, an unknown task or no runs at all is an input error.
 
+    Errors name ``file`` and, when ``runs`` is a :class:`~pathjudge._io.JsonlStream`, the run's line.
+    """
+    if file is None and isinstance(runs, JsonlStream):
+        file = runs.path
     out: dict[tuple[str, int], RunRecord] = {}
     for number, run in enumerate(runs, 1):
         key = (run.task_id, run.epoch)
@@ -538,11 +543,13 @@ def _index(
             raise InputError(
                 f"the {label} runs hold task {run.task_id!r} epoch {run.epoch} twice (run {number})",
                 file=file,
-                line=_record_line(file, number) if file is not None else None,
+                line=line_of(runs),
                 task_id=run.task_id,
                 field="epoch",
                 hint="keep one run per (task, epoch) in each file",
             )
+        if suite.get(run.task_id) is None:
+            suite.task(run.task_id, file=file, line=line_of(runs))  # raises: unknown task
         out[key] = run
     if not out:
         raise InputError(
@@ -569,15 +576,15 @@ def diff_runs(
     each distinct finding of a task once, with the epochs it occurred in.
     """
     gate = gate or resolve_gate(suite)
-    base = _index(baseline, "baseline", baseline_file)
-    cand = _index(candidate, "candidate", candidate_file)
+    base = _index(baseline, "baseline", suite, baseline_file)
+    cand = _index(candidate, "candidate", suite, candidate_file)
     grades_b = {
         (g.task_id, g.epoch): g
-        for g in grade(base.values(), suite, verdicts, fast=verdicts is None, file=baseline_file)
+        for g in grade(base.values(), suite, verdicts, fast=verdicts is None)
     }
     grades_c = {
         (g.task_id, g.epoch): g
-        for g in grade(cand.values(), suite, verdicts, fast=verdicts is None, file=candidate_file)
+        for g in grade(cand.values(), suite, verdicts, fast=verdicts is None)
     }
     order = [t.id for t in suite.tasks if any(k[0] == t.id for k in (*base, *cand))]
     tasks: list[TaskDiff] = []

@@ -464,13 +464,15 @@ def grade(
     ``.reasoning``; ``fast=True`` skips judged criteria (reported ``not_run``). ``suite`` may be a
     :class:`~pathjudge.rubrics.checks.SuitePlan` (its task plans and caches are reused, its checks
     used). A run naming a task the suite lacks raises :class:`~pathjudge.errors.SuiteError` naming
-    ``file`` and the run's line. No runs: no grades.
+    ``file``, and the run's line when ``runs`` is a :class:`~pathjudge._io.JsonlStream` (as
+    :func:`~pathjudge.agent.io.read_runs` returns). No runs: no grades.
     """
-    plans = suite if isinstance(suite, SuitePlan) else SuitePlan(suite)
-    for number, run in enumerate(runs, 1):
-        if run.task_id not in plans:
-            from pathjudge.scoring._lines import record_line
+    from pathjudge._io import JsonlStream, line_of
 
-            line = record_line(file, number) if file is not None else None
-            plans.plan(run.task_id, file=file, line=line)  # raises: unknown task
+    if file is None and isinstance(runs, JsonlStream):
+        file = runs.path
+    plans = suite if isinstance(suite, SuitePlan) else SuitePlan(suite)
+    for run in runs:
+        if run.task_id not in plans:
+            plans.plan(run.task_id, file=file, line=line_of(runs))  # raises: unknown task
         yield grade_run(run, plans.plan(run.task_id), verdicts=verdicts, fast=fast)

@@ -14,7 +14,6 @@ items are excluded from pass rates and counted separately, never turned into a p
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,17 +21,17 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from pathjudge.agent.io import iter_jsonl
+from pathjudge._io import JsonlStream, iter_jsonl, line_of
 from pathjudge.agent.trajectory import RunRecord
 from pathjudge.errors import LabelsError
 from pathjudge.rubrics.suite import JudgedSpec, Suite, Task
 
 if TYPE_CHECKING:
+    from pathjudge.judge.session import JudgeSession
     from pathjudge.rubrics.criteria import Criterion
 
 __all__ = [
     "JudgeRequest",
-    "JudgeSetup",
     "JudgedRun",
     "JudgedStatus",
     "RecordedVerdict",
@@ -42,9 +41,9 @@ __all__ = [
     "iter_judge_requests",
     "judge_request",
     "judge_requests",
-    "judge_unavailable",
     "judged_criteria",
     "load_verdicts",
+    "run_judge_requests",
     "run_judged",
     "status_of",
     "suite_has_judged",
@@ -137,23 +136,37 @@ def judge_request(run: RunRecord, task: Task, spec: JudgedSpec) -> JudgeRequest:
     )
 
 
+def run_judge_requests(
+    run: RunRecord,
+    suite: Suite,
+    *,
+    file: str | Path | None = None,
+    line: int | None = None,
+) -> list[JudgeRequest]:
+    """The judge requests of one run, in criterion order (none when its task has no judged criteria).
+
+    A run naming a task the suite does not have raises :class:`~pathjudge.errors.SuiteError` naming
+    ``file`` and ``line`` (the run's line in that file) when given.
+    """
+    task = suite.get(run.task_id)
+    if task is None:
+        task = suite.task(run.task_id, file=file, line=line)  # raises: unknown task
+    return [judge_request(run, task, spec) for spec in task.judged]
+
+
 def iter_judge_requests(
     runs: Iterable[RunRecord], suite: Suite, *, file: str | Path | None = None
 ) -> Iterator[JudgeRequest]:
     """Stream the judge requests of ``runs`` (runs of tasks without judged criteria yield none).
 
     A run naming a task the suite does not have raises :class:`~pathjudge.errors.SuiteError` (naming
-    ``file`` and the run's line when the runs came from that file).
+    the file, and the run's line when ``runs`` is a :class:`~pathjudge._io.JsonlStream` such as
+    :func:`~pathjudge.agent.io.read_runs` returns).
     """
-    for number, run in enumerate(runs, 1):
-        task = suite.get(run.task_id)
-        if task is None:
-            from pathjudge.scoring._lines import record_line
-
-            line = record_line(file, number) if file is not None else None
-            task = suite.task(run.task_id, file=file, line=line)  # raises: unknown task
-        for spec in task.judged:
-            yield judge_request(run, task, spec)
+    if file is None and isinstance(runs, JsonlStream):
+        file = runs.path
+    for run in runs:
+        yield from run_judge_requests(run, suite, file=file, line=line_of(runs))
 
 
 def judge_requests(runs: Iterable[RunRecord], suite: Suite) -> list[JudgeRequest]:
@@ -207,36 +220,6 @@ def suite_has_judged(suite: Suite) -> bool:
     return any(task.judged for task in suite.tasks)
 
 
-def judge_unavailable(
-    backend: str, *, model: str | None, base_url: str | None, env: Mapping[str, str] | None = None
-) -> str | None:
-    """Why no judge can run with these settings (``None`` when one can). Never touches the network.
-
-    - ``anthropic`` (the default) needs ``ANTHROPIC_API_KEY`` or ``ANTHROPIC_AUTH_TOKEN`` in ``env``
-      (default ``os.environ``), with or without a base URL;
-    - ``openai`` / ``openai-compatible`` needs a base URL;
-    - ``llama`` / ``llama-cpp`` needs ``model`` to be an existing GGUF file.
-
-    Any other backend name is left for the judge to reject with its own error.
-    """
-    from pathjudge.judge.cli_support import BACKEND_SPELLINGS
-
-    environ = os.environ if env is None else env
-    spelling = BACKEND_SPELLINGS.get(backend)
-    kind = backend if spelling is None else spelling[0]
-    if kind == "anthropic":
-        if environ.get("ANTHROPIC_API_KEY") or environ.get("ANTHROPIC_AUTH_TOKEN"):
-            return None
-        return "no judge configured: set ANTHROPIC_API_KEY, or choose another judge backend"
-    if kind == "openai":
-        return None if base_url else "no judge configured: the openai backend needs judge.base_url"
-    if kind == "llama":
-        if model and Path(model).is_file():
-            return None
-        return "no judge configured: the llama backend needs judge.model = a GGUF file path"
-    return None
-
-
 def judged_criteria(
     requests: Iterable[JudgeRequest], base_dir: str | Path | None = None
 ) -> dict[str, Criterion]:
@@ -259,20 +242,6 @@ def judged_criteria(
         if candidate.is_file():
             out[ref] = load_criterion(candidate)
     return out
-
-
-@dataclass(frozen=True)
-class JudgeSetup:
-    """Everything needed to run the judge: backend kind, model, URL, cache file and limits."""
-
-    backend: str
-    model: str | None
-    base_url: str | None
-    cache: Path
-    concurrency: int = 8
-    samples: int = 1
-    budget_usd: float | None = None
-    show_progress: bool | None = None
 
 
 @dataclass(frozen=True)
@@ -302,60 +271,24 @@ class JudgedRun:
 
 def run_judged(
     requests: Iterable[JudgeRequest],
-    setup: JudgeSetup,
+    session: JudgeSession,
     *,
     criteria: Mapping[str, Criterion] | None = None,
 ) -> JudgedRun:
-    """Judge ``requests`` with the backend of ``setup``, through its verdict cache.
+    """Judge ``requests`` with the judge of ``session``, through its verdict cache.
 
     Cached samples are reused (a rerun makes zero calls); each new one is cached as it arrives. Judge
     failures come back as ``error`` results (counted apart, never a pass or a fail). When the budget
     runs out the verdicts obtained are returned and the rest are counted in ``unfinished`` (they grade
     as not run). Bad settings raise :class:`~pathjudge.errors.ConfigError`. Empty input makes no call.
     """
-    from pathjudge.agent.trajectory import Usage
-    from pathjudge.errors import ConfigError
-    from pathjudge.judge.backends.base import cost_usd
-    from pathjudge.judge.cache import VerdictCache
-    from pathjudge.judge.cli_support import JudgeOptions
-    from pathjudge.judge.runner import make_jobs, run_judge_sync
+    from pathjudge.judge.runner import make_jobs
 
-    options = JudgeOptions.resolve(
-        backend=setup.backend,
-        model=setup.model,
-        base_url=setup.base_url,
-        concurrency=setup.concurrency,
-        samples=setup.samples,
-        cache=setup.cache,
-        budget_usd=setup.budget_usd,
-        progress=setup.show_progress,
-    )
     jobs = make_jobs(requests, criteria=criteria)
-    backend = options.build_backend()
-    if (
-        options.budget is not None
-        and options.budget.max_usd is not None
-        and cost_usd(backend.name, backend.model, Usage(input_tokens=1)) is None
-    ):
-        raise ConfigError(
-            f"no price is known for {backend.name}:{backend.model}, so budget_usd cannot be enforced",
-            field="budget_usd",
-            hint="unset budget_usd for this judge model",
-        )
-
+    backend = session.build_backend()
     if not jobs:
         return JudgedRun({}, backend.name, backend.model, 0, 0, 0, 0)
-    with VerdictCache(options.cache) as cache:
-        run = run_judge_sync(
-            jobs,
-            backend=backend,
-            cache=cache,
-            concurrency=options.concurrency,
-            samples=options.samples,
-            timeout=options.timeout,
-            budget=options.budget,
-            show_progress=options.progress,
-        )
+    run = session.run_sync(jobs, backend)
     return JudgedRun(
         verdicts=dict(run.results),
         backend=backend.name,

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
 
+from pathjudge._vocab import canonical_metric
 from pathjudge.errors import InputError, PathjudgeError
 from pathjudge.rubrics.assertions.base import AXES, Axis
 from pathjudge.rubrics.suite import WEIGHT_KEYS, Suite, WeightKey
@@ -620,7 +621,8 @@ def parse_thresholds(text: str) -> dict[GateMetric, float]:
     metric in [0, 1]), is an :class:`InputError` naming the metric and its range.
     """
     out: dict[GateMetric, float] = {}
-    for name, value in _pairs(text, "--fail-under"):
+    for raw_name, value in _pairs(text, "--fail-under"):
+        name = canonical_metric(raw_name, where="--fail-under metric")
         if name not in GATE_METRICS:
             raise InputError(
                 f"unknown metric {name!r} in --fail-under",
@@ -642,7 +644,8 @@ def parse_thresholds(text: str) -> dict[GateMetric, float]:
 def parse_weights(text: str) -> dict[WeightKey, float]:
     """``"success=2,trajectory=1"`` → weights; unknown keys and negative weights are :class:`InputError`."""
     out: dict[WeightKey, float] = {}
-    for name, value in _pairs(text, "--weights"):
+    for raw_name, value in _pairs(text, "--weights"):
+        name = canonical_metric(raw_name, where="--weights key")
         if name not in WEIGHT_KEYS:
             raise InputError(
                 f"unknown weight {name!r}", field="--weights", hint=f"use: {', '.join(WEIGHT_KEYS)}"

@@ -8,9 +8,11 @@ too, with the reason.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import sys
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import pytest
@@ -26,10 +28,22 @@ from pathjudge.rubrics.assertions.arguments import (
     parse_matcher,
 )
 
-EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "bfcl"
-sys.path.insert(0, str(EXAMPLE))
-from literals import render  # noqa: E402
-from make_runs import ground_truth_calls  # noqa: E402
+
+def _example(folder: str, name: str) -> ModuleType:
+    """Load ``examples/<folder>/<name>.py`` under a unique module name (examples share file names)."""
+    path = Path(__file__).resolve().parents[3] / "examples" / folder / f"{name}.py"
+    sys.path.insert(0, str(path.parent))  # for the example's own sibling imports
+    spec = importlib.util.spec_from_file_location(f"example_{folder}_{name}", path)
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+render = _example("bfcl", "literals").render
+ground_truth_calls = _example("bfcl", "make_runs").ground_truth_calls
 
 LANGUAGE = {"simple_java": "java", "simple_javascript": "javascript"}
 CATEGORIES = [

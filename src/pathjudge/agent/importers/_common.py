@@ -19,7 +19,7 @@ from typing import IO, Any, Protocol, TypeAlias
 from pydantic import ValidationError
 
 from pathjudge import _json as strict_json
-from pathjudge.agent.io import DEFAULT_MAX_LINE_BYTES, format_loc
+from pathjudge._io import DEFAULT_MAX_LINE_BYTES, format_loc
 from pathjudge.agent.trajectory import RunRecord, Step, Usage
 from pathjudge.errors import ImportFormatError, InputError, PathjudgeError
 
@@ -299,7 +299,7 @@ def _read_text(path: Path) -> str:
         if path.name.lower().endswith(".gz"):
             data = gzip.decompress(data)
     except (gzip.BadGzipFile, EOFError, zlib.error) as exc:
-        from pathjudge.agent.io import describe_read_failure
+        from pathjudge._io import describe_read_failure
 
         raise ImportFormatError(describe_read_failure(exc), file=path) from None
     except FileNotFoundError:
@@ -329,7 +329,7 @@ def _is_jsonl(path: Path) -> bool:
 def _iter_jsonl_values(
     path: Path, errors: list[InputError] | None, max_line_bytes: int
 ) -> Iterator[Document]:
-    from pathjudge.agent.io import ReadFailure, _lines, _open_read  # as for runs files
+    from pathjudge._io import ReadFailure, _lines, _open_read  # as for runs files
 
     try:
         handle = _open_read(path)

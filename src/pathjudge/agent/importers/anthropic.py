@@ -9,8 +9,10 @@ Accepted shapes (a ``.json`` file, or a ``.jsonl`` file with one transcript per 
 Mapping: every ``tool_use`` block (and ``server_tool_use``) is a step; its result is the ``tool_result``
 block with the same ``tool_use_id`` (``is_error`` carried over). Tool-use blocks of one assistant message
 are parallel calls and share ``turn``. Text and thinking before a ``tool_use`` in the same message become
-its ``decision``. The first user message is the run's ``input``; the text of the last assistant message,
-when it calls no tool, is the ``final_answer``. ``usage`` is summed over the transcript's and messages'
+its ``decision``. The first user message is the run's ``input``; the text of every assistant message
+that calls no tool is a reply to the user (``replies``), and that of the last assistant message, when
+it calls no tool, is the ``final_answer``; ``stop_reason`` is the last one recorded (``max_tokens``
+marks a cut run). ``usage`` is summed over the transcript's and messages'
 usage objects. Everything without a field (system prompt, later user turns, trailing text, unknown keys
 and blocks) is kept under ``metadata`` (``system``, ``unmapped``); only the opaque ``signature`` of a
 thinking block whose text became a decision is not kept.
@@ -39,7 +41,7 @@ from pathjudge.agent.importers._common import (
     text_parts,
     usage_from,
 )
-from pathjudge.agent.trajectory import AgentInfo, RunRecord, Usage
+from pathjudge.agent.trajectory import AgentInfo, Reply, RunRecord, Usage
 from pathjudge.errors import InputError
 
 __all__ = ["FORMAT", "from_anthropic", "import_file"]
@@ -115,6 +117,7 @@ def from_anthropic(
     input_value: Json = None
     seen_user = False
     final_answer: str | None = None
+    replies: list[Reply] = []
     turn = -1
     last_assistant = max(
         (i for i, m in enumerate(messages) if isinstance(m, dict) and m.get("role") == "assistant"),
@@ -194,8 +197,11 @@ def from_anthropic(
                     by_id[block["tool_use_id"]].set_result(content, is_error=failed)
                 else:
                     unmapped.add(bwhere, block_raw)
-            if not calls and i == last_assistant:
-                final_answer = "\n\n".join(texts) if texts else None
+            if not calls:
+                if texts:
+                    replies.append(Reply(text="\n\n".join(texts), after_steps=len(drafts)))
+                if i == last_assistant:
+                    final_answer = "\n\n".join(texts) if texts else None
                 for at, value in pending_at:
                     if isinstance(value, dict) and value.get("type") == "thinking":
                         unmapped.add(at, value)
@@ -247,6 +253,7 @@ def from_anthropic(
         agent=info,
         input=input_value,
         final_answer=final_answer,
+        replies=tuple(replies),
         stop_reason=stop_reason,
         usage=usage,
     )

@@ -27,7 +27,8 @@ turns one session's events into one run:
 * ``input``: the first ``user.message`` (its text, or its content blocks when it is not text-only). Later
   user messages are kept in ``metadata["user_messages"]``, and the agent's replies to earlier user turns
   in ``metadata["agent_replies"]``; ``final_answer`` is the ``agent.message`` text after the last tool
-  call of the last user turn (None when there is none).
+  call of the last user turn (None when there is none). ``replies`` holds both, in order: each reply to
+  an earlier user turn, then the final answer.
 * ``stop_reason``: ``interrupted`` when a ``user.interrupt`` came after the last ``user.message`` (the
   run was stopped and not resumed); otherwise ``terminated`` after ``session.status_terminated``, the
   ``stop_reason.type`` of a final ``session.status_idle`` (``end_turn``, ``requires_action``,
@@ -85,7 +86,7 @@ from typing import Any, Literal, assert_never, cast
 
 from pathjudge import _json as strict_json
 from pathjudge.agent.importers._common import Unmapped, parse_arguments, source_metadata, text_parts
-from pathjudge.agent.trajectory import AgentInfo, RunRecord, Step, Timing, Usage
+from pathjudge.agent.trajectory import AgentInfo, Reply, RunRecord, Step, Timing, Usage
 from pathjudge.errors import ImportFormatError, InputError, RemoteImportError
 
 __all__ = [
@@ -855,6 +856,17 @@ class _Builder:
             return str(reason["type"]) if isinstance(reason, dict) else "idle"
         return "running"
 
+    def replies(self, n_steps: int) -> tuple[Reply, ...]:
+        """The agent's messages to the user: its replies to each user turn, then the final answer."""
+        out = [
+            Reply(text=str(entry["text"]), after_steps=min(int(str(entry["after_step"])), n_steps))
+            for entry in self.agent_replies
+        ]
+        final = self.final_answer()
+        if final is not None:
+            out.append(Reply(text=final, after_steps=n_steps))
+        return tuple(out)
+
     def final_answer(self) -> str | None:
         text = "\n\n".join(t for kind, t in self.pending if kind == "message" and t)
         return text or None
@@ -998,6 +1010,7 @@ def _convert(
             input=builder.input,
             steps=tuple(steps),
             final_answer=builder.final_answer(),
+            replies=builder.replies(len(steps)),
             stop_reason=builder.stop_reason(),
             usage=usage,
             timing=timing,

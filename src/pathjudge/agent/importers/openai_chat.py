@@ -14,8 +14,11 @@ string; malformed JSON is kept in ``raw_arguments`` with ``arguments_error``); c
 has no error flag, so a result whose text starts with one of ``error_prefixes`` (default ``"Error:"``,
 tau-bench's convention) is flagged ``is_error``. The legacy ``function_call`` / ``role: function`` pair is
 read the same way. The first system message goes to ``metadata["system"]``, the first user message is
-the ``input``, the last assistant message without tool calls is the ``final_answer``; tau-bench's
-``reward`` and ``info`` go to ``metadata``; everything else unmapped lands in ``metadata["unmapped"]``
+the ``input``; every assistant message without tool calls is a reply to the user (``replies``, with
+the number of calls before it), and the last assistant message, when it has no tool calls, is the
+``final_answer``; tau-bench's ``reward`` and ``info`` go to ``metadata``. ``stop_reason`` comes from a
+transcript-level ``stop_reason``/``finish_reason`` (``length`` reads as ``max_tokens``), and a tau-bench
+record whose ``reward`` is missing or null is ``missing_reward`` (the episode did not finish); everything else unmapped lands in ``metadata["unmapped"]``
 (message keys whose value is null, such as ``"refusal": null``, carry nothing and are not kept).
 """
 
@@ -41,7 +44,7 @@ from pathjudge.agent.importers._common import (
     take_metadata,
     usage_from,
 )
-from pathjudge.agent.trajectory import AgentInfo, RunRecord
+from pathjudge.agent.trajectory import AgentInfo, Reply, RunRecord
 from pathjudge.errors import InputError
 
 __all__ = ["DEFAULT_ERROR_PREFIXES", "FORMAT", "from_openai_chat", "import_file"]
@@ -49,7 +52,20 @@ __all__ = ["DEFAULT_ERROR_PREFIXES", "FORMAT", "from_openai_chat", "import_file"
 FORMAT = "openai-chat"
 DEFAULT_ERROR_PREFIXES: tuple[str, ...] = ("Error:",)
 
-_TRANSCRIPT_KEYS = frozenset({"messages", "traj", "model", "usage", "metadata", "reward", "info"})
+_TRANSCRIPT_KEYS = frozenset(
+    {
+        "messages",
+        "traj",
+        "model",
+        "usage",
+        "metadata",
+        "reward",
+        "info",
+        "finish_reason",
+        "stop_reason",
+    }
+)
+_FINISH_REASONS = {"length": "max_tokens", "stop": "end_turn", "tool_calls": "tool_use"}
 _USAGE_NAMES = {"prompt_tokens": "input_tokens", "completion_tokens": "output_tokens"}
 
 
@@ -74,6 +90,7 @@ def from_openai_chat(
     model: str | None = None
     usage_raw: Json = None
     base = ""
+    stop_reason: str | None = None
     if isinstance(transcript, dict):
         base = "traj" if "traj" in transcript and "messages" not in transcript else "messages"
         messages = as_list(transcript.get(base), base, "the transcript's messages")
@@ -83,6 +100,11 @@ def from_openai_chat(
         for key in ("reward", "info"):
             if key in transcript:
                 metadata[key] = transcript[key]
+        for key in ("stop_reason", "finish_reason"):
+            if isinstance(transcript.get(key), str):
+                stop_reason = _FINISH_REASONS.get(transcript[key], transcript[key])
+        if base == "traj" and not isinstance(transcript.get("reward"), int | float):
+            stop_reason = "missing_reward"  # a tau-bench record without its reward never finished
         take_metadata(transcript, metadata, unmapped)
         unmapped.extra_keys(transcript, _TRANSCRIPT_KEYS | IDENTITY_KEYS, "")
     else:
@@ -100,6 +122,7 @@ def from_openai_chat(
     input_value: Json = None
     seen_user = seen_system = False
     final_answer: str | None = None
+    replies: list[Reply] = []
     turn = -1
     last_assistant = max(
         (i for i, m in enumerate(messages) if isinstance(m, dict) and m.get("role") == "assistant"),
@@ -166,16 +189,16 @@ def from_openai_chat(
                             raw_arguments=fn.get("arguments"),
                         )
                     )
-            elif i == last_assistant:
-                final_answer = text if isinstance(text, str) else None
-                if final_answer is None and content is not None:
-                    unmapped.add(join_path(where, "content"), content)
-                if isinstance(reasoning, str) and reasoning:
-                    unmapped.add(join_path(where, "reasoning_content"), reasoning)
             else:
-                if content is not None:
+                if isinstance(text, str) and text:
+                    replies.append(Reply(text=text, after_steps=len(drafts)))
+                elif content is not None:
                     unmapped.add(join_path(where, "content"), content)
-                if reasoning is not None:
+                if i == last_assistant:
+                    final_answer = text if isinstance(text, str) else None
+                    if isinstance(reasoning, str) and reasoning:
+                        unmapped.add(join_path(where, "reasoning_content"), reasoning)
+                elif reasoning is not None:
                     unmapped.add(join_path(where, "reasoning_content"), reasoning)
         elif role in ("tool", "function"):
             known |= {"tool_call_id", "name"}
@@ -221,6 +244,8 @@ def from_openai_chat(
         agent=info,
         input=input_value,
         final_answer=final_answer,
+        replies=tuple(replies),
+        stop_reason=stop_reason,
         usage=usage,
     )
 

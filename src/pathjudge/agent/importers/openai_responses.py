@@ -13,8 +13,11 @@ model turn is the run of output items (``reasoning``, assistant ``message``, ``f
 two input items; the calls of one turn are parallel and share ``turn``. ``reasoning`` summaries and
 assistant text before a call are its ``decision``. The Responses API has no error flag on outputs, so an
 output whose text starts with one of ``error_prefixes`` (default ``"Error:"``) is flagged ``is_error``.
-The first user message is the ``input``; the assistant text of the last turn, when it calls no tool, is
-the ``final_answer``; ``instructions`` / the first system or developer message go to
+The first user message is the ``input``; the assistant text of every turn that calls no tool is a reply
+to the user (``replies``), and that of the last turn is the ``final_answer``; a stored response whose
+``status`` is ``incomplete`` gives ``stop_reason`` ``max_tokens`` (``incomplete_details.reason``
+``max_output_tokens``) or that reason, ``cancelled`` gives ``interrupted``, ``completed`` gives
+``end_turn``; ``instructions`` / the first system or developer message go to
 ``metadata["system"]``; everything else lands in ``metadata["unmapped"]``, except the item ``id`` s
 of calls and outputs and a ``status`` of ``completed``, which carry no information about the run.
 """
@@ -43,7 +46,7 @@ from pathjudge.agent.importers._common import (
     text_parts,
     usage_from,
 )
-from pathjudge.agent.trajectory import AgentInfo, RunRecord
+from pathjudge.agent.trajectory import AgentInfo, Reply, RunRecord
 from pathjudge.errors import InputError
 
 __all__ = ["DEFAULT_ERROR_PREFIXES", "FORMAT", "from_openai_responses", "import_file"]
@@ -52,7 +55,17 @@ FORMAT = "openai-responses"
 DEFAULT_ERROR_PREFIXES: tuple[str, ...] = ("Error:",)
 
 _TRANSCRIPT_KEYS = frozenset(
-    {"input", "output", "items", "model", "usage", "instructions", "metadata"}
+    {
+        "input",
+        "output",
+        "items",
+        "model",
+        "usage",
+        "instructions",
+        "metadata",
+        "status",
+        "incomplete_details",
+    }
 )
 _USAGE_NAMES = {"input_tokens": "input_tokens", "output_tokens": "output_tokens"}
 _INPUT_ROLES = ("user", "system", "developer")
@@ -60,12 +73,13 @@ _TEXT_PARTS = ("input_text", "output_text", "text")
 
 
 class _Turn:
-    __slots__ = ("has_calls", "leftover")
+    __slots__ = ("has_calls", "leftover", "steps_before")
 
     def __init__(self) -> None:
         self.has_calls = False
         # (json path, item, text when it is assistant message text, else None)
         self.leftover: list[tuple[str, Json, str | None]] = []
+        self.steps_before = 0
 
 
 def from_openai_responses(
@@ -90,7 +104,19 @@ def from_openai_responses(
     usage_raw: Json = None
     input_value: Json = None
     items: list[tuple[str, Json]] = []
+    stop_reason: str | None = None
     if isinstance(transcript, dict):
+        status = transcript.get("status")
+        if status == "incomplete":
+            details = transcript.get("incomplete_details")
+            why = details.get("reason") if isinstance(details, dict) else None
+            stop_reason = "max_tokens" if why in (None, "max_output_tokens") else str(why)
+        elif status == "completed":
+            stop_reason = "end_turn"
+        elif status == "cancelled":
+            stop_reason = "interrupted"
+        elif isinstance(status, str):
+            stop_reason = status  # failed, in_progress: kept as given
         if isinstance(transcript.get("model"), str):
             model = transcript["model"]
         usage_raw = transcript.get("usage")
@@ -143,6 +169,7 @@ def from_openai_responses(
             pending = []
         elif current is None:
             current = _Turn()
+            current.steps_before = len(drafts)
             turns.append(current)
         if kind == "message" and role in _INPUT_ROLES:
             content = content_text(item.get("content"), part_types=_TEXT_PARTS)
@@ -225,11 +252,14 @@ def from_openai_responses(
             unmapped.add(where, raw)
 
     final_answer: str | None = None
+    replies: list[Reply] = []
     for index, model_turn in enumerate(turns):
         last = index == len(turns) - 1
         answer = [t for _, _, t in model_turn.leftover if t is not None]
-        if last and not model_turn.has_calls and answer:
-            final_answer = "\n\n".join(answer)
+        if not model_turn.has_calls and answer:
+            replies.append(Reply(text="\n\n".join(answer), after_steps=model_turn.steps_before))
+            if last:
+                final_answer = "\n\n".join(answer)
             for where, raw, text in model_turn.leftover:
                 if text is None:
                     unmapped.add(where, raw)
@@ -249,6 +279,8 @@ def from_openai_responses(
         agent=info,
         input=input_value,
         final_answer=final_answer,
+        replies=tuple(replies),
+        stop_reason=stop_reason,
         usage=usage,
     )
 

@@ -21,8 +21,10 @@ same parent whose times overlap are one turn.
 From the chat spans: ``gen_ai.usage.input_tokens`` / ``output_tokens`` are summed (the ``invoke_agent``
 spans' usage is used only when no chat span has any); the model is ``gen_ai.response.model`` or
 ``gen_ai.request.model``; the text parts of ``gen_ai.output.messages`` of the chat span that issued a
-turn are its first call's ``decision``, and those of the last chat span, when it issued no tool call, are
-the ``final_answer``; the first user message in the first chat span's ``gen_ai.input.messages`` is the
+turn are its first call's ``decision``; those of every chat span that issued no tool call are a reply to
+the user (``replies``, positioned by the tool spans that started before it), and those of the last chat
+span, when it issued no tool call, are the ``final_answer``; the last chat span's
+``gen_ai.response.finish_reasons`` give ``stop_reason`` (``length`` reads as ``max_tokens``); the first user message in the first chat span's ``gen_ai.input.messages`` is the
 ``input`` (later spans' input messages repeat the history and are not kept). Every other span is kept in
 ``metadata["spans"]`` with its unmapped attributes, the resource attributes in ``metadata["resource"]``,
 and unmapped tool-span attributes in ``metadata["unmapped"]``.
@@ -56,7 +58,7 @@ from pathjudge.agent.importers._common import (
     source_metadata,
     suggest_format,
 )
-from pathjudge.agent.trajectory import AgentInfo, RunRecord, Timing, Usage
+from pathjudge.agent.trajectory import AgentInfo, Reply, RunRecord, Timing, Usage
 from pathjudge.errors import ImportFormatError, InputError, PathjudgeError
 
 __all__ = ["FORMAT", "from_otel", "import_file"]
@@ -443,6 +445,24 @@ def _trace_record(
             if attr not in _TOOL_ATTRS:
                 unmapped.add(join_path(join_path(span.where, "attributes"), attr), value)
 
+    replies: list[Reply] = []
+    starts = sorted(t.start_ns for t in tools)
+    for chat in chats:
+        if chat.span_id in issuing:
+            continue
+        text, calls = _messages_text(chat.attrs.get("gen_ai.output.messages"))
+        if text and not calls:
+            before = sum(1 for start in starts if start <= chat.start_ns)
+            replies.append(Reply(text=text, after_steps=before))
+    stop_reason: str | None = None
+    if chats:
+        reasons = chats[-1].attrs.get("gen_ai.response.finish_reasons")
+        listed = reasons if isinstance(reasons, list) else [reasons]
+        named = [str(r) for r in listed if isinstance(r, str)]
+        if any(r in ("length", "max_tokens") for r in named):
+            stop_reason = "max_tokens"
+        elif named:
+            stop_reason = {"stop": "end_turn", "tool_calls": "tool_use"}.get(named[-1], named[-1])
     final_answer: str | None = None
     if chats:
         last = chats[-1]
@@ -511,6 +531,8 @@ def _trace_record(
         agent=agent if agent is not None else AgentInfo(name=agent_name, model=model),
         input=input_value,
         final_answer=final_answer,
+        replies=tuple(replies),
+        stop_reason=stop_reason,
         usage=_usage(spans),
         timing=timing,
     )

@@ -39,11 +39,11 @@ from pathjudge.judge.backends.base import (
 from pathjudge.judge.prompt import JudgePrompt
 from pathjudge.judge.verdict import Verdict
 
-__all__ = ["DEFAULT_MODEL", "AnthropicBackend", "classify_api_error", "verdict_tool"]
+__all__ = ["DEFAULT_MODEL", "AnthropicJudgeBackend", "classify_api_error", "verdict_tool"]
 
 DEFAULT_MODEL = "claude-opus-4-8"
 POOL_SIZE = 16
-"""Most connections per httpx2 pool (see :meth:`AnthropicBackend._build`)."""
+"""Most connections per httpx2 pool (see :meth:`AnthropicJudgeBackend._build`)."""
 _QUIET = logging.NullHandler()
 """Added once to instructor's logger (adding the same handler again is a no-op)."""
 
@@ -187,7 +187,7 @@ def classify_api_error(exc: BaseException, usage: Usage) -> BaseException:
     )
 
 
-class AnthropicBackend(JudgeBackend):
+class AnthropicJudgeBackend(JudgeBackend):
     """Judge with an Anthropic model through instructor (TOOLS mode); see the module docstring.
 
     ``api_key=None`` reads ``ANTHROPIC_API_KEY``; ``base_url=None`` uses the SDK default. ``reasks`` bounds

@@ -9,24 +9,31 @@ lists and string-keyed dicts). Two rules hold throughout:
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import re
-from collections.abc import Hashable, Mapping
-from typing import Literal, assert_never
+import sys
+import unicodedata
+from collections.abc import Callable, Hashable, Mapping
+from typing import Literal, TypeAlias, assert_never
 
-from pydantic import JsonValue
+from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
 __all__ = [
     "JsonKind",
     "NormalizeMode",
+    "NormalizeSpec",
+    "TextNormalization",
     "canonical_json",
     "canonical_key",
+    "describe_normalization",
     "json_equal",
     "json_kind",
     "normalize_json",
     "normalize_string",
     "render_value",
+    "text_normalizer",
 ]
 
 JsonKind = Literal["null", "boolean", "number", "string", "array", "object"]
@@ -44,6 +51,107 @@ NormalizeMode = Literal["none", "casefold", "bfcl"]
 
 _BFCL_DROP = re.compile(r"[ ,./\-_*^]")
 _WHITESPACE = re.compile(r"\s+")
+
+
+class TextNormalization(BaseModel):
+    """A declared text normalisation, composable: steps applied in this order, each off unless set.
+
+    ``strip_accents`` (NFKD, combining marks dropped: ``"café"`` → ``"cafe"``), ``casefold``,
+    ``remove`` (each of these characters is deleted: ``remove: ",$"``), ``punctuation: drop`` (every
+    Unicode punctuation character is deleted), ``collapse_whitespace`` (runs of whitespace become one
+    space, ends trimmed). The named presets of :data:`NormalizeMode` are shorthands: ``none`` is
+    ``{}``, ``casefold`` is ``{casefold: true, collapse_whitespace: true}``, ``bfcl`` is the BFCL
+    checker's rule (lower case, ``remove: " ,./-_*^"``, and ``'`` read as ``"``).
+
+    >>> TextNormalization(casefold=True, remove=",$").apply("Total: $23,553.")
+    'total: 23553.'
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    casefold: bool = Field(default=False, description="Compare case-insensitively (str.casefold).")
+    remove: str = Field(default="", description="Characters deleted before comparing.")
+    strip_accents: bool = Field(
+        default=False, description="Drop accents (NFKD decomposition, combining marks removed)."
+    )
+    collapse_whitespace: bool = Field(
+        default=False, description="Runs of whitespace become one space; ends trimmed."
+    )
+    punctuation: Literal["keep", "drop"] = Field(
+        default="keep", description="drop: delete every Unicode punctuation character."
+    )
+
+    @functools.cached_property
+    def apply(self) -> Callable[[str], str]:
+        """The normalisation as one function, built once per declaration."""
+        steps: list[Callable[[str], str]] = []
+        if self.strip_accents:
+            steps.append(_strip_accents)
+        if self.casefold:
+            steps.append(str.casefold)
+        if self.remove:
+            table = str.maketrans(dict.fromkeys(self.remove))
+            steps.append(lambda text: text.translate(table))
+        if self.punctuation == "drop":
+            steps.append(lambda text: text.translate(_punctuation_table()))
+        if self.collapse_whitespace:
+            steps.append(lambda text: _WHITESPACE.sub(" ", text).strip())
+        if len(steps) == 1:
+            return steps[0]
+
+        def run(text: str) -> str:
+            for step in steps:
+                text = step(text)
+            return text
+
+        return run
+
+    def describe(self) -> str:
+        """``casefold, remove ",$"`` for reasons."""
+        parts = [
+            name
+            for name, on in (
+                ("strip_accents", self.strip_accents),
+                ("casefold", self.casefold),
+                ("punctuation dropped", self.punctuation == "drop"),
+                ("whitespace collapsed", self.collapse_whitespace),
+            )
+            if on
+        ]
+        if self.remove:
+            parts.append(f"remove {json.dumps(self.remove, ensure_ascii=False)}")
+        return ", ".join(parts) or "exact"
+
+
+def _strip_accents(text: str) -> str:
+    decomposed = unicodedata.normalize("NFKD", text)
+    return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+
+
+@functools.cache
+def _punctuation_table() -> dict[int, None]:
+    """Every Unicode punctuation code point (categories P*), built on first use."""
+    return {
+        code: None
+        for code in range(sys.maxunicode + 1)
+        if unicodedata.category(chr(code)).startswith("P")
+    }
+
+
+NormalizeSpec: TypeAlias = NormalizeMode | TextNormalization
+"""A named preset (``none``, ``casefold``, ``bfcl``) or a declared :class:`TextNormalization`."""
+
+
+def text_normalizer(spec: NormalizeSpec) -> Callable[[str], str]:
+    """The function that applies ``spec`` to a string (a preset or a declared normalisation)."""
+    if isinstance(spec, TextNormalization):
+        return spec.apply
+    return functools.partial(normalize_string, mode=spec)
+
+
+def describe_normalization(spec: NormalizeSpec) -> str:
+    """A preset's name, or the declared steps."""
+    return spec if isinstance(spec, str) else spec.describe()
 
 
 def json_kind(value: object) -> JsonKind:

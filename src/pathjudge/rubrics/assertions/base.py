@@ -140,16 +140,14 @@ class CheckResult:
         if self.axis not in _AXES:
             raise ValueError(f"check {self.check!r}: unknown axis {self.axis!r}")
         score = self.score
-        if score is not None:
+        if score is not None and (type(score) is not float or not 0.0 <= score <= 1.0):
             if isinstance(score, bool) or not isinstance(score, int | float):
                 raise ValueError(f"check {self.check!r}: score {score!r} is not a number")
             if not 0.0 <= score <= 1.0:
                 raise ValueError(f"check {self.check!r}: score {score!r} is outside [0, 1]")
-            if type(score) is not float:
-                object.__setattr__(self, "score", float(score))
-        details = self.details
-        if type(details) is not FrozenDict:
-            object.__setattr__(self, "details", freeze(details))
+            object.__setattr__(self, "score", float(score))
+        if type(self.details) is not FrozenDict:
+            object.__setattr__(self, "details", freeze(self.details))
 
     @property
     def passed(self) -> bool:

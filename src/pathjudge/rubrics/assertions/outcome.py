@@ -21,8 +21,12 @@ Rules shared by the answer criteria (``contains_all``, ``contains_any``, ``regex
 - no final answer (None or blank) fails with the reason "no final answer";
 - a final answer that is a refusal (:func:`is_refusal` with the default phrases) fails with the reason
   that a factual task was refused, unless ``allow_refusal: true``;
-- ``contains_*`` compare under ``normalize`` (default ``casefold``: case-insensitive, whitespace
-  collapsed; ``bfcl`` also ignores spaces and ``,./-_*^``; ``none`` is exact).
+- ``contains_*`` compare under ``normalize``: a named preset (default ``casefold``: case-insensitive,
+  whitespace collapsed; ``bfcl`` also ignores spaces and ``,./-_*^``; ``none`` is exact) or a declared,
+  composable normalisation ``{casefold: true, remove: ",$", strip_accents: true,
+  collapse_whitespace: true, punctuation: drop}`` (see
+  :class:`~pathjudge.rubrics.assertions._normalize.TextNormalization`), applied to the answer and to
+  every value alike, e.g. so that ``"$23,553"`` contains ``"23553"`` without dots and spaces dropped.
 
 ``refusal`` with ``expect: refuse`` passes only when the answer refuses; with ``expect: answer`` it
 passes only when there is an answer and it is not a refusal. A run with no final answer did not
@@ -43,17 +47,32 @@ scores (partial credit): the result's ``status`` is binary, its ``score`` is the
 
 from __future__ import annotations
 
+import functools
 import importlib
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Annotated, Any, Literal, TypeAlias, assert_never
 
-from pydantic import BaseModel, ConfigDict, Field, JsonValue, PrivateAttr, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    JsonValue,
+    PrivateAttr,
+    ValidationError,
+    field_validator,
+)
 
 from pathjudge.agent.trajectory import RunRecord
 from pathjudge.errors import SuiteError
-from pathjudge.rubrics.assertions._normalize import NormalizeMode, normalize_string, render_value
+from pathjudge.rubrics.assertions._normalize import (
+    NormalizeSpec,
+    TextNormalization,
+    describe_normalization,
+    render_value,
+    text_normalizer,
+)
 from pathjudge.rubrics.assertions._regex import PatternTimeout, compile_pattern, search
 from pathjudge.rubrics.assertions.arguments import _make_validator, _schema_mismatches
 from pathjudge.rubrics.assertions.base import CheckResult, CheckStatus
@@ -62,6 +81,7 @@ __all__ = [
     "DEFAULT_REFUSAL_PHRASES",
     "DEFAULT_SCOPE_WORDS",
     "AllOfCriterion",
+    "AnswerSource",
     "CallableCriterion",
     "CallablePolicy",
     "ContainsAllCriterion",
@@ -135,26 +155,75 @@ class _Criterion(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
 
+AnswerSource = Literal["final_answer", "any_reply", "all_replies"]
+"""What an answer criterion reads (``over:``).
+
+- ``final_answer`` (default): the run's final answer (see :class:`~pathjudge.agent.trajectory.RunRecord`:
+  None when the run ended on a tool call);
+- ``any_reply``: passes when some single reply to the user passes (the first passing reply is
+  reported; when none passes, the last reply's failure);
+- ``all_replies``: every reply to the user joined with blank lines, read as one text (an answer
+  spread over several messages of a multi-turn conversation).
+
+A run with no reply at all fails with "no final answer" / "no reply".
+"""
+
+
 class _AnswerCriterion(_Criterion):
     allow_refusal: bool = Field(
         default=False, description="Accept a refusal as an answer (otherwise a refusal fails)."
     )
+    over: AnswerSource = Field(
+        default="final_answer",
+        description="What is read: final_answer, any_reply (some reply passes), all_replies (joined).",
+    )
 
 
-class ContainsAllCriterion(_AnswerCriterion):
+class _ContainsCriterion(_AnswerCriterion):
+    values: tuple[str, ...] = Field(min_length=1)
+    normalize: NormalizeSpec = Field(
+        default="casefold",
+        description="A preset (none | casefold | bfcl) or a declared normalisation "
+        "{casefold, remove, strip_accents, collapse_whitespace, punctuation}.",
+    )
+
+    @field_validator("normalize", mode="before")
+    @classmethod
+    def _one_clear_error(cls, value: Any) -> Any:
+        if isinstance(value, Mapping):
+            try:
+                return TextNormalization.model_validate(value)
+            except ValidationError as exc:
+                problem = exc.errors()[0]
+                where = ".".join(str(part) for part in problem["loc"])
+                raise ValueError(
+                    f"normalize.{where}: {problem['msg']} (keys: casefold, remove, strip_accents, "
+                    "collapse_whitespace, punctuation)"
+                ) from None
+        if isinstance(value, str) and value not in ("none", "casefold", "bfcl"):
+            raise ValueError(
+                f"unknown normalize preset {value!r}; use none, casefold, bfcl or a mapping "
+                "{casefold, remove, strip_accents, collapse_whitespace, punctuation}"
+            )
+        return value
+
+    @functools.cached_property
+    def normalized_values(self) -> tuple[Callable[[str], str], tuple[str, ...]]:
+        """The normaliser and the normalised values, built once per criterion."""
+        apply = text_normalizer(self.normalize)
+        return apply, tuple(apply(value) for value in self.values)
+
+
+class ContainsAllCriterion(_ContainsCriterion):
     """The answer contains every one of ``values``."""
 
     kind: Literal["contains_all"] = "contains_all"
-    values: tuple[str, ...] = Field(min_length=1)
-    normalize: NormalizeMode = "casefold"
 
 
-class ContainsAnyCriterion(_AnswerCriterion):
+class ContainsAnyCriterion(_ContainsCriterion):
     """The answer contains at least one of ``values``."""
 
     kind: Literal["contains_any"] = "contains_any"
-    values: tuple[str, ...] = Field(min_length=1)
-    normalize: NormalizeMode = "casefold"
 
 
 class RegexCriterion(_AnswerCriterion):
@@ -377,8 +446,9 @@ _FENCE = re.compile(r"^```[\w-]*\s*\n(.*?)\n?```$", re.DOTALL)
 
 def _answer_verdict(answer: str, criterion: _AnswerCriterion) -> _Verdict:
     if isinstance(criterion, ContainsAllCriterion | ContainsAnyCriterion):
-        text = normalize_string(answer, criterion.normalize)
-        found = [v for v in criterion.values if normalize_string(v, criterion.normalize) in text]
+        apply, wanted = criterion.normalized_values
+        text = apply(answer)
+        found = [v for v, n in zip(criterion.values, wanted, strict=True) if n in text]
         missing = [v for v in criterion.values if v not in found]
         if isinstance(criterion, ContainsAllCriterion):
             ok = not missing
@@ -392,7 +462,8 @@ def _answer_verdict(answer: str, criterion: _AnswerCriterion) -> _Verdict:
                 if found
                 else f"the answer contains none of {', '.join(render_value(v) for v in criterion.values)}"
             )
-        return _binary(ok, reason + f" ({criterion.normalize} comparison)", found=list(found))
+        how = describe_normalization(criterion.normalize)
+        return _binary(ok, reason + f" ({how} comparison)", found=list(found))
     if isinstance(criterion, RegexCriterion):
         try:
             match = search(criterion.pattern, answer, ignore_case=criterion.ignore_case)
@@ -443,6 +514,42 @@ def _answer_verdict(answer: str, criterion: _AnswerCriterion) -> _Verdict:
     raise TypeError(f"not an answer criterion: {type(criterion).__name__}")
 
 
+def _one_answer(answer: str | None, criterion: _AnswerCriterion, missing: str) -> _Verdict:
+    if answer is None or not answer.strip():
+        return _fail(missing)
+    if not criterion.allow_refusal and is_refusal(answer):
+        return _fail(
+            f"the answer is a refusal but this task expects an answer: {render_value(answer, 80)}"
+        )
+    return _answer_verdict(answer, criterion)
+
+
+def _over_replies(run: RunRecord, criterion: _AnswerCriterion) -> _Verdict:
+    texts = [reply.text for reply in run.replies if reply.text.strip()]
+    if criterion.over == "all_replies":
+        status, score, reason, details = _one_answer(
+            "\n\n".join(texts) if texts else None, criterion, "no reply to the user"
+        )
+        return status, score, f"over {len(texts)} replies joined: {reason}", details
+    if criterion.over == "any_reply":
+        last: _Verdict = _fail("no reply to the user")
+        for index, text in enumerate(texts):
+            last = _one_answer(text, criterion, "no reply to the user")
+            if last[0] == "pass":
+                status, score, reason, details = last
+                return status, score, f"reply {index + 1} of {len(texts)}: {reason}", details
+        if texts:
+            status, score, reason, details = last
+            return (
+                status,
+                score,
+                f"none of {len(texts)} replies passes; the last: {reason}",
+                details,
+            )
+        return last
+    raise ValueError(f"not a reply source: {criterion.over}")
+
+
 def _verdict(run: RunRecord, criterion: SuccessCriterion) -> _Verdict:
     answer = run.final_answer if run.final_answer and run.final_answer.strip() else None
     if isinstance(
@@ -453,13 +560,9 @@ def _verdict(run: RunRecord, criterion: SuccessCriterion) -> _Verdict:
         | NumberCriterion
         | JsonSchemaCriterion,
     ):
-        if answer is None:
-            return _fail("no final answer")
-        if not criterion.allow_refusal and is_refusal(answer):
-            return _fail(
-                f"the answer is a refusal but this task expects an answer: {render_value(answer, 80)}"
-            )
-        return _answer_verdict(answer, criterion)
+        if criterion.over != "final_answer":
+            return _over_replies(run, criterion)
+        return _one_answer(answer, criterion, "no final answer")
     if isinstance(criterion, RefusalCriterion):
         if answer is None:
             return _fail(f"no final answer (expected the agent to {criterion.expect})")

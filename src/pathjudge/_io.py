@@ -1,0 +1,691 @@
+"""Shared file plumbing: line-numbered JSONL reading, atomic writes and output-path safety.
+
+Every part of pathjudge that reads or writes records on disk (runs, items, verdicts, labels, reports)
+goes through this module, so there is one reader, one writer and one rule for each.
+
+Reading streams one line at a time, so memory stays flat however large the file; a line longer than
+``max_line_bytes`` is skipped in chunks and reported, never loaded. Every problem is a
+:class:`~pathjudge.errors.RecordError` naming the file, the 1-based line and the field, with a fix.
+The stream knows the line of each record it yields (:attr:`JsonlStream.line`, or pairs from
+:meth:`JsonlStream.numbered`), so no caller has to count lines again to name one in an error.
+
+Two reading modes: by default the first bad line raises; pass ``errors=[]`` to collect one error per
+bad line and keep going (the good records are still yielded). ``.gz`` files are read and written
+transparently.
+
+Writing is atomic: a temp file in the same folder, flushed and fsynced, then :func:`os.replace` over the
+target, so a crash or Ctrl-C leaves the old file or the new one, never half of either.
+:func:`ensure_not_input` refuses an output path that is one of the command's inputs.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import re
+import tempfile
+import zlib
+from collections.abc import Generator, Iterable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import IO, Any, Generic, Protocol, TypeVar, cast
+
+from pydantic import BaseModel, ValidationError
+
+from pathjudge._json import finite_problem
+from pathjudge.errors import InputError, RecordError
+
+__all__ = [
+    "DEFAULT_MAX_LINE_BYTES",
+    "JsonlAppender",
+    "JsonlStream",
+    "ReadFailure",
+    "Record",
+    "SelfSerializing",
+    "atomic_writer",
+    "describe_read_failure",
+    "ensure_not_input",
+    "format_loc",
+    "inspect_tail",
+    "iter_jsonl",
+    "line_of",
+    "line_problem",
+    "new_file_mode",
+    "open_atomic_temp",
+    "record_error_from_validation",
+    "record_line",
+    "same_file",
+    "write_bytes_atomic",
+    "write_jsonl",
+    "write_text_atomic",
+]
+
+M = TypeVar("M", bound=BaseModel)
+
+DEFAULT_MAX_LINE_BYTES = 32 * 1024 * 1024
+_CHUNK = 1024 * 1024
+# a cheap byte scan for what may be a non-finite number (NaN, Infinity, 1e400); a hit is confirmed
+# by :func:`pathjudge._json.finite_problem`, so the word "NaN" inside a string is not an error
+_SUSPECT_NUMBER = re.compile(rb"[eE][-+]?\d{3}|NaN|Infinity").search
+
+
+# --------------------------------------------------------------------------------------------------
+# Errors
+
+
+def format_loc(loc: tuple[int | str, ...]) -> str:
+    """Render a pydantic error location as a field path: ``('steps', 0, 'tool')`` → ``steps[0].tool``."""
+    out = ""
+    for part in loc:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        else:
+            out += f".{part}" if out else str(part)
+    return out
+
+
+_HINTS = {
+    "missing": "add it",
+    "extra_forbidden": "remove it, or move it under 'metadata' (runs) or 'state' (steps)",
+    "json_invalid": "each line must be one complete JSON object; the line may be truncated",
+    "literal_error": "use one of the values listed",
+}
+
+
+def record_error_from_validation(
+    exc: ValidationError, *, file: str | Path | None, line: int | None, what: str = "record"
+) -> RecordError:
+    """Turn a pydantic ``ValidationError`` into one clear :class:`RecordError` (never echoing the input)."""
+    details = exc.errors(include_url=False, include_input=False)
+    first = details[0]
+    kind = str(first.get("type", ""))
+    loc = format_loc(tuple(first.get("loc", ())))
+    msg = str(first.get("msg", "invalid value"))
+    if kind == "extra_forbidden":
+        msg = f"unknown field in a {what}"
+    elif kind == "json_invalid":
+        ctx = first.get("ctx") or {}
+        msg = f"not valid JSON ({ctx.get('error', msg)})"
+    elif kind == "model_type" and not loc:
+        msg = f"expected a JSON object for a {what}"
+    if len(details) > 1:
+        msg += (
+            f" (and {len(details) - 1} more problem{'s' if len(details) > 2 else ''} on this line)"
+        )
+    return RecordError(msg, file=file, line=line, field=loc or None, hint=_HINTS.get(kind))
+
+
+# --------------------------------------------------------------------------------------------------
+# Reading
+
+
+def _open_read(path: Path) -> IO[bytes]:
+    if path.suffix == ".gz":
+        return cast(IO[bytes], gzip.open(path, "rb"))
+    return path.open("rb")
+
+
+class ReadFailure(Exception):
+    """Reading stopped at ``line`` because the (compressed) stream is broken; ``why`` says how."""
+
+    def __init__(self, line: int, why: str) -> None:
+        self.line = line
+        self.why = why
+        super().__init__(why)
+
+
+def describe_read_failure(exc: BaseException) -> str:
+    """A compressed-stream failure in words (truncated, not gzip, corrupt), or the OS error."""
+    if isinstance(exc, EOFError):
+        return "the compressed stream ends early: the .gz file is truncated"
+    if isinstance(exc, gzip.BadGzipFile):
+        return "is not a gzip file, though its name ends in .gz"
+    if isinstance(exc, zlib.error):
+        return f"the compressed data is corrupt ({exc})"
+    if isinstance(exc, OSError):
+        return f"could not be read ({exc.strerror or exc})"
+    return f"could not be read ({type(exc).__name__})"
+
+
+def _readline(handle: IO[bytes], limit: int, number: int) -> bytes:
+    try:
+        return handle.readline(limit)
+    except (OSError, EOFError, zlib.error) as exc:
+        raise ReadFailure(number, describe_read_failure(exc)) from None
+
+
+def line_problem(raw: bytes, *, file: str | Path | None, line: int | None) -> RecordError | None:
+    """What is wrong with a JSONL line that pydantic accepted, or None: invalid UTF-8 inside a string
+    (which pydantic's parser lets through), or a number JSON cannot carry (NaN, Infinity, 1e400).
+
+    Cheap on good lines: an ASCII check and a byte scan; only a suspect line is decoded again.
+    """
+    if not raw.isascii():
+        try:
+            raw.decode("utf-8")
+        except UnicodeDecodeError as bad:
+            return RecordError(
+                f"not valid UTF-8 (byte 0x{raw[bad.start]:02x} at column {bad.start + 1})",
+                file=file,
+                line=line,
+                hint="re-encode the file as UTF-8",
+            )
+    why = finite_problem(raw) if _SUSPECT_NUMBER(raw) else None
+    if why is None:
+        return None
+    return RecordError(
+        f"holds a number JSON cannot carry: {why}",
+        file=file,
+        line=line,
+        hint="write finite numbers (NaN, Infinity and values beyond 1e308 are not valid JSON); "
+        "use null for a missing value",
+    )
+
+
+def _lines(handle: IO[bytes], max_line_bytes: int) -> Iterator[tuple[int, bytes | None, int]]:
+    """Yield ``(line_number, content or None when too long, length)``; never holds an over-long line.
+
+    A broken stream (a truncated or corrupt ``.gz``, an I/O error) raises :class:`ReadFailure` with
+    the number of the line being read.
+    """
+    number = 0
+    while True:
+        raw = _readline(handle, max_line_bytes + 1, number + 1)
+        if not raw:
+            return
+        number += 1
+        if len(raw) > max_line_bytes and not raw.endswith(b"\n"):
+            length = len(raw)
+            while True:
+                rest = _readline(handle, _CHUNK, number)
+                length += len(rest)
+                if not rest or rest.endswith(b"\n"):
+                    break
+            yield number, None, length
+            continue
+        yield number, raw, len(raw)
+
+
+def _numbered(
+    path: Path,
+    model: type[M],
+    errors: list[RecordError] | None,
+    allow_empty: bool,
+    max_line_bytes: int,
+    label: str,
+) -> Generator[tuple[int, M], None, None]:
+    try:
+        handle = _open_read(path)
+    except FileNotFoundError:
+        raise RecordError("file not found", file=path, hint="check the path") from None
+    except IsADirectoryError:
+        raise RecordError("is a directory, not a JSONL file", file=path) from None
+    count = 0
+    validate = model.model_validate_json
+    with handle:
+        try:
+            for number, raw, length in _lines(handle, max_line_bytes):
+                problem: RecordError | None = None
+                if raw is None:
+                    problem = RecordError(
+                        f"line is {length / 1e6:.1f} MB, over the limit of {max_line_bytes / 1e6:.1f} MB per record",
+                        file=path,
+                        line=number,
+                        hint="split the record, or raise max_line_bytes if it is genuine",
+                    )
+                else:
+                    if raw.isspace():
+                        continue
+                    # Validate the bytes as they are (pydantic's parser rejects invalid UTF-8); decode
+                    # only to explain a failure, so the common path does no extra work.
+                    try:
+                        record = validate(raw)
+                    except ValidationError as exc:
+                        try:
+                            raw.decode("utf-8")
+                        except UnicodeDecodeError as bad:
+                            problem = RecordError(
+                                f"not valid UTF-8 (byte 0x{raw[bad.start]:02x} at column {bad.start + 1})",
+                                file=path,
+                                line=number,
+                                hint="re-encode the file as UTF-8",
+                            )
+                        else:
+                            problem = record_error_from_validation(
+                                exc, file=path, line=number, what=label
+                            )
+                    else:
+                        problem = line_problem(raw, file=path, line=number)
+                        if problem is None:
+                            count += 1
+                            yield number, record
+                            continue
+                if errors is None:
+                    raise problem
+                errors.append(problem)
+        except ReadFailure as exc:
+            raise RecordError(
+                exc.why,
+                file=path,
+                line=exc.line,
+                hint="recompress or re-export the file; every line before this one was read",
+            ) from None
+        except OSError as exc:
+            raise RecordError(describe_read_failure(exc), file=path) from None
+    if count == 0 and not allow_empty and not errors:
+        raise RecordError(
+            f"has no {label} records",
+            file=path,
+            hint="the file is empty; pass a JSONL file with one record per line",
+        )
+
+
+class JsonlStream(Generic[M]):
+    """An iterator of ``model`` records from a JSONL file that knows the line of each one.
+
+    Iterating yields records; :attr:`line` is the 1-based line of the record yielded last (0 before
+    the first), so a consumer that finds a problem in a record can name its line without reading the
+    file again. :meth:`numbered` yields ``(line, record)`` pairs instead. Nothing is opened until the
+    first record is asked for; the stream is single-pass, like a generator.
+    """
+
+    __slots__ = ("_inner", "line", "path", "what")
+
+    def __init__(
+        self,
+        path: str | Path,
+        model: type[M],
+        *,
+        errors: list[RecordError] | None = None,
+        allow_empty: bool = False,
+        max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
+        what: str | None = None,
+    ) -> None:
+        self.path = Path(path)
+        self.what = what or model.__name__
+        self.line = 0
+        self._inner = _numbered(self.path, model, errors, allow_empty, max_line_bytes, self.what)
+
+    def __iter__(self) -> JsonlStream[M]:
+        return self
+
+    def __next__(self) -> M:
+        self.line, record = next(self._inner)
+        return record
+
+    def numbered(self) -> Iterator[tuple[int, M]]:
+        """Yield ``(line number, record)`` for the records not read yet."""
+        for number, record in self._inner:
+            self.line = number
+            yield number, record
+
+    def close(self) -> None:
+        """Stop reading and close the file (as a generator's ``close``)."""
+        self._inner.close()
+
+
+def iter_jsonl(
+    path: str | Path,
+    model: type[M],
+    *,
+    errors: list[RecordError] | None = None,
+    allow_empty: bool = False,
+    max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
+    what: str | None = None,
+) -> JsonlStream[M]:
+    """Stream ``model`` records from a JSONL file, one per non-blank line (see :class:`JsonlStream`).
+
+    Empty input: an empty file (or one with only blank lines) raises unless ``allow_empty``. With
+    ``errors`` given, bad lines are appended to it and skipped; otherwise the first one raises.
+    ``what`` names a record in messages (default: the model's class name).
+    """
+    return JsonlStream(
+        path,
+        model,
+        errors=errors,
+        allow_empty=allow_empty,
+        max_line_bytes=max_line_bytes,
+        what=what,
+    )
+
+
+def line_of(records: object) -> int | None:
+    """The line of the record a :class:`JsonlStream` yielded last; None for any other iterable."""
+    return records.line or None if isinstance(records, JsonlStream) else None
+
+
+def record_line(file: str | Path, number: int) -> int | None:
+    """The 1-based line of the ``number``-th record (non-blank line) of a JSONL file (error path)."""
+    path = Path(file)
+    try:
+        with _open_read(path) as handle:
+            seen = 0
+            for line_no, raw in enumerate(handle, 1):
+                if raw.strip():
+                    seen += 1
+                    if seen == number:
+                        return line_no
+    except (OSError, EOFError, zlib.error):
+        return None
+    return None
+
+
+# --------------------------------------------------------------------------------------------------
+# Writing
+
+
+def _current_umask() -> int:
+    """The process umask, read without changing it where the OS allows (``/proc/self/status``).
+
+    Elsewhere it falls back to setting and restoring it with :func:`os.umask` (briefly racy with other
+    threads creating files).
+    """
+    try:
+        with open("/proc/self/status", encoding="ascii", errors="replace") as status:
+            for line in status:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    umask = os.umask(0o022)
+    os.umask(umask)
+    return umask
+
+
+def new_file_mode() -> int:
+    """The permission bits ``open()`` would give a new file: ``0o666`` minus the umask (0o644 under 022)."""
+    return 0o666 & ~_current_umask()
+
+
+def open_atomic_temp(path: Path, *, suffix: str = ".tmp") -> tuple[int, str]:
+    """A temp file next to ``path`` for an atomic write, with the mode a plainly created file would get.
+
+    :func:`tempfile.mkstemp` creates files ``0600``; this widens it to :func:`new_file_mode` so the file
+    renamed over ``path`` follows the umask. Creates ``path``'s parent folders. Returns ``(fd, tmp_path)``.
+    Prefer :func:`atomic_writer`, which also fsyncs, renames and cleans up.
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=suffix, dir=path.parent)
+    try:
+        os.fchmod(fd, new_file_mode())
+    except BaseException:
+        os.close(fd)
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return fd, tmp
+
+
+def _fsync_dir(folder: Path) -> None:
+    """Make a rename in ``folder`` durable where the OS allows opening folders (POSIX)."""
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+@contextmanager
+def atomic_writer(path: str | Path) -> Iterator[IO[bytes]]:
+    """A binary handle whose content replaces ``path`` only when the ``with`` block ends cleanly.
+
+    The data goes to a temp file in the same folder, is flushed and fsynced, then renamed over ``path``
+    with :func:`os.replace`; on any exception (Ctrl-C included) the temp file is removed and ``path``
+    is left as it was. Parent folders are created; the file gets the mode a plainly created file would.
+    """
+    target = Path(path)
+    fd, tmp = open_atomic_temp(target)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            yield handle
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    _fsync_dir(target.parent)
+
+
+def write_bytes_atomic(path: str | Path, data: bytes) -> Path:
+    """Write ``data`` to ``path`` atomically (see :func:`atomic_writer`) and return ``path``."""
+    target = Path(path)
+    with atomic_writer(target) as handle:
+        handle.write(data)
+    return target
+
+
+def write_text_atomic(path: str | Path, text: str) -> Path:
+    """:func:`write_bytes_atomic` of ``text`` encoded as UTF-8 (newlines kept as ``\\n``)."""
+    return write_bytes_atomic(path, text.encode("utf-8"))
+
+
+class SelfSerializing(Protocol):
+    """A plain record that writes itself as one compact JSON document (e.g. a ``RunGrade``)."""
+
+    def to_json(self) -> bytes: ...
+
+
+Record = BaseModel | dict[str, Any] | SelfSerializing
+"""What the writers take: a pydantic model, a JSON-ready dict, or a self-serialising record."""
+
+
+def _dump_line(record: Record) -> bytes:
+    if isinstance(record, BaseModel):
+        return record.model_dump_json().encode("utf-8") + b"\n"
+    to_json = getattr(record, "to_json", None)
+    if to_json is not None:  # a plain record that serialises itself (e.g. a RunGrade)
+        return bytes(to_json()) + b"\n"
+    return json.dumps(record, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n"
+
+
+def write_jsonl(path: str | Path, records: Iterable[Record], *, keep_if_empty: bool = False) -> int:
+    """Write records as JSONL atomically (see :func:`atomic_writer`); ``.gz`` paths are gzipped.
+
+    A crash never leaves a half-written file. Returns the number of records written. With
+    ``keep_if_empty``, no records means nothing is written: an existing file at ``path`` stays as it
+    was (e.g. an import where nothing could be imported).
+    """
+    target = Path(path)
+    count = 0
+    try:
+        with atomic_writer(target) as raw:
+            out: IO[bytes] = (
+                cast(IO[bytes], gzip.GzipFile(fileobj=raw, mode="wb"))
+                if target.suffix == ".gz"
+                else raw
+            )
+            for record in records:
+                out.write(_dump_line(record))
+                count += 1
+            if out is not raw:
+                out.close()
+            if count == 0 and keep_if_empty:
+                raise _NothingWritten
+    except _NothingWritten:
+        return 0
+    return count
+
+
+class _NothingWritten(Exception):
+    """Raised inside :func:`atomic_writer` to discard the temp file instead of renaming it."""
+
+
+def inspect_tail(path: Path) -> tuple[str, int]:
+    """How a JSONL file ends, before anything appends to it: ``(state, offset)``.
+
+    ``ok``: empty, or the last line ends with a newline. ``no_newline``: the last line is a complete
+    JSON value that lacks its newline (``offset`` = the file size: a newline is appended, nothing is
+    dropped). ``torn``: the last line is the start of a JSON value cut off by a crash (``offset`` = where
+    it starts; only that torn tail is cut). A last line that is neither (several records on one line,
+    e.g. CR-only line endings, or a complete but malformed record) raises :class:`RecordError` and
+    nothing is changed.
+    """
+    size = path.stat().st_size
+    if size == 0:
+        return "ok", 0
+    with path.open("rb") as handle:
+        pos = size
+        tail = b""
+        while pos > 0:
+            step = min(_CHUNK, pos)
+            handle.seek(pos - step)
+            block = handle.read(step)
+            newline = block.rfind(b"\n")
+            if newline != -1:
+                tail = block[newline + 1 :] + tail
+                pos = pos - step + newline + 1
+                break
+            tail = block + tail
+            pos -= step
+        else:
+            pos = 0
+    if not tail.strip():
+        return "ok", size
+    try:
+        json.loads(tail)
+    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError) as exc:
+        message = getattr(exc, "msg", "")
+        if message == "Extra data" or tail.rstrip().endswith(b"}"):
+            with path.open("rb") as handle:
+                number = handle.read(pos).count(b"\n") + 1 if pos else 1
+            cr_only = b"\r" in tail.strip()
+            raise RecordError(
+                "uses carriage returns (CR) alone as line ends"
+                if cr_only
+                else "its last line holds a complete but malformed record",
+                file=path,
+                line=number,
+                hint="convert the line ends to \\n (e.g. tr '\\r' '\\n')"
+                if cr_only
+                else "fix or remove that line; pathjudge appends only to a valid runs file",
+            ) from None
+        return "torn", pos
+    return "no_newline", size
+
+
+class JsonlAppender:
+    """Append records one at a time, flushed per record, so a crash or Ctrl-C loses nothing written.
+
+    Only a torn last line (the start of a record cut off by a crash) is truncated on open; a complete
+    last record that lacks its newline gets one, and a file that ends any other way (CR-only line
+    ends, a malformed record) is refused, unchanged (see :func:`inspect_tail`).
+
+    ``lock``: hold an exclusive advisory lock on the file for as long as it is open, so two
+    processes never append to it at once; a file locked by another process is an
+    :class:`~pathjudge.errors.InputError`. ``repair=False`` leaves the tail to :meth:`repair_tail`,
+    for a caller that validates the existing records first. ``.gz`` paths are refused: appending to
+    a gzip stream would make it unreadable.
+    """
+
+    def __init__(
+        self, path: str | Path, *, fsync: bool = False, lock: bool = False, repair: bool = True
+    ) -> None:
+        self.path = Path(path)
+        self.fsync = fsync
+        if self.path.suffix == ".gz":
+            raise InputError(
+                "cannot be appended to: it is gzip-compressed",
+                file=self.path,
+                hint="write runs to a plain .jsonl file (each run is appended as it finishes), "
+                "then compress it with gzip when the collection is done",
+            )
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._handle: IO[bytes] = self.path.open("ab")
+        if lock:
+            self._lock()
+        if repair:
+            try:
+                self.repair_tail()
+            except BaseException:
+                self._handle.close()
+                raise
+
+    def _lock(self) -> None:
+        try:
+            import fcntl
+        except ImportError:  # pragma: no cover - not POSIX: no advisory locks
+            return
+        try:
+            fcntl.flock(self._handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            self._handle.close()
+            raise InputError(
+                "is being written by another pathjudge process (it holds the lock)",
+                file=self.path,
+                hint="wait for that run to finish (a rerun then resumes it), or write to another -o file",
+            ) from None
+
+    def repair_tail(self) -> None:
+        """Make the file end with a newline: cut a torn last line, or add a missing newline."""
+        state, offset = inspect_tail(self.path)
+        if state == "torn":
+            os.truncate(self.path, offset)
+        elif state == "no_newline":
+            self._handle.write(b"\n")
+            self._handle.flush()
+
+    def write(self, record: Record | SelfSerializing) -> None:
+        self._handle.write(_dump_line(record))
+        self._handle.flush()
+        if self.fsync:
+            os.fsync(self._handle.fileno())
+
+    def close(self) -> None:
+        self._handle.close()
+
+    def __enter__(self) -> JsonlAppender:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+# --------------------------------------------------------------------------------------------------
+# Output-path safety
+
+
+def same_file(a: str | Path, b: str | Path) -> bool:
+    """Whether two paths name the same file: the same inode when both exist, else the same resolved path.
+
+    Symlinks, hard links, ``..`` and relative spellings all count as the same file.
+    """
+    first, second = Path(a), Path(b)
+    try:
+        return os.path.samefile(first, second)
+    except OSError:
+        pass
+    try:
+        return first.resolve() == second.resolve()
+    except (OSError, RuntimeError):
+        return os.path.abspath(first) == os.path.abspath(second)
+
+
+def ensure_not_input(
+    output: str | Path | None,
+    inputs: Iterable[str | Path | None],
+    *,
+    option: str = "output",
+) -> None:
+    """Refuse to write ``output`` when it is the same file as one of ``inputs`` (None entries skipped).
+
+    Writing a report or verdicts over the runs, suite or labels it was computed from would destroy the
+    input, so the command stops first with an :class:`~pathjudge.errors.InputError` naming ``option``
+    (the flag or field the output path came from). ``output`` None means "no file written": nothing to
+    check.
+    """
+    if output is None:
+        return
+    for source in inputs:
+        if source is not None and same_file(output, source):
+            raise InputError(
+                f"{option} {str(output)!r} is also an input of this command; writing it would destroy the input",
+                file=output,
+                field=option.lstrip("-") or None,
+                hint=f"choose a different path for {option}",
+            )

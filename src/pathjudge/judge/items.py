@@ -1,0 +1,103 @@
+"""Judging an items file: what ``pathjudge judge`` does, as a library function.
+
+An items file is JSONL, one :class:`JudgeItem` a line (``item_id`` and the criterion's named
+``inputs``); :func:`judge_items` judges each through a :class:`~pathjudge.judge.session.JudgeSession`
+and writes the verdicts in input order.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from pathjudge._io import iter_jsonl, write_jsonl
+from pathjudge.errors import BudgetExceededError, InputError
+from pathjudge.judge.runner import JudgeJob, JudgeRun
+from pathjudge.judge.session import JudgeSession
+from pathjudge.rubrics.criteria import get_criterion
+
+__all__ = ["JudgeItem", "judge_items", "read_items"]
+
+
+class JudgeItem(BaseModel):
+    """One line of an items JSONL file."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    item_id: str = Field(min_length=1, description="Unique id; verdicts refer to it.")
+    inputs: dict[str, str] = Field(description="The criterion's named inputs, as text.")
+
+
+def read_items(path: Path) -> list[tuple[int, JudgeItem]]:
+    """Read the items JSONL as ``(line, item)`` pairs (line-numbered errors); a duplicate id is an :class:`InputError`."""
+    items: list[tuple[int, JudgeItem]] = []
+    seen: set[str] = set()
+    for line, item in iter_jsonl(path, JudgeItem, what="item").numbered():
+        if item.item_id in seen:
+            raise InputError(
+                f"item id {item.item_id!r} appears twice",
+                file=path,
+                line=line,
+                field="item_id",
+                hint="item ids must be unique",
+            )
+        seen.add(item.item_id)
+        items.append((line, item))
+    return items
+
+
+def _summary(run: JudgeRun, output: Path) -> str:
+    counts = Counter(r.verdict for r in run.results.values())
+    stats = run.stats
+    cost = f", ${stats.usage.cost_usd:.4f}" if stats.usage.cost_usd is not None else ""
+    return (
+        f"{len(run.results)} items → {output}: pass {counts.get('pass', 0)}, fail {counts.get('fail', 0)}, "
+        f"unsure {counts.get('unsure', 0)}, judge failures {counts.get('error', 0)} · "
+        f"{stats.calls} calls, {stats.cache_hits} cached samples, {stats.retries} retries, "
+        f"{stats.usage.total_tokens} tokens{cost}"
+    )
+
+
+def judge_items(
+    items_path: Path,
+    criterion_ref: str,
+    output: Path,
+    session: JudgeSession,
+    *,
+    warn: Callable[[str], None],
+) -> str:
+    """Run the judge over the items file and write verdicts in input order; return a one-line summary.
+
+    With a budget that runs out, the verdicts obtained are written and :class:`BudgetExceededError` is
+    raised (they are cached too, so a rerun with a larger budget finishes the rest).
+    """
+
+    criterion = get_criterion(criterion_ref)
+    jobs = []
+    for number, item in read_items(items_path):
+        try:
+            criterion.check_inputs(item.inputs, item_id=item.item_id)
+        except InputError as exc:
+            raise InputError(
+                exc.message, file=items_path, line=number, field=exc.field, hint=exc.hint
+            ) from None
+        jobs.append(JudgeJob(item_id=item.item_id, criterion=criterion, inputs=item.inputs))
+    run = session.run_sync(jobs)
+    write_jsonl(output, run.results.values())
+    failures = run.failures
+    for failure in failures[:5]:
+        warn(f"no verdict for {failure.item_id!r}: {failure.error_type}: {failure.message}")
+    if len(failures) > 5:
+        warn(f"... and {len(failures) - 5} more judge failures (see {output})")
+    if run.budget_exceeded:
+        assert session.budget is not None
+        raise BudgetExceededError(
+            f"the judge budget ran out ({session.budget.describe()}); wrote {len(run.results)} verdicts, "
+            f"{len(run.unfinished)} items not judged",
+            file=output,
+            hint="everything judged is cached; rerun with a larger budget to finish",
+        )
+    return _summary(run, output)

@@ -1,0 +1,189 @@
+"""Shared plumbing in ``pathjudge._io``: line-numbered streams, atomic writes, output-path safety."""
+
+from __future__ import annotations
+
+import gzip
+import os
+import stat
+from pathlib import Path
+
+import pytest
+from pydantic import BaseModel, ConfigDict
+
+from pathjudge._io import (
+    atomic_writer,
+    ensure_not_input,
+    iter_jsonl,
+    line_of,
+    same_file,
+    write_bytes_atomic,
+    write_jsonl,
+    write_text_atomic,
+)
+from pathjudge.errors import InputError, RecordError
+
+
+class Row(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    n: int
+
+
+# ---------------------------------------------------------------- line numbers
+
+
+def _blank_heavy(path: Path) -> Path:
+    # line 1 blank, 2 → n=1, 3 blank, 4 whitespace only, 5 → n=2, 6 → n=3
+    path.write_text('\n{"n": 1}\n\n   \n{"n": 2}\n{"n": 3}\n', encoding="utf-8")
+    return path
+
+
+def test_stream_knows_the_line_of_each_record(tmp_path: Path) -> None:
+    stream = iter_jsonl(_blank_heavy(tmp_path / "rows.jsonl"), Row)
+    assert stream.line == 0
+    seen = [(record.n, stream.line) for record in stream]
+    assert seen == [(1, 2), (2, 5), (3, 6)]
+
+
+def test_numbered_yields_line_record_pairs(tmp_path: Path) -> None:
+    pairs = list(iter_jsonl(_blank_heavy(tmp_path / "rows.jsonl"), Row).numbered())
+    assert [(line, row.n) for line, row in pairs] == [(2, 1), (5, 2), (6, 3)]
+
+
+def test_numbered_gzip_with_blank_lines(tmp_path: Path) -> None:
+    path = tmp_path / "rows.jsonl.gz"
+    path.write_bytes(gzip.compress(b'\n\n{"n": 7}\n'))
+    assert [(line, row.n) for line, row in iter_jsonl(path, Row).numbered()] == [(3, 7)]
+
+
+def test_bad_line_after_blanks_names_the_real_line(tmp_path: Path) -> None:
+    path = tmp_path / "rows.jsonl"
+    path.write_text('{"n": 1}\n\n\n{"n": "x"}\n', encoding="utf-8")
+    with pytest.raises(RecordError) as info:
+        list(iter_jsonl(path, Row))
+    assert info.value.line == 4
+    assert info.value.field == "n"
+
+
+def test_opening_is_lazy_like_a_generator(tmp_path: Path) -> None:
+    stream = iter_jsonl(tmp_path / "missing.jsonl", Row)  # nothing raised yet
+    with pytest.raises(RecordError, match="file not found"):
+        next(stream)
+
+
+def test_line_of_other_iterables_is_none(tmp_path: Path) -> None:
+    assert line_of([Row(n=1)]) is None
+    stream = iter_jsonl(_blank_heavy(tmp_path / "rows.jsonl"), Row)
+    assert line_of(stream) is None  # nothing read yet
+    next(stream)
+    assert line_of(stream) == 2
+
+
+def test_unknown_task_error_names_the_runs_line(tmp_path: Path) -> None:
+    """grade and the judge-request builder name the line of a run whose task the suite lacks."""
+    from pathjudge.agent.io import read_runs
+    from pathjudge.agent.trajectory import RunRecord
+    from pathjudge.errors import SuiteError
+    from pathjudge.rubrics.suite import Suite
+    from pathjudge.scoring.grade import grade
+    from pathjudge.scoring.judged import iter_judge_requests
+
+    suite = Suite.model_validate({"name": "s", "tasks": [{"id": "known", "input": "p"}]})
+    good = RunRecord(run_id="r1", task_id="known", final_answer="ok")
+    bad = RunRecord(run_id="r2", task_id="nope", final_answer="ok")
+    runs = tmp_path / "runs.jsonl"
+    runs.write_text(
+        "\n" + good.model_dump_json() + "\n\n\n" + bad.model_dump_json() + "\n", encoding="utf-8"
+    )
+    for consume in (
+        lambda: list(grade(read_runs(runs), suite)),
+        lambda: list(iter_judge_requests(read_runs(runs), suite)),
+    ):
+        with pytest.raises(SuiteError) as info:
+            consume()
+        assert info.value.line == 5
+        assert Path(str(info.value.file)) == runs
+
+
+# ---------------------------------------------------------------- atomic writes
+
+
+def test_atomic_writer_replaces_only_on_success(tmp_path: Path) -> None:
+    target = tmp_path / "out.txt"
+    target.write_text("old", encoding="utf-8")
+
+    def interrupted() -> None:
+        with atomic_writer(target) as handle:
+            handle.write(b"half")
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        interrupted()
+    assert target.read_text(encoding="utf-8") == "old"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out.txt"]  # temp file removed
+    with atomic_writer(target) as handle:
+        handle.write(b"new")
+    assert target.read_text(encoding="utf-8") == "new"
+
+
+def test_atomic_writes_create_folders_and_follow_umask(tmp_path: Path) -> None:
+    old = os.umask(0o027)
+    try:
+        path = write_text_atomic(tmp_path / "a" / "b" / "r.md", "é\n")
+    finally:
+        os.umask(old)
+    assert path.read_bytes() == "é\n".encode()
+    assert stat.S_IMODE(path.stat().st_mode) == 0o640
+    assert write_bytes_atomic(tmp_path / "x.bin", b"\x00\x01").read_bytes() == b"\x00\x01"
+
+
+def test_write_jsonl_failure_mid_stream_keeps_the_old_file(tmp_path: Path) -> None:
+    target = tmp_path / "rows.jsonl"
+    write_jsonl(target, [Row(n=1)])
+
+    def rows() -> object:
+        yield Row(n=2)
+        raise RuntimeError("boom")
+
+    with pytest.raises(RuntimeError):
+        write_jsonl(target, rows())  # type: ignore[arg-type]
+    assert [r.n for r in iter_jsonl(target, Row)] == [1]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["rows.jsonl"]
+
+
+# ---------------------------------------------------------------- output-path safety
+
+
+def test_same_file_sees_through_spellings_and_links(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    runs = tmp_path / "runs.jsonl"
+    runs.write_text("{}\n", encoding="utf-8")
+    (tmp_path / "sub").mkdir()
+    link = tmp_path / "link.jsonl"
+    link.symlink_to(runs)
+    hard = tmp_path / "hard.jsonl"
+    os.link(runs, hard)
+    monkeypatch.chdir(tmp_path)
+    assert same_file(runs, Path("runs.jsonl"))
+    assert same_file(runs, tmp_path / "sub" / ".." / "runs.jsonl")
+    assert same_file(runs, link)
+    assert same_file(runs, hard)
+    assert not same_file(runs, tmp_path / "other.jsonl")
+    # an output that does not exist yet is compared by resolved path
+    assert same_file(tmp_path / "new.json", Path("sub/../new.json"))
+
+
+def test_ensure_not_input_refuses_an_input_as_output(tmp_path: Path) -> None:
+    runs = tmp_path / "runs.jsonl"
+    runs.write_text('{"n": 1}\n', encoding="utf-8")
+    suite = tmp_path / "suite.yaml"
+    suite.write_text("name: s\n", encoding="utf-8")
+    with pytest.raises(InputError) as info:
+        ensure_not_input(tmp_path / "." / "runs.jsonl", [suite, None, runs], option="--json")
+    message = str(info.value)
+    assert "--json" in message
+    assert "also an input" in message
+    assert info.value.hint == "choose a different path for --json"
+    assert runs.read_text(encoding="utf-8") == '{"n": 1}\n'
+    ensure_not_input(tmp_path / "report.json", [suite, runs], option="--json")  # fine
+    ensure_not_input(None, [runs])  # no output: nothing to check

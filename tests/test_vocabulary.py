@@ -1,0 +1,167 @@
+"""One backend vocabulary and one metric vocabulary, everywhere; old spellings work for one release.
+
+Configuration file, environment, command-line flags and the library all take ``anthropic``,
+``openai-compatible``, ``llama-cpp`` and the scorecard's metric names; ``openai``, ``llama`` and
+``correctness`` are mapped with one deprecation notice on stderr.
+"""
+
+from __future__ import annotations
+
+import typing
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from pathjudge import _vocab
+from pathjudge.cli import main
+from pathjudge.config import FailUnder, LevelWeights, resolve_config
+from pathjudge.errors import ConfigError, InputError
+from pathjudge.judge.session import JudgeSession, backend_name
+from pathjudge.scoring.scorecard import GATE_METRICS, parse_thresholds, parse_weights
+
+
+@pytest.fixture(autouse=True)
+def fresh_notices() -> Iterator[None]:
+    """Each test sees the once-per-process notices afresh."""
+    _vocab._NOTICED.clear()
+    yield
+    _vocab._NOTICED.clear()
+
+
+def _notice(err: str, old: str, new: str) -> bool:
+    return "deprecated: " in err and f"{old!r} is now spelled {new!r}" in err and "0.3" in err
+
+
+# ---------------------------------------------------------------- backends
+
+
+def test_canonical_backend_names_pass_without_a_notice(capsys: pytest.CaptureFixture[str]) -> None:
+    for name in _vocab.BACKENDS:
+        assert backend_name(name) == name
+    assert capsys.readouterr().err == ""
+
+
+@pytest.mark.parametrize(("old", "new"), [("openai", "openai-compatible"), ("llama", "llama-cpp")])
+def test_old_backend_spelling_maps_with_one_notice(
+    old: str, new: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert JudgeSession.resolve(backend=old).backend == new
+    assert JudgeSession.resolve(backend=old).backend == new
+    err = capsys.readouterr().err
+    assert _notice(err, old, new)
+    assert err.count("deprecated") == 1  # once per process, not once per use
+
+
+def test_unknown_backend_lists_only_current_names() -> None:
+    with pytest.raises(ConfigError) as info:
+        backend_name("ollama", field="--backend")
+    assert info.value.field == "--backend"
+    assert info.value.hint == "use one of anthropic, openai-compatible, llama-cpp"
+
+
+def test_old_backend_spelling_in_file_env_and_cli(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "pathjudge.toml").write_text('[judge]\nbackend = "openai"\n', encoding="utf-8")
+    assert resolve_config(cwd=tmp_path, env={}).config.judge.backend == "openai-compatible"
+    env = {"PATHJUDGE_AGENT_BACKEND": "llama"}
+    assert resolve_config(cwd=tmp_path, env=env).config.agent.backend == "llama-cpp"
+    cli = resolve_config({"judge.backend": "llama"}, cwd=tmp_path, env={})
+    assert cli.config.judge.backend == "llama-cpp"
+    err = capsys.readouterr().err
+    assert _notice(err, "openai", "openai-compatible")
+    assert _notice(err, "llama", "llama-cpp")
+
+
+def test_agent_backend_old_spelling(capsys: pytest.CaptureFixture[str]) -> None:
+    from pathjudge.agent.collect import LLAMA_CPP_BASE_URL, config_backend_name, resolve_run_options
+
+    assert config_backend_name("openai") == "openai-compatible"
+    options = resolve_run_options(backend="llama", model="m")
+    assert (options.backend, options.base_url) == ("openai", LLAMA_CPP_BASE_URL)
+    assert _notice(capsys.readouterr().err, "llama", "llama-cpp")
+    with pytest.raises(InputError, match="the openai-compatible backend needs a model name"):
+        resolve_run_options(backend="openai-compatible")
+
+
+def test_help_texts_speak_the_current_vocabulary(capsys: pytest.CaptureFixture[str]) -> None:
+    for command in ("judge", "score", "calibrate", "run"):
+        assert main([command, "--help"]) == 0
+        text = " ".join(capsys.readouterr().out.split())
+        assert "openai-compatible" in text, command
+        assert "openai (" not in text, command
+        assert "llama (" not in text, command
+
+
+# ---------------------------------------------------------------- metrics
+
+
+def test_config_fail_under_takes_exactly_the_cli_metrics() -> None:
+    assert tuple(FailUnder.model_fields) == GATE_METRICS
+    assert tuple(LevelWeights.model_fields) == ("success", "tool_calls", "trajectory")
+
+
+def test_same_range_rule_in_config_and_flag(tmp_path: Path) -> None:
+    # path is on 0..100, everything else on 0..1, in both places
+    assert parse_thresholds("path=80") == {"path": 80.0}
+    env = {"PATHJUDGE_FAIL_UNDER_PATH": "80"}
+    assert resolve_config(cwd=tmp_path, env=env).config.fail_under.path == 80.0
+    with pytest.raises(InputError):
+        parse_thresholds("tool_calls=2")
+    with pytest.raises(ConfigError):
+        resolve_config(cwd=tmp_path, env={"PATHJUDGE_FAIL_UNDER_TOOL_CALLS": "2"})
+
+
+def test_old_metric_spelling_in_flags(capsys: pytest.CaptureFixture[str]) -> None:
+    assert parse_thresholds("correctness=0.5") == {"tool_calls": 0.5}
+    assert parse_weights("correctness=2") == {"tool_calls": 2.0}
+    assert _notice(capsys.readouterr().err, "correctness", "tool_calls")
+
+
+def test_old_metric_keys_in_file_env_and_cli(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "pathjudge.toml").write_text(
+        "[fail_under]\ncorrectness = 0.7\n[weights.levels]\ncorrectness = 2.0\n", encoding="utf-8"
+    )
+    resolved = resolve_config(cwd=tmp_path, env={})
+    assert resolved.config.fail_under.tool_calls == 0.7
+    assert resolved.config.weights.levels.tool_calls == 2.0
+    assert resolved.source("fail_under.tool_calls").startswith("file:")
+    err = capsys.readouterr().err
+    assert _notice(err, "fail_under.correctness", "fail_under.tool_calls")
+    env = {"PATHJUDGE_FAIL_UNDER_CORRECTNESS": "0.4"}
+    assert resolve_config(cwd=tmp_path / "x", env=env).config.fail_under.tool_calls == 0.4
+    assert "PATHJUDGE_FAIL_UNDER_TOOL_CALLS" in capsys.readouterr().err
+    cli = resolve_config({"fail_under.correctness": 0.3}, cwd=tmp_path / "x", env={})
+    assert cli.config.fail_under.tool_calls == 0.3
+
+
+def test_bad_value_under_an_old_key_names_the_file_line(tmp_path: Path) -> None:
+    (tmp_path / "pathjudge.toml").write_text(
+        "[fail_under]\n\ncorrectness = 1.5\n", encoding="utf-8"
+    )
+    with pytest.raises(ConfigError) as info:
+        resolve_config(cwd=tmp_path, env={})
+    assert info.value.line == 3
+    assert info.value.field == "fail_under.tool_calls"
+
+
+def test_score_gate_from_the_config_uses_every_metric(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A fail_under.<axis> in the configuration gates `pathjudge score` as --fail-under would."""
+    docent = Path(__file__).resolve().parents[1] / "examples" / "docent"
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "pathjudge.toml").write_text("[fail_under]\ngoal_completion = 1.0\n")
+    args = ["score", str(docent / "runs.jsonl"), "--suite", str(docent / "suite.yaml"), "--fast"]
+    config_code = main(args)
+    (tmp_path / "pathjudge.toml").unlink()
+    flag_code = main([*args, "--fail-under", "goal_completion=1.0"])
+    capsys.readouterr()
+    assert config_code == flag_code == 1
+
+
+def test_vocab_literal_matches_tuple() -> None:
+    assert typing.get_args(_vocab.BackendName) == _vocab.BACKENDS
