@@ -13,8 +13,8 @@ import pytest
 
 import pathjudge.cli  # noqa: F401  (registers the commands)
 from pathjudge._cli.app import main
-from pathjudge.agent.collect import CollectTask, collect
 from pathjudge._io import JsonlAppender
+from pathjudge.agent.collect import CollectTask, collect
 from pathjudge.agent.io import read_runs
 from pathjudge.agent.trajectory import RunRecord
 from pathjudge.errors import InputError, RecordError

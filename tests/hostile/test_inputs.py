@@ -18,7 +18,7 @@ import pathjudge.cli  # noqa: F401
 from pathjudge._cli.app import main
 from pathjudge._cli.calibrate import _slug
 from pathjudge.agent.trajectory import RunRecord
-from pathjudge.errors import InputError, JudgeError, SuiteError
+from pathjudge.errors import JudgeError, SuiteError
 from pathjudge.judge.cache import VerdictCache
 from pathjudge.rubrics.assertions._regex import PatternTimeout, search
 from pathjudge.rubrics.suite import parse_suite_text

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import gzip
 import os
+import zlib
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
@@ -197,12 +198,12 @@ def iter_lines(
     """
     target = Path(path)
     source = str(path)
+    number = first_line - 1
     with _open(target) as handle:
         try:
             if start:
                 handle.seek(start)
             position = start
-            number = first_line - 1
             while end is None or position < end:
                 raw = handle.readline(MAX_LINE_BYTES + 1)
                 if not raw:
@@ -216,9 +217,15 @@ def iter_lines(
                         if not rest or rest.endswith(b"\n"):
                             break
                 yield source, number, raw
-        except (OSError, EOFError, gzip.BadGzipFile) as exc:
+        except (OSError, EOFError, zlib.error) as exc:
+            from pathjudge._io import describe_read_failure
+
+            # a truncated or fake .gz names the line it stopped at, like every other reader
             raise RecordError(
-                f"could not be read ({exc.__class__.__name__}: {exc})", file=target
+                describe_read_failure(exc),
+                file=target,
+                line=number + 1,
+                hint="recompress or re-export the file; every line before this one was read",
             ) from None
 
 
