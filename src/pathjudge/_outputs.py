@@ -20,25 +20,12 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Literal
 
+from pathjudge._io import same_file
 from pathjudge.errors import InputError
 
 __all__ = ["OutputKind", "check_output_path", "check_outputs", "same_file"]
 
 OutputKind = Literal["file", "folder"]
-
-
-def same_file(a: str | Path, b: str | Path) -> bool:
-    """Whether two paths name the same file: the same inode when both exist, else the same resolved
-    path (symlinks, hard links, ``..`` and relative spellings all count)."""
-    first, second = Path(a), Path(b)
-    try:
-        return os.path.samefile(first, second)
-    except OSError:
-        pass
-    try:
-        return first.resolve() == second.resolve()
-    except (OSError, RuntimeError):
-        return os.path.abspath(first) == os.path.abspath(second)
 
 
 def _nearest_existing(path: Path) -> Path:

@@ -28,7 +28,7 @@ async def _runner(task: CollectTask, epoch: int) -> RunRecord:
 
 
 def _collect(out: Path) -> object:
-    return asyncio.run(collect(TASKS, _runner, out, progress_enabled=False))
+    return asyncio.run(collect(TASKS, _runner, out))
 
 
 def _two_runs(out: Path) -> list[bytes]:
@@ -96,7 +96,7 @@ def test_a_second_writer_is_refused_while_the_first_holds_the_lock(tmp_path: Pat
         # another process: flock is per open file, so a child process sees the lock
         code = (
             "import asyncio, sys\n"
-            "from pathjudge.agent.io import JsonlAppender\n"
+            "from pathjudge._io import JsonlAppender\n"
             "from pathjudge.errors import InputError\n"
             f"try:\n    JsonlAppender({str(out)!r}, lock=True)\n"
             "except InputError as exc:\n    print(exc); sys.exit(3)\n"
