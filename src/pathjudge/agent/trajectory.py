@@ -54,9 +54,7 @@ limit, an interruption, a benchmark reward that is missing where the source reco
 
 
 class _Record(BaseModel):
-    model_config = ConfigDict(
-        frozen=True, extra="forbid", validate_default=False, allow_inf_nan=False
-    )
+    model_config = ConfigDict(frozen=True, extra="forbid", validate_default=False)
 
 
 class Usage(_Record):
