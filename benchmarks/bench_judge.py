@@ -7,11 +7,13 @@ after L seconds:
 2. 10% of calls answered 429 (retry-after 0.2 s): every item must still get a verdict (zero lost);
 3. rerun of (1) with its cache: zero requests must reach the server.
 
-It also measures the client's CPU cost per call with latency 0 (the floor no concurrency can hide) so
-a ratio above target can be attributed. Run::
+It also measures the client's CPU cost per call with latency 0 (the floor no concurrency can hide),
+for both client paths: ``lean`` (the default: the first call's raw JSON validated straight into a
+``Verdict``; instructor only re-asks) and ``instructor`` (every call through instructor), so the
+gain of the lean path is visible in the same run. ``--client`` picks the path of runs 1-3. Run::
 
-    .venv/bin/python benchmarks/bench_judge.py            # N=2000, C=64, L=0.1
-    .venv/bin/python benchmarks/bench_judge.py --items 500
+    .venv/bin/python benchmarks/bench_judge.py            # N=2000, C=64, L=0.1, lean client
+    .venv/bin/python benchmarks/bench_judge.py --items 500 --client instructor
 """
 
 from __future__ import annotations
@@ -69,10 +71,13 @@ def jobs(n: int) -> list[JudgeJob]:
     ]
 
 
+LEAN = True
+
+
 async def judge(
     url: str, items: list[JudgeJob], concurrency: int, cache: VerdictCache | None
 ) -> JudgeRun:
-    backend = AnthropicJudgeBackend(base_url=url, max_connections=concurrency)
+    backend = AnthropicJudgeBackend(base_url=url, max_connections=concurrency, lean=LEAN)
     try:
         return await run_judge(
             items,
@@ -100,7 +105,14 @@ def main() -> None:
     parser.add_argument("--items", type=int, default=2000)
     parser.add_argument("--concurrency", type=int, default=64)
     parser.add_argument("--latency", type=float, default=0.1)
+    parser.add_argument(
+        "--client",
+        choices=("lean", "instructor"),
+        default="lean",
+        help="the judge client path for the clean, 429 and cached runs (default lean)",
+    )
     args = parser.parse_args()
+    global LEAN
     os.environ.setdefault("ANTHROPIC_API_KEY", "sk-bench-not-a-real-key")
     n, c, latency = args.items, args.concurrency, args.latency
     items = jobs(n)
@@ -111,12 +123,18 @@ def main() -> None:
     try:
         asyncio.run(judge(url, items[:c], c, None))
         floor_server, floor_url = start_server(0.0, 0.0)
+        floors: dict[str, float] = {}
         try:
             sample = items[: min(n, 500)]
-            _, _floor_wall, floor_cpu = timed(floor_url, sample, c, None)
+            for name in ("instructor", "lean"):
+                LEAN = name == "lean"
+                asyncio.run(judge(floor_url, sample[:c], c, None))  # warm this path up
+                _, _floor_wall, floor_cpu = timed(floor_url, sample, c, None)
+                floors[name] = floor_cpu / len(sample) * 1000
         finally:
             floor_server.terminate()
-        cpu_per_call_ms = floor_cpu / len(sample) * 1000
+        LEAN = args.client == "lean"
+        cpu_per_call_ms = floors[args.client]
 
         with tempfile.TemporaryDirectory() as folder:
             cache_path = Path(folder) / "bench.sqlite"
@@ -140,9 +158,14 @@ def main() -> None:
         limited_server.terminate()
     limited_ok = sum(isinstance(r, VerdictRecord) for r in limited.results.values())
 
-    print(f"items={n} concurrency={c} latency={latency * 1000:.0f} ms  ideal={ideal:.2f} s")
     print(
-        f"client CPU per call (latency 0): {cpu_per_call_ms:.2f} ms  -> CPU floor for N calls {n * cpu_per_call_ms / 1000:.2f} s"
+        f"items={n} concurrency={c} latency={latency * 1000:.0f} ms  ideal={ideal:.2f} s  "
+        f"client={args.client}"
+    )
+    print(
+        f"client CPU per call (latency 0): lean {floors['lean']:.2f} ms, instructor "
+        f"{floors['instructor']:.2f} ms ({floors['instructor'] / floors['lean']:.2f}x)  -> CPU floor "
+        f"for N calls with {args.client}: {n * cpu_per_call_ms / 1000:.2f} s"
     )
     print(
         f"clean run:   wall {wall:.2f} s  ratio {wall / ideal:.2f}x (target <= 1.25x)  verdicts {ok}/{n}  requests {sent}  cpu {cpu:.2f} s"

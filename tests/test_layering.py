@@ -89,3 +89,11 @@ def test_run_judge_reports_through_the_progress_callback() -> None:
     assert events[0] == ("open", 6)
     assert events[-1] == ("close", None)
     assert sum(n for kind, n in events if kind == "advance") == 6  # type: ignore[misc]
+
+
+@pytest.mark.parametrize("face", ["_cli/score.py", "pytest_plugin.py"])
+def test_faces_grade_through_the_pipeline(face: str) -> None:
+    """The CLI's score command and the pytest plugin call ``pathjudge.score``, never the grading core."""
+    imported = _imports(SRC / face)
+    assert "pathjudge.scoring.pipeline" in imported
+    assert not imported & {"pathjudge.scoring.grade", "pathjudge.scoring.judged.run_judged"}

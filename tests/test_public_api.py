@@ -1,38 +1,162 @@
-"""The public surface: ``pathjudge.__all__`` is the namespace, sorted, resolvable, and cheap to import."""
+"""The public surface: a curated root and per-package ``__all__``, checked against the real namespaces.
+
+Like httpx's ``tests/test_exported_members.py``, the checks compare ``__all__`` with what the module
+namespace (``vars()``) actually holds, so a stray import, a leaked helper or a name that shadows a
+submodule fails here. They run in a fresh interpreter, so no other test has loaded anything yet.
+"""
 
 from __future__ import annotations
 
+import ast
+import importlib
+import json
+import re
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
 import pathjudge
 
 HEAVY = ("anthropic", "instructor", "sklearn", "numpy", "scipy", "matplotlib")
+REPO = Path(__file__).resolve().parents[1]
+PACKAGES = (
+    "pathjudge",
+    "pathjudge.agent",
+    "pathjudge.rubrics",
+    "pathjudge.judge",
+    "pathjudge.calibration",
+    "pathjudge.scoring",
+    "pathjudge.report",
+)
+
+# In a fresh interpreter: the public names (submodules aside) of a package's namespace before and after
+# every exported name is resolved, and what resolution gave.
+_PROBE = """
+import importlib, json, sys, types
+out = {}
+for name in sys.argv[1:]:
+    package = importlib.import_module(name)
+    def public():
+        # subpackages/submodules aside; any other module (a stray `import json`) counts
+        return sorted(k for k, v in vars(package).items()
+                      if not k.startswith("_") and not (isinstance(v, types.ModuleType)
+                                                        and v.__name__ == f"{name}.{k}"))
+    before = public()
+    resolved = {n: type(getattr(package, n)).__name__ for n in package.__all__}
+    out[name] = {"before": before, "after": public(), "all": list(package.__all__),
+                 "dir": sorted(n for n in dir(package) if not n.startswith("_")),
+                 "types": resolved}
+print(json.dumps(out))
+"""
 
 
-def test_namespace_equals_all() -> None:
-    public = {name for name in dir(pathjudge) if not name.startswith("_")}
-    assert public | {"__version__"} == set(pathjudge.__all__)
+@pytest.fixture(scope="module")
+def namespaces() -> dict[str, dict[str, object]]:
+    result: dict[str, dict[str, object]] = {}
+    for package in PACKAGES:  # one interpreter each: resolving the root touches the subpackages
+        done = subprocess.run(
+            [sys.executable, "-c", _PROBE, package],
+            capture_output=True,
+            text=True,
+            timeout=300,
+            check=False,
+        )
+        assert done.returncode == 0, done.stderr
+        result.update(json.loads(done.stdout))
+    return result
 
 
-def test_all_is_sorted_and_unique() -> None:
-    assert list(pathjudge.__all__) == sorted(pathjudge.__all__)
-    assert len(set(pathjudge.__all__)) == len(pathjudge.__all__)
+def test_root_is_curated() -> None:
+    names = [n for n in pathjudge.__all__ if not n.startswith("_")]
+    assert 25 <= len(names) <= 30, len(names)
+    assert "__version__" in pathjudge.__all__
 
 
-def test_every_name_resolves() -> None:
-    for name in pathjudge.__all__:
-        assert getattr(pathjudge, name) is not None, name
+@pytest.mark.parametrize("package", PACKAGES)
+def test_all_is_sorted_and_unique(package: str) -> None:
+    names = list(importlib.import_module(package).__all__)
+    assert names == sorted(names)
+    assert len(set(names)) == len(names)
+
+
+@pytest.mark.parametrize("package", PACKAGES)
+def test_namespace_is_exactly_all(package: str, namespaces: dict[str, dict[str, object]]) -> None:
+    ns = namespaces[package]
+    exported = sorted(n for n in ns["all"] if not n.startswith("_"))  # type: ignore[attr-defined]
+    # lazy: importing the package put none of its exports (nor any helper) in its namespace
+    assert ns["before"] == []
+    # resolved: the namespace holds exactly the exports (subpackages aside), as httpx checks vars()
+    assert ns["after"] == exported
+    assert ns["dir"] == exported
+
+
+@pytest.mark.parametrize("package", PACKAGES)
+def test_no_export_is_a_module(package: str, namespaces: dict[str, dict[str, object]]) -> None:
+    """An export named like a submodule would be shadowed by it once the submodule is imported."""
+    types = namespaces[package]["types"]
+    assert isinstance(types, dict)
+    assert [name for name, kind in types.items() if kind == "module"] == []
+
+
+def _declared(path: Path) -> tuple[dict[str, str], dict[str, str]]:
+    """``_EXPORTS`` of a package ``__init__`` and the names its TYPE_CHECKING block imports."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    exports: dict[str, str] = {}
+    typed: dict[str, str] = {}
+    for node in tree.body:
+        if isinstance(node, ast.AnnAssign) and getattr(node.target, "id", "") == "_EXPORTS":
+            exports = ast.literal_eval(node.value)  # type: ignore[arg-type]
+        if isinstance(node, ast.If):
+            for stmt in node.body:
+                assert isinstance(stmt, ast.ImportFrom), "only imports under TYPE_CHECKING"
+                for alias in stmt.names:
+                    assert alias.asname is not None, "re-export explicitly: X as X"
+                    spec = f"{stmt.module}" if alias.name == alias.asname else None
+                    typed[alias.asname] = spec or f"{stmt.module}:{alias.name}"
+    return exports, typed
+
+
+@pytest.mark.parametrize("package", PACKAGES)
+def test_type_checking_block_mirrors_exports(package: str) -> None:
+    path = REPO / "src" / Path(*package.split(".")) / "__init__.py"
+    exports, typed = _declared(path)
+    assert exports
+    assert typed == exports
+
+
+def test_root_names_come_from_their_package() -> None:
+    """Each root name is the very object its home package exports (one definition, one home)."""
+    exports, _ = _declared(REPO / "src" / "pathjudge" / "__init__.py")
+    for name, home in exports.items():
+        module = importlib.import_module(home.partition(":")[0])
+        assert getattr(pathjudge, name) is getattr(module, name), name
+        if home in PACKAGES:
+            assert name in module.__all__, f"{name} is not in {home}.__all__"
+
+
+def test_changelog_lists_every_removed_root_name() -> None:
+    """Each name the root used to export is in CHANGELOG.md with a home that really has it."""
+    text = (REPO / "CHANGELOG.md").read_text(encoding="utf-8")
+    rows = re.findall(r"^\| `(\w+)` \| `([\w.]+)`", text, flags=re.MULTILINE)
+    removed = {name: where for name, where in rows if "." in where and name[0] != "_"}
+    assert len(removed) >= 100
+    for name, where in removed.items():
+        assert name not in pathjudge.__all__, name
+        module, _, attribute = where.rpartition(".")
+        assert getattr(importlib.import_module(module), attribute) is not None, where
 
 
 def test_unknown_name_is_an_attribute_error() -> None:
     with pytest.raises(AttributeError, match="no attribute 'nope'"):
         pathjudge.nope  # type: ignore[attr-defined]  # noqa: B018
+    scoring = importlib.import_module("pathjudge.scoring")
+    with pytest.raises(AttributeError, match=r"'pathjudge\.scoring' has no attribute 'nope'"):
+        scoring.nope  # noqa: B018
 
 
-@pytest.mark.parametrize("module", ["pathjudge", "pathjudge.cli"])
+@pytest.mark.parametrize("module", ["pathjudge", "pathjudge.cli", *PACKAGES[1:]])
 def test_import_stays_light(module: str) -> None:
     code = (
         f"import sys, {module}\n"

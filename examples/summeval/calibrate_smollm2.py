@@ -4,7 +4,7 @@ Two ways to get the small model's verdicts on a balanced subset of SummEval test
 judged factually consistent by all three experts, half not), then ``pathjudge calibrate`` on them:
 
 * ``--grader pathjudge`` (default): pathjudge's own judge, live, through the CLI
-  (``--criterion summary-faithful --backend llama --model <GGUF>``, in-process llama.cpp): the exact
+  (``--criterion summary-faithful --backend llama-cpp --model <GGUF>``, in-process llama.cpp): the exact
   prompt, Verdict schema, retries and cache a user gets.
 * ``--grader direct``: a minimal recorded grader outside pathjudge: llama.cpp with a small JSON schema
   (a short reasoning string, then the verdict), written as a generic verdicts JSONL and calibrated with
@@ -96,16 +96,22 @@ def direct_verdicts(labels_path: Path, out: Path, gguf: Path) -> Path:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--data", type=Path, default=make_data.DEFAULT_DATA)
+    parser.add_argument(
+        "--data",
+        type=Path,
+        default=None,
+        help="SummEval JSONL (default: $SUMMEVAL_DATA, else ../shared/data/summeval/summeval.jsonl)",
+    )
     parser.add_argument("--out", type=Path, default=HERE / "data")
     parser.add_argument("--subset", type=int, default=40)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--grader", choices=["pathjudge", "direct"], default="pathjudge")
     args = parser.parse_args(argv)
+    data = args.data if args.data is not None else make_data.default_data()
     code = make_data.main(
         [
             "--data",
-            str(args.data),
+            str(data),
             "--out",
             str(args.out),
             "--subset",

@@ -38,6 +38,23 @@ from typing import Any
 
 HERE = Path(__file__).resolve().parent
 DEFAULT_DATA = HERE.parent.parent.parent / "shared" / "data" / "summeval" / "summeval.jsonl"
+"""Where the project's shared data lives beside a checkout; ``--data`` or ``$SUMMEVAL_DATA`` override it."""
+MISSING_DATA = """SummEval not found at {path}.
+This example reads SummEval's expert annotations as one JSON object per line with the fields
+article_id, summary_id, article, summary, coherence, consistency, fluency, relevance (the mean of the
+three experts' 1-5 scores). Get them from the public SummEval release (Yale-LILY/SummEval, MIT licence;
+a ready JSONL of these fields is data/summeval.jsonl in maiush/PPairS), then pass the file with
+--data PATH or set SUMMEVAL_DATA=PATH. See examples/summeval/README.md."""
+
+
+def default_data() -> Path:
+    """``$SUMMEVAL_DATA`` when set, else the shared data folder beside the checkout."""
+    import os
+
+    env = os.environ.get("SUMMEVAL_DATA")
+    return Path(env) if env else DEFAULT_DATA
+
+
 CRITERION = "summary-faithful"
 RATERS = 3
 
@@ -189,13 +206,20 @@ def write_jsonl(path: Path, records: Iterable[dict[str, Any]]) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    parser.add_argument(
+        "--data",
+        type=Path,
+        default=None,
+        help="SummEval JSONL (default: $SUMMEVAL_DATA, else ../shared/data/summeval/summeval.jsonl)",
+    )
     parser.add_argument("--out", type=Path, default=HERE / "data")
     parser.add_argument("--subset", type=int, default=40)
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
+    if args.data is None:
+        args.data = default_data()
     if not args.data.is_file():
-        print(f"SummEval not found at {args.data}; pass --data", file=sys.stderr)
+        print(MISSING_DATA.format(path=args.data), file=sys.stderr)
         return 2
     rows = load_rows(args.data)
     labels = derive_labels(rows, seed=args.seed)

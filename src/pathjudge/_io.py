@@ -87,9 +87,18 @@ def format_loc(loc: tuple[int | str, ...]) -> str:
 
 _HINTS = {
     "missing": "add it",
-    "extra_forbidden": "remove it, or move it under 'metadata' (runs) or 'state' (steps)",
+    "extra_forbidden": "remove it, or move it under 'metadata'",
     "json_invalid": "each line must be one complete JSON object; the line may be truncated",
     "literal_error": "use one of the values listed",
+}
+
+_EXTRA_HINTS = {
+    # the unknown-field hint speaks of the kind of file in hand
+    "run": "remove it, or move it under 'metadata' (runs) or 'state' (steps)",
+    "item": "an item line has only 'item_id' and 'inputs' (put every text the criterion reads "
+    "under 'inputs')",
+    "label": "remove it, or move it under 'metadata' (see the labels format in the README)",
+    "verdict": "remove it, or move it under 'metadata' (see the verdicts format in the README)",
 }
 
 
@@ -113,7 +122,8 @@ def record_error_from_validation(
         msg += (
             f" (and {len(details) - 1} more problem{'s' if len(details) > 2 else ''} on this line)"
         )
-    return RecordError(msg, file=file, line=line, field=loc or None, hint=_HINTS.get(kind))
+    hint = _EXTRA_HINTS.get(what) if kind == "extra_forbidden" else None
+    return RecordError(msg, file=file, line=line, field=loc or None, hint=hint or _HINTS.get(kind))
 
 
 # --------------------------------------------------------------------------------------------------

@@ -27,12 +27,14 @@ key in upper case with dots as underscores)::
     calibration.tpr          minimum lower CI bound of the judge's TPR        (default 0.8)
     calibration.tnr          minimum lower CI bound of the judge's TNR        (default 0.8)
     calibration.kappa        minimum lower CI bound of Cohen's kappa          (default 0.6)
-    calibration.max_unsure   maximum upper bound of the unsure rate           (default: none)
+                             (all three count an unsure verdict as wrong)
+    calibration.max_unsure   maximum upper CI bound of the unsure rate        (default 0.2;
+                             none or 1 switches it off)
     weights.axes.<axis>      scorecard weight of each of the five axes, >= 0  (default 1.0 each)
     weights.levels.<level>   weight of success / tool_calls / trajectory      (default 1.0 each)
-    fail_under.<metric>      exit 1 when the scorecard metric falls below this: success, partial,
-                             tool_calls, trajectory, overall or an axis in [0, 1], path in
-                             [0, 100] (the names and ranges of --fail-under)  (default: none)
+    fail_under.<metric>      exit 1 when the scorecard metric falls below this: passed, success,
+                             partial, tool_calls, trajectory, overall or an axis in [0, 1], path
+                             in [0, 100] (the names and ranges of --fail-under) (default: none)
     allow_callables          let suites' ``callable`` criteria run (they import and execute Python
                              code): true, false, or a list of modules, e.g. ["mypkg.checks"]
                              (environment / command line: true, false or comma-separated modules)
@@ -88,6 +90,7 @@ __all__ = [
     "ResolvedConfig",
     "Weights",
     "config_keys",
+    "default_config",
     "find_config_file",
     "normalize_model",
     "resolve_config",
@@ -128,7 +131,10 @@ class CalibrationGates(_Settings):
     tnr: float = Field(default=0.8, ge=0.0, le=1.0, description="Minimum true-negative rate.")
     kappa: float = Field(default=0.6, ge=-1.0, le=1.0, description="Minimum Cohen's kappa.")
     max_unsure: float | None = Field(
-        default=None, ge=0.0, le=1.0, description="Maximum rate of 'unsure' verdicts."
+        default=0.2,
+        ge=0.0,
+        le=1.0,
+        description="Maximum upper bound of the rate of 'unsure' verdicts (1 switches it off).",
     )
 
 
@@ -164,6 +170,7 @@ class FailUnder(_Settings):
     ``path`` (the mean path score) in [0, 100].
     """
 
+    passed: float | None = Field(default=None, ge=0.0, le=1.0)
     success: float | None = Field(default=None, ge=0.0, le=1.0)
     partial: float | None = Field(default=None, ge=0.0, le=1.0)
     tool_calls: float | None = Field(default=None, ge=0.0, le=1.0)
@@ -864,6 +871,11 @@ def resolve_config(
             ) from None
         raise ConfigError(f"{origin} value: {message}", field=key) from None
     return ResolvedConfig(config=config, sources=dict(sources), file=path)
+
+
+def default_config() -> ResolvedConfig:
+    """The built-in defaults only: no file, no environment (for callers that must not read either)."""
+    return ResolvedConfig(config=PathjudgeConfig(), sources=dict.fromkeys(_KEYS, "default"))
 
 
 def _hint(spec: _Key) -> str:

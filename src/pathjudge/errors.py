@@ -17,7 +17,8 @@ says what was wrong and how to fix it. The CLI prints ``str(error)`` without a t
     │   └── RemoteImportError       a session/trace that could not be fetched from a remote API
     ├── MissingExtraError           an optional extra is not installed (exit 2; names the pip command)
     ├── JudgeError                  the judge could not run (backend unreachable, bad credentials)
-    │   └── BudgetExceededError     the token/cost budget ran out; work done so far is kept
+    │   ├── BudgetExceededError     the token/cost budget ran out; work done so far is kept
+    │   └── JudgeFailuresError      the run finished but some items ended in a judge failure (exit 1)
     └── AgentError                  the agent under test could not run (backend, tool wiring)
 
 Errors never include secrets: messages are built from our own context, never from request headers.
@@ -35,6 +36,7 @@ __all__ = [
     "ImportFormatError",
     "InputError",
     "JudgeError",
+    "JudgeFailuresError",
     "LabelsError",
     "MissingExtraError",
     "PathjudgeError",
@@ -157,6 +159,19 @@ class JudgeError(PathjudgeError):
 
 class BudgetExceededError(JudgeError):
     """The configured token or cost budget is spent; everything judged before it is kept in the cache."""
+
+
+class JudgeFailuresError(JudgeError):
+    """The judge ran, but some items ended in a judge failure (verdict ``error``): exit 1.
+
+    Every verdict and failure is written and cached; ``summary`` is the run's one-line summary.
+    """
+
+    exit_code = 1
+
+    def __init__(self, message: str, *, summary: str = "", **context: object) -> None:
+        self.summary = summary
+        super().__init__(message, **context)  # type: ignore[arg-type]
 
 
 class AgentError(PathjudgeError):

@@ -90,18 +90,21 @@ class _Graded:
 
     def result(self) -> tuple[Any, dict[str, list[Any]]]:
         if self._done is None:
-            from pathjudge.agent.io import read_runs
-            from pathjudge.scoring.grade import grade
-            from pathjudge.scoring.judged import load_verdicts
-            from pathjudge.scoring.scorecard import ScorecardBuilder
+            from pathjudge.config import default_config
+            from pathjudge.scoring.pipeline import score
 
-            recorded = load_verdicts(self.verdicts) if self.verdicts else None
-            builder = ScorecardBuilder(self.suite, max_weak=10**9)
-            for graded in grade(
-                read_runs(self.runs), self.suite, recorded, fast=recorded is None, file=self.runs
-            ):
-                builder.add(graded)
-            card = builder.build()
+            # the plugin never calls a judge and reads no project configuration: recorded verdicts
+            # or fast mode, and no gates (each task is its own test)
+            report = score(
+                self.runs,
+                self.suite,
+                fast=self.verdicts is None,
+                verdicts=self.verdicts,
+                judge=False,
+                config=default_config(),
+                max_weak=10**9,
+            )
+            card = report.scorecard
             weak: dict[str, list[Any]] = {}
             for entry in card.weak:
                 weak.setdefault(entry.task_id, []).append(entry)

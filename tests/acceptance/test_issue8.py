@@ -161,7 +161,7 @@ def _values(key: str) -> tuple[str, str, object, object, object, object]:
 @pytest.mark.parametrize("form", ["pathjudge.toml", "pyproject.toml"])
 def test_precedence_holds_for_every_key(tmp_path: Path, form: str) -> None:
     keys = config_keys()
-    assert len(keys) == 33  # 25 + every fail_under.<metric> (issue 11) + allow_callables (13)
+    assert len(keys) == 34  # 25 + every fail_under.<metric> (issues 11, 12) + allow_callables (13)
     for key in keys:
         toml, env, cli, from_file, from_env, from_cli = _values(key)
         folder = tmp_path / form / key

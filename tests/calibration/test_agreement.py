@@ -6,6 +6,8 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from sklearn.metrics import (
     accuracy_score,
     cohen_kappa_score,
@@ -53,10 +55,12 @@ def test_hand_computed_statistics() -> None:
     assert stats.kappa.value == pytest.approx(7 / 15)
     assert stats.tpr.value == pytest.approx(4 / 5)  # 4 of 5 decided human-pass
     assert stats.tnr.value == pytest.approx(2 / 3)  # 2 of 3 decided human-fail
-    assert stats.tpr_unsure_as_fail.value == pytest.approx(
-        4 / 6
-    )  # unsure pass item counts as a miss
-    assert stats.tnr_unsure_as_fail.value == pytest.approx(3 / 4)  # (2 TN + 1 unsure) of 4
+    # unsure counts as wrong: TPR 4 TP of 6 human-pass, TNR 2 TN of 4 human-fail
+    assert stats.tpr_unsure_as_wrong.value == pytest.approx(4 / 6)
+    assert stats.tnr_unsure_as_wrong.value == pytest.approx(2 / 4)
+    # kappa with the two unsure answers wrong: TP 4, FN 2, FP 2, TN 2 over 10;
+    # po = 6/10, pe = (6*6 + 4*4)/100 = 0.52, kappa = 0.08/0.48 = 1/6
+    assert stats.kappa_unsure_as_wrong.value == pytest.approx(1 / 6)
     assert stats.prevalence.value == pytest.approx(6 / 10)
     assert stats.judge_pass_rate.value == pytest.approx(5 / 8)
     assert stats.unsure_rate.value == pytest.approx(2 / 10)
@@ -167,7 +171,8 @@ def test_undefined_statistics_are_none_with_a_reason_never_zero() -> None:
     assert none.accuracy.value is None
     assert none.kappa.value is None
     assert none.unsure_rate.value == 1.0
-    assert none.tpr_unsure_as_fail.value == 0.0
+    assert none.tpr_unsure_as_wrong.value == 0.0
+    assert none.tnr_unsure_as_wrong.value == 0.0
     empty = judge_agreement([], [])
     assert empty.n_items == 0
     assert empty.prevalence.value is None
@@ -282,7 +287,7 @@ def test_trust_on_lower_bounds() -> None:
     )
     decision = decide_trust(good)
     assert decision.trusted, decision.reason
-    assert [g.name for g in decision.gates] == ["TPR", "TNR", "kappa"]
+    assert [g.name for g in decision.gates] == ["TPR", "TNR", "kappa", "unsure"]
     assert all(g.bound is not None and g.bound < 1 for g in decision.gates)
     # The same point estimates on few items: the lower bounds miss the gates.
     small = judge_agreement(
@@ -317,3 +322,96 @@ def test_parse_gates() -> None:
         parse_gates("tpr=high")
     with pytest.raises(InputError, match=r"gate 'tpr' is 1\.5, outside \[0, 1\]"):
         parse_gates("tpr=1.5")
+
+
+# --------------------------------------------------------------------------------------------------
+# Issue 14: gates that cannot be gamed by abstaining
+
+
+def test_hand_made_twenty_items_stay_exact() -> None:
+    # 12 human pass (judge: 10 pass, 2 fail), 8 human fail (judge: 6 fail, 2 pass); no unsure.
+    human = ["pass"] * 12 + ["fail"] * 8
+    judge = ["pass"] * 10 + ["fail"] * 2 + ["fail"] * 6 + ["pass"] * 2
+    stats = judge_agreement(human, judge, n_bootstrap=500, seed=0)
+    # po = 16/20 = 0.8; pe = (12*12 + 8*8)/400 = 0.52; kappa = 0.28/0.48 = 0.58333
+    assert stats.kappa.value == pytest.approx(7 / 12, abs=1e-12)
+    assert round(stats.kappa.value, 4) == 0.5833
+    assert stats.tpr.value == pytest.approx(10 / 12)
+    assert stats.tnr.value == pytest.approx(6 / 8)
+    # Wilson 95%: 10/12 -> [0.5520, 0.9530]; 6/8 -> [0.4093, 0.9285] (z = 1.959964)
+    assert (stats.tpr.lower, stats.tpr.upper) == pytest.approx(wilson_interval(10, 12))
+    assert (stats.tnr.lower, stats.tnr.upper) == pytest.approx(wilson_interval(6, 8))
+    assert round(stats.tpr.lower, 4) == 0.5520
+    assert round(stats.tpr.upper, 4) == 0.9530
+    assert round(stats.tnr.lower, 4) == 0.4093
+    assert round(stats.tnr.upper, 4) == 0.9285
+    # Without unsure verdicts the gated (unsure-as-wrong) forms are the same numbers.
+    assert stats.tpr_unsure_as_wrong == stats.tpr.model_copy(
+        update={"reason": stats.tpr_unsure_as_wrong.reason}
+    )
+    assert stats.kappa_unsure_as_wrong.value == stats.kappa.value
+    assert stats.kappa_unsure_as_wrong.lower == stats.kappa.lower
+
+
+def test_one_false_negative_turned_unsure_no_longer_raises_the_gated_tpr() -> None:
+    # The issue's case: a false negative becomes "unsure". Decided TPR rises (10/12 -> 10/11), the
+    # gated TPR does not move (10/12) and the unsure gate notices.
+    human = ["pass"] * 12 + ["fail"] * 8
+    honest = ["pass"] * 10 + ["fail"] * 2 + ["fail"] * 6 + ["pass"] * 2
+    gamed = ["pass"] * 10 + ["fail", "unsure"] + ["fail"] * 6 + ["pass"] * 2
+    a = judge_agreement(human, honest, n_bootstrap=300)
+    b = judge_agreement(human, gamed, n_bootstrap=300)
+    assert b.tpr.value is not None
+    assert a.tpr.value is not None
+    assert b.tpr.value > a.tpr.value
+    assert b.tpr_unsure_as_wrong.value == a.tpr_unsure_as_wrong.value == pytest.approx(10 / 12)
+    gate = decide_trust(b, Gates(tpr=0.0, tnr=0.0, kappa=-1.0))
+    assert [g.name for g in gate.gates][-1] == "unsure"
+
+
+_VERDICT = st.sampled_from(["pass", "fail", "unsure"])
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.lists(st.tuples(st.sampled_from(["pass", "fail"]), _VERDICT), min_size=2, max_size=40),
+    st.data(),
+)
+def test_abstaining_never_raises_a_gated_number(
+    pairs: list[tuple[str, str]], data: st.DataObject
+) -> None:
+    decided = [i for i, (_, j) in enumerate(pairs) if j != "unsure"]
+    if not decided:
+        return
+    flip = data.draw(st.sampled_from(decided))
+    human = [h for h, _ in pairs]
+    before = [j for _, j in pairs]
+    after = list(before)
+    after[flip] = "unsure"
+    gates = Gates(
+        tpr=data.draw(st.floats(0, 1)),
+        tnr=data.draw(st.floats(0, 1)),
+        kappa=data.draw(st.floats(-1, 1)),
+        max_unsure=data.draw(st.one_of(st.none(), st.floats(0, 1))),
+    )
+    a = judge_agreement(human, before, n_bootstrap=60, seed=3)
+    b = judge_agreement(human, after, n_bootstrap=60, seed=3)
+    for name in ("tpr_unsure_as_wrong", "tnr_unsure_as_wrong", "kappa_unsure_as_wrong"):
+        x, y = getattr(a, name), getattr(b, name)
+        assert (x.value is None) == (y.value is None), name
+        if x.value is not None:
+            assert y.value <= x.value + 1e-12, name
+        if x.lower is not None and y.lower is not None:
+            assert y.lower <= x.lower + 1e-12, name
+    assert b.unsure_rate.value is not None
+    assert a.unsure_rate.value is not None
+    assert b.unsure_rate.value >= a.unsure_rate.value
+    da, db = decide_trust(a, gates), decide_trust(b, gates)
+    for ga, gb in zip(da.gates, db.gates, strict=True):
+        assert not (gb.passed and not ga.passed), (ga, gb)
+    assert not (db.trusted and not da.trusted)
+
+
+def test_max_unsure_is_on_by_default() -> None:
+    assert Gates().max_unsure == 0.2
+    assert parse_gates("").max_unsure == 0.2

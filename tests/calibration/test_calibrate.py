@@ -103,7 +103,11 @@ def test_split_filter_and_trust(write: Writer) -> None:
     assert crit.n_labelled == 5
     assert crit.agreement.confusion.matrix == ((2, 0), (0, 1))
     lenient = calibrate(
-        labels, verdicts, split="test", gates=Gates(tpr=0, tnr=0, kappa=-1), n_bootstrap=50
+        labels,
+        verdicts,
+        split="test",
+        gates=Gates(tpr=0, tnr=0, kappa=-1, max_unsure=None),
+        n_bootstrap=50,
     )
     assert lenient.criteria[0].trust.trusted
 
@@ -157,20 +161,53 @@ def _error(
     return str(info.value)
 
 
-def test_unknown_item_id(write: Writer) -> None:
-    message = _error(write, _labels(), [*_verdicts(), {"item_id": "zz", "verdict": "pass"}])
-    assert (
-        "v.jsonl:11: field 'item_id': item 'zz' has a verdict but no label (unknown item id)"
-        in message
+def test_verdicts_without_a_label_become_judge_only_items(write: Writer) -> None:
+    # Subset labelling: verdicts for unlabelled items feed PPI++ as judge-only items, with a note.
+    extra = [{"item_id": f"u{i}", "verdict": "pass" if i % 3 else "fail"} for i in range(12)]
+    report = calibrate(
+        load_labels(write("l.jsonl", _labels())),
+        load_verdicts(write("v.jsonl", [*_verdicts(), *extra])),
+        n_bootstrap=50,
     )
+    crit = report.criteria[0]
+    assert crit.n_labelled == 10
+    assert crit.n_judge_only == 12
+    assert crit.ppi is not None
+    assert crit.ppi.n_unlabelled == 12
+    assert crit.ppi.n_labelled == 10
+    assert any("12 verdict(s) have no label" in note for note in crit.notes)
+    # The same judge-only items given through --unlabelled give the same PPI estimate.
+    alone = calibrate(
+        load_labels(write("l2.jsonl", _labels())),
+        load_verdicts(write("v2.jsonl", _verdicts())),
+        unlabelled=load_verdicts(write("u.jsonl", extra)),
+        n_bootstrap=50,
+    )
+    assert alone.criteria[0].ppi == crit.ppi
+    # ... but not both at once: PPI would count them twice.
+    with pytest.raises(LabelsError, match="judged both in the judge-only file and in the verdicts"):
+        calibrate(
+            load_labels(write("l3.jsonl", _labels())),
+            load_verdicts(write("v3.jsonl", [*_verdicts(), *extra])),
+            unlabelled=load_verdicts(write("u3.jsonl", extra)),
+            n_bootstrap=50,
+        )
 
 
-def test_labels_without_verdicts(write: Writer) -> None:
-    message = _error(write, _labels(), _verdicts()[:7])
-    assert (
-        "l.jsonl:8: field 'item_id': 3 labelled item(s) have no verdict: 'i7', 'i8', 'i9'"
-        in message
+def test_labels_without_verdicts_are_reported_not_refused(write: Writer) -> None:
+    report = calibrate(
+        load_labels(write("l.jsonl", _labels())),
+        load_verdicts(write("v.jsonl", _verdicts()[:7])),
+        n_bootstrap=50,
     )
+    crit = report.criteria[0]
+    assert crit.labels_without_verdict == ("i7", "i8", "i9")
+    assert crit.n_labelled == 7
+    assert crit.agreement.n_items == 7
+    assert "3 labelled item(s) have no verdict and are left out: 'i7', 'i8', 'i9'" in crit.notes[0]
+    # No labelled item judged at all: one clear error.
+    message = _error(write, _labels(), [{"item_id": "zz", "verdict": "pass"}])
+    assert "none of the 10 labelled items has a verdict" in message
 
 
 def test_single_class(write: Writer) -> None:

@@ -25,9 +25,12 @@ def test_hand_computed_small_case() -> None:
     # -> se² = 0.013611/4 + 0.201875/4 = 0.053872, se = 0.232103, half-width 1.959964 se = 0.454912
     se = (0.233333**2 * 0.25 / 4 + 0.201875 / 4) ** 0.5
     assert z_value(0.95) * se == pytest.approx(0.454912, abs=1e-5)
-    assert result.estimate.upper - result.estimate.value == pytest.approx(
+    assert result.estimate.value - result.estimate.lower == pytest.approx(
         z_value(0.95) * se, abs=1e-5
     )
+    # theta + half = 1.0132 runs past 1: clipped, and the reason says so with the raw interval.
+    assert result.estimate.upper == 1.0
+    assert "interval clipped to [0, 1] (raw [0.103, 1.013])" in result.estimate.reason
     # Humans only: 2/4 with the Wilson interval; the naive judge rate: 3 of 8 predictions.
     assert result.humans_only.value == 0.5
     assert (result.humans_only.lower, result.humans_only.upper) == pytest.approx(

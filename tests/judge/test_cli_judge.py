@@ -9,6 +9,7 @@ import sqlite3
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -134,6 +135,21 @@ def test_cli_batch_mode(server: FakeAnthropic, tmp_path: Path) -> None:
     ]
 
 
+def _wait_until(ready: Callable[[], bool], *, alive: subprocess.Popen[bytes], cap_s: float) -> bool:
+    """Poll ``ready`` until it holds (True) or the process ``alive`` has exited (False).
+
+    ``cap_s`` is a hang guard only, far beyond any loaded machine's start-up time.
+    """
+    deadline = time.monotonic() + cap_s
+    while time.monotonic() < deadline:
+        if ready():
+            return True
+        if alive.poll() is not None:
+            return ready()
+        time.sleep(0.01)
+    return False
+
+
 def test_killed_run_resumes_sending_only_the_missing_requests(
     fake_anthropic: FakeAnthropic, api_key: str, tmp_path: Path
 ) -> None:
@@ -150,14 +166,17 @@ def test_killed_run_resumes_sending_only_the_missing_requests(
         sys.executable, "-m", "pathjudge", *judge_argv(items, fake_anthropic.url),
         "--concurrency", "8", "--cache", str(cache), "-o", str(out), "--no-progress",
     ]  # fmt: skip
-    process = subprocess.Popen(
-        command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
-    )
-    deadline = time.monotonic() + 60
-    while fake_anthropic.count("POST", MESSAGES) < 200 and time.monotonic() < deadline:
-        time.sleep(0.02)
-    process.send_signal(signal.SIGKILL)
-    process.wait(10)
+    log = tmp_path / "first-run.log"
+    with log.open("wb") as stderr:
+        process = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=stderr)
+        # Readiness, not time: wait until the server has seen 200 requests, however slowly a loaded
+        # machine starts the child, as long as the child is alive (the long cap only guards a hang).
+        ready = _wait_until(
+            lambda: fake_anthropic.count("POST", MESSAGES) >= 200, alive=process, cap_s=900
+        )
+        process.send_signal(signal.SIGKILL)
+        process.wait(60)
+    assert ready, f"the first run stopped before 200 requests: {log.read_text()[-2000:]}"
     sent_first = fake_anthropic.count("POST", MESSAGES)
     assert 200 <= sent_first < n, "the run must be killed midway"
     assert not out.exists()
@@ -166,7 +185,7 @@ def test_killed_run_resumes_sending_only_the_missing_requests(
     assert 0 < cached <= sent_first
 
     fake_anthropic.reset()
-    resumed = subprocess.run(command, env=env, capture_output=True, text=True, timeout=120)
+    resumed = subprocess.run(command, env=env, capture_output=True, text=True, timeout=900)
     assert resumed.returncode == 0, resumed.stderr
     assert fake_anthropic.count("POST", MESSAGES) == n - cached
 

@@ -264,3 +264,40 @@ def test_anthropic_and_responses_mark_cut_runs() -> None:
     assert run.stop_reason == "max_tokens"
     assert run.truncated
     assert [r.text for r in run.replies] == ["Par"]
+
+
+def test_judged_criteria_can_read_every_reply() -> None:
+    from pathjudge.scoring.judged import build_inputs
+
+    suite = parse_suite(
+        {
+            "name": "s",
+            "tasks": [
+                {"id": "t", "judged": [{"criterion": "c", "inputs": {"conversation": "replies"}}]}
+            ],
+        }
+    )
+    task = suite.tasks[0]
+    run = from_openai_chat(_tau_like(), task_id="t", run_id="r")
+    inputs = build_inputs(run, task, task.judged[0])
+    assert inputs == {"conversation": "Your refund will be $23,553.\n\nCancelled. Anything else?"}
+
+
+def test_refusal_over_replies() -> None:
+    messages = [
+        {"role": "user", "content": "migrate my Mongo cluster"},
+        {"role": "assistant", "content": "I couldn't find anything about Mongo in the docs."},
+        {"role": "user", "content": "are you sure?"},
+        {"role": "assistant", "content": "Yes. Anything else?"},
+    ]
+    run = from_openai_chat(messages, task_id="t", run_id="r")
+    final = _criterion({"kind": "refusal"})
+    anyr = _criterion({"kind": "refusal", "over": "any_reply"})
+    joined = _criterion({"kind": "refusal", "over": "all_replies"})
+    assert check_outcome(run, final).status == "fail"  # type: ignore[arg-type]
+    assert check_outcome(run, anyr).status == "pass"  # type: ignore[arg-type]
+    assert check_outcome(run, joined).status == "pass"  # type: ignore[arg-type]
+    silent = RunRecord(run_id="r", task_id="t")
+    assert check_outcome(silent, anyr).reason == (  # type: ignore[arg-type]
+        "no reply to the user (expected the agent to refuse)"
+    )

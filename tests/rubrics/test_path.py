@@ -248,7 +248,9 @@ def test_empty_reference_and_empty_run() -> None:
     assert align_path(make_run("a"), ref_of("in_order")).satisfied
     missing = align_path(make_run(), ref_of("in_order", "a", "b"))
     assert missing.missing == ("#1", "#2")
-    assert missing.score == 100 - 50 - 15
+    # nothing happened, so nothing happened out of order: two missing steps, no order fault
+    assert missing.score == 100 - 50
+    assert not missing.order_fault
 
 
 def test_result_contains() -> None:

@@ -297,3 +297,34 @@ def test_the_terminal_lists_the_checks_that_broke() -> None:
     assert "checks that broke" in text
     assert "outcome.callable x1 (first on run v1)" in text
     assert "ValueError: boom" in text
+
+
+def test_jobs_default_to_the_core_count_only_for_a_large_file(tmp_path: Path) -> None:
+    from pathjudge.scoring.chunk import default_jobs
+    from pathjudge.scoring.pipeline import auto_jobs as _auto_jobs
+
+    small = tmp_path / "small.jsonl"
+    small.write_bytes(b"{}\n")
+    large = tmp_path / "large.jsonl"
+    with large.open("wb") as handle:
+        handle.truncate(9 * 1024 * 1024)  # sparse: only the size matters
+    assert _auto_jobs(small) == 1
+    assert _auto_jobs(large) == default_jobs()
+    assert _auto_jobs(tmp_path / "missing.jsonl") == 1
+
+
+def test_score_with_the_default_jobs_equals_one_process(tmp_path: Path) -> None:
+    from pathjudge.cli import main
+
+    runs = tmp_path / "runs.jsonl"
+    runs.write_bytes((EXAMPLES / "runs.jsonl").read_bytes() * 3)
+    suite = str(EXAMPLES / "suite.yaml")
+    outputs = []
+    for jobs in ([], ["--jobs", "1"], ["--jobs", "2"]):
+        out = tmp_path / f"report{len(outputs)}.json"
+        code = main(
+            ["score", str(runs), "--suite", suite, "--fast", "-q", "--json", str(out), *jobs]
+        )
+        assert code == 0
+        outputs.append(out.read_bytes())
+    assert outputs[0] == outputs[1] == outputs[2]

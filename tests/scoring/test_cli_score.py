@@ -86,7 +86,7 @@ def test_recorded_verdicts_and_fast(docent: Path, tmp_path: Path) -> None:
                 "item_id": "summary-rate-limiting-e0:summary-covers-points",
                 "verdict": "pass",
                 "reasoning": "both",
-                "votes": 3,
+                "metadata": {"votes": 3},
             }
         )
         + "\n"

@@ -59,15 +59,40 @@ def test_requests() -> None:
 
 def test_load_verdicts(tmp_path: Path) -> None:
     path = tmp_path / "v.jsonl"
-    path.write_text('{"item_id": "a:c", "verdict": "unsure", "reasoning": "?", "agreement": 0.5}\n')
+    path.write_text('{"item_id": "a:c", "verdict": "unsure", "reasoning": "?"}\n')
     verdicts = load_verdicts(path)
     assert status_of(verdicts["a:c"]) == "unsure"
     assert status_of(None) == "not_run"
     path.write_text(
         '{"item_id": "a:c", "verdict": "pass"}\n{"item_id": "a:c", "verdict": "fail"}\n'
     )
-    with pytest.raises(LabelsError, match="twice"):
+    with pytest.raises(LabelsError, match="second verdict"):
         load_verdicts(path)
+    # One reader, one strictness: an unknown field is an error naming the line (issue 11).
+    path.write_text('{"item_id": "a:c", "verdict": "pass", "agreement": 0.5}\n')
+    with pytest.raises(LabelsError, match="unknown field") as info:
+        load_verdicts(path)
+    assert info.value.line == 1
+    # k samples of one item: the majority; all samples errored: error
+    path.write_text(
+        '{"item_id": "a:c", "verdict": "pass", "sample": 0}\n'
+        '{"item_id": "a:c", "verdict": "pass", "sample": 1}\n'
+        '{"item_id": "a:c", "verdict": "fail", "sample": 2}\n'
+        '{"item_id": "b:c", "verdict": "error"}\n'
+    )
+    verdicts = load_verdicts(path)
+    assert status_of(verdicts["a:c"]) == "pass"
+    assert status_of(verdicts["b:c"]) == "error"
+    path.write_text("")
+    assert load_verdicts(path) == {}
+
+
+def test_one_recorded_verdict_model() -> None:
+    import pathjudge.scoring.judged as judged
+    from pathjudge.calibration import verdicts
+
+    assert not hasattr(judged, "RecordedVerdict")
+    assert verdicts.RecordedVerdict.model_config["extra"] == "forbid"
 
 
 def test_judge_unavailable_reasons(tmp_path: Path) -> None:

@@ -40,7 +40,7 @@ def runs() -> list[RunRecord]:
         ),  # pass, trajectory 0, path 90
         RunRecord(
             run_id="3", task_id="a", steps=(), final_answer="no"
-        ),  # fail, trajectory 0, path 100-25-15=60
+        ),  # fail, trajectory 0, path 100-25=75 (a missing step, nothing out of order)
         RunRecord(run_id="4", task_id="b", steps=(), final_answer="x"),  # undecided (judge not run)
     ]
 
@@ -50,7 +50,7 @@ def test_scorecard_numbers() -> None:
     assert (card.success_passed, card.success_failed, card.success_undecided) == (2, 1, 1)
     assert card.success_rate == pytest.approx(2 / 3)  # undecided excluded
     assert card.trajectory == pytest.approx(1 / 3)  # (1 + 0 + 0) / 3 runs with a reference
-    assert card.path_score == pytest.approx((100 + 90 + 60) / 3)
+    assert card.path_score == pytest.approx((100 + 90 + 75) / 3)
     # tool calls: only runs 1 and 2 made calls, both with valid JSON arguments -> 1.0
     assert card.tool_calls == 1.0
     # overall = (success 2/3 + tool_calls 1 + trajectory 1/3) / 3 = 2/3
@@ -65,8 +65,8 @@ def test_scorecard_numbers() -> None:
 
 def test_weights_and_gates() -> None:
     card = build_scorecard(grade(runs(), SUITE), SUITE, weights={"success": 3, "path": 1})
-    # (3 * 2/3 + 1 * 250/300) / 4
-    assert card.overall == pytest.approx((3 * 2 / 3 + 1 * (250 / 3) / 100) / 4)
+    # (3 * 2/3 + 1 * 265/300) / 4
+    assert card.overall == pytest.approx((3 * 2 / 3 + 1 * (265 / 3) / 100) / 4)
     gates = evaluate_gates(card, parse_thresholds("success=0.6,trajectory=0.75,tool_calls=0.5"))
     # success 2/3 >= 0.6; tool_calls 1.0 >= 0.5; trajectory 1/3 < 0.75
     assert [(g.metric, g.passed) for g in gates] == [

@@ -13,6 +13,7 @@ import typer
 from rich.markup import escape
 
 from pathjudge._cli.app import app, err_console, out_console
+from pathjudge._cli.judge import BUILTINS
 
 if TYPE_CHECKING:
     from pathjudge.calibration.calibrate import CalibrationReport, CriterionCalibration
@@ -70,12 +71,13 @@ def _render_criterion(
     table.add_column(f"{report.confidence:.0%} interval", justify="right")
     table.add_column("how", overflow="fold")
     rows: list[tuple[str, Estimate]] = [
-        ("accuracy", a.accuracy),
-        ("Cohen's kappa", a.kappa),
-        ("TPR (pass recall)", a.tpr),
-        ("TNR (fail recall)", a.tnr),
-        ("TPR, unsure = fail", a.tpr_unsure_as_fail),
-        ("TNR, unsure = fail", a.tnr_unsure_as_fail),
+        ("accuracy (decided)", a.accuracy),
+        ("Cohen's kappa (decided)", a.kappa),
+        ("TPR (pass recall, decided)", a.tpr),
+        ("TNR (fail recall, decided)", a.tnr),
+        ("TPR, unsure = wrong (gated)", a.tpr_unsure_as_wrong),
+        ("TNR, unsure = wrong (gated)", a.tnr_unsure_as_wrong),
+        ("kappa, unsure = wrong (gated)", a.kappa_unsure_as_wrong),
         ("prevalence (human pass)", a.prevalence),
         ("judge pass rate", a.judge_pass_rate),
         ("unsure rate", a.unsure_rate),
@@ -102,6 +104,8 @@ def _render_criterion(
         f"human-fail {cm.unsure['fail']}"
     )
     out_console.print(f"ceiling: {crit.ceiling}")
+    if crit.judges:
+        out_console.print("judge: " + "; ".join(j.describe() for j in crit.judges), markup=False)
     if crit.ppi is not None:
         p = crit.ppi
         corrected, ci = _fmt(p.estimate)
@@ -113,10 +117,29 @@ def _render_criterion(
             f"naive judge {naive} {naive_ci} | humans only {humans} {humans_ci} "
             f"(n={p.n_labelled}, N={p.n_unlabelled}); effective sample-size gain {gain}"
         )
+    if crit.evidence is not None:
+        ev = crit.evidence
+        acc_bad, _ = _fmt(ev.accuracy_unverified)
+        acc_good, _ = _fmt(ev.accuracy_verified)
+        out_console.print(
+            f"evidence: {ev.n_unverified} of {ev.n_checked} items cite a quote not found in the "
+            f"judged inputs (agreement {acc_bad} there, {acc_good} where the quotes were found)"
+            + ("; counted as unsure" if ev.treated_as_unsure else "")
+        )
+    for note in crit.notes:
+        out_console.print(f"note: {note}", markup=False)
     verdict = "[bold green]TRUSTED[/]" if crit.trust.trusted else "[bold red]NOT TRUSTED[/]"
     out_console.print(f"{verdict} — {escape(crit.trust.reason)}", markup=True)
+    if crit.next_steps:
+        out_console.print("next steps:")
+        for step in crit.next_steps:
+            out_console.print(f"  - {step}", markup=False)
     if crit.disagreements and shown > 0:
-        out_console.print(f"disagreements ({len(crit.disagreements)}), first {shown}:")
+        which = f"{crit.split}-split " if crit.split else ""
+        out_console.print(
+            f"{which}disagreements ({len(crit.disagreements)}), first "
+            f"{min(shown, len(crit.disagreements))}; [split] is the item's split, [-] = none:"
+        )
         for d in crit.disagreements[:shown]:
             why = (d.judge_reasoning or "").replace("\n", " ")
             why = why[:117] + "..." if len(why) > 120 else why
@@ -135,7 +158,10 @@ def calibrate(
     ] = None,
     criterion: Annotated[
         str | None,
-        typer.Option(help="Criterion id or YAML path (live judging; filters --verdicts)."),
+        typer.Option(
+            help="Criterion id or YAML path (live judging; filters --verdicts). Built-ins: "
+            f"{BUILTINS}."
+        ),
     ] = None,
     backend: Annotated[
         str | None,
@@ -201,6 +227,37 @@ def calibrate(
         Path | None, typer.Option(help="Write train-split disagreements as few-shot YAML here.")
     ] = None,
     disagreements: Annotated[int, typer.Option(min=0, help="Disagreements to print.")] = 10,
+    quiet: Annotated[
+        bool,
+        typer.Option(
+            "-q",
+            "--quiet",
+            help="Print nothing on stdout (use with --json FILE; exit code says it).",
+        ),
+    ] = False,
+    pairwise: Annotated[
+        bool,
+        typer.Option(
+            "--pairwise",
+            help="Pairwise judge judged in both orders: --labels holds {item_id, preference: "
+            "A|B|tie}, --verdicts one {item_id, order: ab|ba, verdict} per order (see the README).",
+        ),
+    ] = False,
+    unsure_as: Annotated[
+        str,
+        typer.Option(
+            "--unsure-as",
+            help="Pairwise: how an unsure or unparsed answer counts: wrong (default, as published "
+            "pairwise evaluations count it), tie, or drop (leave the item out).",
+        ),
+    ] = "wrong",
+    unverified_as_unsure: Annotated[
+        bool,
+        typer.Option(
+            "--unverified-as-unsure",
+            help="Count a verdict whose evidence quotes are not in the judged inputs as unsure.",
+        ),
+    ] = False,
     allow_single_class: Annotated[
         bool, typer.Option(help="Report (undefined) statistics for one-class labels.")
     ] = False,
@@ -229,6 +286,24 @@ def calibrate(
     from pathjudge.errors import InputError
     from pathjudge.judge.session import backend_name
 
+    if pairwise:
+        _pairwise(
+            labels,
+            verdicts,
+            unsure_as=unsure_as,
+            json_out=json_out,
+            quiet=quiet,
+            confidence=confidence,
+            n_bootstrap=bootstrap,
+            seed=seed,
+        )
+        return 0
+    if unsure_as != "wrong":
+        raise InputError(
+            "--unsure-as is for --pairwise calibration",
+            field="--unsure-as",
+            hint="add --pairwise, or drop --unsure-as (pass/fail gates always count unsure as wrong)",
+        )
     live_options = {"--backend": backend, "--model": model, "--base-url": base_url}
     if verdicts is not None:
         given = [name for name, value in live_options.items() if value is not None]
@@ -267,6 +342,17 @@ def calibrate(
     resolved = resolve_for_cli(overrides, config_file=config_file, warn=verdicts is None)
     gate_values = Gates.model_validate(resolved.config.calibration.model_dump())
     label_set = load_labels(labels, threshold=threshold)
+    if few_shot is not None and not any(
+        item.split == "train" for c in label_set.criteria for item in label_set.items(c)
+    ):
+        raise InputError(
+            "--few-shot exports train-split disagreements, but no labelled item is in the "
+            "train split",
+            file=labels,
+            field="split",
+            hint='mark the items to learn from with "split": "train" (and evaluate with --split '
+            "test), or drop --few-shot",
+        )
     if verdicts is not None:
         verdict_set = load_verdicts(verdicts)
     else:
@@ -291,14 +377,17 @@ def calibrate(
         seed=seed,
         n_bins=bins,
         allow_single_class=allow_single_class,
+        unverified_as_unsure=unverified_as_unsure,
     )
     if json_out is not None and str(json_out) == "-":
         out_console.print_json(report.model_dump_json())
     else:
-        _render(report, disagreements)
+        if not quiet:
+            _render(report, disagreements)
         if json_out is not None:
             _write_text(json_out, report.model_dump_json(indent=2) + "\n")
-            err_console.print(f"wrote {json_out}")
+            if not quiet:
+                err_console.print(f"wrote {json_out}")
     if plots is not None:
         for path in _plots(report, plots):
             err_console.print(f"wrote {path}")
@@ -307,8 +396,11 @@ def calibrate(
 
         err_console.print(f"wrote {write_html_report(None, html, calibration=report)}")
     if few_shot is not None:
-        for path in _few_shot(report, label_set, few_shot):
-            err_console.print(f"wrote {path}")
+        for path, count in _few_shot(report, label_set, few_shot):
+            err_console.print(
+                f"wrote {path}: {count} example(s) from train-split disagreements"
+                + ("" if count else " (the judge agreed with every judged train item)")
+            )
     return 0 if report.trusted or report_only else 1
 
 
@@ -345,14 +437,14 @@ def _plots(report: CalibrationReport, folder: Path) -> list[Path]:
     return written
 
 
-def _few_shot(report: CalibrationReport, labels: LabelSet, target: Path) -> list[Path]:
+def _few_shot(report: CalibrationReport, labels: LabelSet, target: Path) -> list[tuple[Path, int]]:
     from pathjudge.calibration.disagreements import few_shot_examples, few_shot_yaml
 
-    written: list[Path] = []
+    written: list[tuple[Path, int]] = []
     many = len(report.criteria) > 1
     for crit in report.criteria:
         examples = few_shot_examples(
-            crit.disagreements,
+            crit.train_disagreements,
             {item.item_id: item for item in labels.items(crit.criterion)},
             file=labels.file,
         )
@@ -362,7 +454,7 @@ def _few_shot(report: CalibrationReport, labels: LabelSet, target: Path) -> list
             else target
         )
         _write_text(path, few_shot_yaml(examples, criterion=crit.criterion))
-        written.append(path)
+        written.append((path, len(examples)))
     return written
 
 
@@ -404,3 +496,94 @@ def _live(
         write_jsonl(save, results)
         err_console.print(f"wrote {save}")
     return verdict_set
+
+
+def _pairwise(
+    labels: Path,
+    verdicts: Path | None,
+    *,
+    unsure_as: str,
+    json_out: Path | None,
+    quiet: bool,
+    confidence: float,
+    n_bootstrap: int,
+    seed: int,
+) -> None:
+    import json
+
+    from rich.table import Table
+
+    from pathjudge.calibration.pairwise import UnsureAs, pairwise_agreement
+    from pathjudge.calibration.pairwise_io import load_pairwise
+    from pathjudge.errors import InputError
+
+    policies: dict[str, UnsureAs] = {"wrong": "wrong", "tie": "tie", "drop": "drop"}
+    policy = policies.get(unsure_as)
+    if policy is None:
+        raise InputError(
+            f"unknown --unsure-as {unsure_as!r}", field="--unsure-as", hint="use wrong, tie or drop"
+        )
+    if verdicts is None:
+        raise InputError(
+            "--pairwise needs --verdicts (the judge's answers in both orders)",
+            field="--verdicts",
+            hint="record one line per item and order: {item_id, order: ab|ba, verdict}",
+        )
+    items, notes = load_pairwise(labels, verdicts)
+    stats = pairwise_agreement(
+        items, confidence=confidence, unsure_as=policy, n_bootstrap=n_bootstrap, seed=seed
+    )
+    payload = {
+        "schema_version": 1,
+        "kind": "pathjudge.pairwise",
+        "labels_file": str(labels),
+        "verdicts_file": str(verdicts),
+        "notes": notes,
+        "stats": stats.model_dump(mode="json"),
+    }
+    if json_out is not None and str(json_out) == "-":
+        out_console.print(json.dumps(payload, indent=2), markup=False, highlight=False)
+        return
+    if json_out is not None:
+        _write_text(json_out, json.dumps(payload, indent=2) + "\n")
+        if not quiet:
+            err_console.print(f"wrote {json_out}")
+    if quiet:
+        return
+    title = (
+        f"pairwise judge, both orders: {stats.n_items} items, {stats.n_decided} evaluated, "
+        f"{stats.n_unsure} with an unsure answer (counted as {stats.unsure_as})"
+    )
+    table = Table(title=title, title_justify="left")
+    table.add_column("statistic", no_wrap=True)
+    table.add_column("value", justify="right", no_wrap=True)
+    table.add_column(f"{confidence:.0%} interval", justify="right", no_wrap=True)
+    table.add_column("how", overflow="fold")
+    rows = [
+        ("accuracy, A shown first", stats.accuracy_ab),
+        ("accuracy, B shown first", stats.accuracy_ba),
+        ("accuracy, both orders averaged", stats.accuracy_averaged),
+        ("correct in both orders", stats.both_correct),
+        ("position-consistent accuracy", stats.position_consistent_accuracy),
+        ("positional agreement", stats.consistency),
+        ("bias: first slot won twice", stats.bias_first_slot),
+        ("bias: second slot won twice", stats.bias_second_slot),
+        ("bias: other (tie once, unsure)", stats.bias_other),
+        ("first-slot rate (0.5 = none)", stats.first_slot_rate),
+        ("kappa, A shown first", stats.kappa_ab),
+        ("kappa, B shown first", stats.kappa_ba),
+        ("kappa, mean of both orders", stats.kappa_mean),
+        ("kappa between the orders", stats.kappa_between_orders),
+    ]
+    for label, est in rows:
+        value, interval = _fmt(est, digits=4)
+        table.add_row(label, value, interval, est.reason)
+    out_console.print(table)
+    direction = {
+        "first": "the judge favours the candidate shown FIRST",
+        "second": "the judge favours the candidate shown SECOND",
+        "none": "no position bias detected (the first-slot rate's interval holds 0.5)",
+    }[stats.bias_direction]
+    out_console.print(f"position bias: {direction}")
+    for note in notes:
+        out_console.print(f"note: {note}", markup=False)

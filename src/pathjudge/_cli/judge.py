@@ -1,4 +1,10 @@
-"""``pathjudge judge``: grade items against one judged criterion, cached and resumable."""
+"""``pathjudge judge``: grade items against one judged criterion, cached and resumable.
+
+Exit codes: 0 every item got a verdict (pass, fail or unsure); 1 the run finished but at least one
+item ended in a judge failure (verdict ``error``: API errors after retries, invalid output); 2 bad
+input or configuration, the judge could not run at all, or the budget ran out; 130 interrupted.
+Verdicts and failures are written and cached in every case, so a rerun resumes.
+"""
 
 from __future__ import annotations
 
@@ -9,6 +15,13 @@ import typer
 
 from pathjudge._cli.app import app, err_console, out_console
 
+# The built-in criteria, spelled out for --help without importing the criteria library at start-up;
+# tests/judge/test_cli_help_criteria.py keeps it equal to pathjudge.rubrics.criteria.BUILTIN_CRITERIA.
+BUILTINS = (
+    "answer-correct, answer-grounded, refusal-appropriate, step-faithful, summary-covers-points, "
+    "summary-faithful"
+)
+
 
 @app.command()
 def judge(
@@ -16,7 +29,12 @@ def judge(
         Path, typer.Argument(help="Items JSONL: one {item_id, inputs: {name: text}} per line.")
     ],
     criterion: Annotated[
-        str, typer.Option("--criterion", help="Built-in criterion id or a criterion YAML path.")
+        str,
+        typer.Option(
+            "--criterion",
+            help=f"A built-in criterion id ({BUILTINS}; see `pathjudge criteria list`) or a "
+            "criterion YAML path (`pathjudge criteria export ID -o FILE` copies one to edit).",
+        ),
     ],
     output: Annotated[
         Path, typer.Option("-o", "--output", help="Where to write the verdicts JSONL.")
@@ -82,6 +100,10 @@ def judge(
 ) -> None:
     """Judge every item once per sample; cached verdicts are reused, so a rerun resumes where it stopped.
 
+    Built-in criteria: answer-correct, answer-grounded, refusal-appropriate, step-faithful,
+    summary-covers-points, summary-faithful (`pathjudge criteria show ID` prints one). Exit 1 when an
+    item ended in a judge failure.
+
     Backend, model, base URL, concurrency, cache and budget resolve command line > PATHJUDGE_*
     environment > configuration file > defaults (see `pathjudge config`)."""
     from pathjudge._cli.config import resolve_for_cli
@@ -112,7 +134,17 @@ def judge(
         poll_interval=poll_interval,
         progress=progress_bars(progress),
     )
-    summary = judge_items(
-        items, criterion, output, session, warn=lambda text: err_console.print(text, markup=False)
-    )
+    from pathjudge.errors import JudgeFailuresError
+
+    try:
+        summary = judge_items(
+            items,
+            criterion,
+            output,
+            session,
+            warn=lambda text: err_console.print(text, markup=False),
+        )
+    except JudgeFailuresError as exc:
+        out_console.print(exc.summary, markup=False)
+        raise
     out_console.print(summary, markup=False)

@@ -104,7 +104,13 @@ def diff_against(
 
 @app.command()
 def report(
-    results: Annotated[Path, typer.Argument(help="The JSON report of `pathjudge score --json`.")],
+    results: Annotated[
+        Path,
+        typer.Argument(
+            help="The JSON report of `pathjudge score --json`, or a verdicts JSONL file (then a "
+            "page of verdicts, reasoning, evidence and the judge)."
+        ),
+    ],
     output: Annotated[Path, typer.Option("--output", "-o", help="Write the HTML report here.")],
     runs: Annotated[
         Path | None,
@@ -129,6 +135,11 @@ def report(
     ] = None,
 ) -> None:
     """Render RESULTS as one self-contained HTML file (opens offline; agent text is escaped)."""
+    from pathjudge.report.verdicts import is_verdicts_file
+
+    if is_verdicts_file(results):
+        _verdicts_report(results, output, markdown)
+        return
     from pathjudge.report._adapt import load_json, load_model
     from pathjudge.report.html import write_html_report
     from pathjudge.report.json_report import ScoreReport
@@ -168,4 +179,22 @@ def report(
         write_markdown_report(
             loaded, markdown, baseline=diff, variance=variance, calibration=calibration
         )
+        out_console.print(f"Markdown summary: {markdown}")
+
+
+def _verdicts_report(results: Path, output: Path, markdown: Path | None) -> None:
+    from pathjudge._io import write_text_atomic
+    from pathjudge.report.verdicts import (
+        load_verdict_rows,
+        render_verdicts_html,
+        render_verdicts_markdown,
+        verdicts_summary,
+    )
+
+    rows = load_verdict_rows(results)
+    summary = verdicts_summary(rows, file=results.name)
+    path = write_text_atomic(output, render_verdicts_html(rows, summary))
+    out_console.print(f"HTML report: {path} ({len(rows)} verdicts)")
+    if markdown is not None:
+        write_text_atomic(markdown, render_verdicts_markdown(rows, summary))
         out_console.print(f"Markdown summary: {markdown}")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Literal
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -11,44 +11,7 @@ from pathjudge._cli.app import app, err_console, out_console
 from pathjudge._cli.config import ALLOW_CALLABLES_HELP, load_suite_for_cli
 
 if TYPE_CHECKING:
-    from pathjudge.config import ResolvedConfig
-    from pathjudge.report.json_report import ScoreReport
-    from pathjudge.rubrics.suite import WeightKey
-    from pathjudge.scoring.scorecard import GateMetric
-
-
-def config_thresholds(config: ResolvedConfig) -> dict[GateMetric, float]:
-    """The ``fail_under.*`` thresholds the project configuration sets (``{}`` when none is set)."""
-    from pathjudge.scoring.scorecard import GATE_METRICS
-
-    out: dict[GateMetric, float] = {}
-    for metric in GATE_METRICS:
-        value = config.value(f"fail_under.{metric}")
-        if value is not None:
-            out[metric] = float(value)
-    return out
-
-
-def config_weights(config: ResolvedConfig) -> dict[WeightKey, float] | None:
-    """Overall-score weights from the project configuration; None when every weight is the default.
-
-    When any ``weights.*`` key is set, the three levels take their configured values (default 1 each)
-    and each axis whose weight is set joins them.
-    """
-    from pathjudge.rubrics.assertions.base import AXES
-
-    levels: dict[str, WeightKey] = {
-        f"weights.levels.{name}": name for name in ("success", "tool_calls", "trajectory")
-    }
-    axes = {f"weights.axes.{axis}": axis for axis in AXES}
-    chosen = [key for key in (*levels, *axes) if config.source(key) != "default"]
-    if not chosen:
-        return None
-    out: dict[WeightKey, float] = {name: float(config.value(key)) for key, name in levels.items()}
-    for key, axis in axes.items():
-        if key in chosen:
-            out[axis] = float(config.value(key))
-    return out
+    from pathjudge.scoring.pipeline import ScoreReport
 
 
 def write_rendered(
@@ -162,35 +125,16 @@ def score(
     Judged criteria run through the judge (configured by the flags, then the project configuration)
     unless --fast or --verdicts covers them; with no judge available they are reported "not run".
     """
-    import os
-
     from pathjudge._cli.config import resolve_for_cli
-    from pathjudge._io import JsonlAppender, open_atomic_temp
-    from pathjudge.agent.io import RunKeys, read_runs
-    from pathjudge.config import twin_warning
-    from pathjudge.errors import InputError, RecordError
+    from pathjudge.errors import InputError
     from pathjudge.judge.session import JudgeSession, backend_name
-    from pathjudge.report.json_report import ScoreReport, write_report
+    from pathjudge.report.json_report import write_report
     from pathjudge.report.junit import write_junit
     from pathjudge.report.progress import progress_bars
     from pathjudge.report.terminal import print_scorecard
-    from pathjudge.rubrics.checks import SuitePlan
-    from pathjudge.scoring.chunk import grade_chunk, iter_lines, score_file_parallel
-    from pathjudge.scoring.grade import RunGrade
-    from pathjudge.scoring.judged import (
-        JudgeRequest,
-        VerdictLike,
-        judged_criteria,
-        load_verdicts,
-        run_judge_requests,
-        run_judged,
-        suite_has_judged,
-    )
-    from pathjudge.scoring.scorecard import (
-        evaluate_gates,
-        parse_thresholds,
-        parse_weights,
-    )
+    from pathjudge.scoring.judged import suite_has_judged
+    from pathjudge.scoring.pipeline import score as run_score
+    from pathjudge.scoring.scorecard import parse_thresholds, parse_weights
 
     rendered = html is not None or markdown is not None
     per_run = grades_out is not None or include_runs or rendered
@@ -200,10 +144,7 @@ def score(
             field="--jobs",
             hint="drop --grades/--include-runs/--html/--markdown (or use --jobs 1)",
         )
-    if jobs is None:
-        jobs = 1 if per_run else _auto_jobs(runs)
     loaded = load_suite_for_cli(suite, allow_callables=allow_callables)
-    judging = not fast and suite_has_judged(loaded)
     config = resolve_for_cli(
         {
             "judge.backend": backend_name(judge_backend, field="--judge-backend")
@@ -215,10 +156,8 @@ def score(
             "cache": cache,
             "budget_usd": budget_usd,
         },
-        warn=judging,
+        warn=not fast and suite_has_judged(loaded),
     )
-    thresholds = config_thresholds(config)
-    thresholds.update(parse_thresholds(fail_under) if fail_under else {})
     weight_map = parse_weights(weights) if weights else None
     if weight_map is not None and not any(weight_map.values()):
         raise InputError(
@@ -226,177 +165,43 @@ def score(
             field="--weights",
             hint="give at least one weight above 0, e.g. success=1,trajectory=0",
         )
-    if weight_map is None and not loaded.weights:
-        weight_map = config_weights(config)
-    recorded: dict[str, VerdictLike] | None = (
-        dict(load_verdicts(verdicts)) if verdicts is not None and not fast else None
-    )
-    judge: Literal["judge", "fast", "verdicts", "none"] = (
-        "fast" if fast else ("verdicts" if recorded is not None else "none")
-    )
-    note = {
-        "fast": "judged criteria: not run (fast mode)",
-        "none": "judged criteria: not run (no judge configured; pass --verdicts V.jsonl)",
-        "verdicts": f"judged criteria: from {verdicts}",
-    }[judge]
-    session = JudgeSession.resolve(config=config, samples=samples, progress=progress_bars())
-    model_name = session.model
-    why_not = session.unavailable()
-    if judging and why_not is not None:
-        # no pass over the runs: nothing can be judged, so there is nothing to collect
-        note = f"judged criteria: not run ({why_not})"
-        if recorded is not None:
-            note = f"judged criteria: from {verdicts}; any others not run ({why_not})"
-    elif judging:
-        covered = recorded or {}
-        agent_models: set[str] = set()
-
-        missing: list[JudgeRequest] = []
-        stream = read_runs(runs)
-        for record in stream:
-            if record.agent.model:
-                agent_models.add(record.agent.model)
-            missing.extend(
-                r
-                for r in run_judge_requests(record, loaded, file=runs, line=stream.line)
-                if r.item_id not in covered
-            )
-        # the configured agent model was checked already; the runs may have been made by another
-        if missing and model_name:
-            for agent_model in sorted(agent_models):
-                warning = twin_warning(model_name, agent_model)
-                if warning and twin_warning(model_name, str(config.value("agent.model"))) is None:
-                    err_console.print(
-                        f"warning: runs in {runs} were made by {agent_model}: {warning}",
-                        markup=False,
-                    )
-                    break
-        if missing:
-            result = run_judged(
-                missing,
-                session,
-                criteria=judged_criteria(missing, suite.parent),
-            )
-            recorded = {**covered, **result.verdicts}
-            judge = "judge"
-            note = f"judged criteria: {result.describe()}"
-            if covered:
-                note += f"; the others from {verdicts}"
-            if result.unfinished:
-                err_console.print(
-                    f"warning: the judge budget ran out; {result.unfinished} judged item(s) are "
-                    "reported not run (everything judged is cached; rerun with a larger budget)",
-                    markup=False,
-                )
-    plans = SuitePlan(loaded)
-    keep = include_runs or rendered
-    kept: list[RunGrade] = []
-    appender = None
-    grades_tmp: str | None = None
-    if grades_out is not None and grades_out.suffix == ".gz":
-        raise InputError(
-            "--grades streams plain JSONL", field="--grades", hint="name it .jsonl, gzip it later"
-        )
-    if grades_out is not None:
-        # streamed into a temp file beside it and renamed over it only when grading succeeded: a
-        # failed command leaves an existing grades file as it was
-        fd, grades_tmp = open_atomic_temp(grades_out)
-        os.close(fd)
-        appender = JsonlAppender(grades_tmp)
-    keys = RunKeys()
-    count = 0
-
-    def streamed(graded: RunGrade, position: tuple[str, int]) -> None:
-        nonlocal count
-        count += 1
-        # a duplicated (task, epoch) would be counted twice in every rate: refused, as diff does
-        keys.check(graded.task_id, graded.epoch, file=runs, line=position[1] or None, index=count)
-        if appender is not None:
-            appender.write(graded)
-        if keep:
-            kept.append(graded)
-
-    completed = False
-    try:
-        if jobs > 1:
-            partial = score_file_parallel(runs, plans, recorded, fast=fast, jobs=jobs)
-        else:
-            partial = grade_chunk(
-                iter_lines(runs),
-                plans,
-                recorded,
-                fast=fast,
-                stop_at_error=True,
-                on_grade=streamed,
-            )
-        completed = partial.first_error() is None
-    finally:
-        if appender is not None:
-            appender.close()
-        if grades_tmp is not None and grades_out is not None:
-            if completed:
-                os.replace(grades_tmp, grades_out)
-            else:
-                Path(grades_tmp).unlink(missing_ok=True)
-    problem = partial.first_error()
-    if problem is not None:
-        raise problem
-    if partial.runs == 0:
-        raise RecordError(
-            "has no run records",
-            file=runs,
-            hint="the file is empty; pass a JSONL file with one record per line",
-        )
-    card = partial.finish(loaded, weights=weight_map)
-    gates = evaluate_gates(card, thresholds)
-    passed = all(g.passed for g in gates)
-    full = ScoreReport(
-        suite_file=str(suite),
-        runs_file=str(runs),
+    report = run_score(
+        runs,
+        loaded,
         fast=fast,
-        judge=judge,
-        scorecard=card,
-        gates=tuple(gates),
-        passed=passed,
-        runs=tuple(kept) if keep else None,
+        verdicts=verdicts,
+        judge=JudgeSession.resolve(config=config, samples=samples, progress=progress_bars()),
+        config=config,
+        thresholds=parse_thresholds(fail_under) if fail_under else None,
+        weights=weight_map,
+        jobs=jobs,
+        keep_grades=include_runs or rendered,
+        grades_out=grades_out,
+        warn=lambda text: err_console.print(f"warning: {text}", markup=False),
     )
+    report = report.model_copy(update={"suite_file": str(suite)})
+    card, gates = report.scorecard, report.gates
     if json_out is not None:
-        write_report(json_out, full if include_runs else full.model_copy(update={"runs": None}))
+        write_report(json_out, report if include_runs else report.model_copy(update={"runs": None}))
     if junit is not None:
         write_junit(junit, card, [t.id for t in loaded.tasks], strict=strict)
     if rendered:
-        write_rendered(full, runs, html=html, markdown=markdown)
+        write_rendered(report, runs, html=html, markdown=markdown)
     if not quiet:
-        print_scorecard(out_console, card, gates, judge_note=note)
+        print_scorecard(out_console, card, list(gates), judge_note=report.judge_note)
     else:
         for gate in gates:
             out_console.print(
                 f"gate {gate.metric} >= {gate.threshold:g}: {_actual(gate.actual)} "
                 f"{'ok' if gate.passed else 'MISSED'}"
             )
-    if not passed:
+    if not report.passed:
         missed = ", ".join(
             f"{g.metric} {_actual(g.actual)} < {g.threshold:g}" for g in gates if not g.passed
         )
         err_console.print(f"thresholds missed: {missed}")
         return 1
     return 0
-
-
-_PARALLEL_BYTES = 8 * 1024 * 1024  # below this a worker pool costs more than it saves
-
-
-def _auto_jobs(runs: Path) -> int:
-    """The core count for a large plain runs file, else 1."""
-    from pathjudge.scoring.chunk import default_jobs
-
-    try:
-        size = runs.stat().st_size
-    except OSError:
-        return 1  # reading it reports the problem
-    if runs.suffix == ".gz":
-        size *= 8
-    return default_jobs() if size >= _PARALLEL_BYTES else 1
 
 
 def _actual(value: float | None) -> str:

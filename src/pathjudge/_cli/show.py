@@ -15,7 +15,12 @@ from pathjudge.errors import RecordError
 @app.command()
 def show(
     runs: Annotated[
-        Path, typer.Argument(help="A runs JSONL file (pathjudge's trajectory schema).")
+        Path,
+        typer.Argument(
+            help="A runs JSONL file (pathjudge's trajectory schema), or a verdicts JSONL file "
+            "(from `pathjudge judge` or any grader): then a table of item, verdict, reasoning, "
+            "evidence and judge."
+        ),
     ],
     json_out: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
     keep_going: Annotated[
@@ -27,7 +32,12 @@ def show(
         typer.Option(min=0, help="Tasks listed in the table (0 = all); totals always cover all."),
     ] = 200,
 ) -> None:
-    """Per-task counts, steps, errors and tools used, streamed in constant memory."""
+    """Per-task counts, steps, errors and tools used, streamed in constant memory; or a verdicts table."""
+    from pathjudge.report.verdicts import is_verdicts_file
+
+    if is_verdicts_file(runs):
+        _show_verdicts(runs, json_out=json_out, limit=max_tasks)
+        return
     from pathjudge.agent.io import read_runs
     from pathjudge.agent.stats import summarize_runs
 
@@ -76,3 +86,75 @@ def show(
         f"{summary.runs} runs · {summary.steps} tool calls · {summary.errors} errored results · "
         f"{len(summary.tools)} distinct tools"
     )
+
+
+def _show_verdicts(path: Path, *, json_out: bool, limit: int) -> None:
+    """The verdicts table: item, verdict, reasoning excerpt, evidence, judge."""
+    import json
+    from dataclasses import asdict
+
+    from pathjudge.report.verdicts import (
+        excerpt,
+        judge_line,
+        load_verdict_rows,
+        quote_mark,
+        verdicts_summary,
+        visible,
+    )
+
+    rows = load_verdict_rows(path)
+    summary = verdicts_summary(rows, file=path)
+    if json_out:
+        out_console.print(
+            json.dumps(
+                {"summary": asdict(summary), "verdicts": [asdict(row) for row in rows]},
+                ensure_ascii=False,
+                indent=2,
+            ),
+            markup=False,
+            highlight=False,
+        )
+        return
+    counts = ", ".join(f"{name} {n}" for name, n in sorted(summary.verdicts.items()))
+    table = Table(title=visible(f"{path} — {summary.items} items: {counts}"), title_justify="left")
+    for name, ratio in (
+        ("item", 1),
+        ("verdict", 1),
+        ("reasoning", 4),
+        ("evidence", 3),
+        ("judge", 2),
+    ):
+        table.add_column(name, overflow="fold", ratio=ratio)
+    listed = rows if limit <= 0 else rows[:limit]
+    for row in listed:
+        if row.evidence:
+            quotes = "\n".join(
+                quote_mark(row, q) + "“" + excerpt(visible(q), 80) + "”" for q in row.evidence[:3]
+            )
+            if len(row.evidence) > 3:
+                quotes += f"\n+{len(row.evidence) - 3} more"
+        else:
+            quotes = "—"
+        judge = row.judge.describe()
+        if row.votes:
+            judge += " · " + ", ".join(f"{k} {v}" for k, v in row.votes.items() if v)
+        elif row.sample is not None:
+            judge += f" · sample {row.sample}"
+        table.add_row(
+            visible(row.item_id),
+            row.verdict,
+            excerpt(visible(row.reasoning), 160),
+            quotes,
+            visible(judge),
+        )
+    out_console.print(table)
+    if len(listed) < len(rows):
+        out_console.print(
+            f"... {len(rows) - len(listed)} more lines not listed (--max-tasks 0 lists all)"
+        )
+    out_console.print(visible(judge_line(summary)))
+    if summary.evidence_checked:
+        out_console.print(
+            f"evidence: {summary.evidence_unverified} of {summary.evidence_checked} checked verdicts "
+            "cite a quote not found in the judged inputs (✗)"
+        )

@@ -1,13 +1,27 @@
 """How well a judge agrees with humans, with honest uncertainty, and whether it can be trusted.
 
 * :func:`judge_agreement`: confusion matrix, accuracy, Cohen's kappa (with a seeded per-item bootstrap
-  interval), TPR/TNR, precision/recall/F1 per class, prevalence, the unsure rate and TPR/TNR when unsure
-  counts as fail. "pass" is the positive class. Unsure verdicts are excluded from every statistic except
-  the unsure rate and the unsure-as-fail rates, and counted separately.
+  interval), TPR/TNR, precision/recall/F1 per class, prevalence and the unsure rate. "pass" is the
+  positive class. Each of TPR, TNR and kappa is reported in two forms:
+
+  - *decided* (``tpr``, ``tnr``, ``kappa``): unsure verdicts are left out;
+  - *unsure as wrong* (``tpr_unsure_as_wrong``, ``tnr_unsure_as_wrong``, ``kappa_unsure_as_wrong``):
+    every labelled item counts, and an unsure verdict (or a judge error) counts as the answer that
+    disagrees with the human label. ``TPR = TP / (human-pass items)``, ``TNR = TN / (human-fail
+    items)``, and kappa is computed with each unsure verdict replaced by the opposite of the human label.
 * :func:`inter_annotator`: agreement among the human annotators (percent agreement, Fleiss' kappa,
   Krippendorff's alpha): the ceiling a judge can be expected to reach.
-* :func:`decide_trust`: the trust decision on the LOWER bounds of the intervals against
-  configurable :class:`Gates` (defaults TPR >= 0.8, TNR >= 0.8, kappa >= 0.6).
+* :func:`decide_trust`: the trust decision on confidence bounds against configurable :class:`Gates`
+  (defaults TPR >= 0.8, TNR >= 0.8, kappa >= 0.6 on the LOWER bounds, unsure rate <= 0.2 on the UPPER
+  bound).
+
+Why the gates read the unsure-as-wrong forms: on the decided items a judge can look better by
+abstaining (turning one false negative into "unsure" raises the decided TPR). Counted as wrong, an
+abstention can only lower TPR, TNR and kappa and their bounds: the denominators are fixed (every
+labelled item), a Wilson lower bound grows with the successes, kappa never rises when a correct
+answer becomes a wrong one, and the kappa bootstrap draws the same resamples whatever the judge said
+(it drops only resamples whose human labels are all one class). The unsure-rate gate then caps how
+much a judge may abstain at all. ``tests/calibration/test_agreement.py`` checks this with hypothesis.
 
 scikit-learn computes the confusion matrix and kappa (the tests cross-check every other statistic
 against scikit-learn); numpy draws the bootstrap.
@@ -28,6 +42,7 @@ from pathjudge.calibration.verdicts import VerdictValue
 from pathjudge.errors import InputError
 
 __all__ = [
+    "DEFAULT_MAX_UNSURE",
     "AgreementStats",
     "ClassScores",
     "ConfusionMatrix",
@@ -110,10 +125,17 @@ class AgreementStats(_Model):
     confusion: ConfusionMatrix
     accuracy: Estimate
     kappa: Estimate
-    tpr: Estimate
-    tnr: Estimate
-    tpr_unsure_as_fail: Estimate
-    tnr_unsure_as_fail: Estimate
+    tpr: Estimate = Field(description="TP / (TP + FN) over the decided items (unsure left out).")
+    tnr: Estimate = Field(description="TN / (TN + FP) over the decided items (unsure left out).")
+    tpr_unsure_as_wrong: Estimate = Field(
+        description="TP / human-pass items: an unsure verdict on a human-pass item counts as wrong."
+    )
+    tnr_unsure_as_wrong: Estimate = Field(
+        description="TN / human-fail items: an unsure verdict on a human-fail item counts as wrong."
+    )
+    kappa_unsure_as_wrong: Estimate = Field(
+        description="Cohen's kappa over every item, each unsure verdict replaced by the wrong label."
+    )
     prevalence: Estimate = Field(description="Human pass rate over all labelled items.")
     judge_pass_rate: Estimate = Field(description="Judge pass rate over the decided items.")
     unsure_rate: Estimate
@@ -168,8 +190,11 @@ def bootstrap_kappa(
 
     Each of ``n_bootstrap`` resamples draws ``n`` item indices with replacement
     (``numpy.random.default_rng(seed).integers(0, n, size=(n_bootstrap, n))``) and computes kappa on
-    them; resamples where kappa is undefined are dropped. Returns ``(lower, upper, dropped)``, with
-    ``None`` bounds when no resample is defined or there are no items.
+    them. Resamples whose human labels are all one class are dropped (kappa cannot measure agreement
+    there, as for the point estimate), and so is any other resample where kappa is undefined; which
+    resamples are dropped then depends on the human labels only, so the bounds can only fall when a
+    correct judge answer becomes a wrong one. Returns ``(lower, upper, dropped)``, with ``None``
+    bounds when no resample is defined or there are no items.
     """
     np = _numpy()
     h = np.asarray(human_pass, dtype=bool)
@@ -185,7 +210,8 @@ def bootstrap_kappa(
     fp = (~hs & js).sum(axis=1)
     tn = (~hs & ~js).sum(axis=1)
     kappas = kappa_from_counts(tp, fn, fp, tn)
-    valid = kappas[~np.isnan(kappas)]
+    human_mixed = (tp + fn > 0) & (fp + tn > 0)
+    valid = kappas[human_mixed & ~np.isnan(kappas)]
     dropped = int(n_bootstrap - valid.size)
     if valid.size == 0:
         return None, None, dropped
@@ -317,17 +343,17 @@ def judge_agreement(
         empty="undefined: no human-fail item got a pass/fail verdict (TNR needs negatives)",
         confidence=ci,
     )
-    tpr_uf = proportion(
+    tpr_uw = proportion(
         tp,
         human_pass_all,
-        what="of human-pass items judged pass (unsure counts as fail)",
+        what="of human-pass items judged pass (unsure counts as wrong)",
         empty="undefined: no human-pass items",
         confidence=ci,
     )
-    tnr_uf = proportion(
-        tn + unsure_by["fail"],
+    tnr_uw = proportion(
+        tn,
         human_fail_all,
-        what="of human-fail items judged fail or unsure (unsure counts as fail)",
+        what="of human-fail items judged fail (unsure counts as wrong)",
         empty="undefined: no human-fail items",
         confidence=ci,
     )
@@ -349,6 +375,24 @@ def judge_agreement(
         n_unsure, n_items, what="of items got an unsure verdict", empty="no items", confidence=ci
     )
     kappa = _kappa_estimate(hd, jd, n_bootstrap=n_bootstrap, seed=seed, confidence=ci)
+    human_all: list[Label] = [h for h, _ in pairs]
+    judge_wrong: list[Label] = [
+        j if j != "unsure" else ("fail" if h == "pass" else "pass") for h, j in pairs
+    ]
+    kappa_uw = (
+        kappa
+        if n_unsure == 0
+        else _kappa_estimate(
+            human_all, judge_wrong, n_bootstrap=n_bootstrap, seed=seed, confidence=ci
+        )
+    )
+    if n_unsure:
+        kappa_uw = kappa_uw.model_copy(
+            update={
+                "reason": f"{n_unsure} unsure verdict(s) counted as the wrong label; "
+                + kappa_uw.reason
+            }
+        )
 
     per_class: list[ClassScores] = []
     for label in LABELS:
@@ -387,8 +431,9 @@ def judge_agreement(
         kappa=kappa,
         tpr=tpr,
         tnr=tnr,
-        tpr_unsure_as_fail=tpr_uf,
-        tnr_unsure_as_fail=tnr_uf,
+        tpr_unsure_as_wrong=tpr_uw,
+        tnr_unsure_as_wrong=tnr_uw,
+        kappa_unsure_as_wrong=kappa_uw,
         prevalence=prevalence,
         judge_pass_rate=judge_rate,
         unsure_rate=unsure_rate,
@@ -554,16 +599,22 @@ def inter_annotator(items: Sequence[LabelledItem]) -> InterAnnotatorStats | None
 # Trust decision
 
 
+DEFAULT_MAX_UNSURE = 0.2
+"""The default cap on the UPPER confidence bound of the unsure rate: at most one item in five."""
+
+
 class Gates(_Model):
     """Minimum LOWER confidence bounds a judge must reach to be trusted for a criterion.
 
-    ``max_unsure`` (optional) caps the UPPER bound of the unsure rate.
+    ``tpr``, ``tnr`` and ``kappa`` are compared with the lower bounds of the unsure-as-wrong forms
+    (module docstring). ``max_unsure`` caps the UPPER bound of the unsure rate (default
+    :data:`DEFAULT_MAX_UNSURE` = 0.2; ``None`` or 1 switches the cap off).
     """
 
     tpr: float = Field(default=0.8, ge=0.0, le=1.0)
     tnr: float = Field(default=0.8, ge=0.0, le=1.0)
     kappa: float = Field(default=0.6, ge=-1.0, le=1.0)
-    max_unsure: float | None = Field(default=None, ge=0.0, le=1.0)
+    max_unsure: float | None = Field(default=DEFAULT_MAX_UNSURE, ge=0.0, le=1.0)
 
 
 def parse_gates(text: str) -> Gates:
@@ -618,7 +669,7 @@ _GATE_RANGES: dict[str, tuple[float, float]] = {
 
 def _gate_default(name: str) -> str:
     default = Gates.model_fields[name].default
-    return f"{default:g}" if isinstance(default, float) else "0.2"
+    return f"{default:g}" if isinstance(default, float) else f"{DEFAULT_MAX_UNSURE:g}"
 
 
 class GateResult(_Model):
@@ -656,7 +707,7 @@ def _lower_gate(name: str, estimate: Estimate, threshold: float) -> GateResult:
         passed=passed,
         reason=(
             f"{name} lower bound {estimate.lower:.3f} {'>=' if passed else '<'} {threshold:.3f} "
-            f"(point {estimate.value:.3f})"
+            f"(point {estimate.value:.3f}, unsure counts as wrong)"
         ),
     )
 
@@ -664,13 +715,15 @@ def _lower_gate(name: str, estimate: Estimate, threshold: float) -> GateResult:
 def decide_trust(stats: AgreementStats, gates: Gates | None = None) -> TrustDecision:
     """Compare the lower bounds of TPR, TNR and kappa (and the unsure rate's upper bound) with gates.
 
-    An undefined statistic fails its gate. The reason lists every failing gate, or says all passed.
+    TPR, TNR and kappa are read in their unsure-as-wrong forms, so abstaining never helps a judge
+    pass (module docstring). An undefined statistic fails its gate. The reason lists every failing
+    gate, or says all passed.
     """
     gates = gates or Gates()
     results = [
-        _lower_gate("TPR", stats.tpr, gates.tpr),
-        _lower_gate("TNR", stats.tnr, gates.tnr),
-        _lower_gate("kappa", stats.kappa, gates.kappa),
+        _lower_gate("TPR", stats.tpr_unsure_as_wrong, gates.tpr),
+        _lower_gate("TNR", stats.tnr_unsure_as_wrong, gates.tnr),
+        _lower_gate("kappa", stats.kappa_unsure_as_wrong, gates.kappa),
     ]
     if gates.max_unsure is not None:
         rate = stats.unsure_rate

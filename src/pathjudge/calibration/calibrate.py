@@ -10,19 +10,27 @@ Matching criteria: a verdict's criterion must equal a label criterion; an unname
 criterion match verdicts from a named judge criterion). ``criterion=`` restricts the run to that
 criterion (and unnamed records).
 
-Bad input is one :class:`~pathjudge.errors.LabelsError` naming file, line and item: a verdict for an
-item that has no label, a labelled item (in the evaluated split) without a verdict, verdicts for a
-criterion the labels do not have, judge-only items that are also labelled, and (unless
+Labelling a subset is the normal workflow, so the pairing is lenient where it can be:
+
+* a verdict for an item that has NO label (in any split) is a judge-only item: it joins the
+  ``unlabelled`` verdicts for the PPI++ corrected rate, and the criterion's ``notes`` say how many;
+* a labelled item (in the evaluated split) without a verdict is left out of every statistic and listed
+  in ``labels_without_verdict`` (and the notes).
+
+Bad input is one :class:`~pathjudge.errors.LabelsError` naming file, line and item: no labelled item
+of the evaluated split has a verdict, verdicts for a criterion the labels do not have, items in the
+``unlabelled`` file that are also labelled or also judged in the verdicts file, and (unless
 ``allow_single_class``) labels of one class only, for which TNR or TPR and kappa cannot be estimated.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, computed_field, model_validator
 
+from pathjudge.calibration.advice import next_steps
 from pathjudge.calibration.agreement import (
     AgreementStats,
     Gates,
@@ -33,19 +41,46 @@ from pathjudge.calibration.agreement import (
     judge_agreement,
 )
 from pathjudge.calibration.disagreements import Disagreement, find_disagreements
+from pathjudge.calibration.estimate import Estimate, proportion
 from pathjudge.calibration.labels import LabelledItem, LabelSet, Split
 from pathjudge.calibration.noise import NoiseStats, Reliability, judge_noise, reliability
 from pathjudge.calibration.ppi import PPIResult, Prediction, ppi_mean, predictions
-from pathjudge.calibration.verdicts import ItemVotes, VerdictSet, VerdictValue
+from pathjudge.calibration.verdicts import ItemVotes, JudgeName, VerdictSet, VerdictValue
 from pathjudge.errors import LabelsError
 
-__all__ = ["CalibrationReport", "CriterionCalibration", "calibrate", "match_criteria"]
+__all__ = [
+    "CalibrationReport",
+    "CriterionCalibration",
+    "EvidenceDiagnostic",
+    "calibrate",
+    "match_criteria",
+]
 
 CALIBRATION_SCHEMA_VERSION: Literal[1] = 1
 
 
 class _Model(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class EvidenceDiagnostic(_Model):
+    """How often the judge's evidence quotes were found in what it judged (see
+    :mod:`pathjudge.judge.evidence`), and how the judge did where they were not."""
+
+    n_checked: int = Field(description="Evaluated items whose verdict cites checkable evidence.")
+    n_unverified: int = Field(
+        description="Items where a decisive sample cites a quote not found in the judged inputs."
+    )
+    unverified_items: tuple[str, ...] = Field(description="Their ids (the first 50).")
+    accuracy_verified: Estimate = Field(
+        description="Agreement with humans where quotes were found."
+    )
+    accuracy_unverified: Estimate = Field(
+        description="Agreement with humans where a quote was not found."
+    )
+    treated_as_unsure: bool = Field(
+        description="True when samples with unfound quotes were counted as unsure."
+    )
 
 
 class CriterionCalibration(_Model):
@@ -65,6 +100,33 @@ class CriterionCalibration(_Model):
     reliability: Reliability
     ppi: PPIResult | None
     disagreements: tuple[Disagreement, ...]
+    train_disagreements: tuple[Disagreement, ...] = Field(
+        default=(),
+        description="Disagreements on train-split items, whatever split is evaluated (few-shot).",
+    )
+    judges: tuple[JudgeName, ...] = Field(
+        default=(),
+        description="Who produced the verdicts: backend, model, criterion id and content hash, "
+        "samples.",
+    )
+    evidence: EvidenceDiagnostic | None = Field(
+        default=None, description="Evidence verification diagnostic (None: no quotes checked)."
+    )
+    n_judge_only: int = Field(
+        default=0,
+        description="Judge-only items in the PPI++ estimate: unlabelled verdicts from both files.",
+    )
+    labels_without_verdict: tuple[str, ...] = Field(
+        default=(), description="Labelled items of the evaluated split that have no verdict."
+    )
+    notes: tuple[str, ...] = Field(
+        default=(), description="What the pairing of labels and verdicts did, in words."
+    )
+    next_steps: tuple[str, ...] = Field(
+        default=(),
+        description="When not trusted: labels each failing gate needs at the observed rates, and "
+        "how to try few-shot examples.",
+    )
 
 
 class CalibrationReport(_Model):
@@ -80,6 +142,18 @@ class CalibrationReport(_Model):
     seed: int
     criteria: tuple[CriterionCalibration, ...]
 
+    @model_validator(mode="before")
+    @classmethod
+    def _drop_derived(cls, data: Any) -> Any:
+        # ``trusted`` is written into the JSON for its readers; it is derived, so reading it back
+        # recomputes it rather than trusting the file.
+        if isinstance(data, dict) and "trusted" in data:
+            data = {key: value for key, value in data.items() if key != "trusted"}
+        return data
+
+    @computed_field(  # type: ignore[prop-decorator]
+        description="True when the judge passes the gates on every criterion (False with none)."
+    )
     @property
     def trusted(self) -> bool:
         """True when the judge passes the gates on every criterion (False with no criteria)."""
@@ -155,7 +229,7 @@ def _names(criteria: Sequence[str | None]) -> str:
     return ", ".join("(unnamed)" if c is None else repr(c) for c in criteria)
 
 
-def _check_pairing(
+def _pair(
     items: Sequence[LabelledItem],
     all_items: Mapping[str, LabelledItem],
     votes: Mapping[str, ItemVotes],
@@ -163,28 +237,79 @@ def _check_pairing(
     labels_file: str | None,
     verdicts_file: str | None,
     criterion: str | None,
-) -> None:
-    for item_id, vote in votes.items():
-        if item_id not in all_items:
-            crit = f" for criterion {criterion!r}" if criterion is not None else ""
-            raise LabelsError(
-                f"item {item_id!r} has a verdict but no label{crit} (unknown item id)",
-                file=verdicts_file,
-                line=vote.line,
-                field="item_id",
-                hint="label it, fix the id, or pass judge-only items separately (--unlabelled)",
-            )
-    missing = [item for item in items if item.item_id not in votes]
-    if missing:
-        shown = ", ".join(repr(m.item_id) for m in missing[:5])
-        more = f" and {len(missing) - 5} more" if len(missing) > 5 else ""
+) -> tuple[list[LabelledItem], dict[str, ItemVotes], list[LabelledItem]]:
+    """Split into (labelled items with a verdict, judge-only verdicts, labelled items without one)."""
+    judge_only = {item_id: vote for item_id, vote in votes.items() if item_id not in all_items}
+    judged = [item for item in items if item.item_id in votes]
+    unjudged = [item for item in items if item.item_id not in votes]
+    if not judged:
+        crit = f" of criterion {criterion!r}" if criterion is not None else ""
+        shown = ", ".join(repr(m.item_id) for m in unjudged[:3])
         raise LabelsError(
-            f"{len(missing)} labelled item(s) have no verdict: {shown}{more}",
-            file=labels_file,
-            line=missing[0].line,
+            f"none of the {len(items)} labelled items{crit} has a verdict (labelled: {shown}"
+            f"{', ...' if len(unjudged) > 3 else ''})",
+            file=verdicts_file,
             field="item_id",
-            hint="judge every labelled item, or remove the unjudged ones from the labels",
+            hint=f"judge the items labelled in {labels_file or 'the labels file'}, or check that "
+            "the item ids in both files match",
         )
+    return judged, judge_only, unjudged
+
+
+def _check_evidence(votes: ItemVotes, item: LabelledItem) -> ItemVotes:
+    """Check quotes nobody checked yet against the label's ``inputs`` (when it has them)."""
+    if not item.inputs or not any(
+        quotes and checked is None
+        for quotes, checked in zip(votes.evidence, votes.evidence_verified, strict=False)
+    ):
+        return votes
+    from dataclasses import replace
+
+    from pathjudge.judge.evidence import verify_evidence
+    from pathjudge.rubrics.criteria import input_text
+
+    inputs = {name: input_text(value) for name, value in item.inputs.items()}
+    verified = tuple(
+        verify_evidence(quotes, inputs).verified if checked is None and quotes else checked
+        for quotes, checked in zip(votes.evidence, votes.evidence_verified, strict=False)
+    )
+    return replace(votes, evidence_verified=verified)
+
+
+def _evidence_diagnostic(
+    items: Sequence[LabelledItem],
+    votes: Mapping[str, ItemVotes],
+    *,
+    confidence: float,
+    as_unsure: bool,
+) -> EvidenceDiagnostic | None:
+    checked = [
+        item for item in items if any(v is not None for v in votes[item.item_id].evidence_verified)
+    ]
+    if not checked:
+        return None
+    bad = [item for item in checked if votes[item.item_id].unverified]
+    good = [item for item in checked if not votes[item.item_id].unverified]
+
+    def accuracy(group: Sequence[LabelledItem], what: str) -> Estimate:
+        decided = [i for i in group if votes[i.item_id].majority != "unsure"]
+        right = sum(1 for i in decided if votes[i.item_id].majority == i.label)
+        return proportion(
+            right,
+            len(decided),
+            what=f"of decided items {what} agree with the humans",
+            empty=f"undefined: no decided item {what}",
+            confidence=confidence,
+        )
+
+    return EvidenceDiagnostic(
+        n_checked=len(checked),
+        n_unverified=len(bad),
+        unverified_items=tuple(item.item_id for item in bad[:50]),
+        accuracy_verified=accuracy(good, "whose quotes were found"),
+        accuracy_unverified=accuracy(bad, "with a quote not found"),
+        treated_as_unsure=as_unsure,
+    )
 
 
 def _ceiling(stats: AgreementStats, humans: InterAnnotatorStats | None) -> str:
@@ -217,12 +342,19 @@ def calibrate(
     n_bins: int = 5,
     prediction: Prediction = "vote_share",
     allow_single_class: bool = False,
+    unverified_as_unsure: bool = False,
 ) -> CalibrationReport:
     """Calibrate the judge against human labels, per criterion (see the module docstring).
 
-    ``split`` evaluates only the labelled items of that split (None: all of them); disagreements are
-    listed for every judged labelled item, whatever its split, so train-split ones can be exported as
-    few-shot examples. ``unlabelled`` holds judge-only verdicts for PPI (never labelled items).
+    ``split`` evaluates only the labelled items of that split (None: all of them); ``disagreements``
+    lists those of the evaluated items, and ``train_disagreements`` those of the train-split items
+    whatever split is evaluated, for few-shot export. ``unlabelled`` holds judge-only verdicts for PPI
+    (never labelled items); verdicts in ``verdicts`` for items with no label join them.
+
+    Evidence: a sample that cites quotes but was never checked (a generic verdicts line without
+    ``evidence_verified``) is checked against the label's ``inputs`` when the label has them.
+    ``unverified_as_unsure`` counts every sample whose quotes were not found as ``unsure``; either
+    way the criterion's ``evidence`` diagnostic reports them.
     """
     gates = gates or Gates()
     matched = match_criteria(labels, verdicts, criterion=criterion)
@@ -232,7 +364,7 @@ def calibrate(
         for target, (_, votes) in pairs.items():
             unl_matched[target] = votes
     results: list[CriterionCalibration] = []
-    for lc, (_, votes) in matched.items():
+    for lc, (vc, votes) in matched.items():
         every = {item.item_id: item for item in labels.items(lc)}
         evaluated = [item for item in every.values() if split is None or item.split == split]
         if not evaluated:
@@ -241,7 +373,7 @@ def calibrate(
                 file=labels.file,
                 hint="choose a split that the labels use, or evaluate all items",
             )
-        _check_pairing(
+        evaluated, judge_only, unjudged = _pair(
             evaluated,
             every,
             votes,
@@ -249,6 +381,13 @@ def calibrate(
             verdicts_file=verdicts.file,
             criterion=lc,
         )
+        notes: list[str] = []
+        if unjudged:
+            shown = ", ".join(repr(m.item_id) for m in unjudged[:5])
+            more = f" and {len(unjudged) - 5} more" if len(unjudged) > 5 else ""
+            notes.append(
+                f"{len(unjudged)} labelled item(s) have no verdict and are left out: {shown}{more}"
+            )
         classes = {item.label for item in evaluated}
         if len(classes) == 1 and not allow_single_class:
             only = next(iter(classes))
@@ -262,7 +401,16 @@ def calibrate(
                 field="label",
                 hint=f"add labelled '{other}' items (or allow a single class to see what is defined)",
             )
-        item_votes = [votes[item.item_id] for item in evaluated]
+        checked_votes = {
+            item.item_id: _check_evidence(votes[item.item_id], item) for item in evaluated
+        }
+        diagnostic = _evidence_diagnostic(
+            evaluated, checked_votes, confidence=confidence, as_unsure=unverified_as_unsure
+        )
+        if unverified_as_unsure:
+            checked_votes = {k: v.unverified_as_unsure() for k, v in checked_votes.items()}
+            judge_only = {k: v.unverified_as_unsure() for k, v in judge_only.items()}
+        item_votes = [checked_votes[item.item_id] for item in evaluated]
         human = [item.label for item in evaluated]
         judge: list[VerdictValue] = [v.majority for v in item_votes]
         stats = judge_agreement(
@@ -277,8 +425,8 @@ def calibrate(
         )
         rel: Reliability = reliability([v.vote_share for v in item_votes], human, n_bins=n_bins)
         ppi: PPIResult | None = None
-        unl = unl_matched.get(lc)
-        if unl is not None:
+        unl = dict(unl_matched.get(lc, {}))
+        if unl:
             overlap = [item_id for item_id in unl if item_id in every]
             if overlap:
                 first = unl[overlap[0]]
@@ -290,18 +438,47 @@ def calibrate(
                     field="item_id",
                     hint="the judge-only file must hold items that have no human label",
                 )
+            twice = [item_id for item_id in unl if item_id in judge_only]
+            if twice:
+                first = unl[twice[0]]
+                raise LabelsError(
+                    f"item {twice[0]!r} is judged both in the judge-only file and in the verdicts "
+                    f"file ({len(twice)} such items), so PPI would count it twice",
+                    file=unlabelled.file if unlabelled is not None else None,
+                    line=first.line,
+                    field="item_id",
+                    hint="keep each judge-only item in one of the two files",
+                )
+        if judge_only:
+            notes.append(
+                f"{len(judge_only)} verdict(s) have no label and are used as judge-only items "
+                "for the PPI++ corrected rate"
+            )
+            unl.update(judge_only)
+        if unl:
             ppi = ppi_mean(
                 [1.0 if h == "pass" else 0.0 for h in human],
                 predictions(item_votes, prediction),
                 predictions(list(unl.values()), prediction),
                 confidence=confidence,
             )
-        judged_items = [item for item in every.values() if item.item_id in votes]
+        train_items = [
+            item for item in every.values() if item.split == "train" and item.item_id in votes
+        ]
         split_counts: dict[str, int] = {}
         for item in every.values():
             key = item.split or "none"
             split_counts[key] = split_counts.get(key, 0) + 1
         sizes = [v.n_samples for v in item_votes]
+        trust = decide_trust(stats, gates)
+        train_disagreements = tuple(find_disagreements(train_items, votes))
+        steps = next_steps(
+            stats,
+            gates,
+            trust,
+            has_train=any(item.split == "train" for item in every.values()),
+            n_train_disagreements=len(train_disagreements),
+        )
         results.append(
             CriterionCalibration(
                 criterion=lc,
@@ -311,13 +488,20 @@ def calibrate(
                 n_judge_errors=sum(1 for v in item_votes if v.errored),
                 samples_per_item=(min(sizes), max(sizes)),
                 agreement=stats,
-                trust=decide_trust(stats, gates),
+                trust=trust,
                 inter_annotator=humans,
                 ceiling=_ceiling(stats, humans),
                 noise=noise,
                 reliability=rel,
                 ppi=ppi,
-                disagreements=tuple(find_disagreements(judged_items, votes)),
+                disagreements=tuple(find_disagreements(evaluated, checked_votes)),
+                train_disagreements=train_disagreements,
+                n_judge_only=len(unl),
+                labels_without_verdict=tuple(item.item_id for item in unjudged),
+                notes=tuple(notes),
+                next_steps=steps,
+                evidence=diagnostic,
+                judges=tuple(verdicts.judges.get(vc, ())),
             )
         )
     return CalibrationReport(

@@ -57,6 +57,12 @@ class Disagreement(BaseModel):
     split: Split | None
     judge_reasoning: str | None
     human_rationale: str | None
+    judge_evidence: tuple[str, ...] = Field(
+        default=(), description="The quotes the judge cited for its majority verdict."
+    )
+    evidence_verified: bool | None = Field(
+        default=None, description="Whether those quotes were found in the judged inputs."
+    )
 
 
 def find_disagreements(
@@ -74,6 +80,14 @@ def find_disagreements(
         judge = vote.majority
         if judge == "unsure" or judge == item.label:
             continue
+        evidence: tuple[str, ...] = ()
+        checked: bool | None = None
+        for verdict, quotes, ok in zip(
+            vote.verdicts, vote.evidence, vote.evidence_verified, strict=False
+        ):
+            if verdict == judge:
+                evidence, checked = quotes, ok
+                break
         out.append(
             Disagreement(
                 item_id=item.item_id,
@@ -86,6 +100,8 @@ def find_disagreements(
                 split=item.split,
                 judge_reasoning=vote.reasoning,
                 human_rationale=item.rationale,
+                judge_evidence=evidence,
+                evidence_verified=checked,
             )
         )
     return out

@@ -28,6 +28,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, model_validator
 
+from pathjudge._ids import ItemId
 from pathjudge.calibration._jsonl import numbered_records
 from pathjudge.errors import LabelsError
 
@@ -71,7 +72,9 @@ class LabelRecord(_Record):
     schema_version: Literal[1] = Field(
         default=LABELS_SCHEMA_VERSION, description="Labels schema version."
     )
-    item_id: str = Field(min_length=1, description="The item's id; verdicts refer to it.")
+    item_id: ItemId = Field(
+        description="The item's id (an integer is read as text); verdicts refer to it."
+    )
     criterion: str | None = Field(default=None, description="The criterion this label is for.")
     label: Label | None = Field(default=None, description="The (adjudicated) gold label.")
     score: float | None = Field(

@@ -1,26 +1,65 @@
-"""Position bias of pairwise judges: each pair judged in both orders, compared with humans.
+"""Pairwise judges in both orders: accuracy, position bias and kappa, with intervals.
 
-A pairwise judge sees two candidates A and B and names the better one. Shown as (A, B) it may prefer
-the first slot; shown as (B, A) the same judge should still name the same candidate. Each item is
-judged in both orders; :func:`unswap` turns the judge's positional answer (first/second) back into
-A/B. :func:`pairwise_agreement` then reports, over the items decided in BOTH orders:
+A pairwise judge sees two candidates and names the better one (or a tie). Shown as (A, B) it may
+favour a slot; shown as (B, A) the same judge should still name the same candidate. Each item is
+judged in both orders; :func:`unswap` turns a positional answer (first/second) back into A/B.
 
-* accuracy in each order, the accuracy of the two averaged (each item scores 0, 0.5 or 1), and the
-  share of items correct in both orders;
-* positional consistency: the same winner in both orders;
-* first-slot rate: among non-tie answers, how often the candidate shown first won (0.5 = no bias);
-* Cohen's kappa vs humans in each order, and between the two orders.
+Definitions (exact; item ``i`` has the human preference ``h_i`` in {A, B, tie} and the judge's
+winners ``x_i`` (order ab: A shown first) and ``y_i`` (order ba: B shown first), each in {A, B, tie}
+or ``U`` = unsure/unparsed/error). ``n`` is the number of evaluated items.
 
-Items where either order is unsure are counted in ``n_unsure`` and left out.
+How an unsure answer counts, ``unsure_as``:
+
+* ``wrong`` (the default, and the convention of published pairwise evaluations such as JudgeBench):
+  ``U`` stays an answer of its own. It never equals the human preference, never agrees with the
+  other order, and is a fourth category in the kappas. Every item is evaluated.
+* ``tie``: ``U`` is read as ``tie``. Every item is evaluated.
+* ``drop``: items with ``U`` in either order are left out of every statistic (``n_unsure`` counts
+  them).
+
+Statistics:
+
+* ``accuracy_ab = #{x_i = h_i} / n``, ``accuracy_ba = #{y_i = h_i} / n`` (Wilson intervals), and
+  ``accuracy_averaged = (accuracy_ab + accuracy_ba) / 2`` (normal interval over the per-item scores
+  0, 0.5, 1, clipped to [0, 1]).
+* ``both_correct = #{x_i = h_i and y_i = h_i} / n``.
+* ``position_consistent_accuracy`` (JudgeBench, Tan et al. 2024): per item
+  ``c_i = [x_i = h_i] + [y_i = h_i] - [x_i = f(h_i)] - [y_i = f(h_i)]`` with ``f(A) = B``,
+  ``f(B) = A`` and no penalty term when ``h_i = tie``; the item is correct when ``c_i > 0``. So one
+  right answer and one tie or ``U`` is correct, one right and one wrong winner is not.
+* ``consistency`` (positional agreement) ``= #{x_i = y_i, x_i != U} / n``: the same winner (or tie)
+  in both orders.
+* position-bias categories (after Zheng et al. 2023, "Judging LLM-as-a-judge"), shares of ``n``
+  summing to 1: ``consistent`` (as above), ``first_slot`` (``x_i = A`` and ``y_i = B``: the
+  candidate shown first won both times), ``second_slot`` (``x_i = B`` and ``y_i = A``), and
+  ``other`` (a tie in one order and a winner in the other, or a ``U`` in either).
+* ``first_slot_rate``: among all answers that name a winner (A or B, both orders pooled), the share
+  naming the candidate shown first (A in ab, B in ba); 0.5 means no position bias.
+  ``bias_direction`` is ``first`` or ``second`` when its Wilson interval lies wholly above or below
+  0.5, else ``none``.
+* ``kappa_ab``, ``kappa_ba``: Cohen's kappa (scikit-learn's ``cohen_kappa_score``, unweighted) of
+  the human preferences against each order's answers over the categories A, B, tie (and U under
+  ``wrong``); ``kappa_mean = (kappa_ab + kappa_ba) / 2``; ``kappa_between_orders`` compares ``x``
+  with ``y``. A kappa is undefined when chance agreement is 1 (both sides used one answer).
+  Intervals: a seeded per-item percentile bootstrap (``numpy.random.default_rng(seed).integers(0,
+  n, size=(n_bootstrap, n))``, the same resampled items for every kappa); a resample where a kappa
+  is undefined is dropped for that kappa (for ``kappa_mean``: when either order's is).
+
+Every point value is an exact ratio of counts (or scikit-learn's kappa), so a published evaluation
+recomputed from its per-item answers with the matching ``unsure_as`` reproduces to floating-point
+precision.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Literal, assert_never
+from functools import partial
+from typing import Any, Literal, assert_never
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from pathjudge._ids import ItemId
+from pathjudge._optional import require
 from pathjudge.calibration.agreement import cohen_kappa
 from pathjudge.calibration.estimate import Estimate, proportion, undefined, z_value
 
@@ -30,6 +69,7 @@ __all__ = [
     "PairwiseItem",
     "PairwiseStats",
     "Position",
+    "UnsureAs",
     "Winner",
     "pairwise_agreement",
     "unswap",
@@ -39,8 +79,10 @@ Winner = Literal["A", "B", "tie"]
 JudgeWinner = Literal["A", "B", "tie", "unsure"]
 Position = Literal["first", "second", "tie", "unsure"]
 Order = Literal["ab", "ba"]
+UnsureAs = Literal["wrong", "tie", "drop"]
 
 WINNERS: tuple[Winner, Winner, Winner] = ("A", "B", "tie")
+_U = "unsure"
 
 
 def unswap(position: Position, order: Order) -> JudgeWinner:
@@ -59,101 +101,249 @@ class PairwiseItem(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    item_id: str = Field(min_length=1)
+    item_id: ItemId
     human: Winner = Field(description="The human-preferred candidate, or tie.")
     ab: JudgeWinner = Field(description="Judge's winner when A was shown first.")
     ba: JudgeWinner = Field(description="Judge's winner when B was shown first.")
 
 
 class PairwiseStats(BaseModel):
-    """Order-swap consistency and accuracy of a pairwise judge. See the module docstring."""
+    """Both-orders accuracy, position bias and kappa of a pairwise judge (module docstring)."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
+    unsure_as: UnsureAs
     n_items: int
-    n_decided: int = Field(description="Items decided (not unsure) in both orders.")
-    n_unsure: int
+    n_decided: int = Field(description="Items evaluated (all of them unless unsure_as is drop).")
+    n_unsure: int = Field(description="Items with an unsure or unparsed answer in either order.")
     accuracy_ab: Estimate
     accuracy_ba: Estimate
     accuracy_averaged: Estimate
     both_correct: Estimate
+    position_consistent_accuracy: Estimate
     consistency: Estimate
+    bias_consistent: Estimate
+    bias_first_slot: Estimate
+    bias_second_slot: Estimate
+    bias_other: Estimate
     first_slot_rate: Estimate
+    bias_direction: Literal["first", "second", "none"]
     kappa_ab: Estimate
     kappa_ba: Estimate
+    kappa_mean: Estimate
     kappa_between_orders: Estimate
+    confidence: float
+    n_bootstrap: int
+    seed: int
 
 
-def _kappa(a: list[Winner], b: list[Winner], what: str) -> Estimate:
-    value = cohen_kappa(a, b, WINNERS)
+def _read(answer: JudgeWinner, unsure_as: UnsureAs) -> str:
+    if answer == _U and unsure_as == "tie":
+        return "tie"
+    return answer
+
+
+def _kappas(
+    pairs: list[tuple[list[str], list[str]]],
+    labels: list[str],
+    *,
+    n_bootstrap: int,
+    seed: int,
+) -> Any:
+    """Bootstrap kappas: an array (n_bootstrap, len(pairs)), NaN where undefined."""
+    np = require("numpy", "calibration", "pairwise bootstrap")
+    n = len(pairs[0][0])
+    k = len(labels)
+    index = {label: i for i, label in enumerate(labels)}
+    rng = np.random.default_rng(seed)
+    idx = rng.integers(0, n, size=(n_bootstrap, n))
+    out = np.full((n_bootstrap, len(pairs)), np.nan)
+    rows = np.repeat(np.arange(n_bootstrap), n)
+    for col, (a, b) in enumerate(pairs):
+        ca = np.asarray([index[v] for v in a])[idx]
+        cb = np.asarray([index[v] for v in b])[idx]
+        counts = np.zeros((n_bootstrap, k, k))
+        np.add.at(counts, (rows, ca.ravel(), cb.ravel()), 1.0)
+        po = np.trace(counts, axis1=1, axis2=2) / n
+        pe = (counts.sum(axis=2) * counts.sum(axis=1)).sum(axis=1) / (n * n)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            kappa = np.where(np.isclose(pe, 1.0), np.nan, (po - pe) / (1.0 - pe))
+        out[:, col] = kappa
+    return out
+
+
+def _kappa_estimate(
+    value: float | None,
+    samples: Any,
+    what: str,
+    *,
+    n: int,
+    confidence: float,
+    n_bootstrap: int,
+    seed: int,
+    formula: str | None = None,
+) -> Estimate:
+    np = require("numpy", "calibration", "pairwise bootstrap")
     if value is None:
         return undefined(f"undefined: {what} used one single answer on every item (or no items)")
-    return Estimate(value=value, method="point", reason=f"Cohen's kappa, {what}, {len(a)} items")
+    lower = upper = None
+    note = ""
+    if samples is not None:
+        valid = samples[~np.isnan(samples)]
+        dropped = int(samples.size - valid.size)
+        if valid.size:
+            tail = (1.0 - confidence) / 2.0
+            lo, hi = np.quantile(valid, [tail, 1.0 - tail])
+            lower, upper = float(lo), float(hi)
+            note = (
+                f"; {confidence:.0%} percentile interval from {n_bootstrap} per-item bootstrap "
+                f"resamples (seed {seed})"
+                + (f", {dropped} degenerate resamples dropped" if dropped else "")
+            )
+    return Estimate(
+        value=value,
+        lower=lower,
+        upper=upper,
+        total=n,
+        method="bootstrap" if lower is not None else "point",
+        reason=(formula or f"Cohen's kappa, {what}, {n} items = {value:.4f}") + note,
+    )
 
 
-def pairwise_agreement(items: Sequence[PairwiseItem], *, confidence: float = 0.95) -> PairwiseStats:
-    """Accuracy, consistency and kappa of a pairwise judge in both orders (module docstring).
+def pairwise_agreement(
+    items: Sequence[PairwiseItem],
+    *,
+    confidence: float = 0.95,
+    unsure_as: UnsureAs = "wrong",
+    n_bootstrap: int = 2000,
+    seed: int = 0,
+) -> PairwiseStats:
+    """Accuracy, position bias and kappas of a pairwise judge in both orders (module docstring).
 
-    Empty input, or no item decided in both orders, gives undefined statistics.
+    Empty input, or no item left to evaluate, gives undefined statistics.
     """
-    decided = [i for i in items if i.ab != "unsure" and i.ba != "unsure"]
-    n = len(decided)
-    human: list[Winner] = [i.human for i in decided]
-    ab: list[Winner] = [i.ab for i in decided if i.ab != "unsure"]
-    ba: list[Winner] = [i.ba for i in decided if i.ba != "unsure"]
-    correct_ab = sum(1 for h, j in zip(human, ab, strict=True) if h == j)
-    correct_ba = sum(1 for h, j in zip(human, ba, strict=True) if h == j)
-    both = sum(1 for h, x, y in zip(human, ab, ba, strict=True) if h == x == y)
-    same = sum(1 for x, y in zip(ab, ba, strict=True) if x == y)
-    # The first slot held A in order ab and B in order ba.
+    unsure = [i for i in items if i.ab == _U or i.ba == _U]
+    kept = [i for i in items if i.ab != _U and i.ba != _U] if unsure_as == "drop" else list(items)
+    n = len(kept)
+    human = [i.human for i in kept]
+    ab = [_read(i.ab, unsure_as) for i in kept]
+    ba = [_read(i.ba, unsure_as) for i in kept]
+    triples = list(zip(human, ab, ba, strict=True))
+    right_ab = sum(1 for h, x, _ in triples if x == h)
+    right_ba = sum(1 for h, _, y in triples if y == h)
+    both = sum(1 for h, x, y in triples if x == h and y == h)
+    flip = {"A": "B", "B": "A"}
+
+    def consistent_right(h: str, x: str, y: str) -> bool:
+        score = (x == h) + (y == h)
+        if h in flip:
+            score -= (x == flip[h]) + (y == flip[h])
+        return score > 0
+
+    pc_right = sum(1 for h, x, y in triples if consistent_right(h, x, y))
+    same = sum(1 for _, x, y in triples if x == y and x != _U)
+    first = sum(1 for _, x, y in triples if x == "A" and y == "B")
+    second = sum(1 for _, x, y in triples if x == "B" and y == "A")
+    other = n - same - first - second
     first_wins = sum(1 for x in ab if x == "A") + sum(1 for y in ba if y == "B")
-    non_tie = sum(1 for x in ab if x != "tie") + sum(1 for y in ba if y != "tie")
-    empty = "undefined: no item was decided in both orders"
+    named = sum(1 for x in ab if x in ("A", "B")) + sum(1 for y in ba if y in ("A", "B"))
+    empty = "undefined: no item to evaluate"
+    ci = confidence
+
+    def share(k: int, what: str) -> Estimate:
+        return proportion(k, n, what=what, empty=empty, confidence=ci)
 
     averaged: Estimate
     if n == 0:
         averaged = undefined(empty)
     else:
-        scores = [((h == x) + (h == y)) / 2 for h, x, y in zip(human, ab, ba, strict=True)]
+        scores = [((x == h) + (y == h)) / 2 for h, x, y in triples]
         mean = sum(scores) / n
         var = sum((s - mean) ** 2 for s in scores) / n
-        half = z_value(confidence) * (var / n) ** 0.5
+        half = z_value(ci) * (var / n) ** 0.5
+        lo, hi = mean - half, mean + half
+        note = ""
+        if lo < 0.0 or hi > 1.0:
+            note = f"; interval clipped to [0, 1] (raw [{lo:.3f}, {hi:.3f}])"
         averaged = Estimate(
             value=mean,
-            lower=max(0.0, mean - half),
-            upper=min(1.0, mean + half),
+            lower=max(0.0, lo),
+            upper=min(1.0, hi),
             total=n,
             method="normal",
             reason=(
-                f"({correct_ab} + {correct_ba}) / (2 x {n}) = {mean:.3f}; "
-                f"{confidence:.0%} CLT interval over per-item scores 0/0.5/1"
+                f"({right_ab} + {right_ba}) / (2 x {n}) = {mean:.3f}; {ci:.0%} CLT interval over "
+                f"per-item scores 0/0.5/1{note}"
             ),
         )
+    fsr = proportion(
+        first_wins,
+        named,
+        what="of answers naming a winner picked the candidate shown first (0.5 = no position bias)",
+        empty="undefined: no answer named a winner",
+        confidence=ci,
+    )
+    direction: Literal["first", "second", "none"] = "none"
+    if fsr.lower is not None and fsr.lower > 0.5:
+        direction = "first"
+    elif fsr.upper is not None and fsr.upper < 0.5:
+        direction = "second"
+
+    labels: list[str] = [*WINNERS, _U] if unsure_as == "wrong" else list(WINNERS)
+    k_ab = cohen_kappa(human, ab, labels) if n else None
+    k_ba = cohen_kappa(human, ba, labels) if n else None
+    k_between = cohen_kappa(ab, ba, labels) if n else None
+    k_mean = (k_ab + k_ba) / 2 if k_ab is not None and k_ba is not None else None
+    boot = None
+    if n and n_bootstrap > 0:
+        hl: list[str] = list(human)
+        boot = _kappas([(hl, ab), (hl, ba), (ab, ba)], labels, n_bootstrap=n_bootstrap, seed=seed)
+    kappa_est = partial(_kappa_estimate, n=n, confidence=ci, n_bootstrap=n_bootstrap, seed=seed)
+    kappa_ab = kappa_est(k_ab, None if boot is None else boot[:, 0], "humans vs judge with A first")
+    kappa_ba = kappa_est(k_ba, None if boot is None else boot[:, 1], "humans vs judge with B first")
+    kappa_between = kappa_est(
+        k_between,
+        None if boot is None else boot[:, 2],
+        "judge with A first vs with B first",
+    )
+    mean_samples = None if boot is None else (boot[:, 0] + boot[:, 1]) / 2.0
+    if k_mean is None:
+        kappa_mean = undefined(
+            "undefined: the kappa of at least one order is undefined"
+            if n
+            else "undefined: no item to evaluate"
+        )
+    else:
+        kappa_mean = kappa_est(
+            k_mean,
+            mean_samples,
+            "mean of both orders vs humans",
+            formula=f"(kappa_ab {k_ab:.4f} + kappa_ba {k_ba:.4f}) / 2 = {k_mean:.4f}",
+        )
     return PairwiseStats(
+        unsure_as=unsure_as,
         n_items=len(items),
         n_decided=n,
-        n_unsure=len(items) - n,
-        accuracy_ab=proportion(
-            correct_ab, n, what="correct with A shown first", empty=empty, confidence=confidence
-        ),
-        accuracy_ba=proportion(
-            correct_ba, n, what="correct with B shown first", empty=empty, confidence=confidence
-        ),
+        n_unsure=len(unsure),
+        accuracy_ab=share(right_ab, "correct with A shown first"),
+        accuracy_ba=share(right_ba, "correct with B shown first"),
         accuracy_averaged=averaged,
-        both_correct=proportion(
-            both, n, what="correct in both orders", empty=empty, confidence=confidence
+        both_correct=share(both, "correct in both orders"),
+        position_consistent_accuracy=share(
+            pc_right, "correct by the position-consistent rule (right once, never wrong)"
         ),
-        consistency=proportion(
-            same, n, what="same winner in both orders", empty=empty, confidence=confidence
-        ),
-        first_slot_rate=proportion(
-            first_wins,
-            non_tie,
-            what="of non-tie answers picked the candidate shown first (0.5 = no position bias)",
-            empty="undefined: every answer was a tie (or no items)",
-            confidence=confidence,
-        ),
-        kappa_ab=_kappa(human, ab, "humans vs judge with A first"),
-        kappa_ba=_kappa(human, ba, "humans vs judge with B first"),
-        kappa_between_orders=_kappa(ab, ba, "judge with A first vs with B first"),
+        consistency=share(same, "same winner (or tie) in both orders"),
+        bias_consistent=share(same, "consistent in both orders"),
+        bias_first_slot=share(first, "won by the candidate shown first in both orders"),
+        bias_second_slot=share(second, "won by the candidate shown second in both orders"),
+        bias_other=share(other, "a tie in one order only, or an unsure answer"),
+        first_slot_rate=fsr,
+        bias_direction=direction,
+        kappa_ab=kappa_ab,
+        kappa_ba=kappa_ba,
+        kappa_mean=kappa_mean,
+        kappa_between_orders=kappa_between,
+        confidence=ci,
+        n_bootstrap=n_bootstrap,
+        seed=seed,
     )

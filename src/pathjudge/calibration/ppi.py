@@ -10,6 +10,9 @@ labelled ones, with the power-tuning weight ``lambda`` of Angelopoulos, Duchi & 
 * standard error ``se = sqrt(var(lambda yhat_unlabelled)/N + var(y - lambda yhat)/n)`` (variances with
   1/size) and the normal interval ``theta ± z se``.
 
+When every label and prediction lies in [0, 1] (a rate), the normal intervals (PPI++, naive judge,
+humans-only CLT) are clipped to [0, 1] and their ``reason`` says so, with the raw interval.
+
 ``lambda = 0`` is the humans-only estimate, ``lambda = 1`` plain PPI. The interval is valid when the
 labelled items are a uniformly random sample of the same population as the unlabelled ones. Beside it
 come the naive judge rate (biased whenever the judge errs), the humans-only interval (Wilson and CLT),
@@ -30,7 +33,7 @@ from pathjudge._optional import require
 from pathjudge.calibration.estimate import Estimate, proportion, undefined, z_value
 from pathjudge.calibration.verdicts import ItemVotes
 
-__all__ = ["PPIResult", "Prediction", "ppi_batch", "ppi_mean", "predictions"]
+__all__ = ["PPIResult", "Prediction", "clip_unit", "ppi_batch", "ppi_mean", "predictions"]
 
 Prediction = Literal["vote_share", "majority"]
 
@@ -111,20 +114,35 @@ class PPIResult(BaseModel):
     confidence: float
 
 
-def _normal(values: Sequence[float], confidence: float, what: str) -> Estimate:
+def clip_unit(lower: float, upper: float) -> tuple[float, float, str]:
+    """``(lower, upper)`` clipped to [0, 1], and a note saying so (empty when nothing was clipped).
+
+    A normal interval around a rate near 0 or 1 runs past the range a rate can take; the bound outside
+    [0, 1] carries no information, so it is clipped and the report says what the raw interval was.
+    """
+    lo, hi = max(0.0, lower), min(1.0, upper)
+    if lo == lower and hi == upper:
+        return lo, hi, ""
+    return lo, hi, f"; interval clipped to [0, 1] (raw [{lower:.3f}, {upper:.3f}])"
+
+
+def _normal(values: Sequence[float], confidence: float, what: str, *, rate: bool) -> Estimate:
     n = len(values)
     if n == 0:
         return undefined(f"undefined: no {what}")
     mean = sum(values) / n
     var = sum((v - mean) ** 2 for v in values) / n
     half = z_value(confidence) * math.sqrt(var / n)
+    lower, upper, note = mean - half, mean + half, ""
+    if rate:
+        lower, upper, note = clip_unit(lower, upper)
     return Estimate(
         value=mean,
-        lower=mean - half,
-        upper=mean + half,
+        lower=lower,
+        upper=upper,
         total=n,
         method="normal",
-        reason=f"mean {mean:.3f} of {n} {what}; {confidence:.0%} CLT interval ±{half:.3f}",
+        reason=f"mean {mean:.3f} of {n} {what}; {confidence:.0%} CLT interval ±{half:.3f}{note}",
     )
 
 
@@ -157,9 +175,13 @@ def ppi_mean(
         if binary
         else undefined("undefined: the Wilson interval needs 0/1 labels")
     )
-    humans_clt = _normal(list(y), confidence, "human labels")
+    rate = all(0.0 <= v <= 1.0 for v in (*y, *yhat, *yhat_unlabelled))
+    humans_clt = _normal(list(y), confidence, "human labels", rate=rate)
     naive = _normal(
-        [*yhat, *yhat_unlabelled], confidence, "judge predictions (labelled + unlabelled)"
+        [*yhat, *yhat_unlabelled],
+        confidence,
+        "judge predictions (labelled + unlabelled)",
+        rate=rate,
     )
     if n < 2 or big_n < 1:
         why = "at least 2 labelled items" if n < 2 else "at least 1 judge-only (unlabelled) item"
@@ -182,16 +204,19 @@ def ppi_mean(
     var_y = sum((v - mean_y) ** 2 for v in y) / n
     effective = var_y / (se * se) if se > 0 and var_y > 0 else None
     tuned = "power-tuned" if lam is None else "fixed"
+    lower, upper, note = theta - half, theta + half, ""
+    if rate:
+        lower, upper, note = clip_unit(lower, upper)
     estimate = Estimate(
         value=theta,
-        lower=theta - half,
-        upper=theta + half,
+        lower=lower,
+        upper=upper,
         total=n + big_n,
         method="normal",
         reason=(
             f"PPI++ with {tuned} lambda={used:.3f}: {used:.3f} x judge mean {sum(yhat_unlabelled) / big_n:.3f} "
             f"on {big_n} unlabelled items + mean rectifier {theta - used * sum(yhat_unlabelled) / big_n:+.3f} "
-            f"on {n} labelled items; se={se:.4f}, {confidence:.0%} normal interval ±{half:.3f}"
+            f"on {n} labelled items; se={se:.4f}, {confidence:.0%} normal interval ±{half:.3f}{note}"
         ),
     )
     return PPIResult(

@@ -8,7 +8,8 @@ A verdicts file holds one JSON object a line, in either of two shapes (mixed fre
 
   ``verdict`` is ``pass``, ``fail``, ``unsure`` (the grader could not decide) or ``error`` (it broke).
   Several judgements of the same item carry distinct ``sample`` indices (no ``sample`` = sample 0).
-  Optional: ``criterion``, ``model``, ``metadata``.
+  Optional: ``criterion``, ``model``, ``evidence`` (the quotes the grader cited),
+  ``evidence_verified`` (whether they were found in the judged inputs) and ``metadata``.
 * pathjudge's own judge output (a line with ``"kind": "verdict"`` or ``"kind": "failure"``, see
   :mod:`pathjudge.judge.verdict`): a verdict record contributes each of its ``sample_verdicts`` as one
   sample (plus one ``error`` sample per failed sample); a failure record is one ``error`` sample. The
@@ -22,12 +23,13 @@ decisive (pass/fail) samples, ``unsure`` on a tie or when no sample is decisive,
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, RootModel, ValidationError
 
+from pathjudge._ids import ItemId
 from pathjudge._io import record_error_from_validation
 from pathjudge.calibration._jsonl import numbered_records
 from pathjudge.errors import LabelsError
@@ -37,7 +39,9 @@ if TYPE_CHECKING:
     from pathjudge.judge.verdict import VerdictRecord as JudgeVerdictRecord
 
 __all__ = [
+    "GradedVerdict",
     "ItemVotes",
+    "JudgeName",
     "RecordedVerdict",
     "SampleValue",
     "VerdictSet",
@@ -57,7 +61,9 @@ class RecordedVerdict(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    item_id: str = Field(min_length=1, description="The judged item's id (as in the labels file).")
+    item_id: ItemId = Field(
+        description="The judged item's id, as in the labels file (an integer is read as text)."
+    )
     verdict: SampleValue = Field(
         description="pass, fail, unsure (could not decide) or error (the grader broke)."
     )
@@ -69,6 +75,19 @@ class RecordedVerdict(BaseModel):
     )
     criterion: str | None = Field(default=None, description="The criterion this verdict is for.")
     model: str | None = Field(default=None, description="The grader (model) that produced it.")
+    backend: str | None = Field(
+        default=None, description="The grader's backend (pathjudge: anthropic, openai, llama)."
+    )
+    criterion_hash: str | None = Field(
+        default=None, description="Content hash of the criterion text the grader was given."
+    )
+    evidence: tuple[str, ...] = Field(
+        default=(), description="Quotes from the judged data the grader cited."
+    )
+    evidence_verified: bool | None = Field(
+        default=None,
+        description="Whether every quote was found in the judged inputs (None: not checked).",
+    )
     metadata: dict[str, JsonValue] = Field(default_factory=dict, description="Anything else.")
 
 
@@ -93,6 +112,8 @@ def samples_from_result(result: JudgeVerdictRecord | JudgeFailure) -> list[Recor
                 sample=result.sample_index,
                 criterion=result.criterion_id,
                 model=result.model,
+                backend=result.backend,
+                criterion_hash=result.criterion_hash,
             )
         ]
     out = [
@@ -103,6 +124,10 @@ def samples_from_result(result: JudgeVerdictRecord | JudgeFailure) -> list[Recor
             sample=sample.sample_index,
             criterion=result.criterion_id,
             model=result.model,
+            backend=result.backend,
+            criterion_hash=result.criterion_hash,
+            evidence=sample.evidence,
+            evidence_verified=sample.evidence_verified,
         )
         for sample in result.sample_verdicts
     ]
@@ -116,6 +141,8 @@ def samples_from_result(result: JudgeVerdictRecord | JudgeFailure) -> list[Recor
             sample=next(free),
             criterion=result.criterion_id,
             model=result.model,
+            backend=result.backend,
+            criterion_hash=result.criterion_hash,
         )
         for _ in range(result.failed_samples)
     )
@@ -159,6 +186,30 @@ class ItemVotes:
     verdicts: tuple[SampleValue, ...]
     reasonings: tuple[str | None, ...] = ()
     line: int = 0
+    evidence: tuple[tuple[str, ...], ...] = ()
+    evidence_verified: tuple[bool | None, ...] = ()
+
+    @property
+    def unverified(self) -> bool:
+        """True when a decisive sample cites evidence that was not found in the judged inputs."""
+        return any(
+            checked is False and verdict in ("pass", "fail")
+            for verdict, checked in zip(self.verdicts, self.evidence_verified, strict=False)
+        )
+
+    def unverified_as_unsure(self) -> ItemVotes:
+        """These votes with every sample whose evidence was not found turned into ``unsure``."""
+        if not self.unverified:
+            return self
+        verdicts = tuple(
+            "unsure" if checked is False and verdict in ("pass", "fail") else verdict
+            for verdict, checked in zip(
+                self.verdicts,
+                (*self.evidence_verified, *([None] * len(self.verdicts))),
+                strict=False,
+            )
+        )
+        return replace(self, verdicts=verdicts)
 
     @property
     def n_samples(self) -> int:
@@ -213,12 +264,32 @@ class ItemVotes:
         return next((r for r in self.reasonings if r), None)
 
 
+class JudgeName(BaseModel):
+    """Who produced a set of verdicts, as far as the file says: backend, model, criterion hash."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    backend: str | None = None
+    model: str | None = None
+    criterion: str | None = None
+    criterion_hash: str | None = None
+    samples: int = Field(default=0, description="Judgements (samples) by this grader.")
+
+    def describe(self) -> str:
+        """``openai:smollm2 · summary-faithful sha256:0123…`` (what is known of it)."""
+        who = ":".join(p for p in (self.backend, self.model) if p) or "unnamed grader"
+        crit = self.criterion or "(unnamed criterion)"
+        digest = f" {self.criterion_hash}" if self.criterion_hash else ""
+        return f"{who} · {crit}{digest} ({self.samples} samples)"
+
+
 @dataclass(frozen=True)
 class VerdictSet:
     """Aggregated verdicts of one file, keyed by criterion then item id (in order of first appearance)."""
 
     file: str | None
     by_criterion: Mapping[str | None, Mapping[str, ItemVotes]] = field(default_factory=dict)
+    judges: Mapping[str | None, tuple[JudgeName, ...]] = field(default_factory=dict)
 
     @property
     def criteria(self) -> tuple[str | None, ...]:
@@ -229,6 +300,39 @@ class VerdictSet:
 
     def __len__(self) -> int:
         return sum(len(items) for items in self.by_criterion.values())
+
+    def by_item(self) -> dict[str, GradedVerdict]:
+        """One verdict per item id for grading (``pathjudge score --verdicts``), every criterion.
+
+        The verdict is the majority vote of :class:`ItemVotes` (``unsure`` on a tie), or ``error``
+        when every sample errored; the reasoning is the majority's. An item id under two criteria
+        is a :class:`LabelsError` (grading keys verdicts by item id alone).
+        """
+        out: dict[str, GradedVerdict] = {}
+        for criterion, items in self.by_criterion.items():
+            for item_id, votes in items.items():
+                if item_id in out:
+                    raise LabelsError(
+                        f"item {item_id!r} has verdicts under two criteria ({criterion!r} and "
+                        "another)",
+                        file=self.file,
+                        line=votes.line,
+                        field="item_id",
+                        hint="grading item ids are '<run_id>:<criterion>'; keep one per item",
+                    )
+                out[item_id] = GradedVerdict(
+                    verdict="error" if votes.errored else votes.majority,
+                    reasoning=votes.reasoning or "",
+                )
+        return out
+
+
+@dataclass(frozen=True)
+class GradedVerdict:
+    """What grading reads of an item's verdicts: the label and why (see :meth:`VerdictSet.by_item`)."""
+
+    verdict: str
+    reasoning: str
 
 
 def aggregate_verdicts(
@@ -241,6 +345,7 @@ def aggregate_verdicts(
     """
     name = str(file) if file is not None else None
     seen: dict[tuple[str | None, str, int], int] = {}
+    graders: dict[str | None, dict[tuple[str | None, str | None, str | None], int]] = {}
     grouped: dict[str | None, dict[str, list[tuple[int, int, RecordedVerdict]]]] = {}
     for line, record in records:
         sample = record.sample if record.sample is not None else 0
@@ -254,6 +359,9 @@ def aggregate_verdicts(
                 hint="give each judgement of the same item a distinct 'sample' index",
             )
         seen[key] = line
+        who = (record.backend, record.model, record.criterion_hash)
+        per = graders.setdefault(record.criterion, {})
+        per[who] = per.get(who, 0) + 1
         grouped.setdefault(record.criterion, {}).setdefault(record.item_id, []).append(
             (sample, line, record)
         )
@@ -269,9 +377,18 @@ def aggregate_verdicts(
                 verdicts=tuple(entry[2].verdict for entry in entries),
                 reasonings=tuple(entry[2].reasoning for entry in entries),
                 line=first_line,
+                evidence=tuple(entry[2].evidence for entry in entries),
+                evidence_verified=tuple(entry[2].evidence_verified for entry in entries),
             )
         by_criterion[criterion] = out
-    return VerdictSet(file=name, by_criterion=by_criterion)
+    judges = {
+        criterion: tuple(
+            JudgeName(backend=b, model=m, criterion=criterion, criterion_hash=h, samples=n)
+            for (b, m, h), n in sorted(per.items(), key=lambda entry: -entry[1])
+        )
+        for criterion, per in graders.items()
+    }
+    return VerdictSet(file=name, by_criterion=by_criterion, judges=judges)
 
 
 def load_verdicts(path: str | Path) -> VerdictSet:

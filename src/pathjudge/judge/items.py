@@ -13,8 +13,9 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from pathjudge._ids import ItemId
 from pathjudge._io import iter_jsonl, write_jsonl
-from pathjudge.errors import BudgetExceededError, InputError
+from pathjudge.errors import BudgetExceededError, InputError, JudgeFailuresError
 from pathjudge.judge.runner import JudgeJob, JudgeRun
 from pathjudge.judge.session import JudgeSession
 from pathjudge.rubrics.criteria import get_criterion
@@ -27,7 +28,9 @@ class JudgeItem(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    item_id: str = Field(min_length=1, description="Unique id; verdicts refer to it.")
+    item_id: ItemId = Field(
+        description="Unique id (an integer is read as text); verdicts refer to it."
+    )
     inputs: dict[str, str] = Field(description="The criterion's named inputs, as text.")
 
 
@@ -72,7 +75,9 @@ def judge_items(
     """Run the judge over the items file and write verdicts in input order; return a one-line summary.
 
     With a budget that runs out, the verdicts obtained are written and :class:`BudgetExceededError` is
-    raised (they are cached too, so a rerun with a larger budget finishes the rest).
+    raised (they are cached too, so a rerun with a larger budget finishes the rest). When any item
+    ended in a judge failure, everything is written and :class:`JudgeFailuresError` (exit 1, carrying
+    the summary) is raised, so a CI job does not go green on a judge that could not judge.
     """
 
     criterion = get_criterion(criterion_ref)
@@ -100,4 +105,14 @@ def judge_items(
             file=output,
             hint="everything judged is cached; rerun with a larger budget to finish",
         )
-    return _summary(run, output)
+    summary = _summary(run, output)
+    if failures:
+        raise JudgeFailuresError(
+            f"{len(failures)} of {len(run.results)} items ended in a judge failure (verdict "
+            "'error'), written with their error type",
+            summary=summary,
+            file=output,
+            hint="the failures are written with their error type and cached verdicts are kept; "
+            "fix the cause (see the messages above) and rerun to judge only the failed items",
+        )
+    return summary

@@ -43,6 +43,7 @@ from pathjudge.judge.backends.base import (
     ratelimit_pause,
 )
 from pathjudge.judge.cache import CacheKey, VerdictCache, input_hash
+from pathjudge.judge.evidence import verify_evidence
 from pathjudge.judge.prompt import render_prompt
 from pathjudge.judge.verdict import (
     JudgeFailure,
@@ -238,7 +239,11 @@ class AdaptiveLimiter:
 
 @dataclass
 class RunStats:
-    """What a run did: calls, cache hits, retries, throttling, failures, usage and wall time."""
+    """What a run did: calls, cache hits, retries, throttling, failures, usage and wall time.
+
+    ``calls`` counts every request sent to the model; ``retries`` the requests beyond the first of
+    each sample: a transient error tried again, and an invalid output the backend re-asked for.
+    """
 
     items: int = 0
     samples_needed: int = 0
@@ -315,9 +320,25 @@ def sample_keys(
     return [CacheKey(identity, backend.model, criterion, hashed, s) for s in range(samples)]
 
 
+def with_evidence_check(sample: SampleVerdict, inputs: Mapping[str, str]) -> SampleVerdict:
+    """``sample`` with ``evidence_verified`` set by checking its quotes against ``inputs``.
+
+    A sample already checked (from a newer cache entry) is returned as it is.
+    """
+    if sample.evidence_verified is not None or not sample.evidence:
+        return sample
+    check = verify_evidence(sample.evidence, inputs)
+    if check.verified is None:
+        return sample
+    return sample.model_copy(
+        update={"evidence_verified": check.verified, "unverified_evidence": check.missing}
+    )
+
+
 def sample_record(
     job: JudgeJob, key: CacheKey, reply: BackendReply, backend: JudgeBackend
 ) -> SampleVerdict:
+    check = verify_evidence(reply.verdict.evidence, job.inputs)
     return SampleVerdict(
         item_id=job.item_id,
         sample_index=key.sample_index,
@@ -333,6 +354,8 @@ def sample_record(
         evidence=tuple(
             redact(e, getattr(backend, "_api_key", None)) for e in reply.verdict.evidence
         ),
+        evidence_verified=check.verified,
+        unverified_evidence=check.missing,
         usage=reply.usage,
         attempts=reply.attempts,
     )
@@ -372,7 +395,7 @@ def collect_results(
             continue
         results[job.item_id] = aggregate_samples(
             job.item_id,
-            [done[k] for k in item_keys if k in done],
+            [with_evidence_check(done[k], job.inputs) for k in item_keys if k in done],
             [failed[k] for k in item_keys if k in failed],
         )
     return results, tuple(unfinished)
@@ -467,6 +490,10 @@ async def run_judge(
                                 "timeout", f"no answer within {timeout:g} s"
                             ) from None
                         except BackendCallError as error:
+                            # re-asks inside the backend (invalid output sent back to the model)
+                            # are requests too: the summary's retries must match "after N attempts"
+                            stats.calls += max(0, error.attempts - 1)
+                            stats.retries += max(0, error.attempts - 1)
                             budget.charge(error.usage)
                             stats.usage = stats.usage + error.usage
                             if isinstance(error, TransientError) and error.throttle:
@@ -474,6 +501,8 @@ async def run_judge(
                                 limiter.throttle()
                             raise
                     limiter.success()
+                    stats.calls += max(0, reply.attempts - 1)
+                    stats.retries += max(0, reply.attempts - 1)
                     budget.charge(reply.usage)
                     stats.usage = stats.usage + reply.usage
                     record = sample_record(job, key, reply, backend)

@@ -99,6 +99,14 @@ class SampleVerdict(_Record):
     verdict: VerdictLabel = Field(description="pass / fail / unsure.")
     reasoning: str = Field(description="The judge's reasoning.")
     evidence: tuple[str, ...] = Field(default=(), description="Quotes the judge cited.")
+    evidence_verified: bool | None = Field(
+        default=None,
+        description="Every quote found in the judged inputs (True), one or more not found (False), "
+        "or nothing to check (None); see pathjudge.judge.evidence.",
+    )
+    unverified_evidence: tuple[str, ...] = Field(
+        default=(), description="The quotes that were not found in the judged inputs."
+    )
     usage: Usage = Field(
         default_factory=Usage, description="Tokens and cost of this call, re-asks included."
     )
@@ -145,6 +153,14 @@ class VerdictRecord(_Record):
         description="Reasoning of the first sample that voted for the majority verdict."
     )
     evidence: tuple[str, ...] = Field(default=(), description="Evidence of that same sample.")
+    evidence_verified: bool | None = Field(
+        default=None,
+        description="Whether that sample's quotes were all found in the judged inputs (None: no "
+        "quotes, or not checked).",
+    )
+    unverified_evidence: tuple[str, ...] = Field(
+        default=(), description="That sample's quotes that were not found in the judged inputs."
+    )
     criterion_id: str = Field(description="The criterion's id.")
     criterion_version: str = Field(description="The criterion's declared version.")
     criterion_hash: str = Field(description="Content hash of the criterion.")
@@ -205,6 +221,8 @@ def aggregate_samples(
         verdict=label,
         reasoning=representative.reasoning,
         evidence=representative.evidence,
+        evidence_verified=representative.evidence_verified,
+        unverified_evidence=representative.unverified_evidence,
         criterion_id=first.criterion_id,
         criterion_version=first.criterion_version,
         criterion_hash=first.criterion_hash,

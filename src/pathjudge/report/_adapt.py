@@ -138,6 +138,9 @@ def _run_view(grade: RunGrade | None, record: RunRecord | None) -> RunView:
         tool_calls=grade.tool_calls if grade is not None else None,
         trajectory=grade.trajectory if grade is not None else None,
         reason=grade.reason if grade is not None else "this run has no grade in the report",
+        passed=grade.passed if grade is not None else None,
+        verdict=grade.verdict if grade is not None else "not graded",
+        blockers=grade.blockers if grade is not None else (),
         weak=tuple(grade.weak) if grade is not None else (),
         alignment=alignment,
         input=record.input if record is not None else None,
@@ -222,6 +225,13 @@ def report_view(
     )
     secondary = [
         MetricView(
+            "passed",
+            "Runs passed (one verdict)",
+            card.passed_rate,
+            f"{card.verdict_passed} passed, {card.verdict_failed} failed, "
+            f"{card.verdict_undecided} undecided ({card.verdict_excluded} excluded)",
+        ),
+        MetricView(
             "partial", "Partial credit", card.partial_credit, "mean success score of decided runs"
         ),
         MetricView("path", "Mean path score", card.path_score, "0–100", digits=1),
@@ -296,6 +306,8 @@ def report_view(
                 path_score=row.path_score,
                 mean_steps=row.mean_steps,
                 weak=row.weak,
+                passed_rate=row.passed_rate,
+                verdicts=f"{row.verdict_passed} / {row.verdict_failed} / {row.verdict_excluded}",
             )
             for row in card.task_rows
         ),
@@ -362,6 +374,15 @@ def _estimate(key: str, label: str, estimate: Estimate) -> MetricView:
     )
 
 
+def _with_evidence(reasoning: str | None, d: Any) -> str | None:
+    """The judge's reasoning followed by the quotes it cited (marked when not found)."""
+    if not d.judge_evidence:
+        return reasoning
+    mark = {True: " (found)", False: " (NOT found in the judged inputs)", None: ""}
+    quotes = "; ".join(f"“{q}”" for q in d.judge_evidence)
+    return f"{reasoning or ''}\nEvidence{mark[d.evidence_verified]}: {quotes}".strip()
+
+
 def calibration_view(report: Any, *, source: str | Path | None = None) -> CalibrationView:
     """The calibration section from a :class:`~pathjudge.calibration.calibrate.CalibrationReport` (or JSON)."""
     from pathjudge.calibration.calibrate import CalibrationReport
@@ -373,14 +394,27 @@ def calibration_view(report: Any, *, source: str | Path | None = None) -> Calibr
         metrics = [
             _estimate("accuracy", "Accuracy", a.accuracy),
             _estimate("kappa", "Cohen's kappa", a.kappa),
-            _estimate("tpr", "TPR (pass recall)", a.tpr),
-            _estimate("tnr", "TNR (fail recall)", a.tnr),
-            _estimate("tpr_unsure", "TPR, unsure = fail", a.tpr_unsure_as_fail),
-            _estimate("tnr_unsure", "TNR, unsure = fail", a.tnr_unsure_as_fail),
+            _estimate("tpr", "TPR (pass recall), decided items", a.tpr),
+            _estimate("tnr", "TNR (fail recall), decided items", a.tnr),
+            _estimate("tpr_unsure", "TPR, unsure counts as wrong (gated)", a.tpr_unsure_as_wrong),
+            _estimate("tnr_unsure", "TNR, unsure counts as wrong (gated)", a.tnr_unsure_as_wrong),
+            _estimate(
+                "kappa_unsure",
+                "Cohen's kappa, unsure counts as wrong (gated)",
+                a.kappa_unsure_as_wrong,
+            ),
             _estimate("prevalence", "Human pass rate", a.prevalence),
             _estimate("judge_pass_rate", "Judge pass rate", a.judge_pass_rate),
             _estimate("unsure_rate", "Unsure rate", a.unsure_rate),
         ]
+        if crit.evidence is not None:
+            metrics.append(
+                _estimate(
+                    "accuracy_unverified",
+                    "Agreement where a quote was not found",
+                    crit.evidence.accuracy_unverified,
+                )
+            )
         if crit.inter_annotator is not None:
             ia = crit.inter_annotator
             metrics.append(
@@ -403,7 +437,14 @@ def calibration_view(report: Any, *, source: str | Path | None = None) -> Calibr
             metrics.append(
                 _estimate("humans_only", "Humans-only success rate", crit.ppi.humans_only)
             )
-        notes = [crit.ceiling, crit.reliability.reason]
+        notes = [crit.ceiling, crit.reliability.reason, *crit.notes]
+        if crit.evidence is not None:
+            ev = crit.evidence
+            notes.append(
+                f"Evidence: {ev.n_unverified} of {ev.n_checked} items cite a quote not found in "
+                "the judged inputs" + (" (counted as unsure)." if ev.treated_as_unsure else ".")
+            )
+        notes += [f"Next step: {step}" for step in crit.next_steps]
         if crit.reliability.ece is not None:
             notes.append(
                 f"Expected calibration error of the vote share: {crit.reliability.ece:.3f}."
@@ -435,11 +476,12 @@ def calibration_view(report: Any, *, source: str | Path | None = None) -> Calibr
                         human=d.human,
                         judge=d.judge,
                         vote_share=d.vote_share,
-                        judge_reasoning=d.judge_reasoning,
+                        judge_reasoning=_with_evidence(d.judge_reasoning, d),
                         human_rationale=d.human_rationale,
                     )
                     for d in crit.disagreements
                 ),
+                judge="; ".join(j.describe() for j in crit.judges),
             )
         )
     source_text = f"labels {model.labels_file or '—'} · verdicts {model.verdicts_file or '—'}"

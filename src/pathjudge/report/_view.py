@@ -91,6 +91,8 @@ class TaskView:
     path_score: float | None
     mean_steps: float | None
     weak: int
+    passed_rate: float | None = None
+    verdicts: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,6 +153,9 @@ class RunView:
     steps: tuple[StepView, ...] | None
     checks: tuple[CheckView, ...]
     verdicts: tuple[VerdictView, ...]
+    passed: bool | None = None
+    verdict: str = "undecided"
+    blockers: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -229,6 +234,7 @@ class CriterionCalibrationView:
     reliability: tuple[tuple[float, float, int], ...] | None
     notes: tuple[str, ...]
     disagreements: tuple[DisagreementView, ...]
+    judge: str = ""
 
 
 @dataclass(frozen=True, slots=True)

@@ -341,6 +341,8 @@ def _tasks(view: ReportView) -> str:
         rows.append(
             f'<tr><td data-sort="{_e(task.task_id)}">{_e(task.task_id)}</td>'
             f'<td class="num" data-sort="{task.runs}">{task.runs}</td>'
+            f'<td class="num" data-sort="{_sort_key(task.passed_rate)}" title="passed / failed / excluded: '
+            f'{_e(task.verdicts)}">{_num(task.passed_rate)}</td>'
             f'<td class="num" data-sort="{_sort_key(task.success)}">{_num(task.success)}</td>'
             f'<td class="num" data-sort="{task.failed}">{task.passed} / {task.failed} / {task.undecided}</td>'
             f'<td class="num" data-sort="{_sort_key(task.tool_calls)}">{_num(task.tool_calls)}</td>'
@@ -350,14 +352,14 @@ def _tasks(view: ReportView) -> str:
             f'<td class="num" data-sort="{task.weak}">{task.weak}</td>'
             f'<td><a class="jump" href="#trajectories" data-jump="{_e(task.task_id)}">runs</a></td></tr>'
         )
-    body = "".join(rows) or '<tr><td colspan="10" class="empty">no tasks</td></tr>'
+    body = "".join(rows) or '<tr><td colspan="11" class="empty">no tasks</td></tr>'
     return (
         '<section id="tasks"><h2>Tasks</h2>'
         '<div class="toolbar"><input type="search" id="tasks-filter" data-filter="task-table" '
         'placeholder="Filter tasks by id" aria-label="Filter tasks">'
         '<span class="count" id="task-table-count"></span></div>'
         '<table id="task-table" data-sortable="1"><thead><tr><th>task</th><th class="num">runs</th>'
-        '<th class="num">success</th><th class="num">passed / failed / undecided</th>'
+        '<th class="num">passed</th><th class="num">success</th><th class="num">passed / failed / undecided</th>'
         '<th class="num">tool calls</th><th class="num">trajectory</th><th class="num">path score</th>'
         '<th class="num">mean steps</th><th class="num">weak runs</th>'
         f"<th></th></tr></thead><tbody>{body}</tbody></table></section>"
@@ -375,6 +377,14 @@ def _trajectories(view: ReportView, clip: _Clipper) -> str:
             f'<span class="rid">{_e(run.run_id)}</span>',
             f'<span class="muted">epoch {run.epoch}</span>',
         ]
+        if run.verdict != "not graded":
+            if run.passed is True:
+                parts.insert(1, _badge("pass", "passed"))
+            elif run.passed is False:
+                blocked = ", ".join(run.blockers[:3]) or run.verdict
+                parts.insert(1, _badge("fail", f"did not pass: {blocked}"))
+            else:
+                parts.insert(1, _badge("not_run", "undecided (excluded)"))
         if run.steps is not None:
             count = len(run.steps)
             parts.append(f'<span class="muted">{count} step{"" if count == 1 else "s"}</span>')
@@ -551,7 +561,8 @@ def _calibration_criterion(crit: CriterionCalibrationView) -> str:
     trust = _badge("pass" if crit.trusted else "fail", "trusted" if crit.trusted else "not trusted")
     return (
         f'<div class="criterion"><h3>{_e(crit.criterion)} {trust}</h3><p class="note">{_e(crit.summary)}</p>'
-        f'<p class="note">{_e(crit.trust_reason)}</p>'
+        + (f'<p class="note">Judge: {_e(crit.judge)}</p>' if crit.judge else "")
+        + f'<p class="note">{_e(crit.trust_reason)}</p>'
         + (f'<div class="gates">{gates}</div>' if gates else "")
         + notes
         + '<table><thead><tr><th>statistic</th><th class="num">value</th><th class="num">interval</th>'

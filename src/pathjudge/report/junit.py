@@ -1,9 +1,11 @@
 """JUnit XML from a scorecard: one ``<testcase>`` per task, for CI systems that read JUnit.
 
-A task's case fails when any of its runs failed the task (``<failure>`` carries the first failing run's
-reason and alignment diff), is skipped when none of its runs could be decided or it has no runs, and
-passes otherwise. With ``strict=True`` a run that succeeded by a poor path or repeated a call fails its
-task too; otherwise such runs are listed in the case's ``<system-out>``. The document follows the common
+A task's case follows its runs' one verdict (``passed``: every counted gating check and the success,
+see :class:`~pathjudge.rubrics.suite.PassedSpec`): it fails when any run did not pass (``<failure>``
+carries the first failing run's reason, what blocked it and the alignment diff), is skipped when no
+run has a verdict (every run undecided and excluded, or no runs), and passes otherwise. With
+``strict=True`` a run that succeeded by a poor path or repeated a call fails its task too; otherwise
+such runs are listed in the case's ``<system-out>``. The document follows the common
 JUnit schema (``testsuites/testsuite/testcase/failure/skipped`` with ``name, tests, failures, errors,
 time``, and ``skipped`` on the testsuite) and contains no timestamp, so the same scorecard gives the same bytes.
 """
@@ -20,9 +22,9 @@ __all__ = ["junit_xml", "task_verdict", "write_junit"]
 
 def task_verdict(row: TaskRow | None, *, strict: bool = False) -> str:
     """``failed``, ``skipped`` or ``passed`` for one task (see the module docstring)."""
-    if row is None or row.runs == row.undecided:
+    if row is None or row.verdict_passed + row.verdict_failed == 0:
         return "skipped"
-    if row.failed:
+    if row.verdict_failed:
         return "failed"
     if strict and row.weak:
         return "failed"
@@ -30,16 +32,18 @@ def task_verdict(row: TaskRow | None, *, strict: bool = False) -> str:
 
 
 def _message(row: TaskRow, weak: list[WeakPath], strict: bool) -> tuple[str, str]:
-    failing = [w for w in weak if "failed" in w.flags] or (weak if strict else [])
+    failing = [w for w in weak if w.passed is False] or (weak if strict else [])
     head = (
-        f"{row.failed} of {row.runs} runs failed the task"
-        if row.failed
+        f"{row.verdict_failed} of {row.runs} runs did not pass"
+        if row.verdict_failed
         else f"{row.weak} of {row.runs} runs took a weak path"
     )
     if not failing:
         return head, head + " (details beyond the listed weak paths)"
     first = failing[0]
     body = [f"run {first.run_id} (epoch {first.epoch}): {first.reason}"]
+    if first.blockers:
+        body.append("did not pass: " + ", ".join(first.blockers))
     if first.diff:
         body.append("alignment diff:")
         body.extend(first.diff)
@@ -69,7 +73,8 @@ def junit_xml(scorecard: Scorecard, task_ids: list[str], *, strict: bool = False
             reason = (
                 "no runs for this task"
                 if row is None
-                else "no run could be decided (judged criteria not run)"
+                else "no run could be decided (e.g. judged criteria not run); "
+                "undecided runs are excluded by the task's passed.undecided"
             )
             ET.SubElement(case, "skipped", message=reason)
             continue

@@ -99,6 +99,8 @@ def render_markdown(view: ReportView, *, max_weak: int = 20) -> str:
             lines.append(
                 f"**Judge calibration, {md_cell(crit.criterion)}**: {trust}: {md_cell(crit.trust_reason)}"
             )
+            if crit.judge:
+                lines.append(f"- judge: {md_cell(crit.judge)}")
         lines.append("")
     return "\n".join(lines)
 

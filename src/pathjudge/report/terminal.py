@@ -61,6 +61,10 @@ def print_scorecard(
     if sc.success_undecided:
         detail += f", {sc.success_undecided} undecided"
     head.add_row("task success rate", _num(sc.success_rate), detail)
+    verdicts = f"{sc.verdict_passed}/{sc.verdict_passed + sc.verdict_failed} runs"
+    if sc.verdict_excluded:
+        verdicts += f", {sc.verdict_excluded} undecided excluded"
+    head.add_row("runs passed", _num(sc.passed_rate), verdicts + " (one verdict per run)")
     head.add_row("partial credit", _num(sc.partial_credit), "mean success score (multi-part tasks)")
     head.add_row(
         "tool-call correctness", _num(sc.tool_calls), "mean of tool-selection and argument checks"

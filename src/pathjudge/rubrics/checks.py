@@ -32,6 +32,7 @@ from pathjudge.rubrics.assertions.recovery import RecoverySpec, check_recovery
 from pathjudge.rubrics.assertions.steps import StepSpec, check_steps
 from pathjudge.rubrics.assertions.tools import check_tool_selection
 from pathjudge.rubrics.path import AlignCache, Mode, RefSpec, compile_reference
+from pathjudge.rubrics.scope import ErroredCalls, ToolScope, visible_calls
 from pathjudge.rubrics.suite import Suite, Task
 
 __all__ = [
@@ -58,12 +59,15 @@ CheckFn = Callable[[RunRecord, "TaskPlan"], tuple[CheckResult, ...]]
 
 @dataclass(frozen=True, slots=True)
 class CompiledReference:
-    """One reference path compiled for aligning many runs: its name, mode, steps and cache."""
+    """One reference path compiled for aligning many runs: its name, mode, steps and cache, and the
+    calls it sees (its scope and errored-call policy; see :mod:`pathjudge.rubrics.scope`)."""
 
     name: str
     mode: Mode
     refs: tuple[RefSpec, ...]
     cache: AlignCache
+    scope: ToolScope = "all"
+    errored_calls: ErroredCalls = "count"
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,7 +76,10 @@ class TaskPlan:
 
     ``recovery_clean``: the recovery checks of a run with no tool error, which depend on the spec
     alone (derived from the same :func:`~pathjudge.rubrics.assertions.recovery.check_recovery`);
-    ``implied_goal``: the refusal rule a task's ``kind`` implies when it has no success criterion.
+    ``implied_goal``: the refusal rule a task's ``kind`` implies when it has no success criterion;
+    ``read_only``: the task's read-only tool patterns; ``errored_calls``: its errored-call policy;
+    ``step_view_differs``: whether the redundancy check sees other calls than the whole run;
+    ``success_defined``: whether the task has a success criterion, a kind or a judged criterion.
     """
 
     task: Task
@@ -84,6 +91,10 @@ class TaskPlan:
     budget: int | None
     implied_goal: RefusalCriterion | None
     checks: tuple[Check, ...]
+    read_only: tuple[str, ...] = ()
+    errored_calls: ErroredCalls = "count"
+    step_view_differs: bool = False
+    success_defined: bool = False
 
 
 def plan_task(
@@ -106,6 +117,8 @@ def plan_task(
             ref.mode,
             compile_reference(ref),
             AlignCache(cache_limit),
+            ref.scope,
+            ref.errored_calls or task.errored_calls,
         )
         for i, ref in enumerate(task.references)
     )
@@ -119,6 +132,10 @@ def plan_task(
         budget=step_spec.budget,
         implied_goal=implied,
         checks=(),
+        read_only=task.tools.read_only if task.tools is not None else (),
+        errored_calls=task.errored_calls,
+        step_view_differs=step_spec.scope != "all" or task.errored_calls == "ignore",
+        success_defined=task.success is not None or task.kind is not None or bool(task.judged),
     )
     declared = CHECKS if checks is None else tuple(checks)
     kept = tuple(check for check in declared if check.applies is None or check.applies(plan))
@@ -172,16 +189,20 @@ class SuitePlan:
 def tool_selection(run: RunRecord, plan: TaskPlan) -> tuple[CheckResult, ...]:
     """``tools.*``: required, forbidden, distractor tools and the first call (the task's ``tools``)."""
     spec = plan.task.tools
-    return () if spec is None else check_tool_selection(run, spec)
+    return () if spec is None else check_tool_selection(run, spec, errored_calls=plan.errored_calls)
 
 
 def argument_validity(run: RunRecord, plan: TaskPlan) -> tuple[CheckResult, ...]:
-    """``arguments.valid_json``: the share of calls whose arguments parsed (none with no calls)."""
+    """``arguments.valid_json``: the share of calls whose arguments parsed (none with no calls).
+
+    With ``errored_calls: ignore`` a call whose result was an error is not looked at."""
     steps = run.steps
-    n = len(steps)
+    view = visible_calls(steps, errored=plan.errored_calls)
+    indices: Sequence[int] = range(len(steps)) if view is None else view
+    n = len(indices)
     if not n:
         return ()
-    bad = [i for i, step in enumerate(steps) if step.arguments_error is not None]
+    bad = [i for i in indices if steps[i].arguments_error is not None]
     if not bad:
         return (_all_valid(n),)
     return (
@@ -198,13 +219,17 @@ def argument_validity(run: RunRecord, plan: TaskPlan) -> tuple[CheckResult, ...]
 
 
 def argument_match(run: RunRecord, plan: TaskPlan) -> tuple[CheckResult, ...]:
-    """``arguments.match``: the calls to each tool of the task's ``arguments`` against its expectation."""
+    """``arguments.match``: the calls to each tool of the task's ``arguments`` against its expectation
+    (with ``errored_calls: ignore``, not the calls whose result was an error)."""
     expectations = plan.arguments
     if not expectations:
         return ()
     total = 0
     failures: list[str] = []
-    for index, step in enumerate(run.steps):
+    steps = run.steps
+    view = visible_calls(steps, errored=plan.errored_calls)
+    for index in range(len(steps)) if view is None else view:
+        step = steps[index]
         expected = expectations.get(step.tool)
         if expected is None or step.arguments_error is not None:
             continue
@@ -256,8 +281,18 @@ def query_overlap(run: RunRecord, plan: TaskPlan) -> tuple[CheckResult, ...]:
 
 
 def step_efficiency(run: RunRecord, plan: TaskPlan) -> tuple[CheckResult, ...]:
-    """``steps.budget``, ``steps.redundant`` (its details carry the redundant pairs), ``steps.loop``."""
-    return check_steps(run, plan.step_spec)
+    """``steps.budget``, ``steps.redundant`` (its details carry the redundant pairs), ``steps.loop``;
+    redundancy and loops look at the calls in ``steps.scope`` (and, with ``errored_calls: ignore``,
+    not at errored calls); the budget counts every call."""
+    view = None
+    if plan.step_view_differs:
+        view = visible_calls(
+            run.steps,
+            scope=plan.step_spec.scope,
+            read_only=plan.read_only,
+            errored=plan.errored_calls,
+        )
+    return check_steps(run, plan.step_spec, view)
 
 
 def recovery(run: RunRecord, plan: TaskPlan) -> tuple[CheckResult, ...]:

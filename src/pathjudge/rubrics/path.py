@@ -38,10 +38,20 @@ lesson: missing step 25, wasted call 10, over budget 20, wrong order 15):
 - *wasted*: an unpaired call that repeats an earlier call (same tool, same normalised arguments), or,
   in the modes that forbid other calls (strict, unordered, subset), any unpaired call;
 - *over budget*: charged once when the run has more calls than the step budget;
-- *wrong order*: charged once. In ``strict`` and ``in_order`` it is charged whenever the reference is
-  not realised as an ordered subsequence of the run, so a missing step also breaks the order (as in the
-  lesson: a run without the refund step is both missing a step and out of order). In
-  ``partial_order`` it is charged when a present step comes before a step it depends on.
+- *wrong order*: charged once, when some step is out of order. One rule for every ordered mode
+  (``strict`` and ``in_order`` are the chain where each step depends on all the steps before it;
+  ``partial_order`` declares its dependencies with ``after``): a matched step is out of order when its
+  call comes before the call of a step it depends on, or when a step it depends on never happened
+  (no call, or a call with wrong arguments). So, as in the lesson, a run without the refund step is
+  both missing a step and out of order (the send step came without its refund), while a run that
+  only stops early (the last steps missing) is missing steps but not out of order. A
+  ``partial_order`` reference whose ``after`` edges form a chain scores exactly like ``in_order``. A
+  call comes after another when it is in a later turn, or in the same turn: parallel calls are
+  unordered among themselves.
+
+Scope and errored calls (see :mod:`pathjudge.rubrics.scope`): a reference's ``scope`` and
+``errored_calls`` choose the calls it is aligned with; the others are invisible to it (neither
+extra nor wasted), and indices always refer to the whole run.
 
 Empty input: an empty reference is satisfied by an empty run in every mode; calls then count as extras
 (wasted in the modes that forbid other calls). A run with no calls misses every reference step.
@@ -53,13 +63,15 @@ import json
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal, assert_never
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, model_validator
 
+from pathjudge._records import fast_init
 from pathjudge.agent.trajectory import RunRecord, Step
 from pathjudge.rubrics.assertions.arguments import CallExpectation, EqMatcher, match_call
+from pathjudge.rubrics.scope import ErroredCalls, ToolScope, describe_scope, tool_in_scope
 
 __all__ = [
     "MODES",
@@ -76,6 +88,7 @@ __all__ = [
     "StepMatcher",
     "align_calls",
     "align_path",
+    "align_view",
     "best_alignment",
     "compile_reference",
     "hungarian",
@@ -146,6 +159,7 @@ StepMatcher = Callable[[Step], StepMatch]
 """Compares a call (already known to use the step's tool) with one reference step."""
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class PairedStep:
     """A reference step paired with a call of the run.
@@ -174,6 +188,7 @@ class PairedStep:
         }
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class PathAlignment:
     """The alignment of one run with one reference path: the diff, the faults and the path score.
@@ -755,6 +770,77 @@ def _align(
     )
 
 
+def align_view(
+    steps: Sequence[Step],
+    view: Sequence[int] | None,
+    refs: Sequence[RefSpec],
+    mode: Mode,
+    *,
+    name: str = "reference",
+    budget: int | None = None,
+    costs: FaultCosts | None = None,
+    redundant: Iterable[int] = (),
+    cache: AlignCache | None = None,
+) -> PathAlignment:
+    """:func:`align_calls` of the calls in ``view`` (indices into ``steps``; ``None``: every call).
+
+    The calls outside the view are invisible to the alignment: neither paired, nor extra, nor wasted.
+    ``redundant`` holds *positions in the view* of the calls that repeat an earlier call in the view.
+    Every index in the result is the call's index in ``steps``, and the step budget is judged on
+    every call of the run (see :mod:`pathjudge.rubrics.scope`).
+    """
+    if view is None:
+        return align_calls(
+            steps,
+            refs,
+            mode,
+            name=name,
+            budget=budget,
+            costs=costs,
+            redundant=redundant,
+            cache=cache,
+        )
+    costs = costs or _DEFAULT_COSTS
+    seen = align_calls(
+        [steps[i] for i in view],
+        refs,
+        mode,
+        name=name,
+        budget=None,
+        costs=costs,
+        redundant=redundant,
+        cache=cache,
+    )
+    over = budget is not None and len(steps) > budget
+    faults = dict(seen.faults)
+    faults["over_budget"] = int(over)
+    score = max(
+        0,
+        100
+        - _cost(costs, faults["missing"], faults["wasted"], seen.order_fault)
+        - (costs.over_budget if over else 0),
+    )
+    return PathAlignment(
+        seen.reference,
+        seen.mode,
+        seen.satisfied,
+        score,
+        tuple(replace(pair, call=view[pair.call]) for pair in seen.pairs),
+        seen.missing,
+        tuple(view[c] for c in seen.extra),
+        tuple(view[c] for c in seen.wasted),
+        seen.out_of_order,
+        over,
+        seen.order_fault,
+        faults,
+        seen.search_truncated,
+        seen.n_refs,
+        len(steps),
+        budget,
+        costs,
+    )
+
+
 def _tally(
     mode: Mode, missing: int, mismatched: int, wasted: int, late: bool
 ) -> tuple[int, int, bool]:
@@ -764,17 +850,16 @@ def _tally(
     match; ``wasted``: leftover calls charged as wasted (every leftover where extras are forbidden, else
     the leftover repeats); ``late``: whether some step is paired only out of order. Where every step is
     required, a mismatched pair costs a missing step; where steps may be left out but other calls may
-    not (subset), a mismatched call is wasted. In strict and in_order any missing or mismatched step
-    also breaks the order.
+    not (subset), a mismatched call is wasted. In every ordered mode the order is broken when some
+    step is out of order (``late``), which covers a step whose prerequisite is missing or mismatched.
     """
     requires_all = mode in _REQUIRES_ALL
     n_missing = missing + mismatched if requires_all else 0
     if mode in _FORBIDS_EXTRA and not requires_all:
         wasted += mismatched
-    if mode == "strict" or mode == "in_order":
-        order_fault = bool(missing or late or mismatched)
-    else:
-        order_fault = mode == "partial_order" and late
+    # one rule for every ordered mode: wrong order when some step is out of order (its call breaks
+    # the order, or a step it depends on never happened; see _order_breakers)
+    order_fault = (mode == "strict" or mode == "in_order" or mode == "partial_order") and late
     return n_missing, wasted, order_fault
 
 
@@ -869,18 +954,16 @@ def _order_of(
 ) -> tuple[list[int], list[frozenset[int]], Callable[[int, int], bool]]:
     """The order an order-constrained mode imposes: a topological order of the steps, each step's
     ancestors, and whether call ``b`` may serve a step after one served by call ``a``."""
-    if mode == "partial_order":
-        topo, ancestors = _topology(refs)
-
-        def allowed(a: int, b: int) -> bool:
-            return a < b
-
-        return topo, ancestors, allowed
     turns = [s.turn for s in steps]
 
+    # A call may serve a step that depends on another's when it comes in a later turn, or in the same
+    # turn (parallel calls are unordered): the same rule for every ordered mode.
     def allowed_turns(a: int, b: int) -> bool:
         return turns[a] <= turns[b]
 
+    if mode == "partial_order":
+        topo, ancestors = _topology(refs)
+        return topo, ancestors, allowed_turns
     n_refs = len(refs)
     return list(range(n_refs)), [frozenset(range(r)) for r in range(n_refs)], allowed_turns
 
@@ -929,10 +1012,17 @@ def _pairing(
         # 2. The best order-consistent pairing of fully matching calls.
         topo, ancestors, allowed = _order_of(steps, refs, mode)
         turns = [s.turn for s in steps]
+        # Among pairings with as many fully matching pairs, prefer those that leave the *later*
+        # steps over (a step whose prerequisite never happened is out of order): a bonus that falls
+        # with the step's topological position, far below one pair and far above the preference
+        # for earlier calls.
+        step = 0.5 / (n_refs + 1)
+        rank = {r: k for k, r in enumerate(topo)}
+        ranked = {key: w + (n_refs - rank[key[0]]) * step for key, w in ok_weights.items()}
         if mode != "partial_order" and len(set(turns)) == len(turns):
-            ordered = _chain_dp(ok_weights, n_refs, n_calls)
+            ordered = _chain_dp(ranked, n_refs, n_calls)
         else:
-            ordered, truncated = _constrained_search(ok_weights, topo, ancestors, allowed)
+            ordered, truncated = _constrained_search(ranked, topo, ancestors, allowed)
         # pair what the ordered pairing leaves for the argument diffs
         in_order = dict(ordered)
         taken = set(in_order.values())
@@ -1037,15 +1127,20 @@ def _order_breakers(
     allowed: Callable[[int, int], bool],
     ok_pairs: set[tuple[int, int]],
 ) -> set[int]:
-    """The paired steps whose call breaks the order (they are reported out of order).
+    """The paired steps that are out of order.
 
-    For a chain: the fewest steps to drop so the rest keep the order (longest order-consistent
-    subsequence). For a partial order: each step whose call comes before a call of a step it depends on.
+    A fully matching step is out of order when a step it depends on never happened (it is unpaired,
+    or paired with a call whose arguments differ), or when its call breaks the order: for a chain
+    (every step depends on all the steps before it in ``topo``, as in strict and in_order), the fewest
+    steps to drop so the rest keep the order (longest order-consistent subsequence); for any other
+    partial order, each step whose call comes before a call of a step it depends on.
     """
-    chain = all(ancestors[r] == frozenset(range(r)) for r in range(len(ancestors)))
     kept = [r for r in topo if r in paired and (r, paired[r]) in ok_pairs]
+    happened = set(kept)
+    orphans = {r for r in kept if not ancestors[r] <= happened}
+    chain = all(ancestors[r] == frozenset(topo[:k]) for k, r in enumerate(topo))
     if not chain:
-        return {
+        return orphans | {
             r
             for r in kept
             if any(a in paired and not allowed(paired[a], paired[r]) for a in ancestors[r])
@@ -1064,7 +1159,7 @@ def _order_breakers(
     while end != -1:
         keep.add(kept[end])
         end = best[end][1]
-    return {r for r in kept if r not in keep}
+    return orphans | {r for r in kept if r not in keep}
 
 
 def _topology(refs: Sequence[RefSpec]) -> tuple[list[int], list[frozenset[int]]]:
@@ -1197,6 +1292,16 @@ class ReferencePath(BaseModel):
         default=None, description="Name shown in reasons (default: reference N)."
     )
     mode: Mode = Field(default="in_order", description="How the run must contain the steps.")
+    scope: ToolScope = Field(
+        default="all",
+        description="Which calls the reference is aligned with; calls outside it are neither "
+        "extra nor wasted (see pathjudge.rubrics.scope).",
+    )
+    errored_calls: ErroredCalls | None = Field(
+        default=None,
+        description="count | ignore: whether calls whose result was an error are aligned "
+        "(default: the task's errored_calls).",
+    )
     steps: tuple[ReferenceStep, ...] = Field(description="The reference steps, in reference order.")
 
     @model_validator(mode="after")
@@ -1220,6 +1325,17 @@ class ReferencePath(BaseModel):
                 )
         if self.mode == "partial_order":
             _topology(compile_reference(self))
+        if self.scope != "all" and self.scope != "state_changing":
+            outside = [
+                step.id or step.tool
+                for step in self.steps
+                if not tool_in_scope(step.tool, self.scope)
+            ]
+            if outside:
+                raise ValueError(
+                    f"step {outside[0]!r} calls a tool outside the reference's scope "
+                    f"({describe_scope(self.scope)}); widen the scope or remove the step"
+                )
         return self
 
 

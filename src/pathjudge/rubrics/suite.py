@@ -62,19 +62,23 @@ from pathjudge.rubrics.assertions.recovery import RecoverySpec
 from pathjudge.rubrics.assertions.steps import StepSpec
 from pathjudge.rubrics.assertions.tools import ToolSelectionSpec
 from pathjudge.rubrics.path import FaultCosts, ReferencePath
+from pathjudge.rubrics.scope import ErroredCalls, matches_any, needs_read_only
 
 __all__ = [
     "GATE_RULES",
     "SUITE_SCHEMA_VERSION",
+    "UNDECIDED_POLICIES",
     "WEIGHT_KEYS",
     "GateRule",
     "JudgedInput",
     "JudgedSpec",
+    "PassedSpec",
     "QueryOverlapSpec",
     "Suite",
     "SuiteGate",
     "Task",
     "TaskKind",
+    "UndecidedPolicy",
     "WeightKey",
     "deep_merge",
     "load_suite",
@@ -86,10 +90,11 @@ SUITE_SCHEMA_VERSION = 1
 
 TaskKind = Literal["factual", "out_of_scope"]
 
-JudgedInput = Literal["final_answer", "input", "reference", "tool_results", "tool_calls"]
+JudgedInput = Literal["final_answer", "replies", "input", "reference", "tool_results", "tool_calls"]
 """Where a judged criterion's input comes from.
 
 - ``final_answer``: the run's final answer (empty text when there is none);
+- ``replies``: every message of the agent to the user, in order, separated by blank lines;
 - ``input``: the task input (as text; JSON for structured inputs);
 - ``reference``: the ``reference`` text written on the judged spec;
 - ``tool_results``: every call's result, one per line as ``tool: result-json``;
@@ -150,6 +155,42 @@ class JudgedSpec(_Record):
         return self
 
 
+UndecidedPolicy = Literal["pass", "fail", "exclude"]
+"""What an undecided run counts as in the per-run ``passed`` verdict."""
+UNDECIDED_POLICIES: tuple[UndecidedPolicy, ...] = ("pass", "fail", "exclude")
+
+
+class PassedSpec(_Record):
+    """How a run's one verdict, ``passed``, is reached (a task's ``passed:`` block, or in ``defaults``).
+
+    ``passed`` is true when the task succeeded and every counted gating check passed: a counted check
+    that failed makes it false; else a counted check that broke (status ``error``) or an undecided
+    success makes the run *undecided*, which counts as ``undecided`` says (``exclude``: left out of
+    the passed rate and counted apart). ``checks`` picks the checks that count by id (glob patterns;
+    default all; ``[]``: none). With ``path: true`` the best reference path must also be satisfied
+    (it then blocks as ``path``); by default the path is trajectory quality, reported apart, as a
+    right answer by a poor path is. A task with no success criterion, no ``kind`` and no judged
+    criterion is judged on its checks (and path) alone. Checks that did not run (``not_run``: nothing
+    to check) and diagnostics (``gating: false``) never count. A run cut short always counts
+    (``outcome.truncated``, whatever ``checks`` says): it fails under the task's ``truncated: fail``
+    and is undecided otherwise, never graded as complete.
+    """
+
+    undecided: UndecidedPolicy = Field(
+        default="exclude",
+        description="pass | fail | exclude: what an undecided run counts as.",
+    )
+    checks: tuple[str, ...] = Field(
+        default=("*",),
+        description="Glob patterns of the check ids that count, e.g. ['tools.*', 'arguments.*']; "
+        "default: every gating check; []: none.",
+    )
+    path: bool = Field(
+        default=False,
+        description="Whether the best reference path must be satisfied too (it blocks as 'path').",
+    )
+
+
 class QueryOverlapSpec(_Record):
     """Report the query-overlap diagnostic (never gating) for calls passing a string argument."""
 
@@ -190,6 +231,14 @@ class Task(_Record):
     )
     recovery: RecoverySpec | None = Field(default=None, description="Error-recovery expectations.")
     costs: FaultCosts = Field(default_factory=FaultCosts, description="Path-score fault costs.")
+    errored_calls: ErroredCalls = Field(
+        default="count",
+        description="count | ignore: whether calls whose result was an error are seen by the path, "
+        "tools.forbidden, argument, redundancy and loop checks (see pathjudge.rubrics.scope).",
+    )
+    passed: PassedSpec = Field(
+        default_factory=PassedSpec, description="How the per-run passed verdict is reached."
+    )
     surface: tuple[str, ...] = Field(
         default=(), description="Result ids (e.g. doc ids) that must appear in some tool result."
     )
@@ -260,7 +309,34 @@ class Task(_Record):
             raise ValueError(
                 f"'arguments' lists tool {dupes[0]!r} twice; give one expectation per tool"
             )
+        self._check_scopes()
         return self
+
+    def _check_scopes(self) -> None:
+        read_only = self.tools.read_only if self.tools is not None else ()
+        scoped: list[str] = []
+        if self.tools is not None and needs_read_only(self.tools.scope):
+            scoped.append("tools.scope")
+        if self.steps is not None and needs_read_only(self.steps.scope):
+            scoped.append("steps.scope")
+        for i, ref in enumerate(self.references):
+            if not needs_read_only(ref.scope):
+                continue
+            scoped.append(f"references[{i}].scope")
+            reads = [
+                step.id or step.tool for step in ref.steps if matches_any(step.tool, read_only)
+            ]
+            if read_only and reads:
+                raise ValueError(
+                    f"references[{i}] has scope state_changing but its step {reads[0]!r} calls a "
+                    "read-only tool (tools.read_only), which the scope leaves out; remove the step "
+                    "or use another scope"
+                )
+        if scoped and not read_only:
+            raise ValueError(
+                f"{scoped[0]} is state_changing but the task declares no read-only tools; add "
+                "tools.read_only (e.g. in defaults: tools: {read_only: ['get_*', 'search_*']})"
+            )
 
     @property
     def input_text(self) -> str:

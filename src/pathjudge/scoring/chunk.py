@@ -369,7 +369,7 @@ def _map_chunks(
     with _pool(workers) as pool:
         pending: set[Future[PartialScorecard]] = set()
         if target.suffix != ".gz":
-            for start, end, first in _split(target, workers * 4):
+            for start, end, first in _split(target, workers * 2):
                 pending.add(
                     pool.submit(
                         _grade_range, path, start, end, first, plans, verdicts, fast, max_weak

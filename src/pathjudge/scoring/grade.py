@@ -37,10 +37,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from pathjudge._records import fast_init
 from pathjudge.agent.trajectory import RunRecord
 from pathjudge.rubrics.assertions.base import AXES, Axis, CheckResult, errored
+from pathjudge.rubrics.assertions.steps import redundant_in
 from pathjudge.rubrics.checks import Check, SuitePlan, TaskPlan, plan_task
-from pathjudge.rubrics.path import PathAlignment, align_calls, best_alignment, result_contains
+from pathjudge.rubrics.path import PathAlignment, align_view, best_alignment, result_contains
+from pathjudge.rubrics.scope import matches_any, visible_calls
 from pathjudge.rubrics.suite import Suite
 from pathjudge.scoring.judged import JudgedStatus, VerdictLike, item_id, status_of
 from pathjudge.scoring.scorecard import WeakFlag
@@ -60,6 +63,7 @@ __all__ = [
 SuccessStatus = Literal["pass", "fail", "undecided"]
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class JudgedResult:
     """One judged criterion on one run (``reasoning``: the judge's, or why it did not run)."""
@@ -78,6 +82,7 @@ class JudgedResult:
         }
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class RunGrade:
     """Everything graded about one run (plain, immutable data; :meth:`to_dict` gives the JSON form).
@@ -91,7 +96,11 @@ class RunGrade:
       (None when none is set), ``missing_surface`` those that did not;
     - ``steps``: number of tool calls; ``redundant``: number of redundant calls;
     - ``checks``: every check result, in declaration order; ``judged``: the judged criteria;
-    - ``weak``: the weak-path flags; :attr:`reason`: why the run is weak (or "ok"), built when asked.
+    - ``weak``: the weak-path flags; :attr:`reason`: why the run is weak (or "ok"), built when asked;
+    - ``verdict``: the run's one verdict before the undecided policy (pass / fail / undecided),
+      ``passed`` after it (None: undecided and excluded; see
+      :class:`~pathjudge.rubrics.suite.PassedSpec`), ``blockers``: what kept it from passing (the
+      failed checks, then ``undecided: <check>`` for those that could not decide).
     """
 
     run_id: str
@@ -118,6 +127,9 @@ class RunGrade:
     )
     check_errors: int = 0
     stated_reason: str | None = None
+    verdict: SuccessStatus = "undecided"
+    passed: bool | None = None
+    blockers: tuple[str, ...] = ()
 
     @property
     def reason(self) -> str:
@@ -164,6 +176,9 @@ class RunGrade:
             "judged": [j.to_dict() for j in self.judged],
             "weak": list(self.weak),
             "reason": self.reason,
+            "verdict": self.verdict,
+            "passed": self.passed,
+            "blockers": list(self.blockers),
         }
 
     @classmethod
@@ -233,19 +248,29 @@ def _guarded_alignment(
 ) -> PathAlignment | CheckResult:
     try:
         steps = run.steps
-        aligned = [
-            align_calls(
-                steps,
-                ref.refs,
-                ref.mode,
-                name=ref.name,
-                budget=plan.budget,
-                costs=plan.task.costs,
-                redundant=repeats,
-                cache=ref.cache,
+        aligned = []
+        for ref in plan.references:
+            view = visible_calls(
+                steps, scope=ref.scope, read_only=plan.read_only, errored=ref.errored_calls
             )
-            for ref in plan.references
-        ]
+            marks: Sequence[int] = repeats
+            if view is not None or plan.step_view_differs:
+                # the repeats among the calls this reference sees, as positions in its view
+                seen = steps if view is None else [steps[i] for i in view]
+                marks = [repeat for _, repeat in redundant_in(seen)]
+            aligned.append(
+                align_view(
+                    steps,
+                    view,
+                    ref.refs,
+                    ref.mode,
+                    name=ref.name,
+                    budget=plan.budget,
+                    costs=plan.task.costs,
+                    redundant=marks,
+                    cache=ref.cache,
+                )
+            )
         return aligned[0] if len(aligned) == 1 else best_alignment(aligned)
     except (Exception, SystemExit, KeyboardInterrupt) as exc:
         return errored("path", "step_efficiency", exc)
@@ -398,6 +423,7 @@ def grade_run(
     ):
         weak = ("poor_path",)
         poor = alignment
+    outcome, passed, blockers = _verdict(plan, checks, success, alignment)
     repeats_of: tuple[tuple[int, int, str], ...] = ()
     if pairs:
         weak = (*weak, "redundant")
@@ -422,7 +448,68 @@ def grade_run(
         weak=weak,
         why=(failing, poor, repeats_of),
         check_errors=check_errors,
+        verdict=outcome,
+        passed=passed,
+        blockers=blockers,
     )
+
+
+def _verdict(
+    plan: TaskPlan,
+    checks: Iterable[CheckResult],
+    success: SuccessStatus,
+    alignment: PathAlignment | None,
+) -> tuple[SuccessStatus, bool | None, tuple[str, ...]]:
+    """The run's one verdict (see :class:`~pathjudge.rubrics.suite.PassedSpec`): the verdict before
+    the undecided policy, ``passed`` after it, and what blocked it (failed checks first)."""
+    spec = plan.task.passed
+    patterns = spec.checks
+    everything = patterns == ("*",)
+    failed: list[str] = []
+    broken: list[str] = []
+    for check in checks:
+        if check.check == "outcome.truncated":
+            # a run cut short is never graded as complete, whatever the task checks
+            if check.status == "fail":
+                failed.append(check.check)
+            else:
+                broken.append("undecided: " + check.check)
+            continue
+        # the goal checks are the success, counted below; the path counts only when declared
+        if not check.gating or check.axis == "goal_completion" or check.check == "path":
+            continue
+        status = check.status
+        if status == "pass" or status == "not_run":
+            continue
+        if not everything and not matches_any(check.check, patterns):
+            continue
+        if status == "fail":
+            failed.append(check.check)
+        else:
+            broken.append("undecided: " + check.check)
+    if spec.path and plan.references:
+        if alignment is None:
+            broken.append("undecided: path")  # the alignment broke
+        elif not alignment.satisfied:
+            failed.append("path")
+    if plan.success_defined:
+        if success == "fail":
+            failed.append("success")
+        elif success == "undecided":
+            broken.append("undecided: success")
+    verdict: SuccessStatus
+    if failed:
+        verdict = "fail"
+    elif broken:
+        verdict = "undecided"
+    else:
+        verdict = "pass"
+    if verdict == "undecided":
+        policy = spec.undecided
+        passed = True if policy == "pass" else False if policy == "fail" else None
+    else:
+        passed = verdict == "pass"
+    return verdict, passed, tuple(failed + broken)
 
 
 def _judged(

@@ -21,12 +21,12 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from pathjudge._io import JsonlStream, iter_jsonl, line_of
+from pathjudge._io import JsonlStream, line_of
 from pathjudge.agent.trajectory import RunRecord
-from pathjudge.errors import LabelsError
 from pathjudge.rubrics.suite import JudgedSpec, Suite, Task
 
 if TYPE_CHECKING:
+    from pathjudge.calibration.verdicts import GradedVerdict
     from pathjudge.judge.session import JudgeSession
     from pathjudge.rubrics.criteria import Criterion
 
@@ -34,7 +34,6 @@ __all__ = [
     "JudgeRequest",
     "JudgedRun",
     "JudgedStatus",
-    "RecordedVerdict",
     "VerdictLike",
     "build_inputs",
     "item_id",
@@ -76,20 +75,6 @@ class JudgeRequest(BaseModel):
     inputs: dict[str, str] = Field(description="Criterion input name -> text.")
 
 
-class RecordedVerdict(BaseModel):
-    """A verdict read back from a verdicts JSONL line (``item_id``, ``verdict``, ``reasoning``).
-
-    Other fields on the line (votes, usage, samples...) are ignored, so the judge's own
-    ``verdicts.jsonl`` reads as is.
-    """
-
-    model_config = ConfigDict(frozen=True, extra="ignore")
-
-    item_id: str = Field(min_length=1)
-    verdict: Literal["pass", "fail", "unsure", "error"]
-    reasoning: str = ""
-
-
 def item_id(run_id: str, criterion_id: str) -> str:
     """The item id of one criterion on one run."""
     return f"{run_id}:{criterion_id}"
@@ -109,6 +94,8 @@ def build_inputs(run: RunRecord, task: Task, spec: JudgedSpec) -> dict[str, str]
     for name, source in spec.inputs.items():
         if source == "final_answer":
             out[name] = run.final_answer or ""
+        elif source == "replies":
+            out[name] = "\n\n".join(reply.text for reply in run.replies)
         elif source == "input":
             out[name] = task.input_text if task.input is not None else _text(run.input)
         elif source == "reference":
@@ -188,27 +175,28 @@ def status_of(verdict: VerdictLike | None) -> JudgedStatus:
     return "error"
 
 
-def load_verdicts(path: str | Path) -> dict[str, RecordedVerdict]:
-    """Read recorded verdicts (one JSON object a line with ``item_id``, ``verdict``, ``reasoning``).
-
-    A repeated ``item_id`` is a :class:`~pathjudge.errors.LabelsError` naming the line; an empty file
-    gives an empty mapping.
+def load_verdicts(path: str | Path) -> dict[str, GradedVerdict]:
+    """Recorded verdicts for grading: :func:`pathjudge.calibration.verdicts.load_verdicts` (the one
+    reader of verdicts files, either shape, strict, line-numbered errors), one verdict per item id
+    (:meth:`~pathjudge.calibration.verdicts.VerdictSet.by_item`). An empty file gives no verdicts.
     """
-    out: dict[str, RecordedVerdict] = {}
-    lines: dict[str, int] = {}
-    for number, record in enumerate(
-        iter_jsonl(path, RecordedVerdict, allow_empty=True, what="verdict"), 1
-    ):
-        if record.item_id in out:
-            raise LabelsError(
-                f"verdict for item {record.item_id!r} appears twice (record {lines[record.item_id]} and {number})",
-                file=path,
-                field="item_id",
-                hint="keep one verdict per item",
-            )
-        out[record.item_id] = record
-        lines[record.item_id] = number
-    return out
+    from pathjudge.calibration.verdicts import load_verdicts as read
+
+    if _is_empty(path):
+        return {}
+    return read(path).by_item()
+
+
+def _is_empty(path: str | Path) -> bool:
+    import gzip
+
+    target = Path(path)
+    try:
+        opener = gzip.open if target.suffix == ".gz" else open
+        with opener(target, "rb") as handle:
+            return not any(line.strip() for line in handle)
+    except (OSError, EOFError):
+        return False  # the reader reports the problem with its own message
 
 
 # --------------------------------------------------------------------------------------------------

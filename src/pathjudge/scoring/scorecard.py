@@ -8,6 +8,10 @@ Checks that broke (status ``error``) are counted and listed (``broken_checks``),
 
 Definitions (every mean skips runs where the number is undefined; ``None`` when no run defines it):
 
+- ``passed_rate`` = runs that passed / runs with a verdict: each run's one verdict (every counted
+  gating check and the success, see :class:`~pathjudge.rubrics.suite.PassedSpec`), an undecided run
+  counted as its task's ``passed.undecided`` says (``exclude``: left out, counted in
+  ``verdict_excluded``);
 - ``success_rate`` = passed / (passed + failed); undecided runs (nothing could decide, e.g. a judged-only
   task in fast mode) are excluded and counted in ``success_undecided``;
 - ``partial_credit`` = mean of each decided run's success score (multi-part tasks score their parts);
@@ -50,6 +54,8 @@ __all__ = [
     "TaskRow",
     "WeakPath",
     "build_scorecard",
+    "check_thresholds",
+    "check_weights",
     "evaluate_gates",
     "parse_thresholds",
     "parse_weights",
@@ -59,6 +65,7 @@ SCORECARD_SCHEMA_VERSION = 1
 DEFAULT_WEIGHTS: dict[WeightKey, float] = {"success": 1.0, "tool_calls": 1.0, "trajectory": 1.0}
 
 GateMetric = Literal[
+    "passed",
     "success",
     "partial",
     "tool_calls",
@@ -72,6 +79,7 @@ GateMetric = Literal[
     "goal_completion",
 ]
 GATE_METRICS: tuple[GateMetric, ...] = (
+    "passed",
     "success",
     "partial",
     "tool_calls",
@@ -104,6 +112,12 @@ class WeakPath(_Record):
     diff: tuple[str, ...] = Field(
         default=(), description="The alignment diff with the best reference."
     )
+    passed: bool | None = Field(
+        default=None, description="The run's one verdict (None: undecided and excluded)."
+    )
+    blockers: tuple[str, ...] = Field(
+        default=(), description="What kept the run from passing (failed checks, then undecided)."
+    )
 
 
 class TaskRow(_Record):
@@ -120,6 +134,14 @@ class TaskRow(_Record):
     path_score: float | None
     mean_steps: float
     weak: int = Field(description="Runs of this task on the weak-path list.")
+    passed_rate: float | None = Field(
+        default=None, description="Runs that passed / runs with a verdict (see Scorecard)."
+    )
+    verdict_passed: int = Field(default=0, description="Runs whose one verdict is passed.")
+    verdict_failed: int = Field(default=0, description="Runs whose one verdict is failed.")
+    verdict_excluded: int = Field(
+        default=0, description="Undecided runs left out of the passed rate."
+    )
 
 
 class JudgedSummary(_Record):
@@ -161,6 +183,18 @@ class Scorecard(_Record):
     suite: str
     runs: int
     tasks: int = Field(description="Tasks with at least one run.")
+    passed_rate: float | None = Field(
+        default=None,
+        description="Runs that passed / runs with a verdict (undecided runs as each task declares).",
+    )
+    verdict_passed: int = Field(default=0, description="Runs whose one verdict is passed.")
+    verdict_failed: int = Field(default=0, description="Runs whose one verdict is failed.")
+    verdict_undecided: int = Field(
+        default=0, description="Runs nothing could decide (counted as their task declares)."
+    )
+    verdict_excluded: int = Field(
+        default=0, description="Undecided runs left out of the passed rate."
+    )
     success_rate: float | None
     success_passed: int
     success_failed: int
@@ -189,6 +223,8 @@ class Scorecard(_Record):
 
     def metric(self, name: GateMetric) -> float | None:
         """A gate metric's value (``path`` in points 0..100, everything else 0..1)."""
+        if name == "passed":
+            return self.passed_rate
         if name == "success":
             return self.success_rate
         if name == "partial":
@@ -250,6 +286,7 @@ class _TaskAcc:
         "tool_calls",
         "trajectory",
         "undecided",
+        "verdict",
         "weak",
     )
 
@@ -263,6 +300,7 @@ class _TaskAcc:
         self.path = _Mean()
         self.steps = 0
         self.weak = 0
+        self.verdict = [0, 0, 0, 0]  # passed, failed, undecided, excluded
 
     def merge(self, other: _TaskAcc) -> None:
         self.runs += other.runs
@@ -274,6 +312,23 @@ class _TaskAcc:
         self.path.merge(other.path)
         self.steps += other.steps
         self.weak += other.weak
+        self.verdict = [a + b for a, b in zip(self.verdict, other.verdict, strict=True)]
+
+
+def _count_verdict(counts: list[int], grade: RunGrade) -> None:
+    if grade.verdict == "undecided":
+        counts[2] += 1
+    if grade.passed is None:
+        counts[3] += 1
+    elif grade.passed:
+        counts[0] += 1
+    else:
+        counts[1] += 1
+
+
+def _rate(counts: list[int]) -> float | None:
+    decided = counts[0] + counts[1]
+    return round(counts[0] / decided, 12) if decided else None
 
 
 Position = tuple[str, int]
@@ -307,6 +362,7 @@ class PartialScorecard:
         self.judged: dict[str, list[int]] = {}
         self.check_errors = 0
         self.broken: dict[str, list[Any]] = {}  # check -> [count, first position, run_id, reason]
+        self.verdict = [0, 0, 0, 0]  # passed, failed, undecided, excluded
         self.tasks: dict[str, _TaskAcc] = {}
         self.weak: list[tuple[Position, WeakPath]] = []
         self.weak_total = 0
@@ -326,6 +382,8 @@ class PartialScorecard:
             acc = self.tasks[grade.task_id] = _TaskAcc()
         acc.runs += 1
         acc.steps += grade.steps
+        _count_verdict(self.verdict, grade)
+        _count_verdict(acc.verdict, grade)
         if grade.success == "pass":
             self.passed += 1
             acc.passed += 1
@@ -423,6 +481,7 @@ class PartialScorecard:
         self.check_errors += other.check_errors
         for check, (count, position, run_id, reason) in other.broken.items():
             self._broke(check, count, position, run_id, reason)
+        self.verdict = [a + b for a, b in zip(self.verdict, other.verdict, strict=True)]
         for task_id, acc in other.tasks.items():
             own = self.tasks.get(task_id)
             if own is None:
@@ -484,6 +543,10 @@ class PartialScorecard:
                     path_score=acc.path.value,
                     mean_steps=round(acc.steps / acc.runs, 12),
                     weak=acc.weak,
+                    passed_rate=_rate(acc.verdict),
+                    verdict_passed=acc.verdict[0],
+                    verdict_failed=acc.verdict[1],
+                    verdict_excluded=acc.verdict[3],
                 )
             )
         judged = tuple(
@@ -506,6 +569,11 @@ class PartialScorecard:
             suite=suite.name,
             runs=self.runs,
             tasks=len(rows),
+            passed_rate=_rate(self.verdict),
+            verdict_passed=self.verdict[0],
+            verdict_failed=self.verdict[1],
+            verdict_undecided=self.verdict[2],
+            verdict_excluded=self.verdict[3],
             success_rate=success_rate,
             success_passed=self.passed,
             success_failed=self.failed,
@@ -546,6 +614,8 @@ def _weak_entry(grade: RunGrade) -> WeakPath:
         steps=grade.steps,
         surfaced=grade.surfaced,
         diff=tuple(grade.path.diff_lines()) if grade.path is not None else (),
+        passed=grade.passed,
+        blockers=grade.blockers,
     )
 
 
@@ -596,7 +666,7 @@ def _pairs(text: str, what: str) -> list[tuple[str, float]]:
             raise InputError(
                 f"{what} item {part!r} is not name=value",
                 field=what,
-                hint="e.g. success=1.0,trajectory=0.75",
+                hint="e.g. passed=0.9,success=1.0,trajectory=0.75",
             )
         try:
             number = float(value)
@@ -614,48 +684,73 @@ def _pairs(text: str, what: str) -> list[tuple[str, float]]:
     return out
 
 
-def parse_thresholds(text: str) -> dict[GateMetric, float]:
-    """``"success=1.0,trajectory=0.75"`` → thresholds; empty text gives none.
+def check_thresholds(
+    thresholds: Mapping[GateMetric, float] | Mapping[str, float], *, field: str = "--fail-under"
+) -> dict[GateMetric, float]:
+    """Validated gate thresholds: every name a metric of the scorecard, every value on its scale.
 
     An unknown metric, or a threshold outside the metric's scale (``path`` in [0, 100], every other
-    metric in [0, 1]), is an :class:`InputError` naming the metric and its range.
+    metric in [0, 1]), is an :class:`InputError` naming ``field``, the metric and its range (never a
+    silently ignored gate). The deprecated name ``correctness`` is mapped to ``tool_calls``.
     """
     out: dict[GateMetric, float] = {}
-    for raw_name, value in _pairs(text, "--fail-under"):
-        name = canonical_metric(raw_name, where="--fail-under metric")
+    for raw_name, value in thresholds.items():
+        name = canonical_metric(raw_name, where=f"{field} metric")
         if name not in GATE_METRICS:
             raise InputError(
-                f"unknown metric {name!r} in --fail-under",
-                field="--fail-under",
+                f"unknown metric {name!r} in {field}",
+                field=field,
                 hint=f"use: {', '.join(GATE_METRICS)}",
             )
         metric = GATE_METRICS[GATE_METRICS.index(name)]
         high = 100.0 if metric == "path" else 1.0
-        if not 0.0 <= value <= high:
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, int | float)
+            or not 0.0 <= value <= high
+        ):
             raise InputError(
-                f"threshold {value:g} for {metric!r} is outside [0, {high:g}]",
-                field="--fail-under",
+                f"threshold {value:g} for {metric!r} is outside [0, {high:g}]"
+                if isinstance(value, int | float) and not isinstance(value, bool)
+                else f"threshold {value!r} for {metric!r} is not a number",
+                field=field,
                 hint=f"{metric} is measured on 0..{high:g}; e.g. {metric}={high * 0.8:g}",
             )
-        out[metric] = value
+        out[metric] = float(value)
     return out
+
+
+def check_weights(
+    weights: Mapping[WeightKey, float] | Mapping[str, float], *, field: str = "--weights"
+) -> dict[WeightKey, float]:
+    """Validated overall-score weights: known keys, numbers >= 0 (else :class:`InputError`)."""
+    out: dict[WeightKey, float] = {}
+    for raw_name, value in weights.items():
+        name = canonical_metric(raw_name, where=f"{field} key")
+        if name not in WEIGHT_KEYS:
+            raise InputError(
+                f"unknown weight {name!r}", field=field, hint=f"use: {', '.join(WEIGHT_KEYS)}"
+            )
+        if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
+            raise InputError(
+                f"weight {name!r} is negative"
+                if isinstance(value, int | float) and not isinstance(value, bool)
+                else f"weight {name!r} is not a number",
+                field=field,
+                hint="weights must be numbers >= 0",
+            )
+        out[WEIGHT_KEYS[WEIGHT_KEYS.index(name)]] = float(value)
+    return out
+
+
+def parse_thresholds(text: str) -> dict[GateMetric, float]:
+    """``"success=1.0,trajectory=0.75"`` → thresholds (see :func:`check_thresholds`); empty text gives none."""
+    return check_thresholds(dict(_pairs(text, "--fail-under")), field="--fail-under")
 
 
 def parse_weights(text: str) -> dict[WeightKey, float]:
     """``"success=2,trajectory=1"`` → weights; unknown keys and negative weights are :class:`InputError`."""
-    out: dict[WeightKey, float] = {}
-    for raw_name, value in _pairs(text, "--weights"):
-        name = canonical_metric(raw_name, where="--weights key")
-        if name not in WEIGHT_KEYS:
-            raise InputError(
-                f"unknown weight {name!r}", field="--weights", hint=f"use: {', '.join(WEIGHT_KEYS)}"
-            )
-        if value < 0:
-            raise InputError(
-                f"weight {name!r} is negative", field="--weights", hint="weights must be >= 0"
-            )
-        out[WEIGHT_KEYS[WEIGHT_KEYS.index(name)]] = value
-    return out
+    return check_weights(dict(_pairs(text, "--weights")), field="--weights")
 
 
 def evaluate_gates(

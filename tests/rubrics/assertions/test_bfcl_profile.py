@@ -296,3 +296,43 @@ def test_literal_conversion() -> None:
     assert convert_javascript("{}", "dict") == {}
     assert convert_javascript("{a: [1, 'b']}", "dict") == {"a": [1, "b"]}
     assert render([1, 2], "Array", "integer", "java") == "new int[]{1, 2}"
+
+
+def test_suite_and_task_level_profile_reach_every_expectation() -> None:
+    from pathjudge.rubrics.suite import parse_suite
+
+    suite = parse_suite(
+        {
+            "name": "s",
+            "defaults": {"types": "bfcl"},
+            "tasks": [
+                {
+                    "id": "py",
+                    "arguments": [{"tool": "f", "args": {"x": {"$one_of": [[1.0, 2.0]]}}}],
+                    "references": [{"steps": [{"tool": "f", "args": {"x": 1.5}}]}],
+                },
+                {
+                    "id": "java",
+                    "language": "java",
+                    "arguments": [
+                        {"tool": "g", "args": {"n": {"$one_of": [5], "$declared": "long"}}}
+                    ],
+                },
+                {
+                    "id": "own",
+                    "arguments": [{"tool": "h", "types": "lenient", "args": {"x": [1.0]}}],
+                },
+            ],
+        }
+    )
+    (py_args,) = suite.task("py").arguments
+    (step,) = suite.task("py").references[0].steps
+    assert (py_args.types, step.types) == ("bfcl", "bfcl")
+    assert not match_call("f", {"x": [1, 2]}, py_args).ok
+    assert match_call("f", {"x": 1}, step).ok is False  # 1 for 1.5: a value, not a type, problem
+    (java,) = suite.task("java").arguments
+    assert (java.types, java.language) == ("bfcl", "java")
+    assert match_call("g", {"n": "5L"}, java).ok
+    (own,) = suite.task("own").arguments
+    assert own.types == "lenient"
+    assert match_call("h", {"x": [1]}, own).ok

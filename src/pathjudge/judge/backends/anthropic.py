@@ -93,6 +93,51 @@ def _usage_from(raw: Any, model: str, *, batch: bool = False) -> Usage:
     return usage.model_copy(update={"cost_usd": cost_usd("anthropic", model, usage, batch=batch)})
 
 
+_TOOL_CHOICE = {"type": "tool", "name": Verdict.__name__, "disable_parallel_tool_use": True}
+_REASK = "Validation Error found:\n{error}\nRecall the function correctly, fix the errors"
+"""instructor's own re-ask wording (Anthropic TOOLS mode), so the lean path's hand-over reads the same."""
+
+
+def _json_body(response: Any) -> dict[str, Any]:
+    """The decoded JSON object of an HTTP response (an invalid body is an output problem)."""
+    import json
+
+    try:
+        data = json.loads(response.content)
+    except ValueError:
+        raise OutputError(
+            "invalid_output", "the API answered with a body that is not JSON"
+        ) from None
+    if not isinstance(data, dict):
+        raise OutputError("invalid_output", "the API answered with JSON that is not an object")
+    return data
+
+
+def _reask_messages(content: list[Any], problem: str) -> list[dict[str, Any]]:
+    """The assistant's invalid turn and the user turn that asks it to fix the call (as instructor)."""
+    error = _REASK.format(error=problem)
+    ids = [
+        b.get("id")
+        for b in content
+        if isinstance(b, dict) and b.get("type") == "tool_use" and b.get("id")
+    ]
+    blocks = [
+        {k: v for k, v in b.items() if v is not None} if isinstance(b, dict) else b for b in content
+    ]
+    assistant = {"role": "assistant", "content": blocks or [{"type": "text", "text": "(empty)"}]}
+    if ids:
+        reply: dict[str, Any] = {
+            "role": "user",
+            "content": [
+                {"type": "tool_result", "tool_use_id": i, "content": error, "is_error": True}
+                for i in ids
+            ],
+        }
+    else:
+        reply = {"role": "user", "content": error}
+    return [assistant, reply]
+
+
 def _sum(usages: list[Usage]) -> Usage:
     total = Usage()
     for usage in usages:
@@ -100,8 +145,14 @@ def _sum(usages: list[Usage]) -> Usage:
     return total
 
 
-def classify_api_error(exc: BaseException, usage: Usage) -> BaseException:
-    """Map an SDK/instructor exception to a backend error (or ``JudgeError`` for bad credentials)."""
+def classify_api_error(
+    exc: BaseException, usage: Usage, *, attempts_before: int = 0
+) -> BaseException:
+    """Map an SDK/instructor exception to a backend error (or ``JudgeError`` for bad credentials).
+
+    ``attempts_before`` counts model calls made before the one that raised (the lean first call
+    before instructor's re-asks), so "after N attempts" counts every call.
+    """
     anthropic = require("anthropic", "judge", "the Anthropic judge backend")
     from instructor.core.exceptions import IncompleteOutputException, InstructorRetryException
 
@@ -110,7 +161,7 @@ def classify_api_error(exc: BaseException, usage: Usage) -> BaseException:
     while current is not None and current not in chain:
         chain.append(current)
         current = current.__cause__ or current.__context__
-    attempts = getattr(exc, "n_attempts", 1) or 1
+    attempts = (getattr(exc, "n_attempts", 1) or 1) + attempts_before
     for error in chain:
         if isinstance(error, anthropic.APIStatusError):
             status = int(error.status_code)
@@ -192,6 +243,13 @@ class AnthropicJudgeBackend(JudgeBackend):
 
     ``api_key=None`` reads ``ANTHROPIC_API_KEY``; ``base_url=None`` uses the SDK default. ``reasks`` bounds
     the re-asks on invalid output (so at most ``reasks + 1`` model calls per :meth:`judge`).
+
+    ``lean=True`` (the default) makes the first call through the SDK's raw response and validates
+    the ``Verdict`` tool input straight from the JSON with pydantic: no SDK response model, no
+    instructor machinery on the common path, which is what costs CPU per call. Only when that
+    output is invalid does instructor take over, continuing the same conversation with instructor's
+    own re-ask message (the invalid tool call answered by an error ``tool_result``) and its bounded
+    re-asks. ``lean=False`` sends every call through instructor (the reference path).
     """
 
     name = "anthropic"
@@ -205,6 +263,7 @@ class AnthropicJudgeBackend(JudgeBackend):
         max_tokens: int = 1024,
         reasks: int = 2,
         max_connections: int = 256,
+        lean: bool = True,
     ) -> None:
         require("anthropic", "judge", "the Anthropic judge backend")
         require("httpx2", "judge", "the Anthropic judge backend")
@@ -214,6 +273,7 @@ class AnthropicJudgeBackend(JudgeBackend):
         self.model = model
         self.max_tokens = max_tokens
         self.reasks = reasks
+        self.lean = lean
         self._api_key = api_key
         self._base_url = base_url
         self._max_connections = max_connections
@@ -332,9 +392,84 @@ class AnthropicJudgeBackend(JudgeBackend):
         raise OutputError("invalid_output", "the judge did not call the Verdict tool", usage=usage)
 
     async def judge(self, prompt: JudgePrompt, *, timeout: float | None) -> BackendReply:
+        if self.lean:
+            return await self._judge_lean(prompt, timeout=timeout)
+        return await self._judge_instructor(prompt, timeout=timeout)
+
+    async def _judge_lean(self, prompt: JudgePrompt, *, timeout: float | None) -> BackendReply:
+        """The first call raw, parsed by pydantic; instructor only for re-asks (class docstring)."""
+        kwargs: dict[str, Any] = {}
+        if timeout is not None:
+            kwargs["timeout"] = timeout
+        self._bind()
+        in_flight = self._in_flight
+        pool = in_flight.index(min(in_flight))
+        client = self._pools[pool][1]
+        system = self.system_blocks(prompt)
+        user = {"role": "user", "content": prompt.user}
+        in_flight[pool] += 1
+        try:
+            raw = await client.messages.with_raw_response.create(
+                model=self.model,
+                max_tokens=self.max_tokens,
+                system=system,
+                messages=[user],
+                tools=[_verdict_tool()],
+                tool_choice=_TOOL_CHOICE,
+                **kwargs,
+            )
+            data = _json_body(raw.http_response)
+        except Exception as exc:
+            raise classify_api_error(exc, Usage()) from None
+        finally:
+            in_flight[pool] -= 1
+        usage = _usage_from(data.get("usage") or {}, self.model)
+        if data.get("stop_reason") == "max_tokens":
+            raise OutputError(
+                "truncated",
+                "the judge hit max_tokens before finishing the verdict; raise max_tokens",
+                usage=usage,
+            )
+        problem: str = "the judge did not call the Verdict tool"
+        content = data.get("content") or []
+        for block in content:
+            if isinstance(block, dict) and block.get("type") == "tool_use":
+                if block.get("name") != Verdict.__name__:
+                    continue
+                try:
+                    verdict = Verdict.model_validate(block.get("input"))
+                except ValidationError as exc:
+                    problem = str(exc)
+                    break
+                return BackendReply(verdict=verdict, usage=usage, attempts=1, model=self.model)
+        if self.reasks <= 0:
+            raise OutputError(
+                "invalid_output",
+                f"the judge's output did not validate as a Verdict after 1 attempt(s); {problem}",
+                usage=usage,
+                attempts=1,
+            )
+        messages = [user, *_reask_messages(content, problem)]
+        return await self._judge_instructor(
+            prompt,
+            timeout=timeout,
+            messages=messages,
+            max_retries=self.reasks - 1,
+            before=(usage, 1),
+        )
+
+    async def _judge_instructor(
+        self,
+        prompt: JudgePrompt,
+        *,
+        timeout: float | None,
+        messages: list[dict[str, Any]] | None = None,
+        max_retries: int | None = None,
+        before: tuple[Usage, int] = (Usage(), 0),
+    ) -> BackendReply:
         from instructor.core.hooks import Hooks
 
-        usages: list[Usage] = []
+        usages: list[Usage] = [before[0]] if before[1] else []
         hooks = Hooks()
         hooks.on(
             "completion:response",
@@ -354,13 +489,13 @@ class AnthropicJudgeBackend(JudgeBackend):
                 model=self.model,
                 max_tokens=self.max_tokens,
                 system=self.system_blocks(prompt),
-                messages=[{"role": "user", "content": prompt.user}],
-                max_retries=self.reasks,
+                messages=messages or [{"role": "user", "content": prompt.user}],
+                max_retries=self.reasks if max_retries is None else max_retries,
                 hooks=hooks,
                 **kwargs,
             )
         except Exception as exc:
-            raise classify_api_error(exc, _sum(usages)) from None
+            raise classify_api_error(exc, _sum(usages), attempts_before=before[1]) from None
         finally:
             in_flight[pool] -= 1
         verdict = Verdict(

@@ -11,6 +11,7 @@
 Every check returns :class:`CheckResult` values whose ``reason`` reproduces the status and score.
 """
 
+from pathjudge.rubrics.assertions._normalize import TextNormalization
 from pathjudge.rubrics.assertions.arguments import (
     ArgMatcher,
     ArgMismatch,
@@ -19,6 +20,7 @@ from pathjudge.rubrics.assertions.arguments import (
     Matcher,
     MatcherSyntaxError,
     MismatchKind,
+    TypeProfile,
     bfcl_schema,
     call_cost,
     describe_matcher,
@@ -35,6 +37,7 @@ from pathjudge.rubrics.assertions.outcome import (
     DEFAULT_REFUSAL_PHRASES,
     DEFAULT_SCOPE_WORDS,
     AllOfCriterion,
+    AnyOfCriterion,
     CallableCriterion,
     ContainsAllCriterion,
     ContainsAnyCriterion,
@@ -76,6 +79,7 @@ __all__ = [
     "DEFAULT_SCOPE_WORDS",
     "DEFAULT_STOPWORDS",
     "AllOfCriterion",
+    "AnyOfCriterion",
     "ArgMatcher",
     "ArgMismatch",
     "Axis",
@@ -99,7 +103,9 @@ __all__ = [
     "StepSpec",
     "SubGoal",
     "SuccessCriterion",
+    "TextNormalization",
     "ToolSelectionSpec",
+    "TypeProfile",
     "analyze_errors",
     "bfcl_schema",
     "call_cost",

@@ -124,6 +124,8 @@ class TextNormalization(BaseModel):
 
 
 def _strip_accents(text: str) -> str:
+    if text.isascii():
+        return text  # nothing to strip
     decomposed = unicodedata.normalize("NFKD", text)
     return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
 

@@ -85,23 +85,38 @@ class FrozenList(list[Any]):
 
 
 _SCALARS = frozenset((str, int, float, bool, type(None)))
+_dict_set = dict.__setitem__
+_list_set = list.__setitem__
 
 
 def freeze(value: Any) -> Any:
     """A deep, immutable copy of JSON-like ``value`` (dicts and lists/tuples frozen; scalars kept)."""
     kind = type(value)
+    if kind is dict:
+        out = FrozenDict(value)
+        for key, item in value.items():
+            if type(key) is not str:
+                return _freeze_mapping(value)
+            if type(item) not in _SCALARS:
+                _dict_set(out, key, freeze(item))
+        return out
+    if kind is list or kind is tuple:
+        items = FrozenList(value)
+        for index, item in enumerate(value):
+            if type(item) not in _SCALARS:
+                _list_set(items, index, freeze(item))
+        return items
     if kind in _SCALARS or kind is FrozenDict or kind is FrozenList:
         return value
-    if kind is dict or isinstance(value, Mapping):
-        return FrozenDict(
-            {
-                (k if type(k) is str else str(k)): (v if type(v) in _SCALARS else freeze(v))
-                for k, v in value.items()
-            }
-        )
-    if kind is list or kind is tuple or isinstance(value, list | tuple):
-        return FrozenList([v if type(v) in _SCALARS else freeze(v) for v in value])
+    if isinstance(value, Mapping):
+        return _freeze_mapping(value)
+    if isinstance(value, list | tuple):
+        return FrozenList([freeze(item) for item in value])
     return value
+
+
+def _freeze_mapping(value: Mapping[Any, Any]) -> FrozenDict:
+    return FrozenDict({str(key): freeze(item) for key, item in value.items()})
 
 
 def thaw(value: Any) -> Any:
@@ -113,7 +128,7 @@ def thaw(value: Any) -> Any:
     return value
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, init=False)
 class CheckResult:
     """One check on one run: status, an optional 0..1 score, and a reason that reproduces it.
 
@@ -134,20 +149,39 @@ class CheckResult:
     details: Mapping[str, Any] = field(default_factory=FrozenDict)
     gating: bool = True
 
-    def __post_init__(self) -> None:
-        if self.status not in _STATUSES:
-            raise ValueError(f"check {self.check!r}: unknown status {self.status!r}")
-        if self.axis not in _AXES:
-            raise ValueError(f"check {self.check!r}: unknown axis {self.axis!r}")
-        score = self.score
+    def __init__(
+        self,
+        check: str,
+        axis: Axis,
+        status: CheckStatus,
+        score: float | None = None,
+        reason: str = "",
+        details: Mapping[str, Any] | None = None,
+        gating: bool = True,
+    ) -> None:
+        # validated, then the slots set directly (the hot path builds several results per run)
+        if status not in _STATUSES:
+            raise ValueError(f"check {check!r}: unknown status {status!r}")
+        if axis not in _AXES:
+            raise ValueError(f"check {check!r}: unknown axis {axis!r}")
         if score is not None and (type(score) is not float or not 0.0 <= score <= 1.0):
             if isinstance(score, bool) or not isinstance(score, int | float):
-                raise ValueError(f"check {self.check!r}: score {score!r} is not a number")
+                raise ValueError(f"check {check!r}: score {score!r} is not a number")
             if not 0.0 <= score <= 1.0:
-                raise ValueError(f"check {self.check!r}: score {score!r} is outside [0, 1]")
-            object.__setattr__(self, "score", float(score))
-        if type(self.details) is not FrozenDict:
-            object.__setattr__(self, "details", freeze(self.details))
+                raise ValueError(f"check {check!r}: score {score!r} is outside [0, 1]")
+            score = float(score)
+        _set_check(self, check)
+        _set_axis(self, axis)
+        _set_status(self, status)
+        _set_score(self, score)
+        _set_reason(self, reason)
+        _set_details(
+            self,
+            _NO_DETAILS
+            if details is None
+            else (details if type(details) is FrozenDict else freeze(details)),
+        )
+        _set_gating(self, gating)
 
     @property
     def passed(self) -> bool:
@@ -172,6 +206,16 @@ class CheckResult:
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> CheckResult:
         return cls(**cast(dict[str, Any], dict(data)))
+
+
+_NO_DETAILS = FrozenDict()
+_set_check = CheckResult.__dict__["check"].__set__
+_set_axis = CheckResult.__dict__["axis"].__set__
+_set_status = CheckResult.__dict__["status"].__set__
+_set_score = CheckResult.__dict__["score"].__set__
+_set_reason = CheckResult.__dict__["reason"].__set__
+_set_details = CheckResult.__dict__["details"].__set__
+_set_gating = CheckResult.__dict__["gating"].__set__
 
 
 def errored(check: str, axis: Axis, exc: BaseException, *, gating: bool = True) -> CheckResult:

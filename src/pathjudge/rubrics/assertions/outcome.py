@@ -14,6 +14,11 @@ A criterion is a mapping discriminated by ``kind`` (YAML, a task's ``success:`` 
       parts:
         - {name: price, weight: 1, criterion: {kind: contains_any, values: ["0 dollars", "$0", "free"]}}
         - {name: storage, criterion: {kind: contains_any, values: ["1 gb", "1gb"]}}
+    success:
+      kind: any_of                                                 # alternatives: one is enough
+      parts:
+        - {name: refund, criterion: {kind: contains_all, values: ["refunded"]}}
+        - {name: voucher, criterion: {kind: contains_all, values: ["voucher"]}}
 
 Rules shared by the answer criteria (``contains_all``, ``contains_any``, ``regex``, ``number``,
 ``json_schema``):
@@ -42,7 +47,11 @@ A callable runs code, so a suite read from a file or from data (:func:`~pathjudg
 is not allowed is never imported: its check is an ``error`` that says how to allow it. Criteria built
 in Python code are the caller's own code and are allowed. ``all_of`` passes when every part passes (binary) and scores the weighted fraction of part
 scores (partial credit): the result's ``status`` is binary, its ``score`` is the partial credit, and
-``details`` carries both.
+``details`` carries both. ``any_of`` passes when at least one part passes (then the other parts may
+fail or break); when none passes it fails, or is an ``error`` when some part could not be checked
+(that part might have passed). Its partial credit is the best score among the passing parts, or,
+when none passes, the best score among the parts that were checked (so an ``all_of`` part that met 2
+of its 3 sub-goals gives 0.67). ``any_of`` parts take no ``weight``: only the best part counts.
 """
 
 from __future__ import annotations
@@ -82,6 +91,7 @@ __all__ = [
     "DEFAULT_SCOPE_WORDS",
     "AllOfCriterion",
     "AnswerSource",
+    "AnyOfCriterion",
     "CallableCriterion",
     "CallablePolicy",
     "ContainsAllCriterion",
@@ -156,7 +166,7 @@ class _Criterion(BaseModel):
 
 
 AnswerSource = Literal["final_answer", "any_reply", "all_replies"]
-"""What an answer criterion reads (``over:``).
+"""What an answer criterion, or ``refusal``, reads (``over:``).
 
 - ``final_answer`` (default): the run's final answer (see :class:`~pathjudge.agent.trajectory.RunRecord`:
   None when the run ended on a tool call);
@@ -283,6 +293,10 @@ class RefusalCriterion(_Criterion):
     expect: Literal["refuse", "answer"] = "refuse"
     phrases: tuple[str, ...] = Field(default=DEFAULT_REFUSAL_PHRASES, min_length=1)
     scope_words: tuple[str, ...] = DEFAULT_SCOPE_WORDS
+    over: AnswerSource = Field(
+        default="final_answer",
+        description="What is read: final_answer, any_reply (some reply passes), all_replies (joined).",
+    )
 
 
 _CALLABLE = re.compile(r"^[A-Za-z_][\w]*(\.[A-Za-z_][\w]*)*:[A-Za-z_][\w]*(\.[A-Za-z_][\w]*)*$")
@@ -379,6 +393,28 @@ class AllOfCriterion(_Criterion):
         return value
 
 
+class AnyOfCriterion(_Criterion):
+    """At least one part must pass (binary); the score is the best part's score."""
+
+    kind: Literal["any_of"] = "any_of"
+    parts: tuple[SubGoal, ...] = Field(min_length=1)
+
+    @field_validator("parts")
+    @classmethod
+    def _unique_names(cls, value: tuple[SubGoal, ...]) -> tuple[SubGoal, ...]:
+        names = [part.name for part in value]
+        dupes = sorted({name for name in names if names.count(name) > 1})
+        if dupes:
+            raise ValueError(f"sub-goal names must be unique; repeated: {', '.join(dupes)}")
+        weighted = [part.name for part in value if "weight" in part.model_fields_set]
+        if weighted:
+            raise ValueError(
+                f"any_of part {weighted[0]!r} sets a weight, which any_of does not use (the best "
+                "part counts); remove it, or use all_of for weighted parts"
+            )
+        return value
+
+
 SuccessCriterion: TypeAlias = Annotated[
     ContainsAllCriterion
     | ContainsAnyCriterion
@@ -387,11 +423,13 @@ SuccessCriterion: TypeAlias = Annotated[
     | JsonSchemaCriterion
     | RefusalCriterion
     | CallableCriterion
-    | AllOfCriterion,
+    | AllOfCriterion
+    | AnyOfCriterion,
     Field(discriminator="kind"),
 ]
 SubGoal.model_rebuild()
 AllOfCriterion.model_rebuild()
+AnyOfCriterion.model_rebuild()
 
 
 def load_callable(spec: str) -> Callable[..., Any]:
@@ -524,17 +562,18 @@ def _one_answer(answer: str | None, criterion: _AnswerCriterion, missing: str) -
     return _answer_verdict(answer, criterion)
 
 
-def _over_replies(run: RunRecord, criterion: _AnswerCriterion) -> _Verdict:
+def _over_replies(
+    run: RunRecord, over: AnswerSource, one: Callable[[str | None], _Verdict]
+) -> _Verdict:
+    """``one`` (the verdict on one text, None = no text) applied as ``over`` says."""
     texts = [reply.text for reply in run.replies if reply.text.strip()]
-    if criterion.over == "all_replies":
-        status, score, reason, details = _one_answer(
-            "\n\n".join(texts) if texts else None, criterion, "no reply to the user"
-        )
+    if over == "all_replies":
+        status, score, reason, details = one("\n\n".join(texts) if texts else None)
         return status, score, f"over {len(texts)} replies joined: {reason}", details
-    if criterion.over == "any_reply":
-        last: _Verdict = _fail("no reply to the user")
+    if over == "any_reply":
+        last: _Verdict = one(None)
         for index, text in enumerate(texts):
-            last = _one_answer(text, criterion, "no reply to the user")
+            last = one(text)
             if last[0] == "pass":
                 status, score, reason, details = last
                 return status, score, f"reply {index + 1} of {len(texts)}: {reason}", details
@@ -547,7 +586,7 @@ def _over_replies(run: RunRecord, criterion: _AnswerCriterion) -> _Verdict:
                 details,
             )
         return last
-    raise ValueError(f"not a reply source: {criterion.over}")
+    raise ValueError(f"not a reply source: {over}")
 
 
 def _verdict(run: RunRecord, criterion: SuccessCriterion) -> _Verdict:
@@ -561,30 +600,46 @@ def _verdict(run: RunRecord, criterion: SuccessCriterion) -> _Verdict:
         | JsonSchemaCriterion,
     ):
         if criterion.over != "final_answer":
-            return _over_replies(run, criterion)
+            answer_criterion = criterion
+            return _over_replies(
+                run,
+                criterion.over,
+                lambda text: _one_answer(text, answer_criterion, "no reply to the user"),
+            )
         return _one_answer(answer, criterion, "no final answer")
     if isinstance(criterion, RefusalCriterion):
-        if answer is None:
-            return _fail(f"no final answer (expected the agent to {criterion.expect})")
-        refused = is_refusal(answer, criterion.phrases, criterion.scope_words)
-        if criterion.expect == "refuse":
-            return _binary(
-                refused,
-                "the answer refuses"
-                if refused
-                else f"expected a refusal, got: {render_value(answer, 80)}",
+        if criterion.over != "final_answer":
+            refusal = criterion
+            return _over_replies(
+                run, criterion.over, lambda text: _refusal(text, refusal, "no reply to the user")
             )
-        return _binary(
-            not refused,
-            "the answer does not refuse"
-            if not refused
-            else f"expected an answer, got a refusal: {render_value(answer, 80)}",
-        )
+        return _refusal(answer, criterion, "no final answer")
     if isinstance(criterion, CallableCriterion):
         return _call(run, criterion)
     if isinstance(criterion, AllOfCriterion):
         return _all_of(run, criterion)
+    if isinstance(criterion, AnyOfCriterion):
+        return _any_of(run, criterion)
     assert_never(criterion)
+
+
+def _refusal(answer: str | None, criterion: RefusalCriterion, missing: str) -> _Verdict:
+    if answer is None or not answer.strip():
+        return _fail(f"{missing} (expected the agent to {criterion.expect})")
+    refused = is_refusal(answer, criterion.phrases, criterion.scope_words)
+    if criterion.expect == "refuse":
+        return _binary(
+            refused,
+            "the answer refuses"
+            if refused
+            else f"expected a refusal, got: {render_value(answer, 80)}",
+        )
+    return _binary(
+        not refused,
+        "the answer does not refuse"
+        if not refused
+        else f"expected an answer, got a refusal: {render_value(answer, 80)}",
+    )
 
 
 def _call(run: RunRecord, criterion: CallableCriterion) -> _Verdict:
@@ -668,12 +723,53 @@ def _all_of(run: RunRecord, criterion: AllOfCriterion) -> _Verdict:
     return ("pass" if binary == 1.0 else "fail", partial, reason, details)
 
 
+def _any_of(run: RunRecord, criterion: AnyOfCriterion) -> _Verdict:
+    met: list[tuple[str, float]] = []
+    unmet: list[tuple[str, float, str]] = []
+    errored: list[str] = []
+    parts: list[JsonValue] = []
+    for part in criterion.parts:
+        status, score, reason, _ = _verdict(run, part.criterion)
+        value = score if score is not None else (1.0 if status == "pass" else 0.0)
+        if status == "error":
+            errored.append(f"{part.name} ({reason})")
+        elif status == "pass":
+            met.append((part.name, value))
+        else:
+            unmet.append((part.name, value, reason))
+        parts.append(
+            {
+                "name": part.name,
+                "status": status,
+                "score": None if status == "error" else value,
+                "reason": reason,
+            }
+        )
+    n = len(criterion.parts)
+    details: dict[str, JsonValue] = {"parts": parts}
+    if met:
+        best = max(met, key=lambda item: item[1])
+        reason = f"{len(met)} of {n} alternatives met ({', '.join(name for name, _ in met)})"
+        reason += f"; best {best[0]} scores {best[1]:.2f}"
+        details["best"] = best[0]
+        return ("pass", best[1], reason, details)
+    reason = f"none of {n} alternatives met"
+    if unmet:
+        reason += ": " + "; ".join(f"{name} ({why})" for name, _, why in unmet)
+    if errored:
+        reason += f"; could not check: {'; '.join(errored)}"
+        return ("error", None, reason, details)
+    best_unmet = max(unmet, key=lambda item: item[1])
+    details["best"] = best_unmet[0]
+    return ("fail", best_unmet[1], reason + f"; best partial {best_unmet[1]:.2f}", details)
+
+
 def check_outcome(run: RunRecord, criterion: SuccessCriterion) -> CheckResult:
     """Apply a success criterion to a run: ``outcome.<kind>`` on the ``goal_completion`` axis.
 
     The status is binary (``pass``/``fail``), or ``error`` when a callable could not be imported,
     raised, or returned something else than documented; the score is 1/0, the callable's float, or
-    the partial credit of ``all_of``.
+    the partial credit of ``all_of`` / ``any_of``.
     """
     status, score, reason, details = _verdict(run, criterion)
     return CheckResult(

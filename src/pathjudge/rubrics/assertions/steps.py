@@ -6,6 +6,12 @@ YAML form (a task's ``steps:`` block)::
       budget: 2            # at most this many tool calls (omit: no budget check)
       max_redundant: 0     # redundant calls tolerated (default 0)
       loop_threshold: 3    # a call or short cycle repeated this many times in a row is a loop
+      scope: state_changing  # redundancy and loops look only at these calls (default: all)
+
+The budget counts every call. ``scope`` (see :mod:`pathjudge.rubrics.scope`) and the task's
+``errored_calls: ignore`` limit the redundancy and loop checks to the calls in view: a call outside
+it is never redundant and never part of a loop, and calls are still reported by their index in the
+run.
 
 Two calls are *the same call* when they name the same tool and their arguments have the same
 canonical form: keys sorted, strings whitespace-trimmed and case-folded, ``5.0`` written as ``5``
@@ -24,6 +30,7 @@ from pydantic import BaseModel, ConfigDict, Field, JsonValue
 from pathjudge.agent.trajectory import RunRecord, Step
 from pathjudge.rubrics.assertions._normalize import canonical_json, canonical_key, normalize_string
 from pathjudge.rubrics.assertions.base import CheckResult
+from pathjudge.rubrics.scope import ToolScope
 
 __all__ = [
     "Loop",
@@ -33,6 +40,7 @@ __all__ = [
     "check_steps",
     "find_loops",
     "redundant_calls",
+    "redundant_in",
 ]
 
 
@@ -47,6 +55,10 @@ class StepSpec(BaseModel):
         default=3,
         ge=2,
         description="Consecutive repetitions of a call or short cycle that make a loop.",
+    )
+    scope: ToolScope = Field(
+        default="all",
+        description="Which calls the redundancy and loop checks look at (see pathjudge.rubrics.scope).",
     )
 
 
@@ -106,6 +118,12 @@ def redundant_calls(run: RunRecord) -> list[tuple[int, int]]:
     return _redundant_pairs(run.steps, call_keys(run.steps))
 
 
+def redundant_in(steps: Sequence[Step]) -> list[tuple[int, int]]:
+    """:func:`redundant_calls` over a sequence of steps (e.g. the calls in a scoped view of a run);
+    the indices are positions in ``steps``."""
+    return _redundant_pairs(steps, call_keys(steps))
+
+
 def _redundant_pairs(steps: Sequence[Step], keys: list[Hashable] | None) -> list[tuple[int, int]]:
     """:func:`redundant_calls` over keys already computed by :func:`call_keys`."""
     if keys is None:
@@ -131,10 +149,14 @@ class Loop:
     period: int
     repeats: int
     tools: tuple[str, ...]
+    indices: tuple[int, ...] | None = None
+    """The run indices of the loop's calls when they are not consecutive in the run (a scoped view)."""
 
     @property
     def end(self) -> int:
         """Index one past the last step of the loop."""
+        if self.indices is not None:
+            return self.indices[-1] + 1
         return self.start + self.period * self.repeats
 
     def describe(self) -> str:
@@ -144,12 +166,15 @@ class Loop:
         return f"{head}{what} repeated {self.repeats}x at steps {self.start}..{self.end - 1}"
 
     def as_dict(self) -> dict[str, JsonValue]:
-        return {
+        out: dict[str, JsonValue] = {
             "start": self.start,
             "period": self.period,
             "repeats": self.repeats,
             "tools": list(self.tools),
         }
+        if self.indices is not None:
+            out["indices"] = list(self.indices)
+        return out
 
 
 def find_loops(run: RunRecord, threshold: int = 3, max_period: int = 3) -> list[Loop]:
@@ -203,7 +228,9 @@ def _find_loops(
     return loops
 
 
-def check_steps(run: RunRecord, spec: StepSpec) -> tuple[CheckResult, ...]:
+def check_steps(
+    run: RunRecord, spec: StepSpec, view: Sequence[int] | None = None
+) -> tuple[CheckResult, ...]:
     """``steps.budget`` (only when a budget is set), ``steps.redundant`` and ``steps.loop``.
 
     - budget: passes when ``len(steps) <= budget``; score 1 or 0.
@@ -212,17 +239,36 @@ def check_steps(run: RunRecord, spec: StepSpec) -> tuple[CheckResult, ...]:
       the redundant ``(first, repeat)`` pairs (see :func:`redundant_calls`).
     - loop: passes when :func:`find_loops` finds none at ``loop_threshold``; score 1 or 0.
 
+    ``view`` holds the indices of the calls the redundancy and loop checks look at (``None``: every
+    call; see :func:`pathjudge.rubrics.scope.visible_calls`); the budget always counts every call, and
+    every index reported is the call's index in the run.
+
     The calls' keys are computed once and shared by the redundancy and loop checks; the results of
     the common outcomes (within budget, no redundant call, no loop) depend on a few numbers alone and
     are built once per distinct value (results are immutable, so sharing them is safe).
     """
-    steps = run.steps
-    n = len(steps)
     results: list[CheckResult] = []
     if spec.budget is not None:
-        results.append(_budget_result(n, spec.budget))
-    keys = call_keys(steps)
-    pairs = _redundant_pairs(steps, keys)
+        results.append(_budget_result(len(run.steps), spec.budget))
+    if view is None:
+        steps = run.steps
+        pairs, loops = _repeats(steps, spec)
+    else:
+        steps = tuple(run.steps[i] for i in view)
+        pairs, loops = _repeats(steps, spec)
+        pairs = [(view[first], view[repeat]) for first, repeat in pairs]
+        loops = [
+            Loop(
+                start=view[loop.start],
+                period=loop.period,
+                repeats=loop.repeats,
+                tools=loop.tools,
+                indices=tuple(view[i] for i in range(loop.start, loop.end)),
+            )
+            for loop in loops
+        ]
+        steps = run.steps
+    n = len(view) if view is not None else len(steps)
     count = len(pairs)
     if count:
         shown = "; ".join(
@@ -244,7 +290,6 @@ def check_steps(run: RunRecord, spec: StepSpec) -> tuple[CheckResult, ...]:
         )
     else:
         results.append(_no_redundant_result(n))
-    loops = _find_loops(steps, keys, spec.loop_threshold)
     if loops:
         results.append(
             CheckResult(
@@ -259,6 +304,11 @@ def check_steps(run: RunRecord, spec: StepSpec) -> tuple[CheckResult, ...]:
     else:
         results.append(_no_loop_result(spec.loop_threshold))
     return tuple(results)
+
+
+def _repeats(steps: Sequence[Step], spec: StepSpec) -> tuple[list[tuple[int, int]], list[Loop]]:
+    keys = call_keys(steps)
+    return _redundant_pairs(steps, keys), _find_loops(steps, keys, spec.loop_threshold)
 
 
 # The results of the common outcomes, shared between runs (CheckResult is frozen).

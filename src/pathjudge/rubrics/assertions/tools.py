@@ -7,11 +7,21 @@ YAML form (a task's ``tools:`` block)::
       forbidden: [delete_database]     # must never be called (safety)
       distractors: [search_web]        # look-alike tools the agent should not choose
       first_call: search_docs          # the first model turn must call this tool
+      read_only: ["get_*", "think"]    # glob patterns of the tools that change no state
+      scope: state_changing            # which calls tools.forbidden looks at (default: all)
 
 Each configured sub-check yields one :class:`~pathjudge.rubrics.assertions.base.CheckResult` on the
 ``tool_selection`` axis (``tools.required``, ``tools.forbidden``, ``tools.distractor``,
 ``tools.first_call``); an empty spec yields none. A name may not be both required and forbidden (or a
 distractor): that is a validation error.
+
+``forbidden`` and ``distractors`` entries are glob patterns (``delete_*``; a plain name matches only
+itself), so ``forbidden: ["*"]`` with ``scope: state_changing`` says "change nothing". ``read_only``
+declares the tools that change no state, for every scope ``state_changing`` of the task (see
+:mod:`pathjudge.rubrics.scope`); it produces no check of its own. ``scope`` limits the
+``tools.forbidden`` check to the calls in scope, and with ``errored_calls: ignore`` (a task setting)
+a call whose result was an error is not a forbidden call either: it changed nothing. The tool-choice
+checks (required, distractor, first_call) see every call.
 """
 
 from __future__ import annotations
@@ -22,6 +32,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from pathjudge.agent.trajectory import RunRecord
 from pathjudge.rubrics.assertions.base import CheckResult
+from pathjudge.rubrics.scope import ErroredCalls, ToolScope, matches_any, visible_calls
 
 __all__ = ["ToolSelectionSpec", "check_tool_selection"]
 
@@ -32,32 +43,49 @@ class ToolSelectionSpec(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     required: tuple[str, ...] = Field(default=(), description="Tools that must each be called.")
-    forbidden: tuple[str, ...] = Field(default=(), description="Tools that must never be called.")
+    forbidden: tuple[str, ...] = Field(
+        default=(), description="Tools (glob patterns) that must never be called."
+    )
     distractors: tuple[str, ...] = Field(
-        default=(), description="Plausible but wrong tools; calling one fails tools.distractor."
+        default=(),
+        description="Plausible but wrong tools (glob patterns); calling one fails tools.distractor.",
     )
     first_call: str | None = Field(
         default=None, description="The tool the first model turn must call (any call of that turn)."
+    )
+    read_only: tuple[str, ...] = Field(
+        default=(),
+        description="Glob patterns of the tools that change no state (what scope state_changing leaves out).",
+    )
+    scope: ToolScope = Field(
+        default="all",
+        description="Which calls tools.forbidden looks at (see pathjudge.rubrics.scope).",
     )
 
     @model_validator(mode="after")
     def _consistent(self) -> Self:
         for name, group in (("forbidden", self.forbidden), ("distractors", self.distractors)):
-            clash = sorted(set(self.required) & set(group))
+            clash = sorted(tool for tool in self.required if matches_any(tool, group))
             if clash:
                 raise ValueError(f"{', '.join(clash)} listed both in required and in {name}")
-            if self.first_call is not None and self.first_call in group:
+            if self.first_call is not None and matches_any(self.first_call, group):
                 raise ValueError(f"first_call {self.first_call!r} is also listed in {name}")
         return self
 
 
-def _steps_of(run: RunRecord, name: str) -> list[int]:
-    return [index for index, step in enumerate(run.steps) if step.tool == name]
-
-
-def _avoid(run: RunRecord, names: tuple[str, ...], check: str, word: str) -> CheckResult:
-    hits = {name: _steps_of(run, name) for name in names}
-    called = {name: steps for name, steps in hits.items() if steps}
+def _avoid(
+    run: RunRecord,
+    names: tuple[str, ...],
+    check: str,
+    word: str,
+    view: tuple[int, ...] | None = None,
+) -> CheckResult:
+    indices = range(len(run.steps)) if view is None else view
+    called: dict[str, list[int]] = {}
+    for index in indices:
+        tool = run.steps[index].tool
+        if matches_any(tool, names):
+            called.setdefault(tool, []).append(index)
     if not called:
         return CheckResult(
             check=check,
@@ -80,12 +108,16 @@ def _avoid(run: RunRecord, names: tuple[str, ...], check: str, word: str) -> Che
     )
 
 
-def check_tool_selection(run: RunRecord, spec: ToolSelectionSpec) -> tuple[CheckResult, ...]:
+def check_tool_selection(
+    run: RunRecord, spec: ToolSelectionSpec, *, errored_calls: ErroredCalls = "count"
+) -> tuple[CheckResult, ...]:
     """One result per configured sub-check, in the order required, forbidden, distractor, first_call.
 
     - ``tools.required``: score = fraction of required tools called; passes when all were. A run
       with no steps scores 0 (unless nothing is required, in which case the check is not produced).
-    - ``tools.forbidden`` / ``tools.distractor``: pass when none of the listed tools was called.
+    - ``tools.forbidden`` / ``tools.distractor``: pass when no call's tool matches a listed pattern.
+      ``tools.forbidden`` looks only at the calls in ``spec.scope`` and, with
+      ``errored_calls="ignore"``, not at calls whose result was an error.
     - ``tools.first_call``: passes when the first model turn (all calls sharing the first step's
       ``turn``, which are parallel and unordered) includes ``first_call``; a run with no steps fails.
     """
@@ -108,7 +140,10 @@ def check_tool_selection(run: RunRecord, spec: ToolSelectionSpec) -> tuple[Check
             )
         )
     if spec.forbidden:
-        results.append(_avoid(run, spec.forbidden, "tools.forbidden", "forbidden"))
+        view = visible_calls(
+            run.steps, scope=spec.scope, read_only=spec.read_only, errored=errored_calls
+        )
+        results.append(_avoid(run, spec.forbidden, "tools.forbidden", "forbidden", view))
     if spec.distractors:
         results.append(_avoid(run, spec.distractors, "tools.distractor", "distractor"))
     if spec.first_call is not None:

@@ -1,0 +1,452 @@
+"""The scoring pipeline: runs + suite → :class:`ScoreReport`, used by ``pathjudge score``, the pytest plugin
+and anyone calling :func:`pathjudge.score`.
+
+One function does what scoring means, in order:
+
+1. load the suite (a path) and resolve the project configuration (unless one is passed in);
+2. gather judged verdicts: recorded ones (``verdicts``), then, unless ``fast`` or ``judge=False``, a
+   live judge for the judged items they do not cover (through a
+   :class:`~pathjudge.judge.session.JudgeSession`, its cache and budget);
+3. grade every run (streamed, or in ``jobs`` worker processes) into the scorecard;
+4. evaluate the gates: the configuration's ``fail_under.*`` overlaid by ``thresholds``.
+
+It prints nothing and writes no report: warnings go to ``warn`` (and into ``ScoreReport.warnings``),
+progress to ``progress``; rendering and writing files are the caller's (the CLI's) business. The only
+file it may write is ``grades_out``, the per-run grades streamed as they are made.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, PlainSerializer, PlainValidator, ValidationError
+
+from pathjudge.errors import InputError
+from pathjudge.scoring.grade import RunGrade
+from pathjudge.scoring.scorecard import GateResult, Scorecard
+
+if TYPE_CHECKING:
+    from pathjudge._progress import Progress
+    from pathjudge.config import ResolvedConfig
+    from pathjudge.judge.session import JudgeSession
+    from pathjudge.rubrics.suite import Suite, WeightKey
+    from pathjudge.scoring.judged import VerdictLike
+    from pathjudge.scoring.scorecard import GateMetric
+
+__all__ = [
+    "REPORT_SCHEMA_VERSION",
+    "JudgeSource",
+    "ScoreReport",
+    "auto_jobs",
+    "config_thresholds",
+    "config_weights",
+    "score",
+]
+
+REPORT_SCHEMA_VERSION = 1
+
+JudgeSource = Literal["judge", "verdicts", "none", "fast"]
+
+
+def _grades_in(value: object) -> tuple[RunGrade, ...] | None:
+    """Per-run grades as given, or read back from their JSON form (validated)."""
+    if value is None:
+        return None
+    if not isinstance(value, list | tuple):
+        raise ValueError("expected a list of run grades")
+    out: list[RunGrade] = []
+    for index, item in enumerate(value):
+        if isinstance(item, RunGrade):
+            out.append(item)
+            continue
+        if not isinstance(item, Mapping):
+            raise ValueError(f"run {index}: expected an object")
+        try:
+            out.append(RunGrade.from_dict(item))
+        except ValidationError as exc:
+            first = exc.errors(include_url=False, include_input=False)[0]
+            where = ".".join(str(part) for part in first.get("loc", ()))
+            raise ValueError(
+                f"run {index}{': ' + where if where else ''}: {first['msg']}"
+            ) from None
+    return tuple(out)
+
+
+def _grades_out(value: tuple[RunGrade, ...] | None) -> list[dict[str, Any]] | None:
+    return None if value is None else [grade.to_dict() for grade in value]
+
+
+GradeList = Annotated[
+    tuple[RunGrade, ...] | None, PlainValidator(_grades_in), PlainSerializer(_grades_out)
+]
+
+
+class ScoreReport(BaseModel):
+    """The result of scoring, and what ``pathjudge score --json`` writes.
+
+    ``judge_note`` and ``warnings`` are for the caller to show; they are not part of the JSON report.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    schema_version: Literal[1] = 1
+    kind: Literal["pathjudge.score"] = "pathjudge.score"
+    suite_file: str | None = Field(default=None, description="The suite file, as given.")
+    runs_file: str | None = Field(default=None, description="The runs file, as given.")
+    fast: bool = Field(description="Whether judged criteria were skipped (fast mode).")
+    judge: JudgeSource = Field(
+        description=(
+            "Where judged verdicts came from: the live judge (and its cache), recorded verdicts only, "
+            "none configured, or skipped (fast mode)."
+        )
+    )
+    generated_at: str | None = Field(default=None, description="Only when the caller passes one.")
+    scorecard: Scorecard
+    gates: tuple[GateResult, ...] = ()
+    passed: bool = Field(description="Whether every gate passed (True without gates).")
+    runs: GradeList = Field(default=None, description="Per-run grades, when asked for.")
+    judge_note: str | None = Field(
+        default=None,
+        exclude=True,
+        description="One line on where judged verdicts came from (not written to JSON).",
+    )
+    warnings: tuple[str, ...] = Field(
+        default=(), exclude=True, description="Warnings raised while scoring (not written to JSON)."
+    )
+
+
+def config_thresholds(config: ResolvedConfig) -> dict[GateMetric, float]:
+    """The ``fail_under.*`` thresholds the project configuration sets (``{}`` when none is set)."""
+    from pathjudge.scoring.scorecard import GATE_METRICS
+
+    out: dict[GateMetric, float] = {}
+    for metric in GATE_METRICS:
+        value = config.value(f"fail_under.{metric}")
+        if value is not None:
+            out[metric] = float(value)
+    return out
+
+
+def config_weights(config: ResolvedConfig) -> dict[WeightKey, float] | None:
+    """Overall-score weights from the project configuration; None when every weight is the default.
+
+    When any ``weights.*`` key is set, the three levels take their configured values (default 1 each)
+    and each axis whose weight is set joins them.
+    """
+    from pathjudge.rubrics.assertions.base import AXES
+
+    levels: dict[str, WeightKey] = {
+        f"weights.levels.{name}": name for name in ("success", "tool_calls", "trajectory")
+    }
+    axes = {f"weights.axes.{axis}": axis for axis in AXES}
+    chosen = [key for key in (*levels, *axes) if config.source(key) != "default"]
+    if not chosen:
+        return None
+    out: dict[WeightKey, float] = {name: float(config.value(key)) for key, name in levels.items()}
+    for key, axis in axes.items():
+        if key in chosen:
+            out[axis] = float(config.value(key))
+    return out
+
+
+def score(
+    runs: str | Path,
+    suite: str | Path | Suite,
+    *,
+    fast: bool = False,
+    verdicts: str | Path | Mapping[str, VerdictLike] | None = None,
+    judge: JudgeSession | bool = True,
+    config: ResolvedConfig | None = None,
+    thresholds: Mapping[GateMetric, float] | Mapping[str, float] | None = None,
+    weights: Mapping[WeightKey, float] | Mapping[str, float] | None = None,
+    jobs: int | None = None,
+    keep_grades: bool = False,
+    grades_out: str | Path | None = None,
+    max_weak: int | None = None,
+    progress: Progress | None = None,
+    warn: Callable[[str], None] | None = None,
+) -> ScoreReport:
+    """Score the runs JSONL ``runs`` against ``suite`` (a suite YAML path or a loaded suite).
+
+    - ``fast``: assertions only; judged criteria are reported "not run".
+    - ``verdicts``: recorded judge verdicts (a JSONL path, or a mapping of ``item_id`` to verdicts).
+    - ``judge``: True (default) runs the judge of the configuration for judged items the recorded
+      verdicts do not cover, when it is available (else they are "not run"; the note says why); a
+      :class:`~pathjudge.judge.session.JudgeSession` runs that judge; False never calls a judge.
+    - ``config``: the resolved project configuration (default: :func:`~pathjudge.config.resolve_config`
+      from the working directory and environment). It supplies the judge, ``fail_under.*`` and
+      ``weights.*``.
+    - ``thresholds``: gates (``{"success": 1.0}``, the names and ranges of ``--fail-under``) over the
+      configuration's ``fail_under.*``; an unknown metric or a value off its scale is an error.
+    - ``weights``: overall-score weights (the keys of ``--weights``); default the suite's, else the
+      configuration's.
+    - ``jobs``: worker processes for grading (no per-run grades kept); default: the core count for a
+      large runs file when no per-run grades are asked for, else 1.
+    - ``keep_grades``: put every run's :class:`RunGrade` in ``ScoreReport.runs``; ``grades_out``
+      streams them to a JSONL file as they are made (a fresh file).
+    - ``max_weak``: how many weak paths the scorecard lists (default: the scorecard's).
+
+    Raises :class:`~pathjudge.errors.PathjudgeError` subclasses for bad input (naming file, line and
+    field). Prints nothing.
+    """
+    from pathjudge.config import resolve_config
+    from pathjudge.rubrics.suite import Suite as SuiteModel
+    from pathjudge.rubrics.suite import load_suite
+    from pathjudge.scoring.judged import load_verdicts, suite_has_judged
+    from pathjudge.scoring.scorecard import check_thresholds, check_weights, evaluate_gates
+
+    runs_path = Path(runs)
+    loaded = suite if isinstance(suite, SuiteModel) else load_suite(suite)
+    suite_file = None if isinstance(suite, SuiteModel) else str(suite)
+    if isinstance(suite, SuiteModel):
+        base_dir = Path(loaded.source).parent if loaded.source else None
+    else:
+        base_dir = Path(suite).parent
+    per_run = keep_grades or grades_out is not None
+    if jobs is None:
+        jobs = 1 if per_run else auto_jobs(runs_path)
+    if jobs < 1:
+        raise InputError(f"jobs must be at least 1, got {jobs}", field="jobs")
+    if jobs > 1 and per_run:
+        raise InputError(
+            "grading in several processes builds the scorecard only",
+            field="jobs",
+            hint="use jobs=1 to keep per-run grades",
+        )
+    resolved = config if config is not None else resolve_config()
+    gates_at = config_thresholds(resolved)
+    gates_at.update(check_thresholds(thresholds or {}, field="thresholds"))
+    weight_map = check_weights(weights, field="weights") if weights is not None else None
+    if weight_map is not None and not any(weight_map.values()):
+        raise InputError(
+            "every weight is 0, so the overall score is undefined",
+            field="weights",
+            hint="give at least one weight above 0, e.g. success=1,trajectory=0",
+        )
+    if weight_map is None and not loaded.weights:
+        weight_map = config_weights(resolved)
+    warnings: list[str] = []
+
+    def note_warning(text: str) -> None:
+        warnings.append(text)
+        if warn is not None:
+            warn(text)
+
+    recorded: dict[str, VerdictLike] | None = None
+    if verdicts is not None and not fast:
+        recorded = dict(load_verdicts(verdicts) if isinstance(verdicts, (str, Path)) else verdicts)
+    source: JudgeSource = "fast" if fast else ("verdicts" if recorded is not None else "none")
+    label = str(verdicts) if isinstance(verdicts, (str, Path)) else "the recorded verdicts"
+    note = {
+        "fast": "judged criteria: not run (fast mode)",
+        "none": "judged criteria: not run (no judge configured; pass --verdicts V.jsonl)",
+        "verdicts": f"judged criteria: from {label}",
+        "judge": "",
+    }[source]
+    if judge is not False and not fast and suite_has_judged(loaded):
+        from pathjudge.judge.session import JudgeSession
+
+        session = (
+            judge
+            if isinstance(judge, JudgeSession)
+            else JudgeSession.resolve(config=resolved, progress=progress)
+        )
+        judged = _judge_missing(
+            runs_path, loaded, base_dir, session, recorded, resolved, label, note_warning
+        )
+        if judged is not None:
+            note, recorded, source = judged
+    card, kept = _grade(
+        runs_path,
+        loaded,
+        recorded,
+        fast=fast,
+        jobs=jobs,
+        keep=keep_grades,
+        grades_out=Path(grades_out) if grades_out is not None else None,
+        weights=weight_map,
+        max_weak=max_weak,
+    )
+    gates = evaluate_gates(card, gates_at)
+    return ScoreReport(
+        suite_file=suite_file,
+        runs_file=str(runs),
+        fast=fast,
+        judge=source,
+        scorecard=card,
+        gates=tuple(gates),
+        passed=all(g.passed for g in gates),
+        runs=tuple(kept) if keep_grades else None,
+        judge_note=note,
+        warnings=tuple(warnings),
+    )
+
+
+def _judge_missing(
+    runs: Path,
+    suite: Suite,
+    base_dir: Path | None,
+    session: JudgeSession,
+    recorded: dict[str, VerdictLike] | None,
+    config: ResolvedConfig,
+    label: str,
+    warn: Callable[[str], None],
+) -> tuple[str, dict[str, VerdictLike] | None, JudgeSource] | None:
+    """Run ``session`` on the judged items ``recorded`` lacks; ``(note, verdicts, source)``, or None
+    when there was nothing to judge."""
+    from pathjudge.agent.io import read_runs
+    from pathjudge.config import twin_warning
+    from pathjudge.scoring.judged import (
+        JudgeRequest,
+        judged_criteria,
+        run_judge_requests,
+        run_judged,
+    )
+
+    why_not = session.unavailable()
+    if why_not is not None:
+        # no pass over the runs: nothing can be judged, so there is nothing to collect
+        if recorded is not None:
+            return (
+                f"judged criteria: from {label}; any others not run ({why_not})",
+                recorded,
+                "verdicts",
+            )
+        return f"judged criteria: not run ({why_not})", recorded, "none"
+    covered = recorded or {}
+    agent_models: set[str] = set()
+    missing: list[JudgeRequest] = []
+    stream = read_runs(runs)
+    for record in stream:
+        if record.agent.model:
+            agent_models.add(record.agent.model)
+        missing.extend(
+            r
+            for r in run_judge_requests(record, suite, file=runs, line=stream.line)
+            if r.item_id not in covered
+        )
+    if not missing:
+        return None
+    # the configured agent model was checked already; the runs may have been made by another
+    if session.model:
+        for agent_model in sorted(agent_models):
+            warning = twin_warning(session.model, agent_model)
+            if warning and twin_warning(session.model, str(config.value("agent.model"))) is None:
+                warn(f"runs in {runs} were made by {agent_model}: {warning}")
+                break
+    result = run_judged(missing, session, criteria=judged_criteria(missing, base_dir))
+    note = f"judged criteria: {result.describe()}"
+    if covered:
+        note += f"; the others from {label}"
+    if result.unfinished:
+        warn(
+            f"the judge budget ran out; {result.unfinished} judged item(s) are reported not run "
+            "(everything judged is cached; rerun with a larger budget)"
+        )
+    return note, {**covered, **result.verdicts}, "judge"
+
+
+_PARALLEL_BYTES = 8 * 1024 * 1024  # below this a worker pool costs more than it saves
+
+
+def auto_jobs(runs: Path) -> int:
+    """The core count for a large runs file, else 1 (a ``.gz`` counts as 8 times its size)."""
+    from pathjudge.scoring.chunk import default_jobs
+
+    try:
+        size = runs.stat().st_size
+    except OSError:
+        return 1  # reading it reports the problem
+    if runs.suffix == ".gz":
+        size *= 8
+    return default_jobs() if size >= _PARALLEL_BYTES else 1
+
+
+def _grade(
+    runs: Path,
+    suite: Suite,
+    verdicts: Mapping[str, VerdictLike] | None,
+    *,
+    fast: bool,
+    jobs: int,
+    keep: bool,
+    grades_out: Path | None,
+    weights: Mapping[WeightKey, float] | None,
+    max_weak: int | None,
+) -> tuple[Scorecard, list[RunGrade]]:
+    """Grade every run of ``runs`` into the scorecard (the one place scoring calls the grading core).
+
+    Returns the scorecard and, when ``keep``, the per-run grades; streams the grades to
+    ``grades_out`` when given. The first bad record raises (naming its file and line).
+    """
+    import os
+
+    from pathjudge._io import JsonlAppender, open_atomic_temp
+    from pathjudge.agent.io import RunKeys
+    from pathjudge.errors import InputError, RecordError
+    from pathjudge.rubrics.checks import SuitePlan
+    from pathjudge.scoring.chunk import grade_chunk, iter_lines, score_file_parallel
+
+    plans = SuitePlan(suite)
+    weak = {} if max_weak is None else {"max_weak": max_weak}
+    kept: list[RunGrade] = []
+    appender = None
+    grades_tmp: str | None = None
+    if grades_out is not None and grades_out.suffix == ".gz":
+        raise InputError(
+            "--grades streams plain JSONL", field="--grades", hint="name it .jsonl, gzip it later"
+        )
+    if grades_out is not None:
+        # streamed into a temp file beside it and renamed over it only when grading succeeded: a
+        # failed command leaves an existing grades file as it was
+        fd, grades_tmp = open_atomic_temp(grades_out)
+        os.close(fd)
+        appender = JsonlAppender(grades_tmp)
+    keys = RunKeys()
+    count = 0
+
+    def streamed(graded: RunGrade, position: tuple[str, int]) -> None:
+        nonlocal count
+        count += 1
+        # a duplicated (task, epoch) would be counted twice in every rate: refused, as diff does
+        keys.check(graded.task_id, graded.epoch, file=runs, line=position[1] or None, index=count)
+        if appender is not None:
+            appender.write(graded)
+        if keep:
+            kept.append(graded)
+
+    completed = False
+    try:
+        if jobs > 1:
+            partial = score_file_parallel(runs, plans, verdicts, fast=fast, jobs=jobs, **weak)
+        else:
+            partial = grade_chunk(
+                iter_lines(runs),
+                plans,
+                verdicts,
+                fast=fast,
+                stop_at_error=True,
+                on_grade=streamed,
+                **weak,
+            )
+        completed = partial.first_error() is None
+    finally:
+        if appender is not None:
+            appender.close()
+        if grades_tmp is not None and grades_out is not None:
+            if completed:
+                os.replace(grades_tmp, grades_out)
+            else:
+                Path(grades_tmp).unlink(missing_ok=True)
+    problem = partial.first_error()
+    if problem is not None:
+        raise problem
+    if partial.runs == 0:
+        raise RecordError(
+            "has no run records",
+            file=runs,
+            hint="the file is empty; pass a JSONL file with one record per line",
+        )
+    return partial.finish(suite, weights=weights), kept
