@@ -175,3 +175,43 @@ def test_calibration_reports_name_the_judge_and_show_evidence(
 
     write_markdown_report(None, md, calibration=js)
     assert "openai:smollm2-360m" in md.read_text(encoding="utf-8")
+
+
+def test_score_reports_name_the_judge(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    docent = Path(__file__).resolve().parents[2] / "examples" / "docent"
+    item = "summary-rate-limiting-e0:summary-covers-points"
+    sample = SampleVerdict(
+        item_id=item,
+        sample_index=0,
+        criterion_id="summary-covers-points",
+        criterion_version="1",
+        criterion_hash="sha256:abcdef0123456789",
+        input_hash="sha256:feed",
+        backend="anthropic",
+        model="claude-opus-4-8",
+        verdict="pass",
+        reasoning="covers both points",
+        evidence=("429",),
+    )
+    verdicts = tmp_path / "v.jsonl"
+    verdicts.write_text(
+        aggregate_samples(item, [sample]).model_dump_json() + "\n", encoding="utf-8"
+    )
+    js, page, md = tmp_path / "r.json", tmp_path / "r.html", tmp_path / "r.md"
+    code = main(
+        ["score", str(docent / "runs.jsonl"), "--suite", str(docent / "suite.yaml"),
+         "--verdicts", str(verdicts), "--json", str(js), "--html", str(page), "--markdown", str(md)]
+    )  # fmt: skip
+    out = capsys.readouterr().out
+    assert code in (0, 1)
+    assert "judge: anthropic:claude-opus-4-8 · summary-covers-points sha256:abcdef0123456789" in out
+    data = json.loads(js.read_text())
+    assert data["judges"][0]["model"] == "claude-opus-4-8"
+    assert data["judges"][0]["criterion_hash"] == "sha256:abcdef0123456789"
+    assert "claude-opus-4-8" in page.read_text(encoding="utf-8")
+    assert "claude-opus-4-8" in md.read_text(encoding="utf-8")
+    # without a judge the JSON has no judges key at all (reports stay as they were)
+    plain = tmp_path / "plain.json"
+    main(["score", str(docent / "runs.jsonl"), "--suite", str(docent / "suite.yaml"), "--fast",
+          "--json", str(plain), "-q"])  # fmt: skip
+    assert "judges" not in json.loads(plain.read_text())

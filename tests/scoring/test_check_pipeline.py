@@ -328,3 +328,24 @@ def test_score_with_the_default_jobs_equals_one_process(tmp_path: Path) -> None:
         assert code == 0
         outputs.append(out.read_bytes())
     assert outputs[0] == outputs[1] == outputs[2]
+
+
+def test_a_partial_keeps_a_bounded_weak_list_and_error_list_lowest_positions_first() -> None:
+    suite = parse_suite_text(SUITE)
+    (weak_grade,) = grade([_run("plain", "w", answer="nope")], suite, fast=True)
+    assert weak_grade.weak == ("failed",)
+    partial = PartialScorecard(max_weak=5, max_errors=3)
+    positions = list(range(200, 0, -1))  # worst case: every run comes before the ones kept
+    for line in positions:
+        partial.add(weak_grade, ("f", line))
+        partial.add_error(RecordError("bad", file="f", line=line), ("f", line))
+        assert len(partial.weak) <= 2 * 5 + 1
+        assert len(partial.errors) <= 2 * 3 + 1
+    card = partial.finish(suite)
+    assert card.weak_total == 200
+    assert len(card.weak) == 5
+    assert sorted(position for position, _ in partial.weak) == [("f", n) for n in range(1, 6)]
+    assert partial.error_total == 200
+    first = partial.first_error()
+    assert first is not None
+    assert first.line == 1

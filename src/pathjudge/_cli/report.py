@@ -102,6 +102,16 @@ def diff_against(
     return diff, str(base_runs), str(cand_runs)
 
 
+def read_grades(source: str) -> list[Any]:
+    """Per-run grades from a ``score --grades`` JSONL, or from a shard folder / its manifest.json."""
+    from pathjudge.ray import read_grades_file, read_grades_manifest
+
+    local = Path(source)
+    if "://" in source or local.is_dir() or local.name == "manifest.json":
+        return list(read_grades_manifest(source))
+    return list(read_grades_file(source))
+
+
 @app.command()
 def report(
     results: Annotated[
@@ -133,6 +143,14 @@ def report(
         Path | None,
         typer.Option("--markdown", help="Also write a Markdown summary (CI job summary) here."),
     ] = None,
+    grades: Annotated[
+        str | None,
+        typer.Option(
+            "--grades",
+            help="Per-run grades to include: the JSONL of `score --grades`, or the shard folder "
+            "(with manifest.json) of `score --engine ray --grades`, local or s3:// / gs://.",
+        ),
+    ] = None,
 ) -> None:
     """Render RESULTS as one self-contained HTML file (opens offline; agent text is escaped)."""
     from pathjudge.report.verdicts import is_verdicts_file
@@ -148,6 +166,8 @@ def report(
     loaded = load_model(
         ScoreReport, load_json(results, "score report"), source=results, what="score report"
     )
+    if grades is not None:
+        loaded = loaded.model_copy(update={"runs": tuple(read_grades(grades))})
     runs_file = runs if runs is not None else _recorded_path(loaded.runs_file, results)
     if runs_file is None and loaded.runs_file:
         err_console.print(

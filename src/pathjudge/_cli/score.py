@@ -37,7 +37,14 @@ def write_rendered(
 
 @app.command()
 def score(
-    runs: Annotated[Path, typer.Argument(help="Runs JSONL (pathjudge's trajectory schema).")],
+    runs_arg: Annotated[
+        str,
+        typer.Argument(
+            metavar="runs",
+            help="Runs JSONL (pathjudge's trajectory schema). With --engine ray also a glob, a folder, "
+            "Parquet, or an s3:// / gs:// URI.",
+        ),
+    ],
     suite: Annotated[Path, typer.Option("--suite", "-s", help="Suite YAML.")],
     fast: Annotated[
         bool, typer.Option("--fast", help="Assertions only: judged criteria are 'not run'.")
@@ -116,6 +123,28 @@ def score(
     budget_usd: Annotated[
         float | None, typer.Option("--budget-usd", help="Stop judging after spending this.")
     ] = None,
+    engine: Annotated[
+        str,
+        typer.Option(
+            "--engine",
+            help="local (this machine, --jobs processes) or ray (Ray Data: a local runtime, or the "
+            "cluster at --address).",
+        ),
+    ] = "local",
+    address: Annotated[
+        str | None,
+        typer.Option(
+            "--address",
+            help="--engine ray: 'auto' (the cluster this node is in) or ray://HOST:PORT; none starts "
+            "a local runtime.",
+        ),
+    ] = None,
+    workers: Annotated[
+        int | None,
+        typer.Option(
+            "--workers", min=1, help="--engine ray: grading workers (default: every CPU)."
+        ),
+    ] = None,
     allow_callables: Annotated[
         bool, typer.Option("--allow-callables", help=ALLOW_CALLABLES_HELP)
     ] = False,
@@ -137,7 +166,28 @@ def score(
     from pathjudge.scoring.scorecard import parse_thresholds, parse_weights
 
     rendered = html is not None or markdown is not None
-    per_run = grades_out is not None or include_runs or rendered
+    if engine not in ("local", "ray"):
+        raise InputError(
+            f"unknown engine {engine!r}",
+            field="--engine",
+            hint="use --engine local or --engine ray",
+        )
+    on_ray = engine == "ray"
+    if not on_ray and (address is not None or workers is not None):
+        raise InputError(
+            "--address and --workers go with --engine ray",
+            field="--address" if address is not None else "--workers",
+            hint="add --engine ray, or use --jobs for local worker processes",
+        )
+    if on_ray and ((jobs is not None and jobs > 1) or include_runs or rendered):
+        raise InputError(
+            "--engine ray grades into the scorecard and --grades shards only",
+            field="--engine",
+            hint="drop --jobs/--include-runs/--html/--markdown (run pathjudge report on the --grades "
+            "folder for the HTML report)",
+        )
+    runs = Path(runs_arg)
+    per_run = (grades_out is not None and not on_ray) or include_runs or rendered
     if jobs is not None and jobs > 1 and per_run:
         raise InputError(
             "--jobs above 1 grades into the scorecard only",
@@ -166,7 +216,7 @@ def score(
             hint="give at least one weight above 0, e.g. success=1,trajectory=0",
         )
     report = run_score(
-        runs,
+        runs_arg if on_ray else runs,
         loaded,
         fast=fast,
         verdicts=verdicts,
@@ -178,6 +228,10 @@ def score(
         keep_grades=include_runs or rendered,
         grades_out=grades_out,
         warn=lambda text: err_console.print(f"warning: {text}", markup=False),
+        engine="ray" if on_ray else "local",
+        address=address,
+        workers=workers,
+        progress=progress_bars() if on_ray and not quiet else None,
     )
     report = report.model_copy(update={"suite_file": str(suite)})
     card, gates = report.scorecard, report.gates
@@ -189,6 +243,10 @@ def score(
         write_rendered(report, runs, html=html, markdown=markdown)
     if not quiet:
         print_scorecard(out_console, card, list(gates), judge_note=report.judge_note)
+        if report.judges:
+            out_console.print(
+                "judge: " + "; ".join(j.describe() for j in report.judges), markup=False
+            )
     else:
         for gate in gates:
             out_console.print(

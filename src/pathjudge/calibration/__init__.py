@@ -25,7 +25,9 @@ _EXPORTS: dict[str, str] = {
     "LabelSet": "pathjudge.calibration.labels",
     "PPIResult": "pathjudge.calibration.ppi",
     "PairwiseItem": "pathjudge.calibration.pairwise",
+    "RecordedVerdict": "pathjudge.calibration.verdicts",
     "TrustDecision": "pathjudge.calibration.agreement",
+    "VerdictSet": "pathjudge.calibration.verdicts",
     "decide_trust": "pathjudge.calibration.agreement",
     "few_shot_yaml": "pathjudge.calibration.disagreements",
     "find_disagreements": "pathjudge.calibration.disagreements",
@@ -35,6 +37,7 @@ _EXPORTS: dict[str, str] = {
     "judge_noise": "pathjudge.calibration.noise",
     "krippendorff_alpha": "pathjudge.calibration.agreement",
     "load_labels": "pathjudge.calibration.labels",
+    "load_verdicts": "pathjudge.calibration.verdicts",
     "pairwise_agreement": "pathjudge.calibration.pairwise",
     "ppi_mean": "pathjudge.calibration.ppi",
     "reliability": "pathjudge.calibration.noise",
@@ -100,4 +103,13 @@ if _typing.TYPE_CHECKING:  # pragma: no cover - the same names, for type checker
     )
     from pathjudge.calibration.ppi import (
         ppi_mean as ppi_mean,
+    )
+    from pathjudge.calibration.verdicts import (
+        RecordedVerdict as RecordedVerdict,
+    )
+    from pathjudge.calibration.verdicts import (
+        VerdictSet as VerdictSet,
+    )
+    from pathjudge.calibration.verdicts import (
+        load_verdicts as load_verdicts,
     )

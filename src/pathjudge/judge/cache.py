@@ -5,8 +5,9 @@ every verdict here and makes zero calls. Only successful samples are cached; fai
 rerun. The database runs in WAL mode (readers never block the writer). It stores verdict records and
 Message Batches bookkeeping only — never requests, headers or credentials.
 
-Batches: :meth:`VerdictCache.record_batch` stores a submitted batch id with its ``custom_id`` → key map,
-so an interrupted run resumes polling it instead of resubmitting.
+Batches: :meth:`VerdictCache.reserve_batch` stores a chunk's ``custom_id`` → key map before it is sent,
+:meth:`VerdictCache.bind_batch` attaches the batch id the API returned (or :meth:`VerdictCache.record_batch`
+does both at once), so an interrupted run resumes polling it instead of resubmitting.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import json
 import sqlite3
+import uuid
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -216,7 +218,13 @@ class VerdictCache:
 
     # -- batches -------------------------------------------------------------------------------------
     def record_batch(
-        self, batch_id: str, backend: str, model: str, items: Mapping[str, BatchEntry]
+        self,
+        batch_id: str,
+        backend: str,
+        model: str,
+        items: Mapping[str, BatchEntry],
+        *,
+        status: str = "submitted",
     ) -> None:
         """Remember a submitted batch and its ``custom_id`` → key map (one transaction)."""
         order = int(
@@ -227,8 +235,8 @@ class VerdictCache:
         with self._db:
             self._db.execute("BEGIN")
             self._db.execute(
-                "INSERT OR REPLACE INTO batches VALUES (?, ?, ?, 'submitted', ?)",
-                (batch_id, backend, model, order),
+                "INSERT OR REPLACE INTO batches VALUES (?, ?, ?, ?, ?)",
+                (batch_id, backend, model, status, order),
             )
             self._db.executemany(
                 "INSERT OR REPLACE INTO batch_items VALUES (?, ?, ?, ?)",
@@ -241,6 +249,50 @@ class VerdictCache:
                     )
                     for custom_id, entry in items.items()
                 ],
+            )
+
+    def reserve_batch(self, backend: str, model: str, items: Mapping[str, BatchEntry]) -> str:
+        """Record a chunk about to be submitted (status ``submitting``); returns its reservation id.
+
+        Bind it to the API's batch id with :meth:`bind_batch` as soon as the API answers.
+        """
+        reservation = f"pending:{uuid.uuid4().hex}"
+        self.record_batch(reservation, backend, model, items, status="submitting")
+        return reservation
+
+    def bind_batch(self, reservation: str, batch_id: str) -> None:
+        """Attach the API's ``batch_id`` to a reserved chunk and mark it submitted (one transaction)."""
+        with self._db:
+            self._db.execute("BEGIN")
+            self._db.execute(
+                "UPDATE batches SET batch_id=?, status='submitted' WHERE batch_id=?",
+                (batch_id, reservation),
+            )
+            self._db.execute(
+                "UPDATE batch_items SET batch_id=? WHERE batch_id=?", (batch_id, reservation)
+            )
+
+    def abandoned_submissions(self, backend: str, model: str) -> int:
+        """Requests of chunks reserved but never bound to a batch id (a crash while submitting)."""
+        row = self._db.execute(
+            "SELECT COUNT(*) FROM batch_items WHERE batch_id IN (SELECT batch_id FROM batches "
+            "WHERE backend=? AND model=? AND status='submitting')",
+            (backend, model),
+        ).fetchone()
+        return int(row[0])
+
+    def drop_abandoned_submissions(self, backend: str, model: str) -> None:
+        """Forget the chunks :meth:`abandoned_submissions` counts (their requests are sent again)."""
+        with self._db:
+            self._db.execute("BEGIN")
+            self._db.execute(
+                "DELETE FROM batch_items WHERE batch_id IN (SELECT batch_id FROM batches "
+                "WHERE backend=? AND model=? AND status='submitting')",
+                (backend, model),
+            )
+            self._db.execute(
+                "DELETE FROM batches WHERE backend=? AND model=? AND status='submitting'",
+                (backend, model),
             )
 
     def open_batches(self, backend: str, model: str) -> list[OpenBatch]:

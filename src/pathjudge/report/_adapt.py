@@ -258,6 +258,9 @@ def report_view(
         notes.append(
             "No judge configured: judged criteria were not run and count as neither pass nor fail."
         )
+    judge_text = "; ".join(j.describe() for j in model.judges)
+    if judge_text:
+        notes.append(f"Judge: {judge_text}.")
     if card.tasks_without_runs:
         notes.append(f"Tasks with no runs: {', '.join(card.tasks_without_runs)}.")
     if model.runs is None:
@@ -278,6 +281,7 @@ def report_view(
         if part
     )
     return ReportView(
+        judge=judge_text,
         title=f"pathjudge report — {card.suite}",
         subtitle=subtitle,
         levels=levels,

@@ -67,7 +67,8 @@ class GateView:
 
 @dataclass(frozen=True, slots=True)
 class WeakPathView:
-    """One entry of the weak-path list: its flags (failed, poor_path, redundant), reason and path diff."""
+    """One entry of the weak-path list: its flags (failed, poor_path, redundant, not_passed), reason and
+    path diff."""
 
     flags: tuple[str, ...]
     task_id: str
@@ -264,3 +265,4 @@ class ReportView:
     calibration: CalibrationView | None = None
     extra: dict[str, str] = field(default_factory=dict)
     has_scorecard: bool = True
+    judge: str = ""

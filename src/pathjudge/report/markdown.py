@@ -36,6 +36,8 @@ def _num(value: float | None, digits: int = 2) -> str:
 def render_markdown(view: ReportView, *, max_weak: int = 20) -> str:
     """The Markdown summary of ``view``. No levels renders the table header with no rows."""
     lines = [f"## {md_cell(view.title)}", "", md_cell(view.subtitle), ""]
+    if view.judge:
+        lines += [f"Judge: {md_cell(view.judge)}", ""]
     if view.has_scorecard:
         lines += ["| metric | value | detail |", "| --- | ---: | --- |"]
         metrics = [

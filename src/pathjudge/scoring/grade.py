@@ -148,6 +148,11 @@ class RunGrade:
                 f"redundant x{self.redundant}: "
                 + ", ".join(f"steps[{r}] repeats steps[{f}] {tool}" for f, r, tool in repeats)
             )
+        if "not_passed" in self.weak:
+            text = "did not pass: " + ", ".join(self.blockers)
+            if "path" in self.blockers and self.path is not None:
+                text += f" ({self.path.reason})"
+            reasons.append(text)
         return "; ".join(reasons) if reasons else "ok"
 
     @property
@@ -424,6 +429,8 @@ def grade_run(
         weak = ("poor_path",)
         poor = alignment
     outcome, passed, blockers = _verdict(plan, checks, success, alignment)
+    if passed is False and not weak:
+        weak = ("not_passed",)  # failed its one verdict on a check, not on the task or the path
     repeats_of: tuple[tuple[int, int, str], ...] = ()
     if pairs:
         weak = (*weak, "redundant")

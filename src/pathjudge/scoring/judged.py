@@ -26,7 +26,7 @@ from pathjudge.agent.trajectory import RunRecord
 from pathjudge.rubrics.suite import JudgedSpec, Suite, Task
 
 if TYPE_CHECKING:
-    from pathjudge.calibration.verdicts import GradedVerdict
+    from pathjudge.calibration.verdicts import GradedVerdict, VerdictSet
     from pathjudge.judge.session import JudgeSession
     from pathjudge.rubrics.criteria import Criterion
 
@@ -42,6 +42,7 @@ __all__ = [
     "judge_requests",
     "judged_criteria",
     "load_verdicts",
+    "read_verdict_set",
     "run_judge_requests",
     "run_judged",
     "status_of",
@@ -180,11 +181,17 @@ def load_verdicts(path: str | Path) -> dict[str, GradedVerdict]:
     reader of verdicts files, either shape, strict, line-numbered errors), one verdict per item id
     (:meth:`~pathjudge.calibration.verdicts.VerdictSet.by_item`). An empty file gives no verdicts.
     """
+    return read_verdict_set(path).by_item()
+
+
+def read_verdict_set(path: str | Path) -> VerdictSet:
+    """The verdicts file read by the one reader (an empty file: an empty set)."""
+    from pathjudge.calibration.verdicts import VerdictSet
     from pathjudge.calibration.verdicts import load_verdicts as read
 
     if _is_empty(path):
-        return {}
-    return read(path).by_item()
+        return VerdictSet(file=str(path))
+    return read(path)
 
 
 def _is_empty(path: str | Path) -> bool:

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PlainSerializer, PlainValidator, ValidationError
 
+from pathjudge.calibration.verdicts import JudgeName
 from pathjudge.errors import InputError
 from pathjudge.scoring.grade import RunGrade
 from pathjudge.scoring.scorecard import GateResult, Scorecard
@@ -107,6 +108,12 @@ class ScoreReport(BaseModel):
     gates: tuple[GateResult, ...] = ()
     passed: bool = Field(description="Whether every gate passed (True without gates).")
     runs: GradeList = Field(default=None, description="Per-run grades, when asked for.")
+    judges: tuple[JudgeName, ...] = Field(
+        default=(),
+        exclude_if=lambda value: not value,  # reports without a judge stay byte-identical
+        description="Who produced the judged verdicts: backend, model, criterion id and content "
+        "hash, and how many samples each (empty when nothing was judged or the file does not say).",
+    )
     judge_note: str | None = Field(
         default=None,
         exclude=True,
@@ -167,6 +174,9 @@ def score(
     max_weak: int | None = None,
     progress: Progress | None = None,
     warn: Callable[[str], None] | None = None,
+    engine: Literal["local", "ray"] = "local",
+    address: str | None = None,
+    workers: int | None = None,
 ) -> ScoreReport:
     """Score the runs JSONL ``runs`` against ``suite`` (a suite YAML path or a loaded suite).
 
@@ -187,6 +197,11 @@ def score(
     - ``keep_grades``: put every run's :class:`RunGrade` in ``ScoreReport.runs``; ``grades_out``
       streams them to a JSONL file as they are made (a fresh file).
     - ``max_weak``: how many weak paths the scorecard lists (default: the scorecard's).
+    - ``engine="ray"``: grade on Ray Data (:mod:`pathjudge.ray`, the ``ray`` extra) — ``runs`` may then
+      be a glob, a folder, Parquet or an ``s3://`` / ``gs://`` URI; ``address`` joins a cluster (None: a
+      local runtime), ``workers`` caps the grading actors, ``grades_out`` is a folder of shards plus
+      ``manifest.json``. Judged criteria come from ``verdicts`` only (the judge is not run on Ray);
+      ``keep_grades`` and ``jobs`` do not apply. The report is the one ``engine="local"`` gives.
 
     Raises :class:`~pathjudge.errors.PathjudgeError` subclasses for bad input (naming file, line and
     field). Prints nothing.
@@ -194,7 +209,7 @@ def score(
     from pathjudge.config import resolve_config
     from pathjudge.rubrics.suite import Suite as SuiteModel
     from pathjudge.rubrics.suite import load_suite
-    from pathjudge.scoring.judged import load_verdicts, suite_has_judged
+    from pathjudge.scoring.judged import read_verdict_set, suite_has_judged
     from pathjudge.scoring.scorecard import check_thresholds, check_weights, evaluate_gates
 
     runs_path = Path(runs)
@@ -204,8 +219,19 @@ def score(
         base_dir = Path(loaded.source).parent if loaded.source else None
     else:
         base_dir = Path(suite).parent
-    per_run = keep_grades or grades_out is not None
-    if jobs is None:
+    on_ray = engine == "ray"
+    if engine not in ("local", "ray"):
+        raise InputError(f"unknown engine {engine!r}", field="engine", hint="use local or ray")
+    if on_ray and (keep_grades or (jobs is not None and jobs > 1)):
+        raise InputError(
+            "grading on Ray builds the scorecard and grade shards only",
+            field="engine",
+            hint="drop keep_grades/jobs (per-run grades: grades_out=FOLDER)",
+        )
+    per_run = keep_grades or (grades_out is not None and not on_ray)
+    if on_ray:
+        jobs = 1  # unused: Ray's workers grade
+    elif jobs is None:
         jobs = 1 if per_run else auto_jobs(runs_path)
     if jobs < 1:
         raise InputError(f"jobs must be at least 1, got {jobs}", field="jobs")
@@ -235,8 +261,14 @@ def score(
             warn(text)
 
     recorded: dict[str, VerdictLike] | None = None
+    file_judges: tuple[JudgeName, ...] = ()
     if verdicts is not None and not fast:
-        recorded = dict(load_verdicts(verdicts) if isinstance(verdicts, (str, Path)) else verdicts)
+        if isinstance(verdicts, (str, Path)):
+            recorded_set = read_verdict_set(verdicts)
+            recorded = dict(recorded_set.by_item())
+            file_judges = tuple(j for group in recorded_set.judges.values() for j in group)
+        else:
+            recorded = dict(verdicts)
     source: JudgeSource = "fast" if fast else ("verdicts" if recorded is not None else "none")
     label = str(verdicts) if isinstance(verdicts, (str, Path)) else "the recorded verdicts"
     note = {
@@ -245,7 +277,9 @@ def score(
         "verdicts": f"judged criteria: from {label}",
         "judge": "",
     }[source]
-    if judge is not False and not fast and suite_has_judged(loaded):
+    if on_ray and source == "none" and suite_has_judged(loaded):
+        note = "judged criteria: not run (--engine ray takes verdicts from --verdicts V.jsonl)"
+    if judge is not False and not fast and suite_has_judged(loaded) and not on_ray:
         from pathjudge.judge.session import JudgeSession
 
         session = (
@@ -258,29 +292,69 @@ def score(
         )
         if judged is not None:
             note, recorded, source = judged
-    card, kept = _grade(
-        runs_path,
-        loaded,
-        recorded,
-        fast=fast,
-        jobs=jobs,
-        keep=keep_grades,
-        grades_out=Path(grades_out) if grades_out is not None else None,
-        weights=weight_map,
-        max_weak=max_weak,
-    )
+    if on_ray:
+        card, kept = _grade_on_ray(
+            str(runs),
+            loaded,
+            recorded,
+            fast=fast,
+            address=address,
+            workers=workers,
+            grades_out=None if grades_out is None else str(grades_out),
+            weights=weight_map,
+            max_weak=max_weak,
+            progress=progress,
+            warn=note_warning,
+        )
+    else:
+        card, kept = _grade(
+            runs_path,
+            loaded,
+            recorded,
+            fast=fast,
+            jobs=jobs,
+            keep=keep_grades,
+            grades_out=Path(grades_out) if grades_out is not None else None,
+            weights=weight_map,
+            max_weak=max_weak,
+        )
     gates = evaluate_gates(card, gates_at)
     return ScoreReport(
         suite_file=suite_file,
         runs_file=str(runs),
         fast=fast,
         judge=source,
+        judges=(*file_judges, *_live_judges(recorded)) if not fast else (),
         scorecard=card,
         gates=tuple(gates),
         passed=all(g.passed for g in gates),
         runs=tuple(kept) if keep_grades else None,
         judge_note=note,
         warnings=tuple(warnings),
+    )
+
+
+def _live_judges(recorded: Mapping[str, VerdictLike] | None) -> tuple[JudgeName, ...]:
+    """Judge identities of the records that carry one (the live judge's verdicts and failures)."""
+    counts: dict[tuple[str, str, str, str], int] = {}
+    for record in (recorded or {}).values():
+        backend = getattr(record, "backend", None)
+        model = getattr(record, "model", None)
+        criterion = getattr(record, "criterion_id", None)
+        digest = getattr(record, "criterion_hash", None)
+        if not (
+            isinstance(backend, str)
+            and isinstance(model, str)
+            and isinstance(criterion, str)
+            and isinstance(digest, str)
+        ):
+            continue
+        samples = getattr(record, "samples", 1) + getattr(record, "failed_samples", 0)
+        key = (backend, model, criterion, digest)
+        counts[key] = counts.get(key, 0) + int(samples)
+    return tuple(
+        JudgeName(backend=b, model=m, criterion=c, criterion_hash=h, samples=n)
+        for (b, m, c, h), n in counts.items()
     )
 
 
@@ -362,6 +436,53 @@ def auto_jobs(runs: Path) -> int:
     if runs.suffix == ".gz":
         size *= 8
     return default_jobs() if size >= _PARALLEL_BYTES else 1
+
+
+def _grade_on_ray(
+    runs: str,
+    suite: Suite,
+    verdicts: Mapping[str, VerdictLike] | None,
+    *,
+    fast: bool,
+    address: str | None,
+    workers: int | None,
+    grades_out: str | None,
+    weights: Mapping[WeightKey, float] | None,
+    max_weak: int | None,
+    progress: Progress | None,
+    warn: Callable[[str], None],
+) -> tuple[Scorecard, list[RunGrade]]:
+    """:func:`_grade` on Ray Data (:func:`pathjudge.ray.score_files`): the same scorecard, the first
+    bad record raised as one process raises it (after a warning with their number when there are
+    more)."""
+    from pathjudge.errors import RecordError
+    from pathjudge.ray import score_files
+
+    partial = score_files(
+        runs,
+        suite,
+        verdicts=verdicts,
+        fast=fast,
+        address=address,
+        workers=workers,
+        grades=grades_out,
+        progress=progress,
+        **({} if max_weak is None else {"max_weak": max_weak}),
+    )
+    problem = partial.first_error()
+    if problem is not None:
+        if partial.error_total > 1:
+            warn(
+                f"{partial.error_total} bad records in all; the first (as one process reports it):"
+            )
+        raise problem
+    if partial.runs == 0:
+        raise RecordError(
+            "has no run records",
+            file=runs,
+            hint="the files are empty; pass JSONL files with one record per line",
+        )
+    return partial.finish(suite, weights=weights), []
 
 
 def _grade(

@@ -38,7 +38,7 @@ from pathjudge.rubrics.suite import WEIGHT_KEYS, Suite, WeightKey
 if TYPE_CHECKING:
     from pathjudge.scoring.grade import RunGrade
 
-WeakFlag = Literal["failed", "poor_path", "redundant"]
+WeakFlag = Literal["failed", "poor_path", "redundant", "not_passed"]
 
 __all__ = [
     "DEFAULT_WEIGHTS",
@@ -99,7 +99,8 @@ class _Record(BaseModel):
 
 
 class WeakPath(_Record):
-    """One entry of the weak-path list: a run that failed, succeeded by a poor path, or repeated a call."""
+    """One entry of the weak-path list: a run that failed, succeeded by a poor path, repeated a call,
+    or otherwise did not pass its one verdict (``not_passed``: a counted check failed)."""
 
     task_id: str
     run_id: str

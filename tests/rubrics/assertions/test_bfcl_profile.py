@@ -336,3 +336,62 @@ def test_suite_and_task_level_profile_reach_every_expectation() -> None:
     (own,) = suite.task("own").arguments
     assert own.types == "lenient"
     assert match_call("h", {"x": [1]}, own).ok
+
+
+def test_linear_scans_equal_the_checker_patterns() -> None:
+    import random
+    import re
+
+    from pathjudge.rubrics.assertions._bfcl import (
+        ADD_BLOCK_PATTERN,
+        JS_2D_PATTERN,
+        PUT_PATTERN,
+        add_block,
+        find_puts,
+        match_js_2d,
+    )
+
+    rnd = random.Random(12)
+    two_d, block, put = (
+        re.compile(JS_2D_PATTERN),
+        re.compile(ADD_BLOCK_PATTERN, re.DOTALL),
+        re.compile(PUT_PATTERN),
+    )
+    pieces = ["[", "]", ",", " ", "\n", "a", "1", "(", ")", "{", "}", "}}", '",', 'put("', "add(1)"]
+    heads = [
+        "",
+        "[[",
+        "[ [",
+        "new Array([",
+        "new ArrayList<>() {{",
+        "x new ArrayList<Integer>(){{ ",
+    ]
+    for _ in range(4000):
+        text = rnd.choice(heads) + "".join(rnd.choice(pieces) for _ in range(rnd.randint(0, 12)))
+        found = two_d.match(text)
+        assert match_js_2d(text) == (found.end() if found else None), text
+        found = block.search(text)
+        assert add_block(text) == (found.group(1) if found else None), text
+        assert find_puts(text) == put.findall(text), text
+
+
+def test_hostile_literals_never_hang() -> None:
+    # each of these takes the checker's own regular expressions minutes or more (exponential or
+    # cubic backtracking); run in a child process so a regression fails instead of hanging the suite
+    import subprocess
+
+    script = """
+from pathjudge.rubrics.assertions._bfcl import convert_java as j, convert_javascript as js
+js("[[1]" + ",[1]" * 990 + " x", "array", "integer")
+js("[[" + "],[" * 1300, "array")
+j("new HashMap<>() {" + " " * 3900 + "x", "HashMap")
+j("new ArrayList<>() {{" + " " * 3900 + "x", "ArrayList", "integer")
+j("new HashMap<>() {{ " + 'put("a", ' * 440 + "}}", "HashMap")
+j("new HashMap<>() {{ " + 'put("a", 1); ' * 300 + "}}", "HashMap")
+js("{" + "a:1," * 990 + "b", "dict")
+js("x" * 100000, "array")
+"""
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=300, check=False
+    )
+    assert done.returncode == 0, done.stderr

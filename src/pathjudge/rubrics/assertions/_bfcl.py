@@ -32,7 +32,10 @@ answers):
      position by the dict rule;
    - anything else: Python equality with some answer (``5 == 5.0``, ``True == 1``).
 
-Python equality is used where the checker uses it, so the quirks of the official checker are kept
+Agent output is untrusted: a literal longer than :data:`MAX_LITERAL` characters is not converted (it
+stays text, so it fails a typed parameter), and the checker's 2-D array pattern, which backtracks
+exponentially on some inputs, is matched by an equivalent linear-time scan. Python equality is used
+where the checker uses it, so the quirks of the official checker are kept
 (listed in the README section "Argument typing profiles"). :func:`check_param` returns the first
 problem as ``(kind, reason, subpath)`` or ``None`` when the value is accepted.
 """
@@ -56,6 +59,9 @@ __all__ = [
 ]
 
 BfclLanguage = Literal["python", "java", "javascript"]
+
+MAX_LITERAL: Final = 4000
+"""Java/JavaScript literals longer than this are left unconverted (a bound on the regex work)."""
 
 _PY: Final[dict[str, type]] = {
     "string": str,
@@ -143,12 +149,17 @@ _JAVA_FLOAT = re.compile(r"^-?\d+(\.\d+)?([eE][+-]?\d+)?[fF]$")
 _JAVA_DOUBLE = re.compile(r"^-?\d+(\.\d+)?([eE][+-]?\d+)?$")
 _JAVA_LONG = re.compile(r"^-?\d+[lL]$")
 _AS_LIST = re.compile(r"new\s+ArrayList<\w*>\(Arrays\.asList\((.+?)\)\)")
-_ADD_BLOCK = re.compile(r"new\s+ArrayList<\w*>\(\)\s*\{\{\s*(.+?)\s*\}\}", re.DOTALL)
+ADD_BLOCK_PATTERN = r"new\s+ArrayList<\w*>\(\)\s*\{\{\s*(.+?)\s*\}\}"
+"""The checker's ``{{ add(..); }}`` pattern (DOTALL); :func:`add_block` finds the same group without
+its cubic backtracking on long runs of spaces."""
+_ADD_HEAD = re.compile(r"new\s+ArrayList<\w*>\(\)\s*\{\{")
 _ADD = re.compile(r"add\((.+?)\)")
 _EMPTY_LIST = re.compile(r"new\s+ArrayList<\w*>\(\)")
 _ARRAY = re.compile(r"new\s+\w+\[\]\s*\{(.*?)\}")
-_MAP = re.compile(r"new\s+HashMap<.*?>\s*\(\)\s*\{\s*\{?\s*(.*?)\s*\}?\s*\}", re.DOTALL)
-_PUT = re.compile(r"put\(\"(.*?)\",\s*(.*?)\)")
+_MAP = re.compile(r"new\s+HashMap<.*?>\s*+\(\)\s*+\{\s*+\{?\s*+(.*?)\s*+\}?\s*+\}", re.DOTALL)
+PUT_PATTERN = r"put\(\"(.*?)\",\s*(.*?)\)"
+"""The checker's ``put("key", value)`` pattern; :func:`find_puts` gives ``re.findall``'s result
+without its cubic backtracking when no ``)`` closes the calls."""
 _EMPTY_MAP = re.compile(r"new\s+HashMap<.*?>\s*\(\)")
 
 
@@ -185,13 +196,38 @@ def _java_element(text: str, items: str | None) -> Any:
     return convert_java(text, items) if items else _java_value(text)
 
 
+def add_block(text: str) -> str | None:
+    """Group 1 of ``re.search(ADD_BLOCK_PATTERN, text, re.DOTALL)`` (None: no match), in O(n) per
+    candidate head: the body starts after the spaces that follow ``{{`` and ends at the first point
+    (one character on at least) from which only spaces stand before ``}}``; when no such end exists,
+    the engine gives back one space and the body is that single space if ``}}`` follows it."""
+    skip: list[int] | None = None
+    n = len(text)
+    for head in _ADD_HEAD.finditer(text):
+        if skip is None:
+            skip = _skip_space(text)
+        start = head.end()
+        w = skip[start]
+
+        def closes(e: int, skip: list[int] = skip) -> bool:
+            q = skip[e] if e <= n else n
+            return text.startswith("}}", q)
+
+        for e in range(w + 1, n + 1):
+            if closes(e):
+                return text[w:e]
+        if w > start and closes(w):
+            return text[w - 1 : w]
+    return None
+
+
 def _java_arraylist(text: str, items: str | None) -> Any:
     found = _AS_LIST.search(text)
     if found:
         return [_java_element(part.strip(), items) for part in found.group(1).split(",")]
-    found = _ADD_BLOCK.search(text)
-    if found:
-        return [_java_element(part.strip(), items) for part in _ADD.findall(found.group(1))]
+    body = add_block(text)
+    if body is not None:
+        return [_java_element(part.strip(), items) for part in _ADD.findall(body)]
     if _EMPTY_LIST.search(text):
         return []
     return text
@@ -207,13 +243,49 @@ def _java_array(text: str, items: str | None) -> Any:
     return [convert_java(part, items) if items else _java_value(part) for part in parts]
 
 
+def find_puts(body: str) -> list[tuple[str, str]]:
+    """``re.findall(PUT_PATTERN, body)`` in O(n) per ``put("`` head: the key ends at the first
+    ``",`` (on the same line) after which, past any spaces, a ``)`` closes the value on its line."""
+    n = len(body)
+    skip = _skip_space(body)
+    close = [-1] * (n + 1)  # close[p]: the first ")" at or after p before a newline, else -1
+    for p in range(n - 1, -1, -1):
+        ch = body[p]
+        close[p] = p if ch == ")" else (-1 if ch == "\n" else close[p + 1])
+    out: list[tuple[str, str]] = []
+    i = 0
+    while True:
+        head = body.find('put("', i)
+        if head < 0:
+            return out
+        key_start = head + 5
+        line_end = body.find("\n", key_start)
+        line_end = n if line_end < 0 else line_end
+        found: tuple[str, str, int] | None = None
+        j = key_start
+        while found is None:
+            comma = body.find('",', j, line_end)
+            if comma < 0:
+                break
+            value_start = skip[comma + 2]
+            end = close[value_start] if value_start < n else -1
+            if end >= 0:
+                found = (body[key_start:comma], body[value_start:end], end + 1)
+            j = comma + 1
+        if found is None:
+            i = head + 1
+        else:
+            out.append((found[0], found[1]))
+            i = found[2]
+
+
 def _java_hashmap(text: str) -> Any:
     found = _MAP.search(text)
     if found:
         body = found.group(1)
         out: dict[str, Any] = {}
         if body.strip():
-            for key, value in _PUT.findall(body):
+            for key, value in find_puts(body):
                 out[key] = _java_value(value.strip())
         return out
     if _EMPTY_MAP.search(text):
@@ -233,6 +305,8 @@ def convert_java(text: str, declared: str, items: str | None = None) -> Any:
     >>> convert_java("5L", "long"), convert_java("5", "long"), convert_java("new int[]{1, 2}", "Array", "integer")
     (5, '5', [1, 2])
     """
+    if len(text) > MAX_LITERAL and declared in ("ArrayList", "Array", "HashMap"):
+        return text
     if declared in ("byte", "short", "integer"):
         return int(text) if _INT.match(text) else text
     if declared == "float":
@@ -256,13 +330,74 @@ def convert_java(text: str, declared: str, items: str | None = None) -> Any:
 
 _JS_FLOAT = re.compile(r"^-?\d+(\.\d+)?$")
 _JS_BIGINT = re.compile(r"^-?\d+n$")
-_JS_2D = re.compile(
+JS_2D_PATTERN = (
     r"\[\s*\[.*?\]\s*(,\s*\[.*?\]\s*)*\]|\bnew\s+Array\(\s*\[.*?\]\s*(,\s*\[.*?\]\s*)*\)"
 )
+"""The checker's 2-D array pattern. Python's backtracking takes exponential time on some inputs, so
+:func:`match_js_2d` finds the same match in linear time (a test compares the two on short texts)."""
+
+
+def _skip_space(text: str) -> list[int]:
+    """``out[p]``: the first index at or after ``p`` that is not whitespace (``len(text)`` if none)."""
+    n = len(text)
+    out = [n] * (n + 1)
+    for p in range(n - 1, -1, -1):
+        out[p] = out[p + 1] if text[p].isspace() else p
+    return out
+
+
+def _rows_end(text: str, skip: list[int], closer: str) -> list[int | None]:
+    r"""``lazy[p]``: where a match ends when ``.*?\]\s*(,\s*\[.*?\]\s*)*<closer>`` starts at ``p``
+    (None: no match), choosing as the backtracking engine would (lazy rows, greedy repetition).
+
+    Right to left, each state in O(1): a row may end at the first ``]`` from which the rest matches,
+    and ``.`` never crosses a newline."""
+    n = len(text)
+    lazy: list[int | None] = [None] * (n + 2)
+    tail: list[int | None] = [None] * (n + 2)
+    for p in range(n, -1, -1):
+        # tail[p]: after a row's "]": spaces, then another ",\s*[" row (greedy) or the closer
+        q = skip[p] if p <= n else n
+        found: int | None = None
+        if q < n and text[q] == ",":
+            r = skip[q + 1]
+            if r < n and text[r] == "[":
+                found = lazy[r + 1]
+        if found is None and q < n and text[q] == closer:
+            found = q + 1
+        tail[p] = found
+        # lazy[p]: ".*?" then "]" then the tail; "." stops at a newline
+        if p < n and text[p] != "\n":
+            here = tail[p + 1] if text[p] == "]" else None
+            lazy[p] = here if here is not None else lazy[p + 1]
+    return lazy
+
+
+_NEW_ARRAY = re.compile(r"new\s+Array\(")
+
+
+def match_js_2d(code: str) -> int | None:
+    """The end of ``re.match(JS_2D_PATTERN, code)`` (None when it does not match), in linear time."""
+    skip = _skip_space(code)
+    n = len(code)
+    if n and code[0] == "[":
+        p = skip[1]
+        if p < n and code[p] == "[":
+            end = _rows_end(code, skip, "]")[p + 1]
+            if end is not None:
+                return end
+    head = _NEW_ARRAY.match(code)
+    if head is not None:
+        p = skip[head.end()]
+        if p < n and code[p] == "[":
+            return _rows_end(code, skip, ")")[p + 1]
+    return None
+
+
 _JS_1D = re.compile(r"\[(.*?)\]|\bnew\s+Array\((.*?)\)")
 _JS_INNER = re.compile(r"\[(.*?)\]")
 _JS_OBJECT = re.compile(r"\{(.*?)\}")
-_JS_PAIR = re.compile(r"([^:]+):\s*(.*?)(?:,\s*(?=[^,]+:)|$)")
+_JS_PAIR = re.compile(r"([^:]++):\s*+(.*?)(?:,\s*(?=[^,]+:)|$)")
 
 
 def _quoted(text: str) -> bool:
@@ -283,10 +418,10 @@ def _js_value(text: str) -> Any:
 
 
 def _js_array(code: str, items: str | None) -> Any:
-    two_d = _JS_2D.match(code)
-    if two_d:
+    two_d = match_js_2d(code)
+    if two_d is not None:
         rows: list[Any] = []
-        for index, inner in enumerate(_JS_INNER.findall(two_d.group(0))):
+        for index, inner in enumerate(_JS_INNER.findall(code[:two_d])):
             inner = inner.strip()
             if index == 0 and inner.startswith("["):
                 inner = inner[1:]
@@ -346,6 +481,8 @@ def convert_javascript(text: str, declared: str, items: str | None = None) -> An
     >>> convert_javascript("'a'", "String"), convert_javascript("[1, 2]", "array", "integer")
     ('a', [1, 2])
     """
+    if len(text) > MAX_LITERAL and declared in ("array", "dict"):
+        return text
     if declared == "String":
         return text[1:-1] if _quoted(text) else text
     if declared == "integer":

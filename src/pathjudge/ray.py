@@ -1,0 +1,793 @@
+"""Scale-out on Ray Data: grade millions of runs from local files or object storage.
+
+Two entry points (``pip install 'pathjudge[ray]'``):
+
+- :func:`score_files` grades runs JSONL files — a local path, a glob, a folder, or an ``s3://`` /
+  ``gs://`` URI (any filesystem pyarrow reaches). Each file is cut at line starts into byte ranges; a
+  parallel pass counts each range's newlines (so every line keeps its number); a Ray Data
+  ``map_batches`` maps :func:`~pathjudge.scoring.chunk.grade_chunk` over every range on a grading actor;
+  the driver merges the :class:`~pathjudge.scoring.scorecard.PartialScorecard` s in any order. Bad
+  records stay in the partial with their file and line; ``first_error()`` is the one a single process
+  stops at. None is skipped silently.
+- :func:`score_dataset` grades a Ray ``Dataset`` of run records — ``ray.data.read_parquet`` over the
+  layout of :mod:`pathjudge._parquet`, or ``read_json`` where the runs have a uniform shape.
+
+Finished, both give the :class:`~pathjudge.report.json_report.ScoreReport` the single-process ``score``
+writes, byte for byte. ``address`` picks the runtime: ``None`` starts a local one (or reuses an initialised
+one), ``"auto"`` joins the cluster this machine belongs to, ``"ray://HOST:PORT"`` connects a Ray Client.
+Workers need pathjudge installed (the cluster image, or ``runtime_env={"pip": ["pathjudge[ray]"]}``).
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import glob
+import itertools
+import json
+import os
+import pickle
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from pydantic import ValidationError
+
+from pathjudge._progress import Progress, or_no_progress
+from pathjudge.errors import InputError, MissingExtraError, PathjudgeError, RecordError
+
+if TYPE_CHECKING:
+    from pathjudge.report.json_report import ScoreReport
+    from pathjudge.rubrics.suite import Suite, WeightKey
+    from pathjudge.scoring.judged import VerdictLike
+    from pathjudge.scoring.scorecard import GateMetric, PartialScorecard, Scorecard
+
+__all__ = [
+    "expand_runs",
+    "grade_dataset",
+    "read_grades_file",
+    "read_grades_manifest",
+    "score_dataset",
+    "score_files",
+]
+
+
+_URI_SCHEMES = ("s3://", "gs://", "gcs://", "hdfs://", "abfs://", "file://")
+_MIN_RANGE = 1 << 20  # 1 MiB: smaller ranges cost more in scheduling than they save
+_MAX_RANGE = 64 << 20  # 64 MiB: bounds a worker's read and its share of a straggler
+
+
+def _ray() -> Any:
+    try:
+        import ray
+    except ImportError:
+        raise MissingExtraError("ray", "ray", "grading on Ray Data") from None
+    return ray
+
+
+def init_runtime(address: str | None = None, *, workers: int | None = None) -> int:
+    """Start or join a Ray runtime; returns the CPUs it offers. ``None``: a local runtime (reused if
+    one is initialised), with ``workers`` CPUs when given; ``"auto"`` or ``"ray://HOST:PORT"``: join."""
+    ray = _ray()
+    if not ray.is_initialized():
+        options: dict[str, Any] = {
+            "include_dashboard": False,
+            "log_to_driver": False,
+            "configure_logging": False,
+        }
+        if address is None:
+            if workers is not None:
+                options["num_cpus"] = workers
+        else:
+            options["address"] = address
+        try:
+            ray.init(**options)
+        except (ConnectionError, RuntimeError, ValueError) as exc:
+            raise InputError(
+                f"could not start or reach the Ray runtime ({type(exc).__name__}: {exc})",
+                field="--address",
+                hint="pass --address auto on a cluster node, ray://HOST:10001 for a remote cluster, "
+                "or no --address for a local runtime",
+            ) from None
+        import logging
+
+        ctx = ray.data.DataContext.get_current()
+        ctx.enable_progress_bars = False  # ours is drawn by the face, over bytes
+        logging.getLogger("ray.data").setLevel(logging.WARNING)
+    return max(1, int(ray.cluster_resources().get("CPU", 1)))
+
+
+# -- files ------------------------------------------------------------------------------------------
+
+
+def _pyarrow_fs() -> Any:
+    try:
+        from pyarrow import fs
+    except ImportError:
+        raise MissingExtraError("ray", "pyarrow", "reading runs from object storage") from None
+    return fs
+
+
+def _is_uri(path: str) -> bool:
+    return path.startswith(_URI_SCHEMES)
+
+
+def _filesystem(path: str) -> tuple[Any, str]:
+    """(pyarrow filesystem, path within it) for a URI; (None, path) for a local path."""
+    if not _is_uri(path) or path.startswith("file://"):
+        return None, path.removeprefix("file://")
+    fs = _pyarrow_fs()
+    filesystem, inner = fs.FileSystem.from_uri(path)
+    return filesystem, str(inner)
+
+
+def _match_uri(item: str) -> list[str]:
+    """The files a URI names: itself, the runs files of its folder, or its glob's matches."""
+    fs = _pyarrow_fs()
+    filesystem, inner = fs.FileSystem.from_uri(item)
+    scheme = item.split("://", 1)[0]
+    if any(ch in inner for ch in "*?["):
+        base = inner[: min(inner.find(ch) for ch in "*?[" if ch in inner)].rsplit("/", 1)[0]
+        infos = filesystem.get_file_info(fs.FileSelector(base, recursive=True))
+        return [
+            f"{scheme}://{info.path}"
+            for info in infos
+            if info.type == fs.FileType.File and fnmatch.fnmatch(info.path, inner)
+        ]
+    info = filesystem.get_file_info(inner)
+    if info.type == fs.FileType.Directory:
+        infos = filesystem.get_file_info(fs.FileSelector(inner, recursive=False))
+        return [
+            f"{scheme}://{i.path}"
+            for i in infos
+            if i.type == fs.FileType.File and i.path.endswith((".jsonl", ".parquet"))
+        ]
+    return [item] if info.type == fs.FileType.File else []
+
+
+def expand_runs(spec: str | Sequence[str]) -> list[str]:
+    """The files ``spec`` names, sorted: a local file, a local glob, a local folder (its ``*.jsonl``),
+    or a URI, itself possibly a glob (``s3://bucket/runs/*.jsonl``). No match is an InputError."""
+    specs = [spec] if isinstance(spec, str) else list(spec)
+    found: list[str] = []
+    for item in specs:
+        if _is_uri(item) and not item.startswith("file://"):
+            try:
+                matches = _match_uri(item)
+            except (OSError, ValueError) as exc:  # unknown scheme, no credentials, no bucket
+                raise RecordError(
+                    f"could not be listed ({type(exc).__name__}: {exc})",
+                    file=item,
+                    hint="check the URI and the storage credentials in the environment",
+                ) from None
+        else:
+            local = item.removeprefix("file://")
+            if any(ch in local for ch in "*?["):
+                matches = [p for p in glob.glob(local, recursive=True) if os.path.isfile(p)]
+            elif os.path.isdir(local):
+                matches = [
+                    str(p)
+                    for p in Path(local).iterdir()
+                    if p.is_file() and p.suffix in (".jsonl", ".parquet")
+                ]
+            else:
+                matches = [local] if os.path.isfile(local) else []
+        if not matches:
+            raise RecordError(
+                "no runs file matches",
+                file=item,
+                hint="check the path, glob or URI (s3://bucket/prefix/*.jsonl)",
+            )
+        found.extend(sorted(matches))
+    return found
+
+
+def _size(path: str) -> int:
+    filesystem, inner = _filesystem(path)
+    if filesystem is None:
+        return os.path.getsize(inner)
+    size: int = filesystem.get_file_info(inner).size
+    return size
+
+
+def _open(path: str) -> Any:
+    filesystem, inner = _filesystem(path)
+    if filesystem is None:
+        return open(inner, "rb")
+    return filesystem.open_input_file(inner)
+
+
+def _next_line_start(handle: Any, offset: int, size: int) -> int:
+    """The first line start at or after ``offset`` (``size`` when none)."""
+    if offset <= 0:
+        return 0
+    handle.seek(offset - 1)
+    position = offset - 1
+    while position < size:
+        block = handle.read(1 << 16)
+        if not block:
+            break
+        found: int = block.find(b"\n")
+        if found >= 0:
+            return position + found + 1
+        position += len(block)
+    return size
+
+
+@dataclass(frozen=True)
+class _Range:
+    file: int
+    index: int
+    path: str
+    start: int
+    end: int
+
+
+def _plan_ranges(files: Sequence[str], parts: int) -> list[_Range]:
+    sizes = [_size(path) for path in files]
+    total = sum(sizes)
+    target = min(_MAX_RANGE, max(_MIN_RANGE, total // max(1, parts)))
+    ranges: list[_Range] = []
+    for number, (path, size) in enumerate(zip(files, sizes, strict=True)):
+        cuts = [0]
+        if size > target:
+            with _open(path) as handle:
+                for k in range(1, -(-size // target)):
+                    start = _next_line_start(handle, k * target, size)
+                    if cuts[-1] < start < size:
+                        cuts.append(start)
+        cuts.append(size)
+        for index, (start, end) in enumerate(itertools.pairwise(cuts)):
+            ranges.append(_Range(number, index, path, start, end))
+    return ranges
+
+
+def _lines(handle: Any, start: int, end: int, limit: int) -> Iterator[tuple[bytes | None, int]]:
+    """The lines starting in ``[start, end)`` (which begins at a line start): ``(raw, length)``, raw
+    None for a line over ``limit`` bytes (skipped, its length reported)."""
+    handle.seek(start)
+    position = start
+    buffer = b""
+    while position < end:
+        newline = buffer.find(b"\n")
+        if newline < 0:
+            block = handle.read(1 << 20)
+            if not block:
+                if buffer:
+                    yield (buffer if len(buffer) <= limit else None), len(buffer)
+                return
+            buffer += block
+            if len(buffer) > limit + (1 << 20) and buffer.find(b"\n") < 0:
+                # an over-long line: skip to its end without holding it
+                length = len(buffer)
+                buffer = b""
+                while True:
+                    block = handle.read(1 << 20)
+                    if not block:
+                        yield None, length
+                        return
+                    newline = block.find(b"\n")
+                    if newline >= 0:
+                        length += newline + 1
+                        buffer = block[newline + 1 :]
+                        yield None, length
+                        position += length
+                        break
+                    length += len(block)
+            continue
+        raw = buffer[: newline + 1]
+        buffer = buffer[newline + 1 :]
+        position += len(raw)
+        yield (raw if len(raw) <= limit else None), len(raw)
+
+
+# -- workers ----------------------------------------------------------------------------------------
+
+
+def _range_lines(
+    path: str, start: int, end: int, first_line: int
+) -> Iterator[tuple[str, int, bytes]]:
+    """The lines of ``path`` starting in ``[start, end)`` as ``(source, line, raw)`` for
+    :func:`~pathjudge.scoring.chunk.grade_chunk`; an over-long line comes truncated (still too long)."""
+    from pathjudge.scoring.chunk import MAX_LINE_BYTES
+
+    number = first_line - 1
+    with _open(path) as handle:
+        for raw, _length in _lines(handle, start, end, MAX_LINE_BYTES):
+            number += 1
+            yield path, number, raw if raw is not None else b"x" * (MAX_LINE_BYTES + 1)
+
+
+def _count_lines(batch: dict[str, Any]) -> dict[str, Any]:
+    """Ray task: the number of newlines in each byte range (to number the lines of the next range)."""
+    import numpy as np
+
+    counts = []
+    for i in range(len(batch["path"])):
+        start, end = int(batch["start"][i]), int(batch["end"][i])
+        total = 0
+        with _open(str(batch["path"][i])) as handle:
+            handle.seek(start)
+            remaining = end - start
+            while remaining > 0:
+                block = handle.read(min(remaining, 1 << 22))
+                if not block:
+                    break
+                total += block.count(b"\n")
+                remaining -= len(block)
+        counts.append(total)
+    return {
+        "file": np.asarray(batch["file"]),
+        "index": np.asarray(batch["index"]),
+        "lines": np.asarray(counts),
+    }
+
+
+class _Grader:
+    """A Ray actor: grades whole byte ranges of runs JSONL files with
+    :func:`~pathjudge.scoring.chunk.grade_chunk` into pickled partial scorecards."""
+
+    def __init__(
+        self,
+        suite: Suite,
+        verdicts: Mapping[str, VerdictLike] | None,
+        fast: bool,
+        grades: str | None,
+        max_weak: int,
+    ) -> None:
+        from pathjudge.rubrics.checks import SuitePlan
+
+        self.plans = SuitePlan(suite)
+        self.verdicts = verdicts
+        self.fast = fast
+        self.grades = grades
+        self.max_weak = max_weak
+
+    def __call__(self, batch: dict[str, Any]) -> dict[str, Any]:
+        import numpy as np
+
+        from pathjudge.scoring.chunk import grade_chunk
+
+        out = []
+        for i in range(len(batch["path"])):
+            path = str(batch["path"][i])
+            file, index = int(batch["file"][i]), int(batch["index"][i])
+            writer = _ShardWriter(self.grades, file, index) if self.grades else None
+            partial = grade_chunk(
+                _range_lines(
+                    path, int(batch["start"][i]), int(batch["end"][i]), int(batch["first_line"][i])
+                ),
+                self.plans,
+                self.verdicts,
+                fast=self.fast,
+                max_weak=self.max_weak,
+                on_grade=None if writer is None else writer.grade,
+            )
+            shard = writer.close(path) if writer is not None else None
+            out.append(pickle.dumps((partial, shard), protocol=pickle.HIGHEST_PROTOCOL))
+        return {
+            "file": np.asarray(batch["file"]),
+            "index": np.asarray(batch["index"]),
+            "size": np.asarray(batch["end"]) - np.asarray(batch["start"]),
+            "partial": np.array(out, dtype=object),
+        }
+
+
+class _ShardWriter:
+    """Per-run grades of one range as a JSONL shard ``part-FFFFF-RRRRR.jsonl`` under the grades folder."""
+
+    def __init__(self, folder: str, file: int, index: int) -> None:
+        self.name = f"part-{file:05d}-{index:05d}.jsonl"
+        self.target = f"{folder.rstrip('/')}/{self.name}"
+        filesystem, inner = _filesystem(self.target)
+        self.handle = (
+            open(inner + ".tmp", "wb")  # noqa: SIM115 - closed in close()
+            if filesystem is None
+            else filesystem.open_output_stream(inner)
+        )
+        self.filesystem = filesystem
+        self.inner = inner
+        self.runs = 0
+
+    def grade(self, grade: Any, _position: object) -> None:
+        self.handle.write(bytes(grade.to_json()) + b"\n")  # as JsonlAppender writes a grade
+        self.runs += 1
+
+    def close(self, source: str) -> dict[str, Any]:
+        self.handle.close()
+        if self.filesystem is None:
+            os.replace(self.inner + ".tmp", self.inner)
+        return {"path": self.name, "runs": self.runs, "source": source}
+
+
+# -- the driver -------------------------------------------------------------------------------------
+
+
+def _first_lines(ray: Any, items: list[dict[str, Any]], workers: int) -> None:
+    """Fill each range's ``first_line``: newlines counted in parallel, summed per file in order."""
+    if all(item["index"] == 0 for item in items):  # one range per file: no counting needed
+        for item in items:
+            item["first_line"] = 1
+        return
+    counted = (
+        ray.data.from_items(items, override_num_blocks=len(items))
+        .map_batches(_count_lines, batch_size=1, num_cpus=1)
+        .iter_rows()
+    )
+    lines = {(int(row["file"]), int(row["index"])): int(row["lines"]) for row in counted}
+    running: dict[int, int] = {}
+    for item in items:  # items are in (file, index) order
+        item["first_line"] = running.get(item["file"], 0) + 1
+        running[item["file"]] = running.get(item["file"], 0) + lines[(item["file"], item["index"])]
+
+
+def score_files(
+    runs: str | Sequence[str],
+    suite: Suite,
+    *,
+    verdicts: Mapping[str, VerdictLike] | None = None,
+    fast: bool = False,
+    address: str | None = None,
+    workers: int | None = None,
+    grades: str | None = None,
+    max_weak: int = 1000,
+    progress: Progress | None = None,
+) -> PartialScorecard:
+    """Grade runs JSONL (or Parquet) files on Ray into one merged :class:`PartialScorecard`.
+
+    ``partial.first_error()`` is the bad record a single process would stop at (with its file and
+    line), ``partial.finish(suite)`` the scorecard. ``workers``: grading actors (default: the runtime's
+    CPUs). ``grades``: a folder (or URI) that gets one JSONL shard of per-run grades per range plus
+    ``manifest.json``, which ``pathjudge report --grades`` reads.
+    """
+    from pathjudge.scoring.scorecard import PartialScorecard
+
+    files = expand_runs(runs)
+    parquet = [f for f in files if f.endswith(".parquet")]
+    cpus = init_runtime(address, workers=workers)
+    ray = _ray()
+    actors = max(1, workers or cpus)
+    if parquet:
+        if len(parquet) != len(files):
+            raise InputError(
+                "the runs mix Parquet and JSONL files",
+                file=parquet[0],
+                hint="grade each format in its own run",
+            )
+        if grades is not None:
+            raise InputError(
+                "--grades shards are written from JSONL runs only",
+                field="--grades",
+                hint="convert the Parquet runs to JSONL, or drop --grades",
+            )
+        ds = ray.data.read_parquet(files, include_paths=True)
+        return grade_dataset(
+            ds,
+            suite,
+            verdicts=verdicts,
+            fast=fast,
+            workers=actors,
+            max_weak=max_weak,
+            progress=progress,
+        )
+    ranges = _plan_ranges(files, actors * 4)
+    total = sum(r.end - r.start for r in ranges)
+    if grades is not None:
+        _prepare_grades(grades)
+    items = [
+        {"file": r.file, "index": r.index, "path": r.path, "start": r.start, "end": r.end}
+        for r in ranges
+    ]
+    _first_lines(ray, items, actors)
+    graded = ray.data.from_items(items, override_num_blocks=len(items)).map_batches(
+        _Grader,
+        fn_constructor_kwargs={
+            "suite": suite,
+            "verdicts": verdicts,
+            "fast": fast,
+            "grades": grades,
+            "max_weak": max_weak,
+        },
+        batch_size=1,
+        compute=ray.data.ActorPoolStrategy(min_size=1, max_size=min(actors, len(items))),
+        num_cpus=1,
+    )
+    merged = PartialScorecard(max_weak=max_weak)
+    shards: list[tuple[tuple[int, int], dict[str, Any]]] = []
+    seen = 0
+    with or_no_progress(progress)("grading on Ray (bytes)", total) as bar:
+        for row in graded.iter_rows():  # partials merge in any order (associative, commutative)
+            partial, shard = pickle.loads(row["partial"])
+            merged.merge(partial)
+            if shard is not None:
+                shards.append(((int(row["file"]), int(row["index"])), shard))
+            seen += int(row["size"])
+            bar.advance(int(row["size"]))
+    if seen < total:  # pragma: no cover - Ray returned fewer rows than ranges
+        raise RuntimeError("a grading task's result never came back from Ray; rerun")
+    if grades is not None and merged.first_error() is None:
+        _write_manifest(
+            grades, [shard for _, shard in sorted(shards, key=lambda s: s[0])], merged.runs
+        )
+    return merged
+
+
+MANIFEST = "manifest.json"
+
+
+def _prepare_grades(folder: str) -> None:
+    filesystem, inner = _filesystem(folder)
+    if filesystem is None:
+        path = Path(inner)
+        if path.exists() and not path.is_dir():
+            raise InputError(
+                "--grades with --engine ray is a folder of shards, and this is a file",
+                file=inner,
+                hint="pass a folder (it gets part-*.jsonl shards and manifest.json)",
+            )
+        path.mkdir(parents=True, exist_ok=True)
+        for old in path.glob("part-*.jsonl"):  # a fresh set: grades of this run only
+            old.unlink()
+        (path / MANIFEST).unlink(missing_ok=True)
+    else:
+        filesystem.create_dir(inner, recursive=True)
+
+
+def _write_manifest(folder: str, shards: list[dict[str, Any]], runs: int) -> None:
+    manifest = {
+        "kind": "pathjudge.grades",
+        "schema_version": 1,
+        "format": "jsonl",
+        "runs": runs,
+        "shards": shards,
+    }
+    text = json.dumps(manifest, indent=2, ensure_ascii=False) + "\n"
+    filesystem, inner = _filesystem(f"{folder.rstrip('/')}/{MANIFEST}")
+    if filesystem is None:
+        from pathjudge._io import write_text_atomic
+
+        write_text_atomic(Path(inner), text)
+    else:
+        with filesystem.open_output_stream(inner) as out:
+            out.write(text.encode("utf-8"))
+
+
+def read_grades_manifest(folder: str | Path) -> Iterator[Any]:
+    """Stream the per-run grades of a shard folder written by ``--engine ray --grades`` (in run order).
+
+    Shards are read from the manifest's folder only: a shard name with a path separator is refused.
+    """
+    base = str(folder)
+    if base.endswith(MANIFEST):
+        base = base[: -len(MANIFEST)].rstrip("/") or "."
+    manifest_path = f"{base.rstrip('/')}/{MANIFEST}"
+    try:
+        with _open(manifest_path) as handle:
+            manifest = json.loads(handle.read())
+    except (OSError, ValueError) as exc:
+        raise RecordError(
+            f"is not a readable grades manifest ({type(exc).__name__})",
+            file=manifest_path,
+            hint="pass the folder that pathjudge score --engine ray --grades wrote",
+        ) from None
+    if not isinstance(manifest, dict) or manifest.get("kind") != "pathjudge.grades":
+        raise RecordError("is not a pathjudge grades manifest", file=manifest_path)
+    shards = manifest.get("shards")
+    if not isinstance(shards, list):
+        raise RecordError("lists no shards", file=manifest_path, field="shards")
+    for number, shard in enumerate(shards):
+        name = shard.get("path") if isinstance(shard, dict) else None
+        if (
+            not isinstance(name, str)
+            or not name
+            or "/" in name
+            or "\\" in name
+            or name.startswith(".")
+        ):
+            raise RecordError(
+                f"shard {number} has no plain file name",
+                file=manifest_path,
+                field=f"shards[{number}].path",
+                hint="shards are files beside manifest.json, e.g. part-00000-00000.jsonl",
+            )
+        path = f"{base.rstrip('/')}/{name}"
+        yield from read_grades_file(path)
+
+
+def read_grades_file(path: str) -> Iterator[Any]:
+    """Stream the per-run grades of one JSONL file (a shard, or the file ``score --grades`` writes),
+    local or a URI; a line that is not a grade is a :class:`RecordError` naming file and line."""
+    from pathjudge.scoring.chunk import MAX_LINE_BYTES
+    from pathjudge.scoring.grade import RunGrade
+
+    try:
+        size = _size(path)
+    except (OSError, FileNotFoundError):
+        raise RecordError("file not found", file=path, hint="check the path") from None
+    with _open(path) as handle:
+        for number, (raw, _length) in enumerate(_lines(handle, 0, size, MAX_LINE_BYTES), 1):
+            if raw is not None and not raw.strip():
+                continue
+            try:
+                if raw is None:
+                    raise ValueError("over-long line")
+                yield RunGrade.from_dict(json.loads(raw))
+            except (ValueError, TypeError, AttributeError):  # ValidationError is a ValueError
+                raise RecordError(
+                    "is not a run grade",
+                    file=path,
+                    line=number,
+                    hint="pass the JSONL of score --grades, or the folder of score --engine ray --grades",
+                ) from None
+
+
+# -- datasets ---------------------------------------------------------------------------------------
+
+
+class _RowGrader:
+    """A Ray actor: grades blocks of run rows (Parquet layout or plain JSON rows)."""
+
+    def __init__(
+        self, suite: Suite, verdicts: Mapping[str, VerdictLike] | None, fast: bool, max_weak: int
+    ) -> None:
+        from pathjudge.rubrics.checks import SuitePlan
+
+        self.plans = SuitePlan(suite)
+        self.verdicts = verdicts
+        self.fast = fast
+        self.max_weak = max_weak
+
+    def __call__(self, batch: Any) -> dict[str, Any]:
+        import numpy as np
+
+        from pathjudge._io import record_error_from_validation
+        from pathjudge._parquet import record_from_row
+        from pathjudge.scoring.chunk import grade_records_chunk
+
+        rows = batch.to_pylist()
+        good = []
+        errors: list[tuple[PathjudgeError, tuple[str, int]]] = []
+        for row in rows:
+            source = row.get("path") or "<dataset>"
+            try:
+                good.append((source, 0, record_from_row(row)))
+            except ValidationError as exc:
+                error: PathjudgeError = record_error_from_validation(
+                    exc, file=None, line=None, what="run"
+                )
+                errors.append((_placed(error, source, row), (source, 0)))
+            except ValueError as exc:
+                error = RecordError(f"a JSON-text column does not parse ({exc})")
+                errors.append((_placed(error, source, row), (source, 0)))
+        partial = grade_records_chunk(
+            good, self.plans, self.verdicts, fast=self.fast, max_weak=self.max_weak
+        )
+        for error, position in errors:
+            partial.add_error(error, position)
+        return {
+            "rows": np.asarray([len(rows)]),
+            "partial": np.array(
+                [pickle.dumps(partial, protocol=pickle.HIGHEST_PROTOCOL)], dtype=object
+            ),
+        }
+
+
+def _placed(error: PathjudgeError, source: str, row: Mapping[str, Any]) -> PathjudgeError:
+    run_id = row.get("run_id")
+    where = f" (run_id {run_id!r})" if isinstance(run_id, str) else ""
+    return type(error)(
+        error.message + where,
+        file=source,
+        field=error.field,
+        task_id=error.task_id,
+        hint=error.hint,
+    )
+
+
+def score_dataset(
+    ds: Any,
+    suite: Suite,
+    *,
+    verdicts: Mapping[str, VerdictLike] | None = None,
+    fast: bool = False,
+    weights: Mapping[WeightKey, float] | None = None,
+    thresholds: Mapping[GateMetric, float] | None = None,
+    workers: int | None = None,
+    suite_file: str | None = None,
+    runs_file: str | None = None,
+    progress: Progress | None = None,
+) -> ScoreReport:
+    """Grade a Ray ``Dataset`` of run records into the :class:`ScoreReport` one process gives.
+
+    Rows follow the Parquet layout of :mod:`pathjudge._parquet` (JSON-text columns) or carry the JSON
+    values themselves (``read_json``). The dataset's order is kept (``preserve_order``), so the report
+    is byte-identical to the single-process report on the same runs in the same order. A bad record
+    raises the first one's error, naming its file (``include_paths=True``) and run id.
+    """
+    partial = grade_dataset(
+        ds, suite, verdicts=verdicts, fast=fast, workers=workers, progress=progress
+    )
+    problem = partial.first_error()
+    if problem is not None:
+        raise problem
+    if partial.runs == 0:
+        raise RecordError("the dataset has no run records", hint="check the dataset's source")
+    return _report(
+        partial.finish(suite, weights=weights),
+        thresholds,
+        fast=fast,
+        suite_file=suite_file,
+        runs_file=runs_file,
+    )
+
+
+def grade_dataset(
+    ds: Any,
+    suite: Suite,
+    *,
+    verdicts: Mapping[str, VerdictLike] | None = None,
+    fast: bool = False,
+    workers: int | None = None,
+    max_weak: int = 1000,
+    progress: Progress | None = None,
+) -> PartialScorecard:
+    """:func:`score_dataset` up to the merged :class:`PartialScorecard` (bad records kept in it)."""
+    from pathjudge.scoring.scorecard import PartialScorecard
+
+    ray = _ray()
+    cpus = init_runtime(None)
+    ctx = ray.data.DataContext.get_current()
+    kept = ctx.execution_options.preserve_order
+    ctx.execution_options.preserve_order = True
+    try:
+        total = ds.count() if progress is not None else None
+        graded = ds.map_batches(
+            _RowGrader,
+            fn_constructor_kwargs={
+                "suite": suite,
+                "verdicts": verdicts,
+                "fast": fast,
+                "max_weak": max_weak,
+            },
+            batch_format="pyarrow",
+            compute=ray.data.ActorPoolStrategy(min_size=1, max_size=max(1, workers or cpus)),
+            num_cpus=1,
+        )
+        merged = PartialScorecard(max_weak=max_weak)
+        with or_no_progress(progress)("grading on Ray (runs)", total) as bar:
+            for row in graded.iter_rows():  # in dataset order: runs of equal position keep it
+                merged.merge(pickle.loads(row["partial"]))
+                bar.advance(int(row["rows"]))
+    finally:
+        ctx.execution_options.preserve_order = kept
+    return merged
+
+
+def _join(hint: str | None, more: str | None) -> str | None:
+    if hint and more:
+        return f"{hint}; {more}"
+    return hint or more
+
+
+def _report(
+    card: Scorecard,
+    thresholds: Mapping[GateMetric, float] | None,
+    *,
+    fast: bool,
+    suite_file: str | None,
+    runs_file: str | None,
+    judge: str | None = None,
+) -> ScoreReport:
+    from pathjudge.report.json_report import ScoreReport
+    from pathjudge.scoring.scorecard import evaluate_gates
+
+    gates = evaluate_gates(card, dict(thresholds or {}))
+    return ScoreReport(
+        suite_file=suite_file,
+        runs_file=runs_file,
+        fast=fast,
+        judge=judge or ("fast" if fast else "none"),
+        scorecard=card,
+        gates=tuple(gates),
+        passed=all(g.passed for g in gates),
+    )
