@@ -9,6 +9,7 @@ from __future__ import annotations
 import functools
 import importlib
 import math
+import os
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -105,12 +106,13 @@ def _check_values(flags: Mapping[str, str], values: Mapping[str, Any]) -> None:
     for name, value in values.items():
         paths = value if isinstance(value, list | tuple) else [value]
         for path in paths:
-            if not isinstance(path, Path):
-                continue
             if name in OUTPUT_OPTIONS:
-                outputs[flags.get(name, name)] = (path, OUTPUT_OPTIONS[name])
-            else:
+                if isinstance(path, str | Path):
+                    outputs[flags.get(name, name)] = (Path(path), OUTPUT_OPTIONS[name])
+            elif isinstance(path, Path):
                 inputs.append((flags.get(name, name), path))
+            elif isinstance(path, str) and path and "://" not in path and os.path.exists(path):
+                inputs.append((flags.get(name, name), Path(path)))  # a path given as text
     if outputs:
         check_outputs(outputs, inputs)
 
