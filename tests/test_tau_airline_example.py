@@ -294,6 +294,25 @@ def test_a_run_cut_short_fails_like_tau_bench(suite: Suite, records: list[dict[s
     assert result.blockers == ("outcome.truncated",)
 
 
+def test_an_episode_cut_at_the_step_cap_fails(suite: Suite, records: list[dict[str, Any]]) -> None:
+    for record in records:
+        assert imported(record).stop_reason is None  # each real episode ended with ###STOP###
+    record = by_task(records, 6)
+    assert "###STOP###" in record["traj"][-1]["content"]
+    # the loop stopped at its cap right after the write, before the agent's reply and the user's stop
+    record["traj"] = record["traj"][:-2]
+    assert record["traj"][-1]["role"] == "tool"
+    assert imported(record).stop_reason == "max_steps"
+    result = graded(suite, record)
+    assert result.path is not None
+    assert result.path.satisfied
+    assert result.passed is False
+    assert result.blockers == ("outcome.truncated",)
+    transferred = by_task(records, 6)
+    transferred["traj"][-1:] = tool_call(96, "transfer_to_human_agents", {"summary": "x"})
+    assert imported(transferred).stop_reason is None  # a terminate tool ends the episode
+
+
 def test_a_required_output_must_be_said(suite: Suite, records: list[dict[str, Any]]) -> None:
     result = graded(suite, by_task(records, 2))
     assert result.success == "fail"

@@ -31,7 +31,8 @@ What this approximates (see the README's "Grading a benchmark's traces"): the ha
 the suite compares calls. They differ when two different call multisets leave the same database (a
 write that sets a value it already had), when the order of writes matters (two updates of one
 reservation applied in the other order), when an argument is equal as JSON but not as Python text
-(``5`` and ``5.0``), or when an output contains a comma (tau-bench removes commas from the reply only).
+(``5`` and ``5.0``), when an output contains a comma (tau-bench removes commas from the reply only), or
+when a record hides that its episode was cut short.
 """
 
 from __future__ import annotations

@@ -195,6 +195,7 @@ def score(
             hint="drop --grades/--include-runs/--html/--markdown (or use --jobs 1)",
         )
     loaded = load_suite_for_cli(suite, allow_callables=allow_callables)
+    judging = not fast and suite_has_judged(loaded)
     config = resolve_for_cli(
         {
             "judge.backend": backend_name(judge_backend, field="--judge-backend")
@@ -206,7 +207,7 @@ def score(
             "cache": cache,
             "budget_usd": budget_usd,
         },
-        warn=not fast and suite_has_judged(loaded),
+        warn=judging,
     )
     weight_map = parse_weights(weights) if weights else None
     if weight_map is not None and not any(weight_map.values()):
@@ -220,7 +221,10 @@ def score(
         loaded,
         fast=fast,
         verdicts=verdicts,
-        judge=JudgeSession.resolve(config=config, samples=samples, progress=progress_bars()),
+        # the judge is set up (and its settings checked) only when something is to be judged
+        judge=JudgeSession.resolve(config=config, samples=samples, progress=progress_bars())
+        if judging
+        else False,
         config=config,
         thresholds=parse_thresholds(fail_under) if fail_under else None,
         weights=weight_map,

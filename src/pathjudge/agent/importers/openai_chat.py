@@ -18,7 +18,9 @@ the ``input``; every assistant message without tool calls is a reply to the user
 the number of calls before it), and the last assistant message, when it has no tool calls, is the
 ``final_answer``; tau-bench's ``reward`` and ``info`` go to ``metadata``. ``stop_reason`` comes from a
 transcript-level ``stop_reason``/``finish_reason`` (``length`` reads as ``max_tokens``), and a tau-bench
-record whose ``reward`` is missing or null is ``missing_reward`` (the episode did not finish); everything else unmapped lands in ``metadata["unmapped"]``
+record whose ``reward`` is missing or null is ``missing_reward`` (the episode did not finish); a tau-bench
+tool-calling record that ends neither with the user's stop token (``###STOP###``) nor with a call to
+``transfer_to_human_agents`` hit the step cap: ``max_steps``. Everything else unmapped lands in ``metadata["unmapped"]``
 (message keys whose value is null, such as ``"refusal": null``, carry nothing and are not kept).
 """
 
@@ -69,6 +71,44 @@ _FINISH_REASONS = {"length": "max_tokens", "stop": "end_turn", "tool_calls": "to
 _USAGE_NAMES = {"prompt_tokens": "input_tokens", "completion_tokens": "output_tokens"}
 
 
+_TAU_STOP_TOKENS = ("###STOP###", "###TRANSFER###", "###OUT-OF-SCOPE###")
+_TAU_TERMINATE_TOOLS = frozenset({"transfer_to_human_agents"})
+
+
+def _tau_cut(messages: list[Json]) -> bool:
+    """Whether a tau-bench tool-calling trajectory ended before the episode did.
+
+    An episode ends when the simulated user says a stop token (``###STOP###``) or the agent calls a
+    terminate tool (``transfer_to_human_agents``); otherwise the loop stopped at its step cap. Only a
+    trajectory in the tool-calling format (it has a ``role: tool`` message) is judged: the ReAct-style
+    agents record tool output as user text, where the end cannot be told apart.
+    """
+    if not messages or not any(isinstance(m, dict) and m.get("role") == "tool" for m in messages):
+        return False
+    last = messages[-1]
+    if not isinstance(last, dict):
+        return False
+    if last.get("role") == "user":
+        text = content_text(last.get("content"))
+        if not isinstance(text, str):
+            return False  # not text: the end cannot be read
+        return not any(token in text for token in _TAU_STOP_TOKENS)
+    if last.get("role") == "tool":
+        for message in reversed(messages[:-1]):
+            if isinstance(message, dict) and message.get("role") == "assistant":
+                calls = message.get("tool_calls")
+                if isinstance(calls, list):
+                    names = {
+                        c.get("function", {}).get("name")
+                        for c in calls
+                        if isinstance(c, dict) and isinstance(c.get("function"), dict)
+                    }
+                    return not (names & _TAU_TERMINATE_TOOLS)
+                return True
+        return True
+    return False  # an assistant message last: not how tau-bench records an episode
+
+
 def from_openai_chat(
     transcript: Json,
     *,
@@ -105,6 +145,8 @@ def from_openai_chat(
                 stop_reason = _FINISH_REASONS.get(transcript[key], transcript[key])
         if base == "traj" and not isinstance(transcript.get("reward"), int | float):
             stop_reason = "missing_reward"  # a tau-bench record without its reward never finished
+        elif base == "traj" and stop_reason is None and _tau_cut(messages):
+            stop_reason = "max_steps"  # the episode hit tau-bench's step cap (its reward is then 0)
         take_metadata(transcript, metadata, unmapped)
         unmapped.extra_keys(transcript, _TRANSCRIPT_KEYS | IDENTITY_KEYS, "")
     else:
