@@ -317,7 +317,17 @@ def test_score_with_the_default_jobs_equals_one_process(tmp_path: Path) -> None:
     from pathjudge.cli import main
 
     runs = tmp_path / "runs.jsonl"
-    runs.write_bytes((EXAMPLES / "runs.jsonl").read_bytes() * 3)
+    import json
+
+    # three copies of the example runs, as further epochs (a duplicated run is refused, issue 13)
+    lines = (EXAMPLES / "runs.jsonl").read_text(encoding="utf-8").splitlines()
+    copies = []
+    for copy in range(3):
+        for line in lines:
+            record = json.loads(line)
+            record["epoch"] += 1000 * copy
+            copies.append(json.dumps(record))
+    runs.write_text("\n".join(copies) + "\n", encoding="utf-8")
     suite = str(EXAMPLES / "suite.yaml")
     outputs = []
     for jobs in ([], ["--jobs", "1"], ["--jobs", "2"]):
