@@ -23,14 +23,16 @@ def write_rendered(
     section (pass@k / pass^k) computed from the report's per-run grades.
     """
     from pathjudge._cli.report import variance_from_grades
-    from pathjudge.report.html import write_html_report
-    from pathjudge.report.markdown import write_markdown_report
 
     variance = variance_from_grades(report)
     if html is not None:
+        from pathjudge.report.html import write_html_report
+
         path = write_html_report(report, html, variance=variance, runs=runs)
         out_console.print(f"HTML report: {path} ({path.stat().st_size / 1e6:.2f} MB)")
     if markdown is not None:
+        from pathjudge.report.markdown import write_markdown_report
+
         write_markdown_report(report, markdown, variance=variance)
         out_console.print(f"Markdown summary: {markdown}")
 
@@ -157,8 +159,6 @@ def score(
     from pathjudge._cli.config import resolve_for_cli
     from pathjudge.errors import InputError
     from pathjudge.judge.session import JudgeSession, backend_name
-    from pathjudge.report.json_report import write_report
-    from pathjudge.report.junit import write_junit
     from pathjudge.report.progress import progress_bars
     from pathjudge.report.terminal import print_scorecard
     from pathjudge.scoring.judged import suite_has_judged
@@ -240,8 +240,12 @@ def score(
     report = report.model_copy(update={"suite_file": str(suite)})
     card, gates = report.scorecard, report.gates
     if json_out is not None:
+        from pathjudge.report.json_report import write_report
+
         write_report(json_out, report if include_runs else report.model_copy(update={"runs": None}))
     if junit is not None:
+        from pathjudge.report.junit import write_junit
+
         write_junit(junit, card, [t.id for t in loaded.tasks], strict=strict)
     if rendered:
         write_rendered(report, runs, html=html, markdown=markdown)

@@ -6,7 +6,6 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.table import Table
 
 from pathjudge._cli.app import app, out_console, print_problems
 from pathjudge.errors import RecordError
@@ -48,6 +47,8 @@ def show(
     if json_out:
         out_console.print_json(summary.model_dump_json())
         return
+    from rich.table import Table
+
     table = Table(title=f"{runs} — {summary.runs} runs, {len(summary.tasks)} tasks")
     for name, justify in [
         ("task", "left"),
@@ -116,6 +117,8 @@ def _show_verdicts(path: Path, *, json_out: bool, limit: int) -> None:
         )
         return
     counts = ", ".join(f"{name} {n}" for name, n in sorted(summary.verdicts.items()))
+    from rich.table import Table
+
     table = Table(title=visible(f"{path} — {summary.items} items: {counts}"), title_justify="left")
     for name, ratio in (
         ("item", 1),

@@ -16,7 +16,6 @@ are accepted until 0.3 with a deprecation notice on stderr.
 
 from __future__ import annotations
 
-import asyncio
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -25,12 +24,12 @@ from typing import TYPE_CHECKING, assert_never
 
 from pathjudge._vocab import BACKENDS, BackendName, canonical_backend
 from pathjudge.errors import ConfigError
-from pathjudge.judge.runner import Budget, JudgeJob, JudgeRun, run_judge
 
 if TYPE_CHECKING:
     from pathjudge._progress import Progress
     from pathjudge.config import ResolvedConfig
     from pathjudge.judge.backends.base import JudgeBackend
+    from pathjudge.judge.runner import Budget, JudgeJob, JudgeRun
 
 __all__ = [
     "DEFAULT_CACHE",
@@ -224,6 +223,8 @@ class JudgeSession:
                 raise ConfigError(f"{name} must be positive, got {number}", field=name)
         budget = None
         if budget_usd is not None or budget_tokens is not None:
+            from pathjudge.judge.runner import Budget
+
             budget = Budget(max_usd=budget_usd, max_tokens=budget_tokens)
         return cls(
             backend=kind,
@@ -281,6 +282,7 @@ class JudgeSession:
         are reused, so a rerun resumes; a budget that runs out ends the run with ``budget_exceeded``.
         """
         from pathjudge.judge.cache import VerdictCache
+        from pathjudge.judge.runner import run_judge
 
         judge = backend if backend is not None else self.build_backend()
         try:
@@ -313,4 +315,6 @@ class JudgeSession:
 
     def run_sync(self, jobs: Sequence[JudgeJob], backend: JudgeBackend | None = None) -> JudgeRun:
         """:meth:`run` in its own event loop."""
+        import asyncio
+
         return asyncio.run(self.run(jobs, backend))

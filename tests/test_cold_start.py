@@ -1,0 +1,110 @@
+"""A cold ``pathjudge score --fast`` imports only what the suite and the chosen outputs need.
+
+Each case runs the CLI in a fresh interpreter and lists which of the optional heavy modules ended up in
+``sys.modules``: jsonschema only for a suite with a ``json_schema`` expectation, the report renderers only
+for the outputs asked for, and the judge runner (asyncio, sqlite, the backends) never under ``--fast``.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+DOCENT = REPO / "examples" / "docent"
+OPTIONAL = (
+    "jsonschema",
+    "pathjudge.report.html",
+    "pathjudge.report.markdown",
+    "pathjudge.report.junit",
+    "pathjudge.report.plots",
+    "pathjudge.judge.runner",
+    "pathjudge.judge.backends.base",
+    "pathjudge.judge.cache",
+    "asyncio",
+    "sqlite3",
+    "matplotlib",
+    "anthropic",
+    "instructor",
+    "sklearn",
+    "numpy",
+)
+
+
+def _imported(args: list[str], cwd: Path) -> tuple[int, set[str]]:
+    code = (
+        "import atexit, json, sys\n"
+        f"optional = {OPTIONAL!r}\n"
+        "atexit.register(lambda: sys.__stdout__.write('\\nMODULES=' + json.dumps("
+        "[m for m in optional if m in sys.modules]) + '\\n'))\n"
+        "from pathjudge._cli.app import main\n"
+        "import pathjudge.cli\n"
+        f"sys.exit(main({args!r}))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=180,
+        check=False,
+        cwd=cwd,
+    )
+    marker = [line for line in done.stdout.splitlines() if line.startswith("MODULES=")]
+    assert marker, done.stdout + done.stderr
+    return done.returncode, set(json.loads(marker[-1].removeprefix("MODULES=")))
+
+
+def test_score_fast_without_schemas_or_reports_stays_lean(tmp_path: Path) -> None:
+    suite = DOCENT / "support-suite.yaml"
+    assert "json_schema" not in suite.read_text(encoding="utf-8")
+    code, modules = _imported(
+        ["score", str(DOCENT / "support-runs.jsonl"), "--suite", str(suite), "--fast", "-q"],
+        tmp_path,
+    )
+    assert code in (0, 1)
+    assert modules == set(), f"a cold score --fast pulled in {sorted(modules)}"
+
+
+@pytest.mark.parametrize(
+    ("extra", "needed"),
+    [
+        (["--junit", "out.xml"], {"pathjudge.report.junit"}),
+        (["--markdown", "out.md"], {"pathjudge.report.markdown"}),
+        (["--json", "out.json"], set()),
+    ],
+)
+def test_score_fast_imports_a_renderer_only_when_asked(
+    tmp_path: Path, extra: list[str], needed: set[str]
+) -> None:
+    suite = DOCENT / "support-suite.yaml"
+    code, modules = _imported(
+        [
+            "score",
+            str(DOCENT / "support-runs.jsonl"),
+            "--suite",
+            str(suite),
+            "--fast",
+            "-q",
+            *extra,
+        ],
+        tmp_path,
+    )
+    assert code in (0, 1)
+    assert needed <= modules
+    assert modules - needed == set(), f"{extra} pulled in {sorted(modules - needed)}"
+    assert (tmp_path / extra[1]).stat().st_size > 0
+
+
+def test_a_schema_in_the_suite_brings_jsonschema(tmp_path: Path) -> None:
+    suite = DOCENT / "suite.yaml"
+    assert "json_schema" in suite.read_text(encoding="utf-8")
+    code, modules = _imported(
+        ["score", str(DOCENT / "runs.jsonl"), "--suite", str(suite), "--fast", "-q"], tmp_path
+    )
+    assert code in (0, 1)
+    assert "jsonschema" in modules
+    assert modules - {"jsonschema"} == set(), f"pulled in {sorted(modules - {'jsonschema'})}"
