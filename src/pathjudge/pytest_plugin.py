@@ -175,11 +175,14 @@ def pytest_collection_modifyitems(
         raise pytest.UsageError(
             "pathjudge needs both --pathjudge-suite and --pathjudge-runs (or the ini options)"
         )
+    from pathjudge.config import resolve_config
     from pathjudge.errors import PathjudgeError
     from pathjudge.rubrics.suite import load_suite
 
     try:
-        suite = load_suite(suite_path)
+        # callables run only as the project configuration allows (allow_callables)
+        policy = resolve_config(cwd=config.rootpath).config.allow_callables
+        suite = load_suite(suite_path, allow_callables=policy)
     except PathjudgeError as exc:
         raise pytest.UsageError(str(exc)) from None
     strict_opt = config.getoption("--pathjudge-strict")

@@ -10,8 +10,20 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from pathjudge._yaml import _Loader as _FAST_LOADER
 from pathjudge.errors import SuiteError
-from pathjudge.rubrics.suite import _FAST_LOADER, _compose, parse_suite_text
+from pathjudge.rubrics.suite import parse_suite_text
+
+
+def _compose(text: str, loader_class: Any) -> tuple[yaml.Node | None, Any]:
+    """The composed node tree of ``text`` and the data SafeConstructor builds from it."""
+    loader = loader_class(text)
+    try:
+        root = loader.get_single_node()
+        return root, (loader.construct_document(root) if root is not None else None)
+    finally:
+        loader.dispose()
+
 
 REPO = Path(__file__).resolve().parents[2]
 needs_libyaml = pytest.mark.skipif(

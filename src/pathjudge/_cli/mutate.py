@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from pathjudge._cli.app import app, out_console, report_interrupt
+from pathjudge._cli.config import ALLOW_CALLABLES_HELP, load_suite_for_cli
 
 if TYPE_CHECKING:
     from pathjudge.rubrics.suite import Suite
@@ -38,11 +39,13 @@ def mutate_command(
     json_out: Annotated[
         Path | None, typer.Option("--json", help="Also write the full report as JSON.")
     ] = None,
+    allow_callables: Annotated[
+        bool, typer.Option("--allow-callables", help=ALLOW_CALLABLES_HELP)
+    ] = False,
 ) -> None:
     """Perturbed copies of every run (drop a step, duplicate a call, reorder, corrupt an argument, refuse,
     inject a tool error), graded with the suite: a table of which check caught which mutation, and the gaps."""
     from pathjudge.errors import InputError
-    from pathjudge.rubrics.suite import load_suite
     from pathjudge.scoring.mutate import MUTATION_KINDS
 
     kinds: list[MutationKind] = []
@@ -55,7 +58,7 @@ def mutate_command(
                 hint=f"use one of: {', '.join(MUTATION_KINDS)}",
             )
         kinds.append(match)
-    loaded = load_suite(suite)
+    loaded = load_suite_for_cli(suite, allow_callables=allow_callables)
     try:
         _report(runs, loaded, kinds, retriever_experiment, strict, json_out)
     except KeyboardInterrupt:

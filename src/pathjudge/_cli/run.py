@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 
 from pathjudge._cli.app import app, err_console, out_console, print_problems, report_interrupt
+from pathjudge._cli.config import ALLOW_CALLABLES_HELP, load_suite_for_cli
 
 
 @app.command("run")
@@ -138,13 +139,15 @@ def variance_command(
     json_out: Annotated[
         Path | None, typer.Option("--json", help="Also write the report as JSON.")
     ] = None,
+    allow_callables: Annotated[
+        bool, typer.Option("--allow-callables", help=ALLOW_CALLABLES_HELP)
+    ] = False,
 ) -> None:
     """Run-to-run variation: per task and suite pass@k / pass^k, stable/flaky/broken, clustered CIs."""
     from rich.table import Table
 
-    from pathjudge.agent.io import read_runs
+    from pathjudge.agent.io import read_runs, unique_runs
     from pathjudge.errors import InputError
-    from pathjudge.rubrics.suite import load_suite
     from pathjudge.scoring.grade import grade
     from pathjudge.scoring.variance import outcomes_from_grades, variance_report
 
@@ -158,9 +161,11 @@ def variance_command(
         raise InputError(f"--k values must be >= 1, got {k!r}", field="--k")
     if not 0 < level < 1:
         raise InputError(f"--level must be between 0 and 1, got {level}", field="--level")
-    loaded = load_suite(suite)
+    loaded = load_suite_for_cli(suite, allow_callables=allow_callables)
     report = variance_report(
-        outcomes_from_grades(grade(read_runs(runs), loaded, fast=True, file=runs)),
+        outcomes_from_grades(
+            grade(unique_runs(read_runs(runs), file=runs), loaded, fast=True, file=runs)
+        ),
         ks=ks,
         level=level,
         task_order=[t.id for t in loaded.tasks],
