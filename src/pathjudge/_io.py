@@ -23,7 +23,9 @@ from __future__ import annotations
 import gzip
 import json
 import os
+import re
 import tempfile
+import zlib
 from collections.abc import Generator, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -31,22 +33,28 @@ from typing import IO, Any, Generic, Protocol, TypeVar, cast
 
 from pydantic import BaseModel, ValidationError
 
+from pathjudge._json import finite_problem
 from pathjudge.errors import InputError, RecordError
 
 __all__ = [
     "DEFAULT_MAX_LINE_BYTES",
     "JsonlAppender",
     "JsonlStream",
+    "ReadFailure",
     "Record",
     "SelfSerializing",
     "atomic_writer",
+    "describe_read_failure",
     "ensure_not_input",
     "format_loc",
+    "inspect_tail",
     "iter_jsonl",
     "line_of",
+    "line_problem",
     "new_file_mode",
     "open_atomic_temp",
     "record_error_from_validation",
+    "record_line",
     "same_file",
     "write_bytes_atomic",
     "write_jsonl",
@@ -57,6 +65,9 @@ M = TypeVar("M", bound=BaseModel)
 
 DEFAULT_MAX_LINE_BYTES = 32 * 1024 * 1024
 _CHUNK = 1024 * 1024
+# a cheap byte scan for what may be a non-finite number (NaN, Infinity, 1e400); a hit is confirmed
+# by :func:`pathjudge._json.finite_problem`, so the word "NaN" inside a string is not an error
+_SUSPECT_NUMBER = re.compile(rb"[eE][-+]?\d{3}|NaN|Infinity").search
 
 
 # --------------------------------------------------------------------------------------------------
@@ -125,18 +136,79 @@ def _open_read(path: Path) -> IO[bytes]:
     return path.open("rb")
 
 
+class ReadFailure(Exception):
+    """Reading stopped at ``line`` because the (compressed) stream is broken; ``why`` says how."""
+
+    def __init__(self, line: int, why: str) -> None:
+        self.line = line
+        self.why = why
+        super().__init__(why)
+
+
+def describe_read_failure(exc: BaseException) -> str:
+    """A compressed-stream failure in words (truncated, not gzip, corrupt), or the OS error."""
+    if isinstance(exc, EOFError):
+        return "the compressed stream ends early: the .gz file is truncated"
+    if isinstance(exc, gzip.BadGzipFile):
+        return "is not a gzip file, though its name ends in .gz"
+    if isinstance(exc, zlib.error):
+        return f"the compressed data is corrupt ({exc})"
+    if isinstance(exc, OSError):
+        return f"could not be read ({exc.strerror or exc})"
+    return f"could not be read ({type(exc).__name__})"
+
+
+def _readline(handle: IO[bytes], limit: int, number: int) -> bytes:
+    try:
+        return handle.readline(limit)
+    except (OSError, EOFError, zlib.error) as exc:
+        raise ReadFailure(number, describe_read_failure(exc)) from None
+
+
+def line_problem(raw: bytes, *, file: str | Path | None, line: int | None) -> RecordError | None:
+    """What is wrong with a JSONL line that pydantic accepted, or None: invalid UTF-8 inside a string
+    (which pydantic's parser lets through), or a number JSON cannot carry (NaN, Infinity, 1e400).
+
+    Cheap on good lines: an ASCII check and a byte scan; only a suspect line is decoded again.
+    """
+    if not raw.isascii():
+        try:
+            raw.decode("utf-8")
+        except UnicodeDecodeError as bad:
+            return RecordError(
+                f"not valid UTF-8 (byte 0x{raw[bad.start]:02x} at column {bad.start + 1})",
+                file=file,
+                line=line,
+                hint="re-encode the file as UTF-8",
+            )
+    why = finite_problem(raw) if _SUSPECT_NUMBER(raw) else None
+    if why is None:
+        return None
+    return RecordError(
+        f"holds a number JSON cannot carry: {why}",
+        file=file,
+        line=line,
+        hint="write finite numbers (NaN, Infinity and values beyond 1e308 are not valid JSON); "
+        "use null for a missing value",
+    )
+
+
 def _lines(handle: IO[bytes], max_line_bytes: int) -> Iterator[tuple[int, bytes | None, int]]:
-    """Yield ``(line_number, content or None when too long, length)``; never holds an over-long line."""
+    """Yield ``(line_number, content or None when too long, length)``; never holds an over-long line.
+
+    A broken stream (a truncated or corrupt ``.gz``, an I/O error) raises :class:`ReadFailure` with
+    the number of the line being read.
+    """
     number = 0
     while True:
-        raw = handle.readline(max_line_bytes + 1)
+        raw = _readline(handle, max_line_bytes + 1, number + 1)
         if not raw:
             return
         number += 1
         if len(raw) > max_line_bytes and not raw.endswith(b"\n"):
             length = len(raw)
             while True:
-                rest = handle.readline(_CHUNK)
+                rest = _readline(handle, _CHUNK, number)
                 length += len(rest)
                 if not rest or rest.endswith(b"\n"):
                     break
@@ -194,16 +266,23 @@ def _numbered(
                                 exc, file=path, line=number, what=label
                             )
                     else:
-                        count += 1
-                        yield number, record
-                        continue
+                        problem = line_problem(raw, file=path, line=number)
+                        if problem is None:
+                            count += 1
+                            yield number, record
+                            continue
                 if errors is None:
                     raise problem
                 errors.append(problem)
-        except (OSError, EOFError, gzip.BadGzipFile) as exc:
+        except ReadFailure as exc:
             raise RecordError(
-                f"could not be read ({exc.__class__.__name__}: {exc})", file=path
+                exc.why,
+                file=path,
+                line=exc.line,
+                hint="recompress or re-export the file; every line before this one was read",
             ) from None
+        except OSError as exc:
+            raise RecordError(describe_read_failure(exc), file=path) from None
     if count == 0 and not allow_empty and not errors:
         raise RecordError(
             f"has no {label} records",
@@ -284,6 +363,22 @@ def iter_jsonl(
 def line_of(records: object) -> int | None:
     """The line of the record a :class:`JsonlStream` yielded last; None for any other iterable."""
     return records.line or None if isinstance(records, JsonlStream) else None
+
+
+def record_line(file: str | Path, number: int) -> int | None:
+    """The 1-based line of the ``number``-th record (non-blank line) of a JSONL file (error path)."""
+    path = Path(file)
+    try:
+        with _open_read(path) as handle:
+            seen = 0
+            for line_no, raw in enumerate(handle, 1):
+                if raw.strip():
+                    seen += 1
+                    if seen == number:
+                        return line_no
+    except (OSError, EOFError, zlib.error):
+        return None
+    return None
 
 
 # --------------------------------------------------------------------------------------------------
@@ -399,61 +494,153 @@ def _dump_line(record: Record) -> bytes:
     return json.dumps(record, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n"
 
 
-def write_jsonl(path: str | Path, records: Iterable[Record]) -> int:
+def write_jsonl(path: str | Path, records: Iterable[Record], *, keep_if_empty: bool = False) -> int:
     """Write records as JSONL atomically (see :func:`atomic_writer`); ``.gz`` paths are gzipped.
 
-    A crash never leaves a half-written file. Returns the number of records written.
+    A crash never leaves a half-written file. Returns the number of records written. With
+    ``keep_if_empty``, no records means nothing is written: an existing file at ``path`` stays as it
+    was (e.g. an import where nothing could be imported).
     """
     target = Path(path)
     count = 0
-    with atomic_writer(target) as raw:
-        out: IO[bytes] = (
-            cast(IO[bytes], gzip.GzipFile(fileobj=raw, mode="wb"))
-            if target.suffix == ".gz"
-            else raw
-        )
-        for record in records:
-            out.write(_dump_line(record))
-            count += 1
-        if out is not raw:
-            out.close()
+    try:
+        with atomic_writer(target) as raw:
+            out: IO[bytes] = (
+                cast(IO[bytes], gzip.GzipFile(fileobj=raw, mode="wb"))
+                if target.suffix == ".gz"
+                else raw
+            )
+            for record in records:
+                out.write(_dump_line(record))
+                count += 1
+            if out is not raw:
+                out.close()
+            if count == 0 and keep_if_empty:
+                raise _NothingWritten
+    except _NothingWritten:
+        return 0
     return count
+
+
+class _NothingWritten(Exception):
+    """Raised inside :func:`atomic_writer` to discard the temp file instead of renaming it."""
+
+
+def inspect_tail(path: Path) -> tuple[str, int]:
+    """How a JSONL file ends, before anything appends to it: ``(state, offset)``.
+
+    ``ok``: empty, or the last line ends with a newline. ``no_newline``: the last line is a complete
+    JSON value that lacks its newline (``offset`` = the file size: a newline is appended, nothing is
+    dropped). ``torn``: the last line is the start of a JSON value cut off by a crash (``offset`` = where
+    it starts; only that torn tail is cut). A last line that is neither (several records on one line,
+    e.g. CR-only line endings, or a complete but malformed record) raises :class:`RecordError` and
+    nothing is changed.
+    """
+    size = path.stat().st_size
+    if size == 0:
+        return "ok", 0
+    with path.open("rb") as handle:
+        pos = size
+        tail = b""
+        while pos > 0:
+            step = min(_CHUNK, pos)
+            handle.seek(pos - step)
+            block = handle.read(step)
+            newline = block.rfind(b"\n")
+            if newline != -1:
+                tail = block[newline + 1 :] + tail
+                pos = pos - step + newline + 1
+                break
+            tail = block + tail
+            pos -= step
+        else:
+            pos = 0
+    if not tail.strip():
+        return "ok", size
+    try:
+        json.loads(tail)
+    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError) as exc:
+        message = getattr(exc, "msg", "")
+        if message == "Extra data" or tail.rstrip().endswith(b"}"):
+            with path.open("rb") as handle:
+                number = handle.read(pos).count(b"\n") + 1 if pos else 1
+            cr_only = b"\r" in tail.strip()
+            raise RecordError(
+                "uses carriage returns (CR) alone as line ends"
+                if cr_only
+                else "its last line holds a complete but malformed record",
+                file=path,
+                line=number,
+                hint="convert the line ends to \\n (e.g. tr '\\r' '\\n')"
+                if cr_only
+                else "fix or remove that line; pathjudge appends only to a valid runs file",
+            ) from None
+        return "torn", pos
+    return "no_newline", size
 
 
 class JsonlAppender:
     """Append records one at a time, flushed per record, so a crash or Ctrl-C loses nothing written.
 
-    A torn last line (from a crash mid-write) is truncated away on open, so a resumed run appends to a
-    clean file.
+    Only a torn last line (the start of a record cut off by a crash) is truncated on open; a complete
+    last record that lacks its newline gets one, and a file that ends any other way (CR-only line
+    ends, a malformed record) is refused, unchanged (see :func:`inspect_tail`).
+
+    ``lock``: hold an exclusive advisory lock on the file for as long as it is open, so two
+    processes never append to it at once; a file locked by another process is an
+    :class:`~pathjudge.errors.InputError`. ``repair=False`` leaves the tail to :meth:`repair_tail`,
+    for a caller that validates the existing records first. ``.gz`` paths are refused: appending to
+    a gzip stream would make it unreadable.
     """
 
-    def __init__(self, path: str | Path, *, fsync: bool = False) -> None:
+    def __init__(
+        self, path: str | Path, *, fsync: bool = False, lock: bool = False, repair: bool = True
+    ) -> None:
         self.path = Path(path)
         self.fsync = fsync
+        if self.path.suffix == ".gz":
+            raise InputError(
+                "cannot be appended to: it is gzip-compressed",
+                file=self.path,
+                hint="write runs to a plain .jsonl file (each run is appended as it finishes), "
+                "then compress it with gzip when the collection is done",
+            )
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._repair_tail()
         self._handle: IO[bytes] = self.path.open("ab")
+        if lock:
+            self._lock()
+        if repair:
+            try:
+                self.repair_tail()
+            except BaseException:
+                self._handle.close()
+                raise
 
-    def _repair_tail(self) -> None:
-        if not self.path.exists() or self.path.stat().st_size == 0:
+    def _lock(self) -> None:
+        try:
+            import fcntl
+        except ImportError:  # pragma: no cover - not POSIX: no advisory locks
             return
-        with self.path.open("rb+") as handle:
-            size = handle.seek(0, os.SEEK_END)
-            pos = size
-            while pos > 0:
-                step = min(_CHUNK, pos)
-                handle.seek(pos - step)
-                block = handle.read(step)
-                newline = block.rfind(b"\n")
-                if newline != -1:
-                    cut = pos - step + newline + 1
-                    if cut != size:
-                        handle.truncate(cut)
-                    return
-                pos -= step
-            handle.truncate(0)
+        try:
+            fcntl.flock(self._handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            self._handle.close()
+            raise InputError(
+                "is being written by another pathjudge process (it holds the lock)",
+                file=self.path,
+                hint="wait for that run to finish (a rerun then resumes it), or write to another -o file",
+            ) from None
 
-    def write(self, record: Record) -> None:
+    def repair_tail(self) -> None:
+        """Make the file end with a newline: cut a torn last line, or add a missing newline."""
+        state, offset = inspect_tail(self.path)
+        if state == "torn":
+            os.truncate(self.path, offset)
+        elif state == "no_newline":
+            self._handle.write(b"\n")
+            self._handle.flush()
+
+    def write(self, record: Record | SelfSerializing) -> None:
         self._handle.write(_dump_line(record))
         self._handle.flush()
         if self.fsync:

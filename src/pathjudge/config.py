@@ -35,6 +35,10 @@ key in upper case with dots as underscores)::
     fail_under.<metric>      exit 1 when the scorecard metric falls below this: passed, success,
                              partial, tool_calls, trajectory, overall or an axis in [0, 1], path
                              in [0, 100] (the names and ranges of --fail-under) (default: none)
+    allow_callables          let suites' ``callable`` criteria run (they import and execute Python
+                             code): true, false, or a list of modules, e.g. ["mypkg.checks"]
+                             (environment / command line: true, false or comma-separated modules)
+                                                                              (default false)
 
 Deprecated spellings, accepted until pathjudge 0.3 with a notice on stderr: the backends ``openai``
 (now ``openai-compatible``) and ``llama`` (now ``llama-cpp``), and the level ``correctness`` (now
@@ -56,6 +60,7 @@ grading its own twin (the CLIs print it on stderr).
 from __future__ import annotations
 
 import difflib
+import math
 import os
 import re
 import tomllib
@@ -190,13 +195,17 @@ class PathjudgeConfig(_Settings):
     calibration: CalibrationGates = Field(default_factory=CalibrationGates)
     weights: Weights = Field(default_factory=Weights)
     fail_under: FailUnder = Field(default_factory=FailUnder)
+    allow_callables: bool | tuple[str, ...] = Field(
+        default=False,
+        description="Which suite callables may run (they execute code): all, none, or these modules.",
+    )
 
 
 # --------------------------------------------------------------------------------------------------
 # The key registry, derived from the models
 
 
-Kind = Literal["str", "int", "float", "path", "choice"]
+Kind = Literal["str", "int", "float", "path", "choice", "callables"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -208,6 +217,8 @@ class _Key:
 
 
 def _leaf(name: str, annotation: Any) -> _Key:
+    if annotation == bool | tuple[str, ...]:
+        return _Key(name, "callables", False)
     optional = False
     args = typing.get_args(annotation)
     if typing.get_origin(annotation) in (typing.Union, types.UnionType) and type(None) in args:
@@ -395,6 +406,10 @@ def _read_text(path: Path) -> str:
 def _parse_toml(path: Path, text: str) -> dict[str, Any]:
     try:
         return tomllib.loads(text)
+    except RecursionError:
+        raise ConfigError(
+            "not valid TOML (nested too deeply)", file=path, hint="flatten the arrays and tables"
+        ) from None
     except tomllib.TOMLDecodeError as exc:
         found = _TOML_LINE.search(str(exc))
         line = int(found.group(1)) if found else None
@@ -579,14 +594,34 @@ def _from_string(spec: _Key, raw: str) -> Any:
             raise ValueError(f"must be a whole number, got {text!r}") from None
     if kind == "float":
         try:
-            return float(text)
+            number = float(text)
         except ValueError:
             raise ValueError(f"must be a number, got {text!r}") from None
+        if not math.isfinite(number):
+            raise ValueError(f"must be a finite number, got {text!r}")
+        return number
     if kind == "path":
         if not text:
             raise ValueError("must not be empty")
         return Path(text)
+    if kind == "callables":
+        word = text.lower()
+        if word in {"true", "1", "yes", "on"}:
+            return True
+        if word in {"false", "0", "no", "off", ""}:
+            return False
+        return _modules([part.strip() for part in text.split(",") if part.strip()])
     assert_never(kind)
+
+
+_MODULE = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*$")
+
+
+def _modules(names: list[Any]) -> tuple[str, ...]:
+    for name in names:
+        if not isinstance(name, str) or not _MODULE.match(name):
+            raise ValueError(f"must be true, false or module names, got {name!r}")
+    return tuple(names)
 
 
 def _native(spec: _Key, value: Any) -> Any:
@@ -612,6 +647,8 @@ def _native(spec: _Key, value: Any) -> Any:
     if kind == "float":
         if isinstance(value, bool) or not isinstance(value, int | float):
             raise ValueError(f"must be a number, got {type(value).__name__}")
+        if not math.isfinite(value):
+            raise ValueError(f"must be a finite number, got {value}")
         return float(value)
     if kind == "path":
         if isinstance(value, Path):
@@ -619,6 +656,14 @@ def _native(spec: _Key, value: Any) -> Any:
         if not isinstance(value, str) or not value:
             raise ValueError("must be a non-empty path string")
         return Path(value)
+    if kind == "callables":
+        if isinstance(value, bool):
+            return value
+        if isinstance(value, list | tuple):
+            return _modules(list(value))
+        raise ValueError(
+            f"must be true, false or a list of module names, got {type(value).__name__}"
+        )
     assert_never(kind)
 
 
@@ -669,13 +714,20 @@ class ResolvedConfig:
         return twin_warning(self.config.judge.model, self.config.agent.model)
 
     def to_json(self) -> dict[str, Any]:
-        """A JSON-ready dump: the file, each key's value and source, and the warnings."""
+        """A JSON-ready dump: the file, each key's value and source, and the warnings.
+
+        Credentials never appear: a URL's user-info and key-shaped text are masked."""
+        from pathjudge._secrets import redact
+
         values: dict[str, Any] = {}
         for key, value, source in self.rows():
-            values[key] = {
-                "value": str(value) if isinstance(value, Path) else value,
-                "source": source,
-            }
+            if isinstance(value, Path):
+                value = str(value)
+            if isinstance(value, str):
+                value = redact(value)  # URL user-info and key-shaped values are masked
+            elif isinstance(value, tuple):
+                value = list(value)
+            values[key] = {"value": value, "source": source}
         warning = self.twin_warning()
         return {
             "file": str(self.file) if self.file is not None else None,
@@ -838,6 +890,8 @@ def _hint(spec: _Key) -> str:
         text = "a number"
     elif kind == "path":
         text = "a file path"
+    elif kind == "callables":
+        text = "true, false or a list of module names"
     else:
         assert_never(kind)
     return f"'{spec.name}' takes {text}" + (" (or none)" if spec.optional else "")

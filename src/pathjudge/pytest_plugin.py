@@ -154,7 +154,11 @@ class SuiteFile(pytest.File):
                 f"pathjudge: {self.path} is a suite, so pytest also needs --pathjudge-runs RUNS.jsonl "
                 "(or the pathjudge_runs ini option)"
             )
-        suite = load_suite(self.path)
+        from pathjudge.config import resolve_config
+
+        # callables run only as the project configuration allows (allow_callables)
+        policy = resolve_config(cwd=self.config.rootpath).config.allow_callables
+        suite = load_suite(self.path, allow_callables=policy)
         strict_opt = self.config.getoption("--pathjudge-strict")
         strict = (
             bool(strict_opt)

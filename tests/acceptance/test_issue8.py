@@ -150,6 +150,10 @@ def _values(key: str) -> tuple[str, str, object, object, object, object]:
         return '"/abs/file.sqlite"', "/abs/env.sqlite", "/abs/cli.sqlite", *(
             Path("/abs/file.sqlite"), Path("/abs/env.sqlite"), Path("/abs/cli.sqlite"),
         )  # fmt: skip
+    if key == "allow_callables":  # issue 13: true/false or a list of modules
+        return '["mod.file"]', "mod.env,other", "mod.cli", *(
+            ("mod.file",), ("mod.env", "other"), ("mod.cli",),
+        )  # fmt: skip
     # every other key is a number in [0, 1] (gates, thresholds, the unsure cap) or a weight
     return "0.25", "0.5", 0.75, 0.25, 0.5, 0.75
 
@@ -157,7 +161,7 @@ def _values(key: str) -> tuple[str, str, object, object, object, object]:
 @pytest.mark.parametrize("form", ["pathjudge.toml", "pyproject.toml"])
 def test_precedence_holds_for_every_key(tmp_path: Path, form: str) -> None:
     keys = config_keys()
-    assert len(keys) == 33  # 25 + every --fail-under metric as fail_under.<metric> (issues 11, 12)
+    assert len(keys) == 34  # 25 + every fail_under.<metric> (issues 11, 12) + allow_callables (13)
     for key in keys:
         toml, env, cli, from_file, from_env, from_cli = _values(key)
         folder = tmp_path / form / key

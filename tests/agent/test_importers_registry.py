@@ -64,5 +64,5 @@ def test_gzipped_json_and_jsonl(tmp_path: Path) -> None:
     assert run.metadata["source"] == {"format": "openai-chat", "file": str(lines), "line": 1}
     broken = tmp_path / "broken.json.gz"
     broken.write_bytes(b"not gzip")
-    with pytest.raises(ImportFormatError, match="not a readable gzip file"):
+    with pytest.raises(ImportFormatError, match="not a gzip file"):
         list(import_file(broken, "openai-chat"))

@@ -64,7 +64,7 @@ def _run(task_id: str, run_id: str = "r", answer: str | None = "429", **extra: A
 
 @pytest.mark.parametrize("task_id", ["value-error", "system-exit", "interrupt"])
 def test_a_success_callable_that_raises_is_undecided_never_a_fail(task_id: str) -> None:
-    suite = parse_suite_text(SUITE)
+    suite = parse_suite_text(SUITE, allow_callables=True)  # the suite is ours: callables may run
     (graded,) = grade([_run(task_id)], suite, fast=True)
     outcome = next(c for c in graded.checks if c.check.startswith("outcome."))
     assert outcome.status == "error"
@@ -96,7 +96,7 @@ def _wrong_axis(run: RunRecord, plan: TaskPlan) -> tuple[CheckResult, ...]:
 
 
 def test_a_declared_check_that_breaks_never_stops_the_stream() -> None:
-    suite = parse_suite_text(SUITE)
+    suite = parse_suite_text(SUITE, allow_callables=True)  # the suite is ours: callables may run
     extra = (
         Check("x.explodes", "step_efficiency", _explodes),
         Check("x.list", "tool_selection", _returns_a_list),
@@ -119,7 +119,7 @@ def test_a_declared_check_that_breaks_never_stops_the_stream() -> None:
 
 
 def test_check_results_are_immutable_all_the_way_down() -> None:
-    suite = parse_suite_text(SUITE)
+    suite = parse_suite_text(SUITE, allow_callables=True)  # the suite is ours: callables may run
     first, second = grade([_run("plain", "a"), _run("plain", "b")], suite, fast=True)
     a = {c.check: c for c in first.checks}
     b = {c.check: c for c in second.checks}
@@ -215,7 +215,7 @@ def test_merge_is_associative_and_commutative(data: st.DataObject) -> None:
 
 
 def test_bad_records_are_kept_with_their_line_never_dropped(tmp_path: Path) -> None:
-    suite = parse_suite_text(SUITE)
+    suite = parse_suite_text(SUITE, allow_callables=True)  # the suite is ours: callables may run
     good = _run("plain").model_dump_json()
     lines = [
         ("runs.jsonl", 1, good),
@@ -289,7 +289,7 @@ def test_the_terminal_lists_the_checks_that_broke() -> None:
 
     from pathjudge.report.terminal import print_scorecard
 
-    suite = parse_suite_text(SUITE)
+    suite = parse_suite_text(SUITE, allow_callables=True)  # the suite is ours: callables may run
     card = build_scorecard(grade([_run("value-error", "v1"), _run("plain")], suite), suite)
     out = StringIO()
     print_scorecard(Console(file=out, width=200), card, [])
@@ -317,7 +317,17 @@ def test_score_with_the_default_jobs_equals_one_process(tmp_path: Path) -> None:
     from pathjudge.cli import main
 
     runs = tmp_path / "runs.jsonl"
-    runs.write_bytes((EXAMPLES / "runs.jsonl").read_bytes() * 3)
+    import json
+
+    # three copies of the example runs, as further epochs (a duplicated run is refused, issue 13)
+    lines = (EXAMPLES / "runs.jsonl").read_text(encoding="utf-8").splitlines()
+    copies = []
+    for copy in range(3):
+        for line in lines:
+            record = json.loads(line)
+            record["epoch"] += 1000 * copy
+            copies.append(json.dumps(record))
+    runs.write_text("\n".join(copies) + "\n", encoding="utf-8")
     suite = str(EXAMPLES / "suite.yaml")
     outputs = []
     for jobs in ([], ["--jobs", "1"], ["--jobs", "2"]):

@@ -6,15 +6,20 @@ Exit codes: 0 success, 1 a gate or threshold was missed (score, diff), 2 bad inp
 
 from __future__ import annotations
 
+import functools
 import importlib
+import math
+import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 import typer
 from rich.markup import escape
 
-from pathjudge.errors import PathjudgeError
+from pathjudge._outputs import OutputKind, check_outputs
+from pathjudge.errors import InputError, PathjudgeError
 from pathjudge.report.text import SafeConsole
 
 __all__ = [
@@ -115,16 +120,96 @@ def write_json(dest: Path | None, document: str) -> None:
     err_console.print(f"wrote {dest}")
 
 
+OUTPUT_OPTIONS: dict[str, OutputKind] = {
+    "output": "file",
+    "json_out": "file",
+    "junit": "file",
+    "grades_out": "file",
+    "html": "file",
+    "markdown": "file",
+    "save_verdicts": "file",
+    "few_shot": "file",
+    "cache": "file",
+    "plots": "folder",
+}
+"""Parameter names that are outputs, in every command (every other path parameter is an input)."""
+
+
+def _check_values(flags: Mapping[str, str], values: Mapping[str, Any]) -> None:
+    """The rules every command obeys before it runs: finite floats, and safe output paths."""
+    for name, value in values.items():
+        if isinstance(value, float) and not math.isfinite(value):
+            flag = flags.get(name, name)
+            raise InputError(
+                f"{flag} must be a finite number, got {value}",
+                field=flag,
+                hint="give a plain number",
+            )
+    outputs: dict[str, tuple[Path, OutputKind]] = {}
+    inputs: list[tuple[str, Path]] = []
+    for name, value in values.items():
+        paths = value if isinstance(value, list | tuple) else [value]
+        for path in paths:
+            if name in OUTPUT_OPTIONS:
+                if isinstance(path, str | Path) and not (name == "json_out" and str(path) == "-"):
+                    # "--json -" is stdout, not a file
+                    outputs[flags.get(name, name)] = (Path(path), OUTPUT_OPTIONS[name])
+            elif isinstance(path, Path):
+                inputs.append((flags.get(name, name), path))
+            elif isinstance(path, str) and path and "://" not in path and os.path.exists(path):
+                inputs.append((flags.get(name, name), Path(path)))  # a path given as text
+    if outputs:
+        check_outputs(outputs, inputs)
+
+
+def _guard_commands(command: Any) -> None:
+    """Wrap every command's callback to apply :func:`_check_values` before it runs (once).
+
+    ``float()`` accepts ``nan`` and ``inf``, so a flag such as ``--alpha nan`` would slip past every
+    range check; and an output path that is an input, a folder, under a file or in a read-only
+    folder must fail before any work, naming the path (see :mod:`pathjudge._outputs`).
+    """
+    stack = [command]
+    while stack:
+        current = stack.pop()
+        stack.extend(getattr(current, "commands", {}).values())
+        callback = getattr(current, "callback", None)
+        if callback is None or getattr(callback, "_pathjudge_guarded", False):
+            continue
+        flags = {
+            param.name: (getattr(param, "opts", None) or [param.name])[0]
+            for param in getattr(current, "params", ())
+        }
+
+        def checked(
+            *args: Any, _callback: Any = callback, _flags: Any = flags, **kwargs: Any
+        ) -> Any:
+            _check_values(_flags, kwargs)
+            return _callback(*args, **kwargs)
+
+        checked._pathjudge_guarded = True  # type: ignore[attr-defined]
+        current.callback = functools.update_wrapper(checked, callback)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; return the exit code (also used by the console script via ``sys.exit``)."""
     args = list(sys.argv[1:] if argv is None else argv)
+    from pathjudge._secrets import install_log_redaction
+
+    install_log_redaction()  # SDK debug logs (ANTHROPIC_LOG) never print a key
     _INTERRUPT_REPORTED.clear()  # a command's own Ctrl-C message counts for this call only
     command = typer.main.get_command(app)
+    _guard_commands(command)
     try:
         result = command.main(args=args, prog_name="pathjudge", standalone_mode=False)
     except PathjudgeError as exc:
-        # escaped: a message such as "pip install 'pathjudge[judge]'" is text, not rich markup
-        err_console.print(f"[bold red]error:[/] {escape(str(exc))}", markup=True, highlight=False)
+        from pathjudge._secrets import redact
+
+        # escaped: a message such as "pip install 'pathjudge[judge]'" is text, not rich markup;
+        # redacted: a value echoed back (a URL with user-info, a key) never reaches the terminal
+        err_console.print(
+            f"[bold red]error:[/] {escape(redact(str(exc)))}", markup=True, highlight=False
+        )
         return exc.exit_code
     except _EXIT as exc:
         return (
@@ -138,6 +223,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         err_console.print("interrupted; everything finished so far is saved, and a rerun resumes.")
         return 130
+    except OSError as exc:
+        if exc.filename is None:
+            raise
+        # a file the command could not read or write: one line naming it, never a traceback
+        err_console.print(
+            f"error: {exc.filename}: {exc.strerror or exc} — check the path and its permissions.",
+            markup=False,
+        )
+        return 2
+    except RecursionError:
+        # a last line of defence: every reader bounds nesting itself and names the file
+        err_console.print(
+            "error: an input is nested too deeply to process — flatten it (no pathjudge file "
+            "needs more than 100 levels).",
+            markup=False,
+        )
+        return 2
     except _CLICK_ERROR as exc:
         if type(exc).__name__ == "NoArgsIsHelpError":  # bare `pathjudge`: the help text itself
             exc.show(file=sys.stderr)  # type: ignore[attr-defined]

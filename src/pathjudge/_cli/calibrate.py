@@ -31,9 +31,19 @@ def _fmt(est: Estimate, *, digits: int = 3) -> tuple[str, str]:
     return value, f"[{est.lower:.{digits}f}, {est.upper:.{digits}f}]"
 
 
-def _slug(name: str | None) -> str:
-    text = "".join(c if c.isalnum() or c in "-_" else "-" for c in (name or "criterion"))
-    return text.strip("-") or "criterion"
+def _slug(name: str | None, limit: int = 60) -> str:
+    """A file-name-safe form of a criterion name: ASCII letters, digits, ``-`` and ``_``, at most
+    ``limit`` characters. A name that had to be changed or cut gets a short hash of the original,
+    so two criteria never share a plot file, and a 600-character name still makes a valid file."""
+    raw = name or "criterion"
+    text = "".join(c if (c.isascii() and c.isalnum()) or c in "-_" else "-" for c in raw)
+    text = text.strip("-") or "criterion"
+    if text == raw and len(text) <= limit:
+        return text
+    import hashlib
+
+    digest = hashlib.sha256(raw.encode("utf-8", "surrogatepass")).hexdigest()[:8]
+    return f"{text[:limit].rstrip('-')}-{digest}"
 
 
 def _render(report: CalibrationReport, disagreements: int) -> None:

@@ -19,8 +19,9 @@ from pathjudge.errors import ConfigError
 
 if TYPE_CHECKING:
     from pathjudge.config import ResolvedConfig
+    from pathjudge.rubrics.suite import Suite
 
-__all__ = ["parse_set_options", "resolve_for_cli"]
+__all__ = ["ALLOW_CALLABLES_HELP", "load_suite_for_cli", "parse_set_options", "resolve_for_cli"]
 
 
 def parse_set_options(items: list[str]) -> dict[str, object]:
@@ -61,9 +62,14 @@ def resolve_for_cli(
 
 
 def _render(value: object) -> str:
+    """A value for display: URL user-info and anything key-shaped are masked."""
+    from pathjudge._secrets import redact
+
     if value is None:
         return "—"
-    return str(value)
+    if isinstance(value, tuple):
+        value = ", ".join(str(v) for v in value) or "(none)"
+    return redact(str(value))
 
 
 @app.command("config")
@@ -106,3 +112,38 @@ def config_command(
         [Column("key", "id"), Column("value", "text"), Column("source", "text")],
         [(key, _render(value), source) for key, value, source in resolved.rows()],
     )
+
+
+ALLOW_CALLABLES_HELP = (
+    "Let the suite's callable criteria run: they import and execute Python code, so allow them "
+    "only for a suite you trust (config: allow_callables, true or a list of modules)."
+)
+
+
+def load_suite_for_cli(
+    path: Path, *, allow_callables: bool = False, config_file: Path | None = None
+) -> Suite:
+    """Load a suite for a command, allowing its callables only as the user said (flag > env > file).
+
+    A callable that stays off is reported once on stderr with how to allow it; its checks grade as
+    ``error``.
+    """
+    from pathjudge.config import resolve_config
+    from pathjudge.rubrics.suite import load_suite
+
+    policy: bool | tuple[str, ...] = True
+    if not allow_callables:
+        policy = resolve_config(config_file=config_file).config.allow_callables
+    suite = load_suite(path, allow_callables=policy)
+    blocked = suite.blocked_callables()
+    if blocked:
+        listed = ", ".join(f"{spec} (task {task})" for task, spec in blocked[:3])
+        more = f" and {len(blocked) - 3} more" if len(blocked) > 3 else ""
+        err_console.print(
+            f"warning: {path}: {len(blocked)} callable criteria will not run and grade as errors: "
+            f"{listed}{more}. A callable executes Python code; if you trust this suite, rerun with "
+            "--allow-callables or set allow_callables in pathjudge.toml.",
+            markup=False,
+            highlight=False,
+        )
+    return suite

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from pathjudge._cli.app import JSON_HELP, app, json_to_stdout, out_console, write_json
+from pathjudge._cli.config import ALLOW_CALLABLES_HELP, load_suite_for_cli
 
 if TYPE_CHECKING:
     from pathjudge.scoring.diff import TaskDiff
@@ -47,6 +48,9 @@ def diff_command(
         typer.Option(help="'cost' rule: block when latency grows by more than this fraction."),
     ] = None,
     json_out: Annotated[Path | None, typer.Option("--json", help=JSON_HELP)] = None,
+    allow_callables: Annotated[
+        bool, typer.Option("--allow-callables", help=ALLOW_CALLABLES_HELP)
+    ] = False,
 ) -> None:
     """Diff a candidate against a baseline task by task; exit 0 promote, 1 block, 2 bad input.
 
@@ -57,11 +61,10 @@ def diff_command(
     from pathjudge.agent.io import read_runs
     from pathjudge.errors import InputError
     from pathjudge.report.text import Column, print_table
-    from pathjudge.rubrics.suite import load_suite
     from pathjudge.scoring.diff import diff_runs, parse_gate_rules, resolve_gate
 
     rules = parse_gate_rules(block_on) if block_on is not None else None
-    loaded = load_suite(suite)
+    loaded = load_suite_for_cli(suite, allow_callables=allow_callables)
     try:
         gate = resolve_gate(
             loaded,

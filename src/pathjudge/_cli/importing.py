@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -86,6 +87,16 @@ def import_(
             "(repeatable; replaces the default 'Error:').",
         ),
     ] = None,
+    timeout: Annotated[
+        float,
+        typer.Option("--timeout", help="--session: seconds one request may take (default 60)."),
+    ] = 60.0,
+    deadline: Annotated[
+        float,
+        typer.Option(
+            "--deadline", help="--session: seconds the whole fetch may take (default 600)."
+        ),
+    ] = 600.0,
 ) -> None:
     """Convert a transcript/trace file (or a live session) into pathjudge's runs JSONL.
 
@@ -130,16 +141,21 @@ def import_(
         origin = str(source)
     else:
         assert session is not None
-        runs = import_session(fmt, session, **options)
+        for flag, value in (("--timeout", timeout), ("--deadline", deadline)):
+            if not (math.isfinite(value) and value > 0):
+                raise InputError(
+                    f"{flag} must be a positive number of seconds, got {value}", field=flag
+                )
+        runs = import_session(fmt, session, timeout=timeout, deadline=deadline, **options)
         origin = f"session {session}"
     if agent_model is not None or agent_name is not None:
         runs = _with_agent(runs, model=agent_model, name=agent_name)
     tally = _Tally()
-    written = write_jsonl(output, tally.count(runs))
+    # nothing importable: nothing is written, and an existing output stays as it was
+    written = write_jsonl(output, tally.count(runs), keep_if_empty=True)
     if errors:
         print_problems("[yellow]skipped:[/]", errors)
     if written == 0:
-        output.unlink(missing_ok=True)
         raise ImportFormatError(
             "no run could be imported" if errors else "contains no runs",
             file=origin,

@@ -15,6 +15,7 @@ from pathjudge._cli.app import (
     report_interrupt,
     write_json,
 )
+from pathjudge._cli.config import ALLOW_CALLABLES_HELP, load_suite_for_cli
 
 if TYPE_CHECKING:
     from pathjudge.rubrics.suite import Suite
@@ -43,11 +44,13 @@ def mutate_command(
         bool, typer.Option(help="Exit 1 when some mutation kind is never caught.")
     ] = False,
     json_out: Annotated[Path | None, typer.Option("--json", help=JSON_HELP)] = None,
+    allow_callables: Annotated[
+        bool, typer.Option("--allow-callables", help=ALLOW_CALLABLES_HELP)
+    ] = False,
 ) -> None:
     """Perturbed copies of every run (drop a step, duplicate a call, reorder, corrupt an argument, refuse,
     inject a tool error), graded with the suite: a table of which check caught which mutation, and the gaps."""
     from pathjudge.errors import InputError
-    from pathjudge.rubrics.suite import load_suite
     from pathjudge.scoring.mutate import MUTATION_KINDS
 
     kinds: list[MutationKind] = []
@@ -60,7 +63,7 @@ def mutate_command(
                 hint=f"use one of: {', '.join(MUTATION_KINDS)}",
             )
         kinds.append(match)
-    loaded = load_suite(suite)
+    loaded = load_suite_for_cli(suite, allow_callables=allow_callables)
     try:
         _report(runs, loaded, kinds, retriever_experiment, strict, json_out)
     except KeyboardInterrupt:

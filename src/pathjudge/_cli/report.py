@@ -63,11 +63,11 @@ def diff_against(
     A baseline *score* report is diffed with :func:`~pathjudge.scoring.diff.diff_runs` over the runs
     files both reports name, against the candidate's suite file; a missing file is an InputError.
     """
+    from pathjudge._cli.config import load_suite_for_cli
     from pathjudge.agent.io import read_runs
     from pathjudge.errors import InputError
     from pathjudge.report._adapt import load_json, load_model
     from pathjudge.report.json_report import ScoreReport
-    from pathjudge.rubrics.suite import load_suite
     from pathjudge.scoring.diff import DiffReport, diff_runs
 
     data = load_json(baseline, "baseline")
@@ -95,7 +95,7 @@ def diff_against(
     diff = diff_runs(
         read_runs(base_runs),
         read_runs(cand_runs),
-        load_suite(suite),
+        load_suite_for_cli(suite),
         baseline_file=base_runs,
         candidate_file=cand_runs,
     )

@@ -17,6 +17,7 @@ from pathjudge._cli.app import (
     report_interrupt,
     write_json,
 )
+from pathjudge._cli.config import ALLOW_CALLABLES_HELP, load_suite_for_cli
 
 
 @app.command("run")
@@ -154,16 +155,18 @@ def variance_command(
         ),
     ] = None,
     json_out: Annotated[Path | None, typer.Option("--json", help=JSON_HELP)] = None,
+    allow_callables: Annotated[
+        bool, typer.Option("--allow-callables", help=ALLOW_CALLABLES_HELP)
+    ] = False,
 ) -> None:
     """Run-to-run variation: per task and suite pass@k / pass^k, stable/flaky/broken, clustered CIs.
 
     A task whose epochs all agree but number fewer than --min-epochs (default: the largest k) is
     labelled 'insufficient', not stable or broken.
     """
-    from pathjudge.agent.io import read_runs
+    from pathjudge.agent.io import read_runs, unique_runs
     from pathjudge.errors import InputError
     from pathjudge.report.text import Column, print_table
-    from pathjudge.rubrics.suite import load_suite
     from pathjudge.scoring.grade import grade
     from pathjudge.scoring.variance import outcomes_from_grades, variance_report
 
@@ -177,9 +180,11 @@ def variance_command(
         raise InputError(f"--k values must be >= 1, got {k!r}", field="--k")
     if not 0 < level < 1:
         raise InputError(f"--level must be between 0 and 1, got {level}", field="--level")
-    loaded = load_suite(suite)
+    loaded = load_suite_for_cli(suite, allow_callables=allow_callables)
     report = variance_report(
-        outcomes_from_grades(grade(read_runs(runs), loaded, fast=True, file=runs)),
+        outcomes_from_grades(
+            grade(unique_runs(read_runs(runs), file=runs), loaded, fast=True, file=runs)
+        ),
         ks=ks,
         level=level,
         task_order=[t.id for t in loaded.tasks],

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from pathjudge._cli.app import JSON_HELP, app, err_console, json_to_stdout, out_console, write_json
+from pathjudge._cli.config import ALLOW_CALLABLES_HELP, load_suite_for_cli
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -173,6 +174,9 @@ def score(
             "--workers", min=1, help="--engine ray: grading workers (default: every CPU)."
         ),
     ] = None,
+    allow_callables: Annotated[
+        bool, typer.Option("--allow-callables", help=ALLOW_CALLABLES_HELP)
+    ] = False,
 ) -> int:
     """Grade RUNS against SUITE: task success, tool-call correctness, trajectory quality, five axes.
 
@@ -186,7 +190,6 @@ def score(
     from pathjudge.report.junit import write_junit
     from pathjudge.report.progress import progress_bars
     from pathjudge.report.terminal import gate_line, print_scorecard, summary_line
-    from pathjudge.rubrics.suite import load_suite
     from pathjudge.scoring.judged import suite_has_judged
     from pathjudge.scoring.pipeline import score as run_score
     from pathjudge.scoring.scorecard import parse_thresholds, parse_weights
@@ -220,7 +223,7 @@ def score(
             field="--jobs",
             hint="drop --grades/--include-runs/--html/--markdown (or use --jobs 1)",
         )
-    loaded = load_suite(suite)
+    loaded = load_suite_for_cli(suite, allow_callables=allow_callables)
     judging = not fast and suite_has_judged(loaded)
     config = resolve_for_cli(
         {

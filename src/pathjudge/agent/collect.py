@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any, Literal, assert_never, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
-from pathjudge._io import JsonlAppender
+from pathjudge._io import JsonlAppender, inspect_tail
 from pathjudge._progress import Progress, or_no_progress
 from pathjudge._vocab import canonical_backend
 from pathjudge.agent.backends import (
@@ -41,7 +41,7 @@ from pathjudge.agent.backends import (
 from pathjudge.agent.io import read_runs
 from pathjudge.agent.trajectory import RunRecord
 from pathjudge.config import DEFAULT_AGENT_MODEL  # the agent model when none is configured
-from pathjudge.errors import ConfigError, InputError, PathjudgeError
+from pathjudge.errors import ConfigError, InputError, PathjudgeError, RecordError
 
 if TYPE_CHECKING:
     from pathjudge.config import ResolvedConfig
@@ -331,11 +331,20 @@ def _finished(
 
     Foreign: a task not in ``known_tasks``, or an agent name other than ``agent_name`` (when given).
     """
-    if not output.exists():
+    if not output.exists() or output.stat().st_size == 0:
         return set(), 0
     done: set[tuple[str, int]] = set()
     foreign = 0
-    for run in read_runs(output, allow_empty=True):
+    # validate every record before anything is changed; only a torn last line (which the appender
+    # then cuts) is tolerated
+    state, _ = inspect_tail(output)
+    problems: list[RecordError] = []
+    runs = list(read_runs(output, allow_empty=True, errors=problems))
+    if problems:
+        last = problems[-1]
+        if state != "torn" or len(problems) > 1 or last.line != _last_line_number(output):
+            raise problems[0]
+    for run in runs:
         if run.task_id not in known_tasks or (
             agent_name is not None and run.agent.name not in (None, agent_name)
         ):
@@ -348,6 +357,17 @@ def _finished(
             )
         done.add((run.task_id, run.epoch))
     return done, foreign
+
+
+def _last_line_number(path: Path) -> int:
+    """The number of the last line of ``path`` (error path only: reads the file once)."""
+    count = 0
+    ends_with_newline = True
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            count += block.count(b"\n")
+            ends_with_newline = block.endswith(b"\n")
+    return count if ends_with_newline else count + 1
 
 
 async def collect(
@@ -370,10 +390,19 @@ async def collect(
     Runs are started epoch by epoch, tasks in order. Empty ``tasks`` → nothing to do.
     """
     path = Path(output)
-    appender = JsonlAppender(path)  # repairs a torn last line before we read what is finished
+    existed = path.exists()
+    # lock first (two collections never write the same file), validate, and only then repair a torn
+    # last line: a file that does not validate is left exactly as it was
+    appender = JsonlAppender(path, lock=True, repair=False)
     try:
         expected = {t.id for t in tasks} if known_tasks is None else set(known_tasks)
-        done, foreign = _finished(path, model, expected, agent_name)
+        try:
+            done, foreign = _finished(path, model, expected, agent_name)
+        except BaseException:
+            if not existed:
+                path.unlink(missing_ok=True)
+            raise
+        appender.repair_tail()
         plan = [(task, epoch) for epoch in range(epochs) for task in tasks]
         pending = [(task, epoch) for task, epoch in plan if (task.id, epoch) not in done]
         gate = asyncio.Semaphore(concurrency)

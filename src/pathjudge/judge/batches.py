@@ -31,6 +31,7 @@ from collections.abc import Awaitable, Callable, Iterator, Sequence
 from typing import Any, TypeVar
 
 from pathjudge._progress import Progress, ProgressHandle, or_no_progress
+from pathjudge._secrets import redact
 from pathjudge.agent.trajectory import Usage
 from pathjudge.errors import JudgeError
 from pathjudge.judge.backends.anthropic import AnthropicJudgeBackend, classify_api_error
@@ -174,8 +175,11 @@ async def run_batch(
                 backend=backend.name,
                 model=backend.model,
                 verdict=reply.verdict.verdict,
-                reasoning=reply.verdict.reasoning,
-                evidence=tuple(reply.verdict.evidence),
+                # a reply may quote a key: redacted before the cache and the verdicts file
+                reasoning=redact(reply.verdict.reasoning, getattr(backend, "_api_key", None)),
+                evidence=tuple(
+                    redact(e, getattr(backend, "_api_key", None)) for e in reply.verdict.evidence
+                ),
                 usage=reply.usage,
                 attempts=1,
             )

@@ -105,6 +105,42 @@ class OpenBatch:
     items: dict[str, BatchEntry]
 
 
+_TABLES = {"verdicts", "batches", "batch_items"}
+_VERDICT_COLUMNS = {
+    "backend",
+    "model",
+    "criterion_hash",
+    "input_hash",
+    "sample_index",
+    "item_id",
+    "record",
+}
+
+
+def _non_empty(path: Path) -> bool:
+    try:
+        return path.stat().st_size > 0
+    except OSError:
+        return False
+
+
+def _check_is_cache(db: sqlite3.Connection, path: str) -> None:
+    """Refuse (before changing anything) a SQLite file that is not a pathjudge verdict cache."""
+    tables = {
+        row[0]
+        for row in db.execute("SELECT name FROM sqlite_master WHERE type IN ('table', 'view')")
+        if not str(row[0]).startswith("sqlite_")
+    }
+    columns = {row[1] for row in db.execute("PRAGMA table_info(verdicts)")}
+    if not tables <= _TABLES or (tables and columns != _VERDICT_COLUMNS):
+        shown = ", ".join(sorted(tables)[:5]) or "none"
+        raise JudgeError(
+            f"is not a pathjudge verdict cache (a SQLite database with other tables: {shown})",
+            file=path,
+            hint="pass another --cache path; pathjudge leaves this file as it is",
+        )
+
+
 class VerdictCache:
     """The verdict cache at ``path`` (created on first use). ``path=":memory:"`` keeps it in memory."""
 
@@ -112,17 +148,35 @@ class VerdictCache:
         self.path = str(path)
         if self.path != ":memory:":
             Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+        existing = self.path != ":memory:" and _non_empty(Path(self.path))
         try:
             self._db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+        except sqlite3.Error as exc:
+            raise JudgeError(
+                f"the verdict cache could not be opened ({exc})",
+                file=self.path,
+                hint="pass a file path in a writable folder as --cache",
+            ) from None
+        try:
+            if existing:
+                _check_is_cache(self._db, self.path)
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=NORMAL")
             self._db.executescript(_SCHEMA)
         except sqlite3.DatabaseError as exc:
+            self._db.close()
             raise JudgeError(
-                f"the verdict cache could not be opened ({exc})",
+                f"is not a pathjudge verdict cache ({exc})"
+                if existing
+                else f"the verdict cache could not be opened ({exc})",
                 file=self.path,
-                hint="delete it or pass another --cache path",
+                hint="pass another --cache path (this file is left as it is)"
+                if existing
+                else "delete it or pass another --cache path",
             ) from None
+        except JudgeError:
+            self._db.close()
+            raise
 
     def get(self, key: CacheKey) -> SampleVerdict | None:
         """The cached sample for ``key``, or None."""

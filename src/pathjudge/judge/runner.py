@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from pathjudge._progress import Progress, or_no_progress
+from pathjudge._secrets import redact
 from pathjudge.agent.trajectory import Usage
 from pathjudge.errors import BudgetExceededError, ConfigError, InputError
 from pathjudge.judge.backends.base import (
@@ -314,7 +315,9 @@ def sample_keys(
     """
     hashed = input_hash(job.inputs)
     criterion = job.criterion.content_hash if criterion_hash is None else criterion_hash
-    return [CacheKey(backend.name, backend.model, criterion, hashed, s) for s in range(samples)]
+    # the backend's identity includes a non-default server: another server never reuses verdicts
+    identity = backend.cache_identity()
+    return [CacheKey(identity, backend.model, criterion, hashed, s) for s in range(samples)]
 
 
 def with_evidence_check(sample: SampleVerdict, inputs: Mapping[str, str]) -> SampleVerdict:
@@ -346,8 +349,11 @@ def sample_record(
         backend=backend.name,
         model=backend.model,
         verdict=reply.verdict.verdict,
-        reasoning=reply.verdict.reasoning,
-        evidence=tuple(reply.verdict.evidence),
+        # a reply may quote a key (a prompt-injected run, a proxy echoing headers): never store it
+        reasoning=redact(reply.verdict.reasoning, getattr(backend, "_api_key", None)),
+        evidence=tuple(
+            redact(e, getattr(backend, "_api_key", None)) for e in reply.verdict.evidence
+        ),
         evidence_verified=check.verified,
         unverified_evidence=check.missing,
         usage=reply.usage,

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from pathjudge import _json as strict_json
 from pathjudge.errors import InputError
 from pathjudge.report._view import (
     AxisView,
@@ -63,8 +64,14 @@ def load_json(path: Path, what: str) -> Any:
         raise InputError(f"{what} file not found", file=path, hint="check the path") from None
     except OSError as exc:
         raise InputError(f"cannot read the {what} file: {exc.strerror}", file=path) from None
+    except UnicodeDecodeError as exc:
+        raise InputError(
+            f"the {what} file is not valid UTF-8 (byte at offset {exc.start})",
+            file=path,
+            hint="re-encode the file as UTF-8",
+        ) from None
     try:
-        return json.loads(text)
+        return strict_json.loads(text)
     except json.JSONDecodeError as exc:
         raise InputError(
             f"the {what} file is not valid JSON ({exc.msg}, column {exc.colno})",

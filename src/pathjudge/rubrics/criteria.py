@@ -39,6 +39,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
 
 from pathjudge._io import format_loc
+from pathjudge._yaml import load_yaml, read_text
 from pathjudge.errors import CriterionError, InputError
 
 __all__ = [
@@ -208,14 +209,7 @@ def _node_line(root: yaml.Node | None, loc: tuple[int | str, ...]) -> int | None
 
 def parse_criterion(text: str, *, source: str | Path = "<criterion>") -> Criterion:
     """Parse and validate one criterion from YAML text; errors name ``source``, line and field."""
-    try:
-        root = yaml.compose(text, Loader=yaml.SafeLoader)
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        line = mark.line + 1 if mark is not None else None
-        problem = getattr(exc, "problem", None) or "invalid YAML"
-        raise CriterionError(f"not valid YAML ({problem})", file=source, line=line) from None
+    data, root = load_yaml(text, file=source, error=CriterionError)
     if not isinstance(data, dict):
         raise CriterionError(
             "a criterion must be a YAML mapping with id, version, criterion, inputs, pass_means, fail_means",
@@ -249,12 +243,7 @@ def parse_criterion(text: str, *, source: str | Path = "<criterion>") -> Criteri
 def load_criterion(path: str | Path) -> Criterion:
     """Load one criterion YAML file."""
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise CriterionError("file not found", file=path, hint="check the path") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise CriterionError(f"could not be read ({type(exc).__name__})", file=path) from None
+    text = read_text(path, error=CriterionError, what="criterion file")
     return parse_criterion(text, source=path)
 
 

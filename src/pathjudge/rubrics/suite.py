@@ -29,6 +29,7 @@ the file, the YAML line and the field; nothing is silently ignored.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal
@@ -45,10 +46,18 @@ from pydantic import (
 )
 
 from pathjudge._io import format_loc
+from pathjudge._yaml import load_yaml, read_text
 from pathjudge.errors import SuiteError
 from pathjudge.rubrics.assertions._bfcl import BfclLanguage
 from pathjudge.rubrics.assertions.arguments import CallExpectation, TypeProfile
-from pathjudge.rubrics.assertions.outcome import RefusalCriterion, SuccessCriterion
+from pathjudge.rubrics.assertions.outcome import (
+    AllOfCriterion,
+    CallableCriterion,
+    CallablePolicy,
+    RefusalCriterion,
+    SuccessCriterion,
+    callable_allowed,
+)
 from pathjudge.rubrics.assertions.recovery import RecoverySpec
 from pathjudge.rubrics.assertions.steps import StepSpec
 from pathjudge.rubrics.assertions.tools import ToolSelectionSpec
@@ -426,11 +435,30 @@ class Suite(_Record):
             )
         return found
 
+    def callables(self) -> list[tuple[str, CallableCriterion]]:
+        """``(task id, criterion)`` for every ``callable`` success criterion, ``all_of`` parts included."""
+        found: list[tuple[str, CallableCriterion]] = []
+        for task in self.tasks:
+            found.extend((task.id, c) for c in _callables_in(task.success))
+        return found
+
+    def blocked_callables(self) -> list[tuple[str, str]]:
+        """``(task id, 'module:function')`` of every callable that will not run (not allowed)."""
+        return [(tid, c.function) for tid, c in self.callables() if not c.permitted]
+
     def __iter__(self) -> Iterator[Task]:  # type: ignore[override]
         return iter(self.tasks)
 
     def __len__(self) -> int:
         return len(self.tasks)
+
+
+def _callables_in(criterion: SuccessCriterion | None) -> Iterator[CallableCriterion]:
+    if isinstance(criterion, CallableCriterion):
+        yield criterion
+    elif isinstance(criterion, AllOfCriterion):
+        for part in criterion.parts:
+            yield from _callables_in(part.criterion)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -499,26 +527,6 @@ def _line_of(node: yaml.Node | None) -> int | None:
     return None if node is None else node.start_mark.line + 1
 
 
-def _check_duplicate_keys(node: yaml.Node, file: str | None) -> None:
-    if isinstance(node, yaml.MappingNode):
-        seen: set[str] = set()
-        for key, value in node.value:
-            if isinstance(key, yaml.ScalarNode):
-                if key.value in seen:
-                    raise SuiteError(
-                        f"key {key.value!r} appears twice in one mapping",
-                        file=file,
-                        line=_line_of(key),
-                        field=str(key.value),
-                        hint="remove one of them (YAML would silently keep only the last)",
-                    )
-                seen.add(key.value)
-            _check_duplicate_keys(value, file)
-    elif isinstance(node, yaml.SequenceNode):
-        for item in node.value:
-            _check_duplicate_keys(item, file)
-
-
 _HINTS = {
     "extra_forbidden": "remove it or fix its spelling",
     "missing": "add it",
@@ -532,10 +540,16 @@ def parse_suite(
     *,
     file: str | Path | None = None,
     root: yaml.Node | None = None,
+    allow_callables: CallablePolicy = False,
 ) -> Suite:
     """Validate suite data (already parsed YAML/JSON) into a :class:`Suite`, merging ``defaults``.
 
     ``root`` is the composed YAML node tree, used to name the line of any problem.
+
+    ``allow_callables``: a suite is data, so its ``callable`` criteria (which import and run Python
+    code) are off unless allowed: ``True`` allows all, a tuple of module names allows those modules
+    and their submodules. A callable that is not allowed is never imported; grading gives its check
+    the status ``error`` with how to allow it (see :meth:`Suite.blocked_callables`).
     """
     where = str(file) if file is not None else None
     if not isinstance(data, Mapping):
@@ -609,9 +623,37 @@ def parse_suite(
         raise _suite_error(
             exc, where, root, defaults_node, tasks if isinstance(tasks, list) else None
         ) from None
+    _check_finite(suite, where, root)
     suite._source = where
     suite._task_lines = task_lines
+    for _, criterion in suite.callables():
+        criterion._permitted = callable_allowed(criterion.function, allow_callables)
     return suite
+
+
+def _check_finite(suite: Suite, file: str | None, root: yaml.Node | None) -> None:
+    """Refuse a non-finite number anywhere in the suite (``.nan``, ``.inf``, or a string such as
+    ``"1e400"`` or ``"nan"`` that validation turned into one): weights, gates, costs and tolerances
+    must be real numbers, or every comparison with them silently goes one way."""
+    stack: list[tuple[Any, tuple[int | str, ...]]] = [(suite.model_dump(), ())]
+    while stack:
+        value, loc = stack.pop()
+        if isinstance(value, float) and not math.isfinite(value):
+            line = None
+            if root is not None:
+                _, node = _walk(root, loc)
+                line = _line_of(node)
+            raise SuiteError(
+                f"{value} is not a finite number",
+                file=file,
+                line=line,
+                field=format_loc(loc) or None,
+                hint="write a plain finite number",
+            )
+        if isinstance(value, dict):
+            stack.extend((item, (*loc, key)) for key, item in value.items())
+        elif isinstance(value, list | tuple):
+            stack.extend((item, (*loc, index)) for index, item in enumerate(value))
 
 
 def _suite_error(
@@ -662,45 +704,24 @@ def _suite_error(
     )
 
 
-def load_suite(path: str | Path) -> Suite:
-    """Load and validate a suite YAML file.
+def load_suite(path: str | Path, *, allow_callables: CallablePolicy = False) -> Suite:
+    """Load and validate a suite YAML file (``allow_callables``: see :func:`parse_suite`).
 
     Raises :class:`SuiteError` (file, line, field, fix) for anything wrong: unreadable file, invalid
     YAML, duplicate keys, unknown keys, unknown modes or matchers, duplicate task ids, an empty task
     list.
     """
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise SuiteError("suite file not found", file=path, hint="check the path") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise SuiteError(
-            f"suite file could not be read ({exc.__class__.__name__})", file=path
-        ) from None
-    return parse_suite_text(text, file=path)
+    text = read_text(path, error=SuiteError, what="suite file")
+    return parse_suite_text(text, file=path, allow_callables=allow_callables)
 
 
-def parse_suite_text(text: str, *, file: str | Path | None = None) -> Suite:
+def parse_suite_text(
+    text: str, *, file: str | Path | None = None, allow_callables: CallablePolicy = False
+) -> Suite:
     """Parse and validate suite YAML text (see :func:`load_suite`)."""
     where = str(file) if file is not None else None
-    try:
-        loader = yaml.SafeLoader(text)
-        try:
-            root = loader.get_single_node()
-            data = loader.construct_document(root) if root is not None else None
-        finally:
-            loader.dispose()
-    except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        raise SuiteError(
-            f"not valid YAML ({exc.problem or exc.context})",
-            file=where,
-            line=mark.line + 1 if mark is not None else None,
-        ) from None
-    except yaml.YAMLError as exc:
-        raise SuiteError(f"not valid YAML ({exc})", file=where) from None
+    data, root = load_yaml(text, file=where, error=SuiteError)
     if root is None:
         raise SuiteError("suite file is empty", file=where, hint="see examples/docent/suite.yaml")
-    _check_duplicate_keys(root, where)
-    return parse_suite(data, file=where, root=root)
+    return parse_suite(data, file=where, root=root, allow_callables=allow_callables)

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import gzip
 import os
+import zlib
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
@@ -59,7 +60,7 @@ def parse_run(source: str, line_no: int, raw: str | bytes) -> RunRecord | Record
     if not raw or raw.isspace():
         return None
     try:
-        return RunRecord.model_validate_json(raw)
+        record = RunRecord.model_validate_json(raw)
     except ValidationError as exc:
         if isinstance(raw, bytes):
             try:
@@ -74,6 +75,13 @@ def parse_run(source: str, line_no: int, raw: str | bytes) -> RunRecord | Record
         from pathjudge._io import record_error_from_validation
 
         return record_error_from_validation(exc, file=source, line=line_no, what="run")
+    from pathjudge._io import line_problem
+
+    # what pydantic lets through: invalid UTF-8 inside a string, NaN / Infinity / 1e400
+    problem = line_problem(
+        raw if isinstance(raw, bytes) else raw.encode("utf-8"), file=source, line=line_no
+    )
+    return record if problem is None else problem
 
 
 def grade_chunk(
@@ -193,12 +201,12 @@ def iter_lines(
     """
     target = Path(path)
     source = str(path)
+    number = first_line - 1
     with _open(target) as handle:
         try:
             if start:
                 handle.seek(start)
             position = start
-            number = first_line - 1
             while end is None or position < end:
                 raw = handle.readline(MAX_LINE_BYTES + 1)
                 if not raw:
@@ -212,9 +220,15 @@ def iter_lines(
                         if not rest or rest.endswith(b"\n"):
                             break
                 yield source, number, raw
-        except (OSError, EOFError, gzip.BadGzipFile) as exc:
+        except (OSError, EOFError, zlib.error) as exc:
+            from pathjudge._io import describe_read_failure
+
+            # a truncated or fake .gz names the line it stopped at, like every other reader
             raise RecordError(
-                f"could not be read ({exc.__class__.__name__}: {exc})", file=target
+                describe_read_failure(exc),
+                file=target,
+                line=number + 1,
+                hint="recompress or re-export the file; every line before this one was read",
             ) from None
 
 

@@ -531,8 +531,11 @@ def _grade(
     Returns the scorecard and, when ``keep``, the per-run grades; streams the grades to
     ``grades_out`` when given. The first bad record raises (naming its file and line).
     """
-    from pathjudge._io import JsonlAppender
-    from pathjudge.errors import RecordError
+    import os
+
+    from pathjudge._io import JsonlAppender, open_atomic_temp
+    from pathjudge.agent.io import RunKeys
+    from pathjudge.errors import InputError, RecordError
     from pathjudge.rubrics.checks import SuitePlan
     from pathjudge.scoring.chunk import grade_chunk, iter_lines, score_file_parallel
 
@@ -540,17 +543,31 @@ def _grade(
     weak = {} if max_weak is None else {"max_weak": max_weak}
     kept: list[RunGrade] = []
     appender = None
+    grades_tmp: str | None = None
+    if grades_out is not None and grades_out.suffix == ".gz":
+        raise InputError(
+            "--grades streams plain JSONL", field="--grades", hint="name it .jsonl, gzip it later"
+        )
     if grades_out is not None:
-        grades_out.parent.mkdir(parents=True, exist_ok=True)
-        grades_out.write_bytes(b"")  # a fresh file: grades of this run only
-        appender = JsonlAppender(grades_out)
+        # streamed into a temp file beside it and renamed over it only when grading succeeded: a
+        # failed command leaves an existing grades file as it was
+        fd, grades_tmp = open_atomic_temp(grades_out)
+        os.close(fd)
+        appender = JsonlAppender(grades_tmp)
+    keys = RunKeys()
+    count = 0
 
-    def streamed(graded: RunGrade, position: object) -> None:
+    def streamed(graded: RunGrade, position: tuple[str, int]) -> None:
+        nonlocal count
+        count += 1
+        # a duplicated (task, epoch) would be counted twice in every rate: refused, as diff does
+        keys.check(graded.task_id, graded.epoch, file=runs, line=position[1] or None, index=count)
         if appender is not None:
             appender.write(graded)
         if keep:
             kept.append(graded)
 
+    completed = False
     try:
         if jobs > 1:
             partial = score_file_parallel(runs, plans, verdicts, fast=fast, jobs=jobs, **weak)
@@ -561,12 +578,18 @@ def _grade(
                 verdicts,
                 fast=fast,
                 stop_at_error=True,
-                on_grade=streamed if appender is not None or keep else None,
+                on_grade=streamed,
                 **weak,
             )
+        completed = partial.first_error() is None
     finally:
         if appender is not None:
             appender.close()
+        if grades_tmp is not None and grades_out is not None:
+            if completed:
+                os.replace(grades_tmp, grades_out)
+            else:
+                Path(grades_tmp).unlink(missing_ok=True)
     problem = partial.first_error()
     if problem is not None:
         raise problem

@@ -24,6 +24,7 @@ Definitions (every mean skips runs where the number is undefined; ``None`` when 
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -681,6 +682,12 @@ def _pairs(text: str, what: str) -> list[tuple[str, float]]:
             raise InputError(
                 f"{what} value {value!r} for {name.strip()!r} is not a number", field=what
             ) from None
+        if not math.isfinite(number):
+            raise InputError(
+                f"{what} value {value.strip()!r} for {name.strip()!r} is not a finite number",
+                field=what,
+                hint="give a plain number such as 0.8",
+            )
         out.append((name.strip(), number))
     return out
 

@@ -10,13 +10,15 @@ from __future__ import annotations
 
 import gzip
 import json
+import zlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol, TypeAlias
+from typing import IO, Any, Protocol, TypeAlias
 
 from pydantic import ValidationError
 
+from pathjudge import _json as strict_json
 from pathjudge._io import DEFAULT_MAX_LINE_BYTES, format_loc
 from pathjudge.agent.trajectory import RunRecord, Step, Usage
 from pathjudge.errors import ImportFormatError, InputError, PathjudgeError
@@ -156,7 +158,7 @@ def parse_arguments(raw: Json) -> tuple[dict[str, Json], str | None, str | None]
     if not raw.strip():
         return {}, None, None
     try:
-        parsed = json.loads(raw)
+        parsed = strict_json.loads(raw)
     except json.JSONDecodeError as exc:
         return {}, raw, f"invalid JSON: {exc.msg} at column {exc.colno}"
     if not isinstance(parsed, dict):
@@ -296,8 +298,10 @@ def _read_text(path: Path) -> str:
         data = path.read_bytes()
         if path.name.lower().endswith(".gz"):
             data = gzip.decompress(data)
-    except (gzip.BadGzipFile, EOFError) as exc:
-        raise ImportFormatError(f"is not a readable gzip file ({exc})", file=path) from None
+    except (gzip.BadGzipFile, EOFError, zlib.error) as exc:
+        from pathjudge._io import describe_read_failure
+
+        raise ImportFormatError(describe_read_failure(exc), file=path) from None
     except FileNotFoundError:
         raise ImportFormatError("file not found", file=path, hint="check the path") from None
     except IsADirectoryError:
@@ -325,7 +329,7 @@ def _is_jsonl(path: Path) -> bool:
 def _iter_jsonl_values(
     path: Path, errors: list[InputError] | None, max_line_bytes: int
 ) -> Iterator[Document]:
-    from pathjudge._io import _lines, _open_read  # the same line reader as runs files
+    from pathjudge._io import ReadFailure, _lines, _open_read  # as for runs files
 
     try:
         handle = _open_read(path)
@@ -333,9 +337,27 @@ def _iter_jsonl_values(
         raise ImportFormatError("file not found", file=path, hint="check the path") from None
     except IsADirectoryError:
         raise ImportFormatError("is a directory, not a transcript file", file=path) from None
+    try:
+        yield from _jsonl_documents(handle, path, errors, max_line_bytes, _lines)
+    except ReadFailure as exc:
+        raise ImportFormatError(
+            exc.why,
+            file=path,
+            line=exc.line,
+            hint="recompress or re-export the file; every line before this one was read",
+        ) from None
+
+
+def _jsonl_documents(
+    handle: IO[bytes],
+    path: Path,
+    errors: list[InputError] | None,
+    max_line_bytes: int,
+    lines: Callable[[IO[bytes], int], Iterator[tuple[int, bytes | None, int]]],
+) -> Iterator[Document]:
     index = 0
     with handle:
-        for number, raw, length in _lines(handle, max_line_bytes):
+        for number, raw, length in lines(handle, max_line_bytes):
             problem: ImportFormatError
             if raw is None:
                 problem = ImportFormatError(
@@ -348,7 +370,7 @@ def _iter_jsonl_values(
                 continue
             else:
                 try:
-                    value = json.loads(raw.decode("utf-8"))
+                    value = strict_json.loads(raw.decode("utf-8"))
                 except UnicodeDecodeError as exc:
                     problem = ImportFormatError(
                         f"not valid UTF-8 (byte 0x{raw[exc.start]:02x} at column {exc.start + 1})",
@@ -427,7 +449,7 @@ def iter_documents(
             "has no transcripts", file=path, hint="the file is empty; pass a JSON transcript"
         )
     try:
-        value = json.loads(text)
+        value = strict_json.loads(text)
     except json.JSONDecodeError as exc:
         raise ImportFormatError(
             f"not valid JSON ({exc.msg} at column {exc.colno})",

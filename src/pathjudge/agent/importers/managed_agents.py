@@ -76,19 +76,23 @@ from __future__ import annotations
 
 import bisect
 import json
+import math
 import os
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Literal, assert_never
+from typing import Any, Literal, assert_never, cast
 
+from pathjudge import _json as strict_json
 from pathjudge.agent.importers._common import Unmapped, parse_arguments, source_metadata, text_parts
 from pathjudge.agent.trajectory import AgentInfo, Reply, RunRecord, Step, Timing, Usage
 from pathjudge.errors import ImportFormatError, InputError, RemoteImportError
 
 __all__ = [
     "BETA_HEADER",
+    "DEFAULT_DEADLINE_S",
+    "DEFAULT_TIMEOUT_S",
     "FORMAT",
     "fetch_session",
     "from_managed_agents",
@@ -98,6 +102,10 @@ __all__ = [
 
 FORMAT = "managed-agents"
 BETA_HEADER = "managed-agents-2026-04-01"
+DEFAULT_TIMEOUT_S = 60.0
+"""Seconds one request of a session fetch may take."""
+DEFAULT_DEADLINE_S = 600.0
+"""Seconds a whole session fetch may take (every page and retry together)."""
 
 Json = Any
 ToolKind = Literal["agent_tool", "mcp_tool", "custom_tool"]
@@ -261,7 +269,7 @@ def _page_events(value: Json) -> list[Json] | None:
 def _json_document(text: str, path: Path, lines: _Lines) -> list[LocatedEvent] | None:
     """Events of a JSON array or page; None when the text is several JSON values (JSON Lines)."""
     try:
-        value = json.loads(text)
+        value = strict_json.loads(text)
     except json.JSONDecodeError as exc:
         if exc.msg == "Extra data":
             return None
@@ -288,7 +296,7 @@ def _jsonl(text: str, path: Path) -> list[LocatedEvent]:
         if not raw.strip():
             continue
         try:
-            value = json.loads(raw)
+            value = strict_json.loads(raw)
         except json.JSONDecodeError as exc:
             raise ImportFormatError(
                 f"not valid JSON ({exc.msg} at column {exc.colno})",
@@ -316,7 +324,7 @@ def _sse(text: str, path: Path) -> list[LocatedEvent]:
         if data and name != "ping":
             payload = "\n".join(data)
             try:
-                value = json.loads(payload)
+                value = strict_json.loads(payload)
             except json.JSONDecodeError as exc:
                 raise ImportFormatError(
                     f"the data of this server-sent event is not valid JSON ({exc.msg})",
@@ -1151,6 +1159,8 @@ def fetch_session(
     page_size: int | None = None,
     include_session: bool = True,
     max_retries: int = 2,
+    timeout: float = DEFAULT_TIMEOUT_S,
+    deadline: float | None = DEFAULT_DEADLINE_S,
 ) -> Iterator[RunRecord]:
     """Pull a session's events through the anthropic SDK (beta ``managed-agents-2026-04-01``) → one run.
 
@@ -1162,6 +1172,11 @@ def fetch_session(
     ``agent``, ``epoch`` are as in :func:`from_managed_agents`. API failures raise
     :class:`RemoteImportError`; a session with no events raises :class:`ImportFormatError`; with
     ``errors`` given, either is recorded there instead and nothing is yielded.
+
+    A bad server cannot hang it: each request times out after ``timeout`` seconds (default
+    :data:`DEFAULT_TIMEOUT_S`), the whole fetch stops after ``deadline`` seconds (default
+    :data:`DEFAULT_DEADLINE_S`; None for none), a page cursor the server already sent is an error
+    (a loop), and a reply that is not JSON is an error, not a traceback.
     """
     try:
         events, session, pages = _fetch(
@@ -1172,6 +1187,8 @@ def fetch_session(
             page_size=page_size,
             include_session=include_session,
             max_retries=max_retries,
+            timeout=timeout,
+            deadline=deadline,
         )
         source: dict[str, Json] = {"format": FORMAT, "session_id": session_id, "pages": pages}
         if base_url is not None:
@@ -1202,8 +1219,40 @@ def _fetch(
     page_size: int | None,
     include_session: bool,
     max_retries: int,
+    timeout: float = DEFAULT_TIMEOUT_S,
+    deadline: float | None = DEFAULT_DEADLINE_S,
 ) -> tuple[list[Json], dict[str, Json] | None, int]:
     """The session's events (all pages), its session object (or None) and the number of pages."""
+    import time
+
+    if not (math.isfinite(timeout) and timeout > 0):
+        raise InputError(f"the request timeout must be a positive number of seconds, got {timeout}")
+    if deadline is not None and not (math.isfinite(deadline) and deadline > 0):
+        raise InputError(f"the deadline must be a positive number of seconds, got {deadline}")
+    stop_at = None if deadline is None else time.monotonic() + deadline
+
+    def request_options() -> dict[str, Any]:
+        if stop_at is None:
+            return {"timeout": timeout}
+        left = stop_at - time.monotonic()
+        if left <= 0:
+            raise RemoteImportError(
+                f"fetching session {session_id!r} did not finish within the deadline of "
+                f"{deadline:g} s ({pages} page(s) read)",
+                hint="raise --deadline if the session is genuinely long, or check the server",
+            )
+        return {"timeout": min(timeout, left)}
+
+    def json_of(response: Any, label: str) -> Json:
+        try:
+            return cast(Json, response.json())
+        except (ValueError, RecursionError) as exc:
+            raise RemoteImportError(
+                f"the {label} of session {session_id!r} is not valid JSON "
+                f"({type(exc).__name__}; HTTP {getattr(response, 'status_code', '?')})",
+                hint="check that the base URL points at the Anthropic API",
+            ) from None
+
     from pathjudge._optional import require
 
     anthropic = require("anthropic", "judge", "Importing a Managed Agents session")
@@ -1212,7 +1261,7 @@ def _fetch(
         raise RemoteImportError(
             "no API key to fetch the session with", hint="set ANTHROPIC_API_KEY"
         )
-    kwargs: dict[str, Any] = {"api_key": key, "max_retries": max_retries}
+    kwargs: dict[str, Any] = {"api_key": key, "max_retries": max_retries, "timeout": timeout}
     if base_url is not None:
         kwargs["base_url"] = base_url
     if http_client is not None:
@@ -1221,6 +1270,7 @@ def _fetch(
     events: list[Json] = []
     session: Json = None
     cursor: str | None = None
+    seen: set[str] = set()
     pages = 0
     what = "events"
     try:
@@ -1230,8 +1280,11 @@ def _fetch(
                 params["page"] = cursor
             if page_size is not None:
                 params["limit"] = page_size
-            body = client.beta.sessions.events.with_raw_response.list(session_id, **params).json()
+            raw = client.beta.sessions.events.with_raw_response.list(
+                session_id, **params, **request_options()
+            )
             pages += 1
+            body = json_of(raw, f"events page {pages}")
             if not isinstance(body, dict) or not isinstance(body.get("data"), list):
                 raise RemoteImportError(
                     f"page {pages} of the events of session {session_id!r} has no 'data' list",
@@ -1241,11 +1294,32 @@ def _fetch(
             next_page = body.get("next_page")
             if not isinstance(next_page, str) or not next_page or next_page == cursor:
                 break
+            if next_page in seen:
+                raise RemoteImportError(
+                    f"the server sent the events page cursor {next_page[:60]!r} of session "
+                    f"{session_id!r} a second time (after {pages} pages): its pages loop",
+                    hint="check the server; pathjudge stops instead of fetching forever",
+                )
+            seen.add(next_page)
             cursor = next_page
         if include_session:
             what = "session object"
-            session = client.beta.sessions.with_raw_response.retrieve(session_id).json()
+            session = json_of(
+                client.beta.sessions.with_raw_response.retrieve(session_id, **request_options()),
+                "session object",
+            )
     except anthropic.APIError as exc:
+        if isinstance(exc, anthropic.APITimeoutError):
+            if stop_at is not None and time.monotonic() >= stop_at - 0.1:
+                raise RemoteImportError(
+                    f"fetching session {session_id!r} did not finish within the deadline of "
+                    f"{deadline:g} s ({pages} page(s) read)",
+                    hint="raise --deadline if the session is genuinely long, or check the server",
+                ) from None
+            raise RemoteImportError(
+                f"a request for the {what} of session {session_id!r} timed out after {timeout:g} s",
+                hint="raise --timeout if the server is slow but alive, or check the base URL",
+            ) from None
         raise _api_error(exc, session_id, what) from None
     finally:
         if http_client is None:

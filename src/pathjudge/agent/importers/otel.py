@@ -42,6 +42,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
+from pathjudge import _json as strict_json
 from pathjudge.agent.importers._common import (
     Document,
     Json,
@@ -309,7 +310,7 @@ def _messages_text(raw: Json, role: str | None = None) -> tuple[str | None, bool
     """Text parts (and reasoning parts) of GenAI messages JSON, and whether any part is a tool call."""
     if isinstance(raw, str):
         try:
-            raw = json.loads(raw)
+            raw = strict_json.loads(raw)
         except json.JSONDecodeError:
             return None, False
     if not isinstance(raw, list):

@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import copy
 import logging
+import os
 from collections.abc import Mapping
 from functools import cache
 from typing import Any
@@ -20,6 +21,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from pathjudge._optional import require
+from pathjudge._secrets import install_log_redaction, mask_url
 from pathjudge.agent.trajectory import Usage
 from pathjudge.errors import JudgeError
 from pathjudge.judge.backends.base import (
@@ -267,6 +269,7 @@ class AnthropicJudgeBackend(JudgeBackend):
         require("httpx2", "judge", "the Anthropic judge backend")
         require("instructor", "judge", "the Anthropic judge backend")
         logging.getLogger("instructor").addHandler(_QUIET)
+        install_log_redaction()
         self.model = model
         self.max_tokens = max_tokens
         self.reasks = reasks
@@ -277,6 +280,15 @@ class AnthropicJudgeBackend(JudgeBackend):
         self._loop: asyncio.AbstractEventLoop | None = None
         self._closed = False
         self._build()
+
+    def cache_identity(self) -> str:
+        """``anthropic``, or ``anthropic@<server>`` when the base URL (or ANTHROPIC_BASE_URL) is not
+        the API's own; the URL's user-info is masked so no credential reaches the cache."""
+        url = self._base_url or os.environ.get("ANTHROPIC_BASE_URL") or ""
+        url = url.strip().rstrip("/")
+        if not url or url == "https://api.anthropic.com":
+            return self.name
+        return f"{self.name}@{mask_url(url)}"
 
     def _build(self) -> None:
         """Create the httpx2 clients, an SDK client on each, and their instructor wrappers.

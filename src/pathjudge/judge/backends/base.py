@@ -17,8 +17,6 @@ Messages never contain credentials: they are built from status codes and our own
 from __future__ import annotations
 
 import email.utils
-import os
-import re
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
@@ -27,6 +25,7 @@ from datetime import datetime
 
 from pydantic import ValidationError
 
+from pathjudge._secrets import redact
 from pathjudge.agent.trajectory import Usage
 from pathjudge.judge.prompt import JudgePrompt
 from pathjudge.judge.verdict import FailureType, Verdict
@@ -46,22 +45,17 @@ __all__ = [
     "validation_problem",
 ]
 
-_SECRET_ENV = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "OPENAI_API_KEY")
-_KEY_SHAPE = re.compile(r"\b(?:sk-ant-|sk-)[A-Za-z0-9_\-]{8,}")
-
 
 def redact_secrets(text: str, *secrets: str | None, limit: int = 300) -> str:
     """``text`` (e.g. an error message a server sent back) made safe to store or print.
 
-    Removes the given secrets, the values of ANTHROPIC_API_KEY / ANTHROPIC_AUTH_TOKEN / OPENAI_API_KEY
-    and anything shaped like an API key (``sk-...``), and cuts the text to ``limit`` characters. A
+    Removes the given secrets, the values of ANTHROPIC_API_KEY / ANTHROPIC_AUTH_TOKEN / OPENAI_API_KEY,
+    anything shaped like an API key (``sk-...``, ``Bearer ...``) and URL user-info (see
+    :func:`pathjudge._secrets.redact`), and cuts the text to ``limit`` characters. A
     proxy behind ``--base-url`` may echo request headers in its errors; this keeps a key from reaching
     the verdicts file, the cache or the terminal. Empty text gives empty text.
     """
-    for secret in (*secrets, *(os.environ.get(name) for name in _SECRET_ENV)):
-        if secret and len(secret) >= 8:
-            text = text.replace(secret, "[redacted]")
-    text = _KEY_SHAPE.sub("[redacted]", text)
+    text = redact(text, *secrets)
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
@@ -218,6 +212,11 @@ class JudgeBackend(ABC):
     @abstractmethod
     async def judge(self, prompt: JudgePrompt, *, timeout: float | None) -> BackendReply:
         """Judge one prompt; raise a :class:`BackendCallError` subclass or ``JudgeError`` on failure."""
+
+    def cache_identity(self) -> str:
+        """What the verdict cache keys this backend by: its name, plus the server it talks to when
+        that is not the default one (so a different server never reuses another's verdicts)."""
+        return self.name
 
     async def aclose(self) -> None:
         """Release connections; idempotent, and the backend stays usable (it reconnects on next use)."""

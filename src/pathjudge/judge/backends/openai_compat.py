@@ -19,6 +19,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from pathjudge._optional import require
+from pathjudge._secrets import install_log_redaction, mask_url
 from pathjudge.agent.trajectory import Usage
 from pathjudge.errors import JudgeError
 from pathjudge.judge.backends.base import (
@@ -133,6 +134,7 @@ class OpenAICompatBackend(JudgeBackend):
         self.endpoint = root + (
             "/chat/completions" if root.endswith("/v1") else "/v1/chat/completions"
         )
+        install_log_redaction()
         headers = {"authorization": f"Bearer {api_key}"} if api_key else {}
         self._headers = headers
         self._max_connections = max_connections
@@ -223,6 +225,10 @@ class OpenAICompatBackend(JudgeBackend):
         return await judge_by_chat(
             send, prompt, backend=self.name, model=self.model, reasks=self.reasks
         )
+
+    def cache_identity(self) -> str:
+        """``openai@<endpoint>`` (user-info masked): verdicts of one server never serve another."""
+        return f"{self.name}@{mask_url(self.endpoint)}"
 
     async def aclose(self) -> None:
         """Close the connections (on the loop that opened them); a later call opens new ones."""

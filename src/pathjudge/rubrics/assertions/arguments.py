@@ -104,6 +104,7 @@ from pathjudge.rubrics.assertions._normalize import (
     normalize_string,
     render_value,
 )
+from pathjudge.rubrics.assertions._regex import compile_pattern, search
 
 __all__ = [
     "TYPE_PROFILES",
@@ -290,7 +291,8 @@ class ApproxMatcher(_MatcherBase):
 
 
 class RegexMatcher(_MatcherBase):
-    """A string in which ``pattern`` is found (``re.search``)."""
+    """A string in which ``pattern`` is found (``re`` syntax, searched with a time limit; a search
+    that times out raises :class:`~pathjudge.rubrics.assertions._regex.PatternTimeout`)."""
 
     op: Literal["regex"] = "regex"
     pattern: str
@@ -590,8 +592,8 @@ def _build(op: str, spec: Mapping[str, object], path: str, optional: bool) -> Ma
             else False
         )
         try:
-            _compile(operand, ignore_case)
-        except re.error as exc:
+            compile_pattern(operand, ignore_case)
+        except ValueError as exc:
             raise _fail(path, f"$regex pattern {operand!r} does not compile: {exc}") from None
         return RegexMatcher(pattern=operand, ignore_case=ignore_case, optional=optional)
     if op == "$any":
@@ -698,11 +700,6 @@ ArgMatcher = Annotated[
 # --------------------------------------------------------------------------------------------------
 # Matching
 # --------------------------------------------------------------------------------------------------
-
-
-@functools.lru_cache(maxsize=1024)
-def _compile(pattern: str, ignore_case: bool) -> re.Pattern[str]:
-    return re.compile(pattern, re.IGNORECASE if ignore_case else 0)
 
 
 def is_optional(matcher: Matcher) -> bool:
@@ -954,7 +951,7 @@ def _check(
     elif isinstance(matcher, RegexMatcher):
         if not isinstance(value, str):
             out.append(ArgMismatch(path, f"expected a string, got {_got(value)}", "wrong_type"))
-        elif _compile(matcher.pattern, matcher.ignore_case).search(value) is None:
+        elif search(matcher.pattern, value, ignore_case=matcher.ignore_case) is None:
             out.append(
                 ArgMismatch(
                     path,

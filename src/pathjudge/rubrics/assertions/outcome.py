@@ -38,8 +38,14 @@ passes only when there is an answer and it is not a refusal. A run with no final
 refuse: it fails either way. ``callable`` imports ``module:function`` on first use and calls it as
 ``function(run, **params)``; it may return a bool, a ``(bool, reason)`` pair, or a float in [0, 1]
 (passing at ``pass_at``). It is the one criterion that needs no final answer (end-state checks). An
-import failure or an exception inside it is a check with status ``error`` whose reason names the
-callable. ``all_of`` passes when every part passes (binary) and scores the weighted fraction of part
+import failure or an exception inside it (``SystemExit`` and ``KeyboardInterrupt`` included) is a check
+with status ``error`` whose reason names the callable.
+
+A callable runs code, so a suite read from a file or from data (:func:`~pathjudge.rubrics.suite.load_suite`,
+:func:`~pathjudge.rubrics.suite.parse_suite`) never runs one unless it is allowed
+(``allow_callables``: everything, or a list of modules; see :func:`callable_allowed`). A callable that
+is not allowed is never imported: its check is an ``error`` that says how to allow it. Criteria built
+in Python code are the caller's own code and are allowed. ``all_of`` passes when every part passes (binary) and scores the weighted fraction of part
 scores (partial credit): the result's ``status`` is binary, its ``score`` is the partial credit, and
 ``details`` carries both. ``any_of`` passes when at least one part passes (then the other parts may
 fail or break); when none passes it fails, or is an ``error`` when some part could not be checked
@@ -57,7 +63,15 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Annotated, Any, Literal, TypeAlias, assert_never
 
-from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    JsonValue,
+    PrivateAttr,
+    ValidationError,
+    field_validator,
+)
 
 from pathjudge.agent.trajectory import RunRecord
 from pathjudge.errors import SuiteError
@@ -68,6 +82,7 @@ from pathjudge.rubrics.assertions._normalize import (
     render_value,
     text_normalizer,
 )
+from pathjudge.rubrics.assertions._regex import PatternTimeout, compile_pattern, search
 from pathjudge.rubrics.assertions.arguments import _make_validator, _schema_mismatches
 from pathjudge.rubrics.assertions.base import CheckResult, CheckStatus
 
@@ -78,6 +93,7 @@ __all__ = [
     "AnswerSource",
     "AnyOfCriterion",
     "CallableCriterion",
+    "CallablePolicy",
     "ContainsAllCriterion",
     "ContainsAnyCriterion",
     "JsonSchemaCriterion",
@@ -86,6 +102,7 @@ __all__ = [
     "RegexCriterion",
     "SubGoal",
     "SuccessCriterion",
+    "callable_allowed",
     "check_outcome",
     "extract_numbers",
     "is_refusal",
@@ -220,7 +237,8 @@ class ContainsAnyCriterion(_ContainsCriterion):
 
 
 class RegexCriterion(_AnswerCriterion):
-    """``pattern`` is found in the answer (``re.search``)."""
+    """``pattern`` is found in the answer (``re`` syntax, searched with a time limit: see
+    :mod:`~pathjudge.rubrics.assertions._regex`; a search that times out is an ``error``)."""
 
     kind: Literal["regex"] = "regex"
     pattern: str
@@ -230,8 +248,8 @@ class RegexCriterion(_AnswerCriterion):
     @classmethod
     def _compiles(cls, value: str) -> str:
         try:
-            re.compile(value)
-        except re.error as exc:
+            compile_pattern(value)
+        except ValueError as exc:
             raise ValueError(f"pattern {value!r} does not compile: {exc}") from None
         return value
 
@@ -284,8 +302,31 @@ class RefusalCriterion(_Criterion):
 _CALLABLE = re.compile(r"^[A-Za-z_][\w]*(\.[A-Za-z_][\w]*)*:[A-Za-z_][\w]*(\.[A-Za-z_][\w]*)*$")
 
 
+CallablePolicy: TypeAlias = bool | tuple[str, ...]
+"""Which callables may run: all (``True``), none (``False``), or those of the listed modules."""
+
+
+def callable_allowed(spec: str, policy: CallablePolicy) -> bool:
+    """Whether ``policy`` allows the callable ``module:function``.
+
+    A listed module allows itself and every module under it: ``("mypkg",)`` allows
+    ``mypkg.checks:f``; ``("mypkg.checks",)`` does not allow ``mypkg:f`` or ``mypkg_evil:f``.
+
+    >>> callable_allowed("mypkg.checks:f", ("mypkg",)), callable_allowed("pydoc:pipepager", False)
+    (True, False)
+    """
+    if isinstance(policy, bool):
+        return policy
+    module = spec.partition(":")[0]
+    return any(module == name or module.startswith(name + ".") for name in policy)
+
+
 class CallableCriterion(_Criterion):
-    """A user function ``module:function`` called as ``function(run, **params)``."""
+    """A user function ``module:function`` called as ``function(run, **params)``.
+
+    It runs only when allowed (see the module docstring): a suite read from data marks each callable
+    with its permission; one that is not allowed is never imported.
+    """
 
     kind: Literal["callable"] = "callable"
     function: str
@@ -303,9 +344,29 @@ class CallableCriterion(_Criterion):
             )
         return value
 
+    _permitted: bool = PrivateAttr(default=True)
+
+    @property
+    def permitted(self) -> bool:
+        """Whether this callable may run (False when it came from data that did not allow it)."""
+        return self._permitted
+
     def resolve(self) -> Callable[..., Any]:
         """Import the function now (raises :class:`~pathjudge.errors.SuiteError` naming it)."""
+        if not self._permitted:
+            raise SuiteError(not_allowed_message(self.function), field="success.function")
         return load_callable(self.function)
+
+
+def not_allowed_message(spec: str) -> str:
+    """Why a callable did not run, and the three ways to allow it."""
+    module = spec.partition(":")[0]
+    return (
+        f"callable {spec!r} was not run: a callable executes Python code, and callables from a "
+        "suite file are off unless allowed; if you trust this suite, rerun with --allow-callables, "
+        f"or set allow_callables = true (or allow_callables = [{module.split('.')[0]!r}] for its "
+        "modules only) in pathjudge.toml"
+    )
 
 
 class SubGoal(_Criterion):
@@ -384,7 +445,7 @@ def load_callable(spec: str) -> Callable[..., Any]:
         )
     try:
         target: Any = importlib.import_module(module_name)
-    except Exception as exc:
+    except (Exception, SystemExit, KeyboardInterrupt) as exc:
         raise SuiteError(
             f"cannot import module {module_name!r} of success callable {spec!r}: "
             f"{type(exc).__name__}: {exc}",
@@ -442,10 +503,12 @@ def _answer_verdict(answer: str, criterion: _AnswerCriterion) -> _Verdict:
         how = describe_normalization(criterion.normalize)
         return _binary(ok, reason + f" ({how} comparison)", found=list(found))
     if isinstance(criterion, RegexCriterion):
-        flags = re.IGNORECASE if criterion.ignore_case else 0
-        match = re.search(criterion.pattern, answer, flags)
-        if match:
-            return _binary(True, f"/{criterion.pattern}/ found: {render_value(match.group())}")
+        try:
+            match = search(criterion.pattern, answer, ignore_case=criterion.ignore_case)
+        except PatternTimeout as exc:
+            return ("error", None, str(exc), {"pattern": criterion.pattern})
+        if match is not None:
+            return _binary(True, f"/{criterion.pattern}/ found: {render_value(match)}")
         return _binary(False, f"/{criterion.pattern}/ not found in the answer")
     if isinstance(criterion, NumberCriterion):
         tolerance = max(criterion.abs, criterion.rel * abs(criterion.value))
@@ -581,6 +644,8 @@ def _refusal(answer: str | None, criterion: RefusalCriterion, missing: str) -> _
 
 def _call(run: RunRecord, criterion: CallableCriterion) -> _Verdict:
     name = criterion.function
+    if not criterion.permitted:
+        return ("error", None, not_allowed_message(name), {"callable": name, "allowed": False})
     try:
         function = load_callable(name)
     except SuiteError as exc:
