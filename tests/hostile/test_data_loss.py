@@ -164,13 +164,13 @@ def test_two_outputs_of_one_command_may_not_be_the_same_file(tmp_path: Path) -> 
 
 
 @pytest.mark.parametrize("command", ["score", "variance"])
-def test_score_and_variance_refuse_a_duplicated_run(
-    tmp_path: Path, command: str, capsys: pytest.CaptureFixture[str]
+def test_score_and_variance_flag_a_duplicated_run(
+    tmp_path: Path, command: str, caplog: pytest.LogCaptureFixture
 ) -> None:
     suite, runs = _files(tmp_path)
     line = runs.read_text(encoding="utf-8")
     runs.write_text(line + "\n" + line, encoding="utf-8")
-    assert main([command, str(runs), "--suite", str(suite)]) == 2
-    err = capsys.readouterr().err
-    assert f"{runs}:3" in err
-    assert "twice" in err
+    with caplog.at_level("WARNING", logger="pathjudge"):
+        assert main([command, str(runs), "--suite", str(suite)]) == 0
+    assert f"{runs}:3" in caplog.text
+    assert "repeat a (task, epoch)" in caplog.text
