@@ -174,3 +174,15 @@ def test_score_and_variance_flag_a_duplicated_run(
         assert main([command, str(runs), "--suite", str(suite)]) == 0
     assert f"{runs}:3" in caplog.text
     assert "repeat a (task, epoch)" in caplog.text
+
+
+def test_the_readme_support_example_still_scores(capsys: pytest.CaptureFixture[str]) -> None:
+    # four distinct runs (run-A..D) of one task at epoch 0: flagged, never refused
+    examples = REPO / "examples" / "docent"
+    argv = [
+        "score",
+        str(examples / "support-runs.jsonl"),
+        "--suite",
+        str(examples / "support-suite.yaml"),
+    ]
+    assert main(argv) in (0, 1)
