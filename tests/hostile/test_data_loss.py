@@ -186,3 +186,27 @@ def test_the_readme_support_example_still_scores(capsys: pytest.CaptureFixture[s
         str(examples / "support-suite.yaml"),
     ]
     assert main(argv) in (0, 1)
+
+
+def test_every_readme_command_on_the_shipped_examples_exits_0_or_1(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    import re
+    import shlex
+
+    monkeypatch.chdir(REPO)
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    commands = [
+        shlex.split(found.split("#")[0])
+        for found in re.findall(r"pathjudge ((?:score|show|variance|diff|mutate) [^\n`]+)", readme)
+        if "examples/" in found and "\\" not in found
+    ]
+    assert commands  # the Quick start's score of examples/docent at least
+    for argv in commands:
+        argv = [arg for arg in argv if arg]
+        outputs = {"--json", "--junit", "--html", "--markdown", "--grades", "-o"}
+        argv = [
+            str(tmp_path / Path(arg).name) if i and argv[i - 1] in outputs else arg
+            for i, arg in enumerate(argv)
+        ]
+        assert main(argv) in (0, 1), argv
