@@ -239,7 +239,7 @@ def test_parse_gates_still_parses() -> None:
         ("success=1.5", "threshold 1.5 for 'success' is outside [0, 1]"),
         ("success=-1", "threshold -1 for 'success' is outside [0, 1]"),
         ("path=101", "threshold 101 for 'path' is outside [0, 100]"),
-        ("trajectory=nan", "threshold nan for 'trajectory' is outside [0, 1]"),
+        ("trajectory=nan", "--fail-under value 'nan' for 'trajectory' is not a finite number"),
     ],
 )
 def test_fail_under_out_of_range(text: str, expected: str) -> None:

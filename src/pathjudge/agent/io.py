@@ -7,6 +7,7 @@ The generic plumbing (line-numbered JSONL reading, atomic writes, appending) liv
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
@@ -32,10 +33,41 @@ class RunKeys:
     """The (task, epoch) pairs seen so far, in little memory: one bit per epoch per task (a set
     past a million epochs). :meth:`check` raises on a pair seen before."""
 
-    __slots__ = ("_seen",)
+    __slots__ = ("_first", "_repeats", "_seen")
 
     def __init__(self) -> None:
         self._seen: dict[str, bytearray | set[int]] = {}
+        self._repeats = 0
+        self._first: str | None = None
+
+    def note(self, task_id: str, epoch: int, *, file: str | Path | None, line: int | None) -> None:
+        """:meth:`add`, remembering a repeated pair to flag it in :meth:`report`."""
+        if not self.add(task_id, epoch):
+            self.repeated(task_id, epoch, file=file, line=line)
+
+    def repeated(
+        self, task_id: str, epoch: int, *, file: str | Path | None, line: int | None
+    ) -> None:
+        """Count a repeated pair (the first one is named in :meth:`report`)."""
+        self._repeats += 1
+        if self._first is None:
+            where = f"{file}:{line}" if file is not None and line else str(file or "runs")
+            self._first = f"{where}: task {task_id!r} epoch {epoch}"
+
+    def report(self) -> None:
+        """Warn (logger ``pathjudge``, shown on stderr) when some (task, epoch) was seen twice.
+
+        Flagged rather than refused: imports without epochs legitimately give several runs of a
+        task epoch 0; but two collections into one file count every run twice, and this says so.
+        """
+        if self._repeats:
+            logging.getLogger("pathjudge").warning(
+                "warning: %d run(s) repeat a (task, epoch) already seen, first at %s; each is "
+                "counted in every rate. If two collections wrote one file, remove the duplicates "
+                "(diff refuses them).",
+                self._repeats,
+                self._first,
+            )
 
     def add(self, task_id: str, epoch: int) -> bool:
         """Record the pair; False when it was already there."""
@@ -78,16 +110,14 @@ class RunKeys:
 def unique_runs(
     runs: Iterable[RunRecord], *, file: str | Path | None = None
 ) -> Iterator[RunRecord]:
-    """Pass ``runs`` through, raising an :class:`InputError` (file and line) at the first run whose
-    (task, epoch) was already seen: a duplicated run would be counted twice in every rate."""
+    """Pass ``runs`` through; at the end, flag (see :meth:`RunKeys.report`) runs whose (task, epoch)
+    was already seen, naming the first one's file and line."""
     keys = RunKeys()
+    first = True
     for index, run in enumerate(runs, 1):
         if not keys.add(run.task_id, run.epoch):
-            keys.check(
-                run.task_id,
-                run.epoch,
-                file=file,
-                line=record_line(file, index) if file is not None else None,
-                index=index,
-            )
+            line = record_line(file, index) if file is not None and first else None
+            keys.repeated(run.task_id, run.epoch, file=file, line=line)
+            first = False
         yield run
+    keys.report()

@@ -555,13 +555,10 @@ def _grade(
         os.close(fd)
         appender = JsonlAppender(grades_tmp)
     keys = RunKeys()
-    count = 0
 
     def streamed(graded: RunGrade, position: tuple[str, int]) -> None:
-        nonlocal count
-        count += 1
-        # a duplicated (task, epoch) would be counted twice in every rate: refused, as diff does
-        keys.check(graded.task_id, graded.epoch, file=runs, line=position[1] or None, index=count)
+        # a repeated (task, epoch) is counted twice in every rate: flagged (see RunKeys.report)
+        keys.note(graded.task_id, graded.epoch, file=runs, line=position[1] or None)
         if appender is not None:
             appender.write(graded)
         if keep:
@@ -593,6 +590,7 @@ def _grade(
     problem = partial.first_error()
     if problem is not None:
         raise problem
+    keys.report()
     if partial.runs == 0 and partial.skipped:
         raise InputError(
             f"none of the {sum(partial.skipped.values())} runs in {runs} is of a task in the "
