@@ -216,7 +216,7 @@ def test_a_missing_write_fails(suite: Suite, records: list[dict[str, Any]]) -> N
     # listed as a weak run, with the path diff as the reason (the task has no output to fail)
     assert result.weak == ("not_passed",)
     assert "did not pass: path" in result.reason
-    assert "missing: #1" in result.reason
+    assert "missing: ref step #1" in result.reason
 
 
 def test_transfer_to_a_human_changes_no_state(suite: Suite, records: list[dict[str, Any]]) -> None:

@@ -392,7 +392,7 @@ def build(root: Path) -> list[Case]:
         Case(
             "config_json_masks_url_userinfo",
             "secrets",
-            ["config", "--json"],
+            ["config", "--json", "-"],
             expect=frozenset({0}),
             env={"PATHJUDGE_AGENT_BASE_URL": f"https://{KEY}@proxy.example/v1"},
             no_output_has=(KEY,),

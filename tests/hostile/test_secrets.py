@@ -133,7 +133,7 @@ def test_config_masks_url_userinfo_and_key_shaped_values(
     monkeypatch.setenv("PATHJUDGE_JUDGE_BASE_URL", f"http://user:{KEY}@proxy.example:8080/v1")
     monkeypatch.setenv("PATHJUDGE_JUDGE_MODEL", KEY)
     assert main(["config"]) == 0
-    assert main(["config", "--json"]) == 0
+    assert main(["config", "--json", "-"]) == 0
     out = capsys.readouterr().out
     assert KEY not in out
     assert "proxy.example:8080" in out

@@ -318,7 +318,7 @@ def test_redundancy_is_scoped_and_reports_run_indices() -> None:
     result = check(grade_with(task, repeated), "steps.redundant")
     assert result.status == "fail"
     assert result.details["pairs"] == [[0, 2]]
-    assert "steps[2] repeats steps[0]" in result.reason
+    assert "call #3 repeats call #1" in result.reason  # 1-based, like every reason
 
 
 def test_loops_are_scoped_too() -> None:
