@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from pathjudge.cli import main
-from tests.fakes.anthropic_server import FakeAnthropic, RecordedRequest
+from tests.fakes.anthropic_server import FakeAnthropic, RecordedRequest, message, tool_use
 from tests.judge.conftest import judge_argv, policy_by
 
 MESSAGES = "/v1/messages"
@@ -232,3 +232,83 @@ def test_ctrl_c_exits_130_and_keeps_verdicts(fake_anthropic: FakeAnthropic, tmp_
     assert "Traceback" not in err
     with sqlite3.connect(cache) as db:
         assert db.execute("SELECT COUNT(*) FROM verdicts").fetchone()[0] >= 30
+
+
+def test_cli_json_stdout_is_only_the_run_summary(
+    server: FakeAnthropic, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    server.policy = policy_by(deterministic)
+    items = write_items(tmp_path / "items.jsonl", 6)
+    out = tmp_path / "verdicts.jsonl"
+    cache = str(tmp_path / "c.sqlite")
+    code = main(judge_argv(items, server.url, "--cache", cache, "-o", str(out), "--json", "-"))
+    assert code == 0
+    captured = capsys.readouterr()
+    document = json.loads(captured.out)  # stdout parses: nothing else was printed there
+    assert "6 items" in captured.err  # the human summary moved to stderr
+    assert document["items"] == 6
+    assert document["verdicts"] == {"pass": 4, "fail": 2, "unsure": 0}
+    assert document["judge_failures"] == []
+    assert document["requests"] == 6
+    assert document["cached_samples"] == 0
+    assert document["usage"]["total_tokens"] > 0
+    assert document["verdicts_path"] == str(out)
+    judge = document["judge"]
+    assert judge["backend"] == "anthropic"
+    assert judge["criterion_id"] == "answer-correct"
+    from pathjudge.rubrics.criteria import get_criterion
+
+    assert judge["criterion_hash"] == get_criterion("answer-correct").content_hash
+    first = json.loads(out.read_text().splitlines()[0])
+    assert judge["model"] == first["model"]
+
+    # a rerun is served from the cache, and --json PATH writes the file and keeps the summary line
+    report = tmp_path / "run.json"
+    code = main(
+        judge_argv(items, server.url, "--cache", cache, "-o", str(out), "--json", str(report))
+    )
+    assert code == 0
+    captured = capsys.readouterr()
+    assert "6 items" in captured.out
+    rerun = json.loads(report.read_text())
+    assert rerun["cached_samples"] == 6
+    assert rerun["requests"] == 0
+    assert server.count("POST", MESSAGES) == 6
+
+
+def test_cli_json_names_judge_failures_and_keeps_exit_one(
+    server: FakeAnthropic, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    server.policy = lambda _r: message([tool_use("Verdict", {"verdict": "maybe"})])
+    items = write_items(tmp_path / "items.jsonl", 2)
+    code = main(
+        judge_argv(
+            items,
+            server.url,
+            "--cache",
+            str(tmp_path / "c.sqlite"),
+            "-o",
+            str(tmp_path / "v"),
+            "--json",
+            "-",
+        )
+    )
+    assert code == 1
+    document = json.loads(capsys.readouterr().out)
+    assert document["items"] == 2
+    assert document["verdicts"] == {"pass": 0, "fail": 0, "unsure": 0}
+    assert [f["item_id"] for f in document["judge_failures"]] == ["q0000", "q0001"]
+    assert {f["error_type"] for f in document["judge_failures"]} == {"invalid_output"}
+    assert document["retries"] == 4  # 2 re-asks per item
+
+
+def test_cli_json_refuses_an_output_that_is_an_input(
+    server: FakeAnthropic, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    items = write_items(tmp_path / "items.jsonl", 2)
+    before = items.read_text()
+    code = main(judge_argv(items, server.url, "-o", str(tmp_path / "v"), "--json", str(items)))
+    assert code == 2
+    assert "--json" in capsys.readouterr().err
+    assert items.read_text() == before
+    assert server.count("POST", MESSAGES) == 0

@@ -13,7 +13,7 @@ from typing import Annotated
 
 import typer
 
-from pathjudge._cli.app import app, err_console, out_console
+from pathjudge._cli.app import JSON_HELP, app, err_console, json_to_stdout, out_console, write_json
 
 # The built-in criteria, spelled out for --help without importing the criteria library at start-up;
 # tests/judge/test_cli_help_criteria.py keeps it equal to pathjudge.rubrics.criteria.BUILTIN_CRITERIA.
@@ -89,6 +89,7 @@ def judge(
         bool | None,
         typer.Option("--progress/--no-progress", help="Progress bar (default: on a TTY)."),
     ] = None,
+    json_out: Annotated[Path | None, typer.Option("--json", help=JSON_HELP)] = None,
     config_file: Annotated[
         Path | None,
         typer.Option(
@@ -134,8 +135,12 @@ def judge(
         poll_interval=poll_interval,
         progress=progress_bars(progress),
     )
+    import json
+
     from pathjudge.errors import JudgeFailuresError
 
+    # "--json -": stdout carries only the JSON, so the summary line goes to stderr
+    console = err_console if json_to_stdout(json_out) else out_console
     try:
         summary = judge_items(
             items,
@@ -143,8 +148,9 @@ def judge(
             output,
             session,
             warn=lambda text: err_console.print(text, markup=False),
+            report=lambda document: write_json(json_out, json.dumps(document, indent=2)),
         )
     except JudgeFailuresError as exc:
-        out_console.print(exc.summary, markup=False)
+        console.print(exc.summary, markup=False)
         raise
-    out_console.print(summary, markup=False)
+    console.print(summary, markup=False)

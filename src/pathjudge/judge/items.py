@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -18,7 +19,7 @@ from pathjudge._io import iter_jsonl, write_jsonl
 from pathjudge.errors import BudgetExceededError, InputError, JudgeFailuresError
 from pathjudge.judge.runner import JudgeJob, JudgeRun
 from pathjudge.judge.session import JudgeSession
-from pathjudge.rubrics.criteria import get_criterion
+from pathjudge.rubrics.criteria import Criterion, get_criterion
 
 __all__ = ["JudgeItem", "judge_items", "read_items"]
 
@@ -64,6 +65,46 @@ def _summary(run: JudgeRun, output: Path) -> str:
     )
 
 
+def run_report(
+    run: JudgeRun, output: Path, criterion: Criterion, session: JudgeSession
+) -> dict[str, Any]:
+    """The run summary as a JSON-ready document (what ``pathjudge judge --json`` writes)."""
+    counts = Counter(r.verdict for r in run.results.values())
+    stats = run.stats
+    first = next(iter(run.results.values()), None)
+    return {
+        "items": len(run.results),
+        "verdicts": {
+            "pass": counts.get("pass", 0),
+            "fail": counts.get("fail", 0),
+            "unsure": counts.get("unsure", 0),
+        },
+        "judge_failures": [
+            {"item_id": f.item_id, "error_type": f.error_type, "message": f.message}
+            for f in run.failures
+        ],
+        "retries": stats.retries,
+        "requests": stats.calls,
+        "cached_samples": stats.cache_hits,
+        "samples": session.samples,
+        "usage": {
+            "input_tokens": stats.usage.input_tokens,
+            "output_tokens": stats.usage.output_tokens,
+            "cache_creation_input_tokens": stats.usage.cache_creation_input_tokens,
+            "cache_read_input_tokens": stats.usage.cache_read_input_tokens,
+            "total_tokens": stats.usage.total_tokens,
+            "cost_usd": stats.usage.cost_usd,
+        },
+        "judge": {
+            "backend": first.backend if first is not None else session.backend,
+            "model": first.model if first is not None else session.model,
+            "criterion_id": criterion.id,
+            "criterion_hash": criterion.content_hash,
+        },
+        "verdicts_path": str(output),
+    }
+
+
 def judge_items(
     items_path: Path,
     criterion_ref: str,
@@ -71,6 +112,7 @@ def judge_items(
     session: JudgeSession,
     *,
     warn: Callable[[str], None],
+    report: Callable[[dict[str, Any]], None] | None = None,
 ) -> str:
     """Run the judge over the items file and write verdicts in input order; return a one-line summary.
 
@@ -78,6 +120,8 @@ def judge_items(
     raised (they are cached too, so a rerun with a larger budget finishes the rest). When any item
     ended in a judge failure, everything is written and :class:`JudgeFailuresError` (exit 1, carrying
     the summary) is raised, so a CI job does not go green on a judge that could not judge.
+    ``report``, when given, receives :func:`run_report`'s document once the run finished (before
+    that error is raised).
     """
 
     criterion = get_criterion(criterion_ref)
@@ -106,6 +150,8 @@ def judge_items(
             hint="everything judged is cached; rerun with a larger budget to finish",
         )
     summary = _summary(run, output)
+    if report is not None:
+        report(run_report(run, output, criterion, session))
     if failures:
         raise JudgeFailuresError(
             f"{len(failures)} of {len(run.results)} items ended in a judge failure (verdict "
