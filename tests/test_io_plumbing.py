@@ -187,3 +187,26 @@ def test_ensure_not_input_refuses_an_input_as_output(tmp_path: Path) -> None:
     assert runs.read_text(encoding="utf-8") == '{"n": 1}\n'
     ensure_not_input(tmp_path / "report.json", [suite, runs], option="--json")  # fine
     ensure_not_input(None, [runs])  # no output: nothing to check
+
+
+def test_read_utf8_names_file_line_column_and_byte_with_the_callers_error(tmp_path: Path) -> None:
+    from pathjudge._io import read_utf8
+    from pathjudge.errors import ConfigError
+
+    words = {"not_found": "x not found", "directory": "is a folder", "unreadable": "unreadable"}
+    bad = tmp_path / "bad.txt"
+    bad.write_bytes(b"ok\nab\xffc\n")
+    with pytest.raises(ConfigError) as caught:
+        read_utf8(bad, error=ConfigError, **words)
+    assert caught.value.message == "not valid UTF-8 (byte 0xff at column 3)"
+    assert caught.value.line == 2
+    with pytest.raises(ConfigError, match="x not found"):
+        read_utf8(tmp_path / "missing", error=ConfigError, **words)
+    with pytest.raises(ConfigError, match="is a folder"):
+        read_utf8(tmp_path, error=ConfigError, **words)
+    packed = tmp_path / "t.gz"
+    packed.write_bytes(gzip.compress("héllo".encode()))
+    assert read_utf8(packed, error=ConfigError, gunzip=True, **words) == "héllo"
+    packed.write_bytes(b"not gzip")
+    with pytest.raises(ConfigError, match="not a gzip file"):
+        read_utf8(packed, error=ConfigError, gunzip=True, **words)

@@ -53,6 +53,7 @@ __all__ = [
     "line_problem",
     "new_file_mode",
     "open_atomic_temp",
+    "read_utf8",
     "record_error_from_validation",
     "record_line",
     "same_file",
@@ -156,6 +157,48 @@ def describe_read_failure(exc: BaseException) -> str:
     if isinstance(exc, OSError):
         return f"could not be read ({exc.strerror or exc})"
     return f"could not be read ({type(exc).__name__})"
+
+
+def read_utf8(
+    path: Path,
+    *,
+    error: type[InputError],
+    not_found: str,
+    directory: str,
+    unreadable: str,
+    gunzip: bool = False,
+) -> str:
+    """The UTF-8 text of ``path`` (gunzipped first with ``gunzip``), or one ``error`` naming the file.
+
+    A missing file, a folder or an unreadable file raise ``error`` with the caller's wording
+    (``not_found``, ``directory``, ``unreadable`` followed by the OS reason in brackets); a bad
+    compressed stream says what is wrong with it; bytes that are not UTF-8 name the line, the column
+    and the byte.
+    """
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise error(not_found, file=path, hint="check the path") from None
+    except IsADirectoryError:
+        raise error(directory, file=path) from None
+    except OSError as exc:
+        raise error(f"{unreadable} ({exc.strerror or exc})", file=path) from None
+    if gunzip:
+        try:
+            data = gzip.decompress(data)
+        except (OSError, EOFError, zlib.error) as exc:  # gzip.BadGzipFile is an OSError
+            raise error(describe_read_failure(exc), file=path) from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        column = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
+        raise error(
+            f"not valid UTF-8 (byte 0x{data[exc.start]:02x} at column {column})",
+            file=path,
+            line=line,
+            hint="re-encode the file as UTF-8",
+        ) from None
 
 
 def _readline(handle: IO[bytes], limit: int, number: int) -> bytes:

@@ -182,22 +182,12 @@ def load_yaml(
 def read_text(path: Path, *, error: type[InputError], what: str) -> str:
     """The UTF-8 text of ``path``; a missing, unreadable or non-UTF-8 file is one ``error`` with
     the file (and, for bad bytes, the line and column)."""
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        raise error(f"{what} not found", file=path, hint="check the path") from None
-    except IsADirectoryError:
-        raise error(f"is a directory, not a {what}", file=path) from None
-    except OSError as exc:
-        raise error(f"{what} could not be read ({exc.strerror or exc})", file=path) from None
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = data.count(b"\n", 0, exc.start) + 1
-        column = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
-        raise error(
-            f"not valid UTF-8 (byte 0x{data[exc.start]:02x} at column {column})",
-            file=path,
-            line=line,
-            hint="re-encode the file as UTF-8",
-        ) from None
+    from pathjudge._io import read_utf8
+
+    return read_utf8(
+        path,
+        error=error,
+        not_found=f"{what} not found",
+        directory=f"is a directory, not a {what}",
+        unreadable=f"{what} could not be read",
+    )

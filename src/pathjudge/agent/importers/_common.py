@@ -8,9 +8,7 @@ names the file, the line (JSONL) or the JSON path (``[2].traj[5].tool_calls[0]``
 
 from __future__ import annotations
 
-import gzip
 import json
-import zlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -294,31 +292,16 @@ def finish_record(
 
 
 def _read_text(path: Path) -> str:
-    try:
-        data = path.read_bytes()
-        if path.name.lower().endswith(".gz"):
-            data = gzip.decompress(data)
-    except (gzip.BadGzipFile, EOFError, zlib.error) as exc:
-        from pathjudge._io import describe_read_failure
+    from pathjudge._io import read_utf8
 
-        raise ImportFormatError(describe_read_failure(exc), file=path) from None
-    except FileNotFoundError:
-        raise ImportFormatError("file not found", file=path, hint="check the path") from None
-    except IsADirectoryError:
-        raise ImportFormatError("is a directory, not a transcript file", file=path) from None
-    except OSError as exc:
-        raise ImportFormatError(f"could not be read ({exc.strerror})", file=path) from None
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = data.count(b"\n", 0, exc.start) + 1
-        column = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
-        raise ImportFormatError(
-            f"not valid UTF-8 (byte 0x{data[exc.start]:02x} at column {column})",
-            file=path,
-            line=line,
-            hint="re-encode the file as UTF-8",
-        ) from None
+    return read_utf8(
+        path,
+        error=ImportFormatError,
+        not_found="file not found",
+        directory="is a directory, not a transcript file",
+        unreadable="could not be read",
+        gunzip=path.name.lower().endswith(".gz"),
+    )
 
 
 def _is_jsonl(path: Path) -> bool:
