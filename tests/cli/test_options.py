@@ -116,6 +116,32 @@ def test_score_skip_unknown_tasks_reports_a_count(
     assert data["scorecard"]["runs"] == 1
 
 
+def test_score_skip_unknown_tasks_with_ray_is_refused_not_ignored(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The Ray engine does not skip unknown tasks yet: one exit-2 error, before Ray is started."""
+    report = tmp_path / "r.json"
+    code = main(
+        ["score", str(DOCENT / "runs.jsonl"), "--suite", str(DOCENT / "suite.yaml"),
+         "--skip-unknown-tasks", "--engine", "ray", "--json", str(report)]
+    )  # fmt: skip
+    assert code == 2
+    err = capsys.readouterr().err
+    assert "--skip-unknown-tasks does not work with --engine ray" in err
+    assert "Traceback" not in err
+    assert not report.exists()
+
+
+def test_run_score_skip_unknown_tasks_with_ray_is_refused() -> None:
+    from pathjudge.errors import InputError
+    from pathjudge.scoring.pipeline import score as run_score
+
+    with pytest.raises(InputError, match="skip_unknown_tasks does not work with engine='ray'"):
+        run_score(
+            DOCENT / "runs.jsonl", DOCENT / "suite.yaml", skip_unknown_tasks=True, engine="ray"
+        )
+
+
 def test_score_quiet_prints_a_summary_line_even_without_gates(
     capsys: pytest.CaptureFixture[str],
 ) -> None:

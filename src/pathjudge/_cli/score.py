@@ -214,6 +214,13 @@ def score(
             hint="drop --jobs/--include-runs/--html/--markdown (run pathjudge report on the --grades "
             "folder for the HTML report)",
         )
+    if on_ray and skip_unknown_tasks:
+        raise InputError(
+            "--skip-unknown-tasks does not work with --engine ray yet",
+            field="--skip-unknown-tasks",
+            hint="score with --engine local (the default), or drop --skip-unknown-tasks and add "
+            "the missing tasks to the suite",
+        )
     runs = Path(runs_arg)
     per_run = (grades_out is not None and not on_ray) or include_runs or rendered
     if jobs is not None and jobs > 1 and per_run:

@@ -239,6 +239,12 @@ def score(
             field="engine",
             hint="drop keep_grades/jobs (per-run grades: grades_out=FOLDER)",
         )
+    if on_ray and skip_unknown_tasks:
+        raise InputError(
+            "skip_unknown_tasks does not work with engine='ray' yet",
+            field="skip_unknown_tasks",
+            hint="use engine='local', or add the missing tasks to the suite",
+        )
     per_run = keep_grades or (grades_out is not None and not on_ray)
     if on_ray:
         jobs = 1  # unused: Ray's workers grade
