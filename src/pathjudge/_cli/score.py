@@ -187,7 +187,6 @@ def score(
     from pathjudge.errors import InputError
     from pathjudge.judge.session import JudgeSession, backend_name
     from pathjudge.report.json_report import dumps_report
-    from pathjudge.report.junit import write_junit
     from pathjudge.report.progress import progress_bars
     from pathjudge.report.terminal import gate_line, print_scorecard, summary_line
     from pathjudge.scoring.judged import suite_has_judged
