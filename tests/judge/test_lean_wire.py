@@ -208,3 +208,79 @@ def test_a_client_with_spans_or_request_auth_keeps_the_sdk_path(
 
     assert not module._Wire.usable(Signed())
     assert not module._Wire.usable(object())
+
+
+def test_cookies_a_server_sets_are_sent_back_as_the_sdk_sends_them(server: FakeAnthropic) -> None:
+    from tests.fakes.anthropic_server import forced_tool_policy
+
+    answer = forced_tool_policy(lambda _r: {"reasoning": "r", "evidence": [], "verdict": "pass"})
+
+    def policy(request: RecordedRequest) -> Reply:
+        reply = answer(request)
+        return Reply(json=reply, headers={"set-cookie": "lb=node-7; Path=/"})
+
+    server.policy = policy
+
+    async def main() -> None:
+        backend = AnthropicJudgeBackend(base_url=server.url, max_connections=1)
+        try:
+            prompt = _prompt()
+            await backend.judge(prompt, timeout=30.0)  # sets the cookie
+            await backend.judge(prompt, timeout=30.0)
+            await _sdk_call(backend, prompt, 30.0)
+        finally:
+            await backend.aclose()
+
+    asyncio.run(main())
+    first, lean, sdk = server.requests
+    assert "cookie" not in first.headers
+    assert lean.headers["cookie"] == "lb=node-7"
+    assert lean.headers == sdk.headers
+    assert lean.body == sdk.body
+
+
+def test_a_spent_limit_is_seen_in_httpx_headers_and_any_header_case() -> None:
+    import httpx2
+
+    from pathjudge.judge.backends.base import ratelimit_pause
+
+    reset = "2030-01-01T00:00:10Z"
+    now = 1893456000.0  # 2030-01-01T00:00:00Z
+    for headers in (
+        httpx2.Headers(
+            {
+                "Anthropic-RateLimit-Requests-Remaining": "0",
+                "Anthropic-RateLimit-Requests-Reset": reset,
+            }
+        ),
+        {"ANTHROPIC-RATELIMIT-TOKENS-REMAINING": " 0 ", "anthropic-ratelimit-tokens-reset": reset},
+    ):
+        assert ratelimit_pause(headers, now=now) == pytest.approx(10.0)
+    assert ratelimit_pause({"anthropic-ratelimit-requests-remaining": "3"}, now=now) is None
+    assert ratelimit_pause(httpx2.Headers({"content-type": "application/json"})) is None
+
+
+def test_a_real_tracer_provider_sends_calls_through_the_sdk(
+    server: FakeAnthropic, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The SDK makes a span per call once a tracer provider is installed (at any time)."""
+    pytest.importorskip("opentelemetry")
+    from pathjudge.judge.backends import anthropic as module
+
+    async def main() -> tuple[bool, bool]:
+        backend = AnthropicJudgeBackend(base_url=server.url, max_connections=1)
+        try:
+            wire = backend._wires[0]
+            assert wire is not None
+            quiet = wire.untraced()
+            monkeypatch.setattr(module, "_global_tracer_provider", lambda: object())
+            traced = not wire.untraced()
+            await backend.judge(_prompt(), timeout=30.0)
+        finally:
+            await backend.aclose()
+        return quiet, traced
+
+    quiet, traced = asyncio.run(main())
+    assert quiet  # no provider installed here: OpenTelemetry's proxy makes no spans
+    assert traced
+    assert server.requests[-1].headers.get("x-stainless-raw-response") == "raw"

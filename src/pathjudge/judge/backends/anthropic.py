@@ -117,6 +117,12 @@ _ENCODE = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=
 _MESSAGES_PATH = "/v1/messages"
 
 
+def _global_tracer_provider() -> Any:
+    from opentelemetry import trace
+
+    return trace.get_tracer_provider()
+
+
 @cache
 def _no_span_providers() -> tuple[type, ...]:
     try:
@@ -150,6 +156,7 @@ class _Wire:
         self.http = http
         self.url = client._prepare_url(_MESSAGES_PATH)
         self._headers: dict[Any, Any] = {}
+        self._requests: dict[Any, tuple[Any, dict[str, Any]]] = {}
         self._tails: dict[str, bytes] = {}
 
     @staticmethod
@@ -175,9 +182,7 @@ class _Wire:
                 return True
             if client._open_telemetry.get("tracer_provider") is not None:
                 return False
-            from opentelemetry import trace
-
-            return type(trace.get_tracer_provider()) in _no_span_providers()
+            return type(_global_tracer_provider()) in _no_span_providers()
         except Exception:
             return False
 
@@ -228,13 +233,29 @@ class _Wire:
         import httpx2
 
         client = self.client
-        request = self.http.build_request(
-            "POST",
-            self.url,
-            headers=self.headers(timeout),
-            content=body,
-            timeout=client.timeout if timeout is anthropic.NOT_GIVEN else timeout,
-        )
+        http = self.http
+        if http.cookies:  # the server set cookies: let httpx2 merge them in as it does for the SDK
+            request = http.build_request(
+                "POST",
+                self.url,
+                headers=self.headers(timeout),
+                content=body,
+                timeout=client.timeout if timeout is anthropic.NOT_GIVEN else timeout,
+            )
+        else:
+            # what ``build_request`` makes, its merged headers and timeout computed once
+            prepared = self._requests.get(timeout)
+            if prepared is None:
+                merged = httpx2.Headers(http.headers)
+                merged.update(self.headers(timeout))
+                limit = httpx2.Timeout(
+                    client.timeout if timeout is anthropic.NOT_GIVEN else timeout
+                )
+                prepared = self._requests[timeout] = (merged, limit.as_dict())
+            headers, limits = prepared
+            request = httpx2.Request(
+                "POST", self.url, headers=headers, content=body, extensions={"timeout": limits}
+            )
         try:
             response = await self.http.send(request)
         except httpx2.TimeoutException as err:
@@ -487,7 +508,8 @@ class AnthropicJudgeBackend(JudgeBackend):
 
     async def _seen_response(self, response: Any) -> None:
         if self.on_headers is not None:
-            self.on_headers(dict(response.headers))
+            # httpx2's Headers is a case-insensitive Mapping[str, str] already: no copy per answer
+            self.on_headers(response.headers)
 
     def system_blocks(self, prompt: JudgePrompt) -> list[dict[str, Any]]:
         """The rubric as one cacheable system block."""
