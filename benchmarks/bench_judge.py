@@ -36,6 +36,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(REPO / "src"), str(REPO)]
 
+from pathjudge._aio import run_sync  # noqa: E402
 from pathjudge.judge.backends.anthropic import AnthropicJudgeBackend  # noqa: E402
 from pathjudge.judge.cache import VerdictCache  # noqa: E402
 from pathjudge.judge.runner import JudgeJob, JudgeRun, run_judge  # noqa: E402
@@ -98,7 +99,7 @@ def timed(
     url: str, items: list[JudgeJob], concurrency: int, cache: VerdictCache | None
 ) -> tuple[JudgeRun, float, float]:
     wall, cpu = time.perf_counter(), time.process_time()
-    run = asyncio.run(judge(url, items, concurrency, cache))
+    run = run_sync(judge(url, items, concurrency, cache))  # as run_judge_sync: see pathjudge._aio
     return run, time.perf_counter() - wall, time.process_time() - cpu
 
 

@@ -31,6 +31,7 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from pathjudge._aio import run_sync
 from pathjudge._progress import Progress, or_no_progress
 from pathjudge._secrets import redact
 from pathjudge.agent.trajectory import Usage
@@ -565,7 +566,7 @@ def run_judge_sync(jobs: Sequence[JudgeJob], *, backend: JudgeBackend, **options
         finally:
             await backend.aclose()
 
-    return asyncio.run(main())
+    return run_sync(main())
 
 
 async def judge_requests(
@@ -616,4 +617,4 @@ def judge_requests_sync(
         finally:
             await backend.aclose()
 
-    return asyncio.run(main())
+    return run_sync(main())
