@@ -182,6 +182,8 @@ def verify_evidence(
 
     Returns ``verified=None`` when no quote has anything to check (no evidence cited).
     """
+    if not evidence:  # nothing to check: skip normalising the inputs
+        return EvidenceCheck(verified=None)
     texts = list(inputs.values()) if isinstance(inputs, Mapping) else list(inputs)
     source = "\n".join(texts)
     norm_source = normalise(source)

@@ -5,8 +5,8 @@
 - Bounded, adaptive concurrency (:class:`AdaptiveLimiter`): at most ``concurrency`` calls in flight; a 429
   or 529 cuts the limit (x0.7, at most once a second), each success grows it back (+1 per window); a spent
   ``anthropic-ratelimit-*`` limit pauses every new call until its reset time.
-- Retries (tenacity) for 429, 529, 5xx, timeouts and dropped connections: exponential backoff with jitter,
-  capped, and never shorter than the server's ``retry-after``. The backend re-asks (bounded) on invalid
+- Retries for 429, 529, 5xx, timeouts and dropped connections: tenacity's exponential backoff with
+  jitter, capped, and never shorter than the server's ``retry-after``. The backend re-asks (bounded) on invalid
   output. A per-call timeout bounds every call.
 - A token / USD budget: once spent, no new call starts; calls in flight finish and are saved; the run
   reports the unfinished items (``judge_requests`` then raises ``BudgetExceededError``).
@@ -31,6 +31,7 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from pathjudge._aio import run_sync
 from pathjudge._progress import Progress, or_no_progress
 from pathjudge._secrets import redact
 from pathjudge.agent.trajectory import Usage
@@ -275,6 +276,13 @@ class _BudgetStop(Exception):
     pass
 
 
+@dataclass(frozen=True)
+class _RetryState:
+    """What tenacity's wait strategies read of a retry: the number of the attempt that failed."""
+
+    attempt_number: int
+
+
 _freeze_depth = 0
 
 
@@ -420,12 +428,7 @@ async def run_judge(
     Raises :class:`JudgeError` when the judge cannot run at all (e.g. rejected credentials); everything
     judged before that is already in the cache.
     """
-    from tenacity import (
-        AsyncRetrying,
-        retry_if_exception_type,
-        stop_after_attempt,
-        wait_exponential_jitter,
-    )
+    from tenacity import wait_exponential_jitter
 
     if samples < 1:
         raise ConfigError(f"samples must be at least 1, got {samples}", field="samples")
@@ -450,14 +453,12 @@ async def run_judge(
         multiplier=backoff_initial, max=backoff_max, jitter=backoff_initial
     )
 
-    stop = stop_after_attempt(max_attempts)
-    retry_transient = retry_if_exception_type(TransientError)
-
-    def wait(retry_state: Any) -> float:
-        base = float(backoff(retry_state))
-        outcome = retry_state.outcome
-        error = outcome.exception() if outcome is not None else None
-        hinted = getattr(error, "retry_after", None)
+    def wait(attempt_number: int, error: TransientError) -> float:
+        """tenacity's exponential backoff with jitter after attempt ``attempt_number``, never
+        shorter than the server's ``retry-after`` (capped at 120 s)."""
+        state: Any = _RetryState(attempt_number)  # duck-types tenacity's RetryCallState
+        base = float(backoff(state))
+        hinted = error.retry_after
         return max(base, min(float(hinted), 120.0)) if hinted else base
 
     async def one(job: JudgeJob, key: CacheKey, prompt_cache: dict[str, Any], bar: Any) -> None:
@@ -466,49 +467,56 @@ async def run_judge(
             prompt = prompt_cache[job.item_id] = render_prompt(job.criterion, job.inputs)
         attempts = 0
         try:
-            async for attempt in AsyncRetrying(
-                stop=stop, wait=wait, retry=retry_transient, reraise=True
-            ):
-                with attempt:
+            # A plain retry loop (the common call succeeds at once and should cost nothing extra):
+            # a TransientError is tried again after ``wait`` until ``max_attempts`` calls were made;
+            # any other error ends the sample.
+            while True:
+                if budget.exhausted:
+                    raise _BudgetStop
+                await limiter.acquire()
+                try:
                     if budget.exhausted:
                         raise _BudgetStop
-                    async with limiter.slot():
-                        if budget.exhausted:
-                            raise _BudgetStop
-                        attempts += 1
-                        stats.calls += 1
-                        if attempts > 1:
-                            stats.retries += 1
-                        try:
-                            if timeout is None:
-                                reply = await backend.judge(prompt, timeout=None)
-                            else:
-                                async with asyncio.timeout(timeout + 5.0):
-                                    reply = await backend.judge(prompt, timeout=timeout)
-                        except TimeoutError:
-                            raise TransientError(
-                                "timeout", f"no answer within {timeout:g} s"
-                            ) from None
-                        except BackendCallError as error:
-                            # re-asks inside the backend (invalid output sent back to the model)
-                            # are requests too: the summary's retries must match "after N attempts"
-                            stats.calls += max(0, error.attempts - 1)
-                            stats.retries += max(0, error.attempts - 1)
-                            budget.charge(error.usage)
-                            stats.usage = stats.usage + error.usage
-                            if isinstance(error, TransientError) and error.throttle:
-                                stats.throttled += 1
-                                limiter.throttle()
-                            raise
-                    limiter.success()
-                    stats.calls += max(0, reply.attempts - 1)
-                    stats.retries += max(0, reply.attempts - 1)
-                    budget.charge(reply.usage)
-                    stats.usage = stats.usage + reply.usage
-                    record = sample_record(job, key, reply, backend)
-                    if cache is not None:
-                        cache.put(key, record)
-                    done[key] = record
+                    attempts += 1
+                    stats.calls += 1
+                    if attempts > 1:
+                        stats.retries += 1
+                    try:
+                        if timeout is None:
+                            reply = await backend.judge(prompt, timeout=None)
+                        else:
+                            async with asyncio.timeout(timeout + 5.0):
+                                reply = await backend.judge(prompt, timeout=timeout)
+                        break
+                    except TimeoutError:
+                        error: BackendCallError = TransientError(
+                            "timeout", f"no answer within {timeout:g} s"
+                        )
+                    except BackendCallError as raised:
+                        error = raised
+                    # re-asks inside the backend (invalid output sent back to the model) are
+                    # requests too: the summary's retries must match "after N attempts"
+                    stats.calls += max(0, error.attempts - 1)
+                    stats.retries += max(0, error.attempts - 1)
+                    budget.charge(error.usage)
+                    stats.usage = stats.usage + error.usage
+                    if isinstance(error, TransientError) and error.throttle:
+                        stats.throttled += 1
+                        limiter.throttle()  # before the slot is freed, as a cut limit
+                finally:
+                    limiter.release()
+                if not isinstance(error, TransientError) or attempts >= max_attempts:
+                    raise error
+                await asyncio.sleep(wait(attempts, error))
+            limiter.success()
+            stats.calls += max(0, reply.attempts - 1)
+            stats.retries += max(0, reply.attempts - 1)
+            budget.charge(reply.usage)
+            stats.usage = stats.usage + reply.usage
+            record = sample_record(job, key, reply, backend)
+            if cache is not None:
+                cache.put(key, record)
+            done[key] = record
         except _BudgetStop:
             return
         except BackendCallError as error:
@@ -558,7 +566,7 @@ def run_judge_sync(jobs: Sequence[JudgeJob], *, backend: JudgeBackend, **options
         finally:
             await backend.aclose()
 
-    return asyncio.run(main())
+    return run_sync(main())
 
 
 async def judge_requests(
@@ -609,4 +617,4 @@ def judge_requests_sync(
         finally:
             await backend.aclose()
 
-    return asyncio.run(main())
+    return run_sync(main())

@@ -315,6 +315,6 @@ class JudgeSession:
 
     def run_sync(self, jobs: Sequence[JudgeJob], backend: JudgeBackend | None = None) -> JudgeRun:
         """:meth:`run` in its own event loop."""
-        import asyncio
+        from pathjudge._aio import run_sync
 
-        return asyncio.run(self.run(jobs, backend))
+        return run_sync(self.run(jobs, backend))

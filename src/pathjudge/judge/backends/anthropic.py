@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import copy
+import json
 import logging
 import os
 from collections.abc import Mapping
@@ -42,7 +43,7 @@ from pathjudge.judge.verdict import Verdict
 __all__ = ["DEFAULT_MODEL", "AnthropicJudgeBackend", "classify_api_error", "verdict_tool"]
 
 DEFAULT_MODEL = "claude-opus-4-8"
-POOL_SIZE = 16
+POOL_SIZE = 4
 """Most connections per httpx2 pool (see :meth:`AnthropicJudgeBackend._build`)."""
 _QUIET = logging.NullHandler()
 """Added once to instructor's logger (adding the same handler again is a no-op)."""
@@ -100,8 +101,6 @@ _REASK = "Validation Error found:\n{error}\nRecall the function correctly, fix t
 
 def _json_body(response: Any) -> dict[str, Any]:
     """The decoded JSON object of an HTTP response (an invalid body is an output problem)."""
-    import json
-
     try:
         data = json.loads(response.content)
     except ValueError:
@@ -111,6 +110,163 @@ def _json_body(response: Any) -> dict[str, Any]:
     if not isinstance(data, dict):
         raise OutputError("invalid_output", "the API answered with JSON that is not an object")
     return data
+
+
+_ENCODE = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode
+"""The SDK's own body encoding (``anthropic._utils._json.encoder``: compact, UTF-8, no NaN)."""
+_MESSAGES_PATH = "/v1/messages"
+
+
+def _global_tracer_provider() -> Any:
+    from opentelemetry import trace
+
+    return trace.get_tracer_provider()
+
+
+@cache
+def _no_span_providers() -> tuple[type, ...]:
+    try:
+        from opentelemetry import trace
+    except ImportError:  # pragma: no cover - the SDK has no tracer without it
+        return ()
+    return (trace.ProxyTracerProvider, trace.NoOpTracerProvider)
+
+
+class _Wire:
+    """Messages API calls posted through one SDK client's own httpx2 client, with the SDK's headers.
+
+    ``messages.create`` spends most of the client's CPU per call preparing a request that is the
+    same every time: it walks and transforms the whole body (the tool's JSON schema included),
+    copies its options twice and folds ~15 headers into a fresh ``Headers``. Here the headers are
+    built once per timeout by the SDK client itself (``_build_headers``: auth as the SDK sends it,
+    ``anthropic-version``, content type, platform and custom headers, and the ``x-stainless-*``
+    timeout headers, exactly as ``create`` sends them), the body's constant tail (system block,
+    ``tool_choice``, the tool) is serialised once per system text, and each call only encodes its
+    user turn. Bytes on the wire are the ones ``create`` sends (same key order, same encoder).
+
+    Failures are raised as the SDK raises them (``APIStatusError`` subclasses built by the SDK
+    client from the response, ``APITimeoutError``, ``APIConnectionError``), so one classifier,
+    :func:`classify_api_error`, maps both paths. :meth:`usable` is false (and the backend keeps
+    the SDK path) for a client whose requests are not plain: a credentials provider that signs
+    each request (``custom_auth``), SDK middleware, or OpenTelemetry tracing.
+    """
+
+    def __init__(self, client: Any, http: Any) -> None:
+        self.client = client
+        self.http = http
+        self.url = client._prepare_url(_MESSAGES_PATH)
+        self._headers: dict[Any, Any] = {}
+        self._requests: dict[Any, tuple[Any, dict[str, Any]]] = {}
+        self._tails: dict[str, bytes] = {}
+
+    @staticmethod
+    def usable(client: Any) -> bool:
+        """Whether the client's requests are plain (no per-request auth, no middleware)."""
+        try:
+            return (
+                client.custom_auth is None
+                and not client._middleware
+                and callable(client._build_headers)
+                and callable(client._make_status_error_from_response)
+                and isinstance(client._open_telemetry, Mapping)
+            )
+        except Exception:  # another SDK version: keep its own request path
+            return False
+
+    def untraced(self) -> bool:
+        """Whether the SDK would make no OpenTelemetry span for a call now (asked per call: a tracer
+        provider may be installed at any time). With a real provider, calls go through the SDK."""
+        client = self.client
+        try:
+            if client._tracer is None:
+                return True
+            if client._open_telemetry.get("tracer_provider") is not None:
+                return False
+            return type(_global_tracer_provider()) in _no_span_providers()
+        except Exception:
+            return False
+
+    def headers(self, timeout: Any) -> Any:
+        """The SDK's headers for a ``messages.create`` call with ``timeout`` (built once per value).
+
+        Raises what the SDK raises for them (e.g. ``TypeError`` when no credential is set).
+        """
+        headers = self._headers.get(timeout)
+        if headers is None:
+            from anthropic._base_client import make_request_options
+            from anthropic._models import FinalRequestOptions
+
+            options = FinalRequestOptions.construct(  # what ``messages.create`` passes on
+                method="post",
+                url=_MESSAGES_PATH,
+                json_data=None,
+                **make_request_options(extra_headers={}, timeout=timeout),
+            )
+            headers = self._headers[timeout] = self.client._build_headers(options)
+        return headers
+
+    def body(self, model: str, max_tokens: int, system: str, user: str) -> bytes:
+        """The JSON body ``messages.create`` would send for the lean call (same order and encoding)."""
+        tail = self._tails.get(system)
+        if tail is None:
+            tail = self._tails[system] = _ENCODE(
+                {
+                    "system": [
+                        {"type": "text", "text": system, "cache_control": {"type": "ephemeral"}}
+                    ],
+                    "tool_choice": _TOOL_CHOICE,
+                    "tools": [_verdict_tool()],
+                }
+            ).encode()[1:]
+        head = _ENCODE(
+            {
+                "max_tokens": max_tokens,
+                "messages": [{"role": "user", "content": user}],
+                "model": model,
+            }
+        )
+        return head[:-1].encode() + b"," + tail
+
+    async def post(self, body: bytes, timeout: Any) -> Any:
+        """POST ``body``; the successful ``httpx2.Response``, or the SDK's exception for a failure."""
+        import anthropic
+        import httpx2
+
+        client = self.client
+        http = self.http
+        if http.cookies:  # the server set cookies: let httpx2 merge them in as it does for the SDK
+            request = http.build_request(
+                "POST",
+                self.url,
+                headers=self.headers(timeout),
+                content=body,
+                timeout=client.timeout if timeout is anthropic.NOT_GIVEN else timeout,
+            )
+        else:
+            # what ``build_request`` makes, its merged headers and timeout computed once
+            prepared = self._requests.get(timeout)
+            if prepared is None:
+                merged = httpx2.Headers(http.headers)
+                merged.update(self.headers(timeout))
+                limit = httpx2.Timeout(
+                    client.timeout if timeout is anthropic.NOT_GIVEN else timeout
+                )
+                prepared = self._requests[timeout] = (merged, limit.as_dict())
+            headers, limits = prepared
+            request = httpx2.Request(
+                "POST", self.url, headers=headers, content=body, extensions={"timeout": limits}
+            )
+        try:
+            response = await self.http.send(request)
+        except httpx2.TimeoutException as err:
+            raise anthropic.APITimeoutError(request=request) from err
+        except anthropic.AnthropicError:
+            raise
+        except Exception as err:
+            raise anthropic.APIConnectionError(request=request) from err
+        if not response.is_success:
+            raise client._make_status_error_from_response(response) from None
+        return response
 
 
 def _reask_messages(content: list[Any], problem: str) -> list[dict[str, Any]]:
@@ -244,9 +400,11 @@ class AnthropicJudgeBackend(JudgeBackend):
     ``api_key=None`` reads ``ANTHROPIC_API_KEY``; ``base_url=None`` uses the SDK default. ``reasks`` bounds
     the re-asks on invalid output (so at most ``reasks + 1`` model calls per :meth:`judge`).
 
-    ``lean=True`` (the default) makes the first call through the SDK's raw response and validates
-    the ``Verdict`` tool input straight from the JSON with pydantic: no SDK response model, no
-    instructor machinery on the common path, which is what costs CPU per call. Only when that
+    ``lean=True`` (the default) posts the first call itself (:class:`_Wire`: the SDK client's own
+    httpx2 client and headers, the body ``messages.create`` would send, its constant part serialised
+    once) and validates the ``Verdict`` tool input straight from the JSON with pydantic: no SDK
+    request preparation or response model, no instructor machinery on the common path, which is
+    what costs CPU per call. Only when that
     output is invalid does instructor take over, continuing the same conversation with instructor's
     own re-ask message (the invalid tool call answered by an error ``tool_result``) and its bounded
     re-asks. ``lean=False`` sends every call through instructor (the reference path).
@@ -294,8 +452,9 @@ class AnthropicJudgeBackend(JudgeBackend):
         """Create the httpx2 clients, an SDK client on each, and their instructor wrappers.
 
         Connections are split over pools of at most :data:`POOL_SIZE`: httpcore scans its whole pool
-        for every request, so one pool of 64+ connections costs more CPU per call than several small
-        ones. Each call goes to the pool with the fewest calls in flight (round-robin would let one
+        twice for every request and probes each idle socket, so one pool of 64+ connections costs
+        more CPU per call than many small ones (pools of 4 cost about a third less CPU per call
+        than pools of 16 at concurrency 64). The pools share one TLS context. Each call goes to the pool with the fewest calls in flight (round-robin would let one
         pool queue requests for a connection while another has idle ones), so up to
         ``max_connections`` concurrent calls never wait for a connection.
         """
@@ -306,8 +465,13 @@ class AnthropicJudgeBackend(JudgeBackend):
         pools = max(1, -(-self._max_connections // POOL_SIZE))
         per_pool = -(-self._max_connections // pools)
         self._pools: list[tuple[Any, Any, Any]] = []
+        self._wires: list[_Wire | None] = []
+        # one TLS context (what each client would build for itself: system/certifi roots,
+        # SSL_CERT_FILE/DIR honoured) shared by every pool: loading the roots is ~25 ms a client
+        tls = httpx2.create_ssl_context(trust_env=True)
         for _ in range(pools):
             http = httpx2.AsyncClient(
+                verify=tls,
                 limits=httpx2.Limits(max_connections=per_pool, max_keepalive_connections=per_pool),
                 timeout=httpx2.Timeout(600.0, connect=10.0),
                 event_hooks={"response": [self._seen_response]},
@@ -324,6 +488,7 @@ class AnthropicJudgeBackend(JudgeBackend):
             self._pools.append(
                 (http, client, instructor.from_anthropic(client, mode=instructor.Mode.TOOLS))
             )
+            self._wires.append(_Wire(client, http) if _Wire.usable(client) else None)
         self._in_flight = [0] * pools
 
     def _bind(self) -> None:
@@ -343,7 +508,8 @@ class AnthropicJudgeBackend(JudgeBackend):
 
     async def _seen_response(self, response: Any) -> None:
         if self.on_headers is not None:
-            self.on_headers(dict(response.headers))
+            # httpx2's Headers is a case-insensitive Mapping[str, str] already: no copy per answer
+            self.on_headers(response.headers)
 
     def system_blocks(self, prompt: JudgePrompt) -> list[dict[str, Any]]:
         """The rubric as one cacheable system block."""
@@ -398,27 +564,33 @@ class AnthropicJudgeBackend(JudgeBackend):
 
     async def _judge_lean(self, prompt: JudgePrompt, *, timeout: float | None) -> BackendReply:
         """The first call raw, parsed by pydantic; instructor only for re-asks (class docstring)."""
-        kwargs: dict[str, Any] = {}
-        if timeout is not None:
-            kwargs["timeout"] = timeout
         self._bind()
         in_flight = self._in_flight
         pool = in_flight.index(min(in_flight))
-        client = self._pools[pool][1]
-        system = self.system_blocks(prompt)
+        wire = self._wires[pool]
         user = {"role": "user", "content": prompt.user}
         in_flight[pool] += 1
         try:
-            raw = await client.messages.with_raw_response.create(
-                model=self.model,
-                max_tokens=self.max_tokens,
-                system=system,
-                messages=[user],
-                tools=[_verdict_tool()],
-                tool_choice=_TOOL_CHOICE,
-                **kwargs,
-            )
-            data = _json_body(raw.http_response)
+            if wire is not None and wire.untraced():
+                import anthropic
+
+                body = wire.body(self.model, self.max_tokens, prompt.system, prompt.user)
+                response = await wire.post(
+                    body, anthropic.NOT_GIVEN if timeout is None else timeout
+                )
+            else:
+                kwargs: dict[str, Any] = {} if timeout is None else {"timeout": timeout}
+                raw = await self._pools[pool][1].messages.with_raw_response.create(
+                    model=self.model,
+                    max_tokens=self.max_tokens,
+                    system=self.system_blocks(prompt),
+                    messages=[user],
+                    tools=[_verdict_tool()],
+                    tool_choice=_TOOL_CHOICE,
+                    **kwargs,
+                )
+                response = raw.http_response
+            data = _json_body(response)
         except Exception as exc:
             raise classify_api_error(exc, Usage()) from None
         finally:

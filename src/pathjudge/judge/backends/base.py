@@ -118,13 +118,15 @@ def ratelimit_pause(headers: Mapping[str, str], *, now: float | None = None) -> 
     A limit is spent when its ``...-remaining`` header is ``0``; the pause lasts until its ``...-reset``
     (RFC 3339) time.
     """
-    lowered = {k.lower(): v for k, v in headers.items()}
-    current = time.time() if now is None else now
+    lowered: dict[str, str] | None = None  # built only when a rate-limit header is there
     pause: float | None = None
-    for key, value in lowered.items():
+    for name in headers:
+        key = name.lower()
         if not key.startswith("anthropic-ratelimit-") or not key.endswith("-remaining"):
             continue
-        if value.strip() != "0":
+        if lowered is None:
+            lowered = {k.lower(): v for k, v in headers.items()}
+        if lowered[key].strip() != "0":
             continue
         reset = lowered.get(key[: -len("-remaining")] + "-reset")
         if not reset:
@@ -133,7 +135,7 @@ def ratelimit_pause(headers: Mapping[str, str], *, now: float | None = None) -> 
             when = datetime.fromisoformat(reset.replace("Z", "+00:00")).timestamp()
         except ValueError:
             continue
-        wait = max(0.0, when - current)
+        wait = max(0.0, when - (time.time() if now is None else now))
         pause = wait if pause is None else max(pause, wait)
     return pause
 
