@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import gzip
 import os
+import re
 import stat
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from pydantic import BaseModel, ConfigDict
 
 from pathjudge._io import (
@@ -15,11 +18,13 @@ from pathjudge._io import (
     ensure_not_input,
     iter_jsonl,
     line_of,
+    line_problem,
     same_file,
     write_bytes_atomic,
     write_jsonl,
     write_text_atomic,
 )
+from pathjudge._json import suspect_number
 from pathjudge.errors import InputError, RecordError
 
 
@@ -210,3 +215,50 @@ def test_read_utf8_names_file_line_column_and_byte_with_the_callers_error(tmp_pa
     packed.write_bytes(b"not gzip")
     with pytest.raises(ConfigError, match="not a gzip file"):
         read_utf8(packed, error=ConfigError, gunzip=True, **words)
+
+
+# The byte screen for non-finite numbers is a fast path of a regular expression: pinned to it.
+_PLAIN_SCREEN = re.compile(rb"NaN|Infinity|\d[eE][-+]?\d{3}|\d{300}")
+
+
+@given(
+    st.lists(
+        st.sampled_from(
+            [
+                b"1",
+                b"9",
+                b"0",
+                b"e",
+                b"E",
+                b"-",
+                b"+",
+                b".",
+                b"NaN",
+                b"Inf",
+                b"inity",
+                b'"',
+                b"x",
+                b" ",
+            ]
+        ),
+        max_size=40,
+    ),
+    st.integers(min_value=0, max_value=2),
+)
+def test_suspect_number_screen_is_the_plain_pattern(parts: list[bytes], long_run: int) -> None:
+    raw = b"".join(parts) + (b"7" * 300 if long_run == 2 else b"")
+    assert suspect_number(raw) == (_PLAIN_SCREEN.search(raw) is not None)
+
+
+@pytest.mark.parametrize(
+    ("line", "bad"),
+    [
+        (b'{"a": 1e400}', True),
+        (b'{"a": -1.5E+308}', False),  # finite: the screen hits, finite_problem clears it
+        (b'{"a": NaN}', True),
+        (b'{"a": "NaN and 1e400 in a string"}', False),
+        (b'{"a": "a very eerie e400"}', False),
+    ],
+)
+def test_line_problem_finds_only_real_non_finite_numbers(line: bytes, bad: bool) -> None:
+    assert (line_problem(line, file="f.jsonl", line=3) is not None) is bad

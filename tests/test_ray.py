@@ -159,6 +159,34 @@ def test_a_bad_record_is_reported_with_file_and_line_exactly_as_one_process(
     assert "Traceback" not in on_ray[2]
 
 
+def test_first_line_numbers_counted_here_and_in_ray_tasks_agree(
+    tmp_path: Path, small_ranges: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # local files are counted by the driver; object storage by a Ray pass (forced here)
+    import pathjudge.ray as module
+
+    runs = tmp_path / "runs.jsonl"
+    _many_runs(runs, 4)
+    ranges = module._plan_ranges([str(runs)], 8)
+
+    def items() -> list[dict[str, object]]:
+        return [
+            {"file": r.file, "index": r.index, "path": r.path, "start": r.start, "end": r.end}
+            for r in ranges
+        ]
+
+    here = items()
+    module._first_lines(ray, here, 2)
+    monkeypatch.setattr(module, "_is_local", lambda path: False)
+    there = items()
+    module._first_lines(ray, there, 2)
+    data = runs.read_bytes()
+    expected = [data.count(b"\n", 0, int(str(item["start"]))) + 1 for item in here]
+    assert len(here) > 2
+    assert [item["first_line"] for item in here] == expected
+    assert [item["first_line"] for item in there] == expected
+
+
 def test_several_bad_records_report_the_first_and_count_the_rest(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], small_ranges: None
 ) -> None:

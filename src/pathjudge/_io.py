@@ -23,7 +23,6 @@ from __future__ import annotations
 import gzip
 import json
 import os
-import re
 import tempfile
 import zlib
 from collections.abc import Generator, Iterable, Iterator
@@ -33,7 +32,7 @@ from typing import IO, Any, Generic, Protocol, TypeVar, cast
 
 from pydantic import BaseModel, ValidationError
 
-from pathjudge._json import finite_problem
+from pathjudge._json import finite_problem, suspect_number
 from pathjudge.errors import InputError, RecordError
 
 __all__ = [
@@ -66,9 +65,6 @@ M = TypeVar("M", bound=BaseModel)
 
 DEFAULT_MAX_LINE_BYTES = 32 * 1024 * 1024
 _CHUNK = 1024 * 1024
-# a cheap byte scan for what may be a non-finite number (NaN, Infinity, 1e400); a hit is confirmed
-# by :func:`pathjudge._json.finite_problem`, so the word "NaN" inside a string is not an error
-_SUSPECT_NUMBER = re.compile(rb"[eE][-+]?\d{3}|NaN|Infinity").search
 
 
 # --------------------------------------------------------------------------------------------------
@@ -224,7 +220,8 @@ def line_problem(raw: bytes, *, file: str | Path | None, line: int | None) -> Re
                 line=line,
                 hint="re-encode the file as UTF-8",
             )
-    why = finite_problem(raw) if _SUSPECT_NUMBER(raw) else None
+    # a cheap byte screen first; a hit is confirmed by finite_problem ("NaN" in a string is fine)
+    why = finite_problem(raw) if suspect_number(raw) else None
     if why is None:
         return None
     return RecordError(

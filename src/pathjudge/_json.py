@@ -16,10 +16,9 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from typing import Any
 
-__all__ = ["MAX_DEPTH", "check_depth", "finite_problem", "loads"]
+__all__ = ["MAX_DEPTH", "check_depth", "finite_problem", "loads", "suspect_number"]
 
 MAX_DEPTH = 200
 """The deepest nesting of arrays and objects accepted in a JSON value."""
@@ -84,7 +83,26 @@ def loads(text: str | bytes) -> Any:
     return value
 
 
-_SUSPECT = re.compile(rb"NaN|Infinity|\d[eE][-+]?\d{3}|\d{300}")
+_FOLD = bytes.maketrans(b"123456789E-", b"000000000e+")
+"""Folds every digit to ``0``, ``E`` to ``e`` and ``-`` to ``+``: an exponent of three or more
+digits then reads ``0e000`` or ``0e+000``, whatever its digits and sign."""
+_LONG_DIGITS = b"0" * 300
+
+
+def suspect_number(raw: bytes) -> bool:
+    """Whether the JSON text ``raw`` may hold a number JSON cannot carry: the words ``NaN`` or
+    ``Infinity``, an exponent of three or more digits (``1e400``, ``2.5E-308``) or a run of 300
+    digits. Never a false negative; a hit (which may be text inside a string) is confirmed by
+    :func:`finite_problem`.
+
+    Byte-string searches over one translated copy, not a regular expression: a pattern that starts
+    at every ``e`` of a long English line costs tens of microseconds per kilobyte, this a fraction of
+    one.
+    """
+    if b"NaN" in raw or b"Infinity" in raw:
+        return True
+    folded = raw.translate(_FOLD)
+    return b"0e000" in folded or b"0e+000" in folded or _LONG_DIGITS in folded
 
 
 def finite_problem(raw: bytes) -> str | None:
@@ -93,7 +111,7 @@ def finite_problem(raw: bytes) -> str | None:
     A cheap byte scan first; only a line that may hold one is decoded again to be sure (so the
     text "NaN" inside a string is not mistaken for a number).
     """
-    if _SUSPECT.search(raw) is None:
+    if not suspect_number(raw):
         return None
     try:
         json.loads(raw, parse_constant=_constant, parse_float=_float, parse_int=_int)

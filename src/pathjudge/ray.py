@@ -26,7 +26,7 @@ import itertools
 import json
 import os
 import pickle
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -112,9 +112,14 @@ def _is_uri(path: str) -> bool:
     return path.startswith(_URI_SCHEMES)
 
 
+def _is_local(path: str) -> bool:
+    """A path on this machine's file system (a plain path or a ``file://`` URI)."""
+    return not _is_uri(path) or path.startswith("file://")
+
+
 def _filesystem(path: str) -> tuple[Any, str]:
     """(pyarrow filesystem, path within it) for a URI; (None, path) for a local path."""
-    if not _is_uri(path) or path.startswith("file://"):
+    if _is_local(path):
         return None, path.removeprefix("file://")
     fs = _pyarrow_fs()
     filesystem, inner = fs.FileSystem.from_uri(path)
@@ -298,24 +303,29 @@ def _range_lines(
             yield path, number, raw if raw is not None else b"x" * (MAX_LINE_BYTES + 1)
 
 
+def _newlines(path: str, start: int, end: int) -> int:
+    """The number of newlines in bytes ``[start, end)`` of ``path``."""
+    total = 0
+    with _open(path) as handle:
+        handle.seek(start)
+        remaining = end - start
+        while remaining > 0:
+            block = handle.read(min(remaining, 1 << 22))
+            if not block:
+                break
+            total += block.count(b"\n")
+            remaining -= len(block)
+    return total
+
+
 def _count_lines(batch: dict[str, Any]) -> dict[str, Any]:
     """Ray task: the number of newlines in each byte range (to number the lines of the next range)."""
     import numpy as np
 
-    counts = []
-    for i in range(len(batch["path"])):
-        start, end = int(batch["start"][i]), int(batch["end"][i])
-        total = 0
-        with _open(str(batch["path"][i])) as handle:
-            handle.seek(start)
-            remaining = end - start
-            while remaining > 0:
-                block = handle.read(min(remaining, 1 << 22))
-                if not block:
-                    break
-                total += block.count(b"\n")
-                remaining -= len(block)
-        counts.append(total)
+    counts = [
+        _newlines(str(batch["path"][i]), int(batch["start"][i]), int(batch["end"][i]))
+        for i in range(len(batch["path"]))
+    ]
     return {
         "file": np.asarray(batch["file"]),
         "index": np.asarray(batch["index"]),
@@ -404,16 +414,24 @@ class _ShardWriter:
 
 
 def _first_lines(ray: Any, items: list[dict[str, Any]], workers: int) -> None:
-    """Fill each range's ``first_line``: newlines counted in parallel, summed per file in order."""
+    """Fill each range's ``first_line``: newlines counted per range (here for local files, in Ray
+    tasks for object storage), summed per file in order."""
     if all(item["index"] == 0 for item in items):  # one range per file: no counting needed
         for item in items:
             item["first_line"] = 1
         return
-    counted = (
-        ray.data.from_items(items, override_num_blocks=len(items))
-        .map_batches(_count_lines, batch_size=1, num_cpus=1)
-        .iter_rows()
-    )
+    if all(_is_local(item["path"]) for item in items):
+        # local files: one pass here reads at disk speed, far cheaper than scheduling a Ray job
+        # (its task start-up alone costs seconds); object storage is counted where it is read
+        counted: Iterable[Mapping[str, Any]] = [
+            {**item, "lines": _newlines(item["path"], item["start"], item["end"])} for item in items
+        ]
+    else:
+        counted = (
+            ray.data.from_items(items, override_num_blocks=len(items))
+            .map_batches(_count_lines, batch_size=1, num_cpus=1)
+            .iter_rows()
+        )
     lines = {(int(row["file"]), int(row["index"])): int(row["lines"]) for row in counted}
     running: dict[int, int] = {}
     for item in items:  # items are in (file, index) order

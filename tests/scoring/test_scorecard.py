@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import random
+
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from pathjudge.agent.trajectory import RunRecord, Step
 from pathjudge.errors import InputError
@@ -98,3 +102,33 @@ def test_bad_weights() -> None:
     with pytest.raises(InputError, match="unknown weight"):
         parse_weights("speed=1")
     assert parse_weights("success=2, trajectory=1") == {"success": 2.0, "trajectory": 1.0}
+
+
+# The running means are exact: the value is the true mean of the floats, correctly rounded (then to
+# 12 decimals), however the values were split, merged and ordered.
+_floats = st.floats(allow_nan=False, allow_infinity=False, min_value=-1e300, max_value=1e300)
+
+
+@given(st.lists(_floats, max_size=30), st.integers(min_value=0, max_value=30), st.randoms())
+def test_running_mean_is_exact_under_any_split_and_order(
+    values: list[float], cut: int, rng: random.Random
+) -> None:
+    from fractions import Fraction
+
+    from pathjudge.scoring.scorecard import _Mean
+
+    left, right = _Mean(), _Mean()
+    for value in values[:cut]:
+        left.add(value)
+    shuffled = values[cut:]
+    rng.shuffle(shuffled)
+    for value in shuffled:
+        right.add(value)
+    right.add(None)  # nothing counted
+    right.merge(left)
+    if not values:
+        assert right.value is None
+        return
+    exact = sum((Fraction(v) for v in values), Fraction(0)) / len(values)
+    assert right.n == len(values)
+    assert right.value == round(float(exact), 12)

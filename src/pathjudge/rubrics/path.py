@@ -70,7 +70,13 @@ from pydantic import BaseModel, ConfigDict, Field, JsonValue, model_validator
 
 from pathjudge._records import fast_init
 from pathjudge.agent.trajectory import RunRecord, Step
-from pathjudge.rubrics.assertions.arguments import CallExpectation, EqMatcher, match_call
+from pathjudge.rubrics.assertions.arguments import (
+    CallExpectation,
+    EqMatcher,
+    ItemsMatcher,
+    ObjectMatcher,
+    match_call,
+)
 from pathjudge.rubrics.scope import ErroredCalls, ToolScope, describe_scope, tool_in_scope
 
 __all__ = [
@@ -1359,29 +1365,85 @@ class ReferencePath(BaseModel):
 
 
 def literal_arguments(step: CallExpectation) -> dict[str, JsonValue] | None:
-    """The expected arguments as a plain dict when every matcher is an exact string, else ``None``.
+    """The expected arguments as one plain JSON object when every matcher is an exact value, else
+    ``None``.
 
-    Then (with ``extra_args: forbid`` and no schema) a call matches exactly when its arguments equal
-    the dict, which is much cheaper to test than running the matchers.
+    Exact means, at any depth: ``$eq`` (or a bare scalar) with no string normalisation, a literal
+    list (same length, items in order) or a literal object (exactly its keys), none of them
+    ``$optional``. Then (with ``extra_args: forbid``, no schema and the lenient typing profile) a
+    call matches exactly when its arguments are JSON-equal to the object, which is much cheaper to
+    test than running the matchers. Under the ``bfcl`` profile only exact strings qualify (its
+    typing rules are not JSON equality for numbers).
     """
     if step.extra_args != "forbid" or step.json_schema is not None:
         return None
     out: dict[str, JsonValue] = {}
     for key, matcher in step.args.items():
-        if not (
+        if step.types == "lenient":
+            value = _literal(matcher)
+            if value is _NOT_LITERAL:
+                return None
+            out[key] = value
+        elif (
             isinstance(matcher, EqMatcher)
             and matcher.normalize == "none"
             and not matcher.optional
             and isinstance(matcher.value, str)
         ):
+            out[key] = matcher.value
+        else:
             return None
-        out[key] = matcher.value
     return out
+
+
+_NOT_LITERAL: Any = object()
+
+
+def _literal(matcher: Any) -> Any:
+    """The exact JSON value ``matcher`` stands for, or :data:`_NOT_LITERAL`."""
+    if matcher.optional:
+        return _NOT_LITERAL
+    if isinstance(matcher, EqMatcher):
+        return matcher.value if matcher.normalize == "none" else _NOT_LITERAL
+    if isinstance(matcher, ItemsMatcher):
+        items = [_literal(item) for item in matcher.items]
+        return _NOT_LITERAL if any(item is _NOT_LITERAL for item in items) else items
+    if isinstance(matcher, ObjectMatcher):
+        fields = {key: _literal(sub) for key, sub in matcher.fields.items()}
+        return _NOT_LITERAL if any(v is _NOT_LITERAL for v in fields.values()) else fields
+    return _NOT_LITERAL
+
+
+def _number_leaves(value: Any, at: tuple[Any, ...] = ()) -> list[tuple[tuple[Any, ...], bool]]:
+    """Where ``value`` holds a number or a bool: ``(path, is_bool)`` for each.
+
+    A call whose arguments ``==`` the literal has the literal's shape, so it is JSON-equal to it
+    exactly when the value at each of these paths is a bool where the literal's is one and not one
+    where it is not (Python's ``==`` takes ``True`` for ``1``; JSON does not).
+    """
+    if isinstance(value, dict):
+        return [leaf for key, item in value.items() for leaf in _number_leaves(item, (*at, key))]
+    if isinstance(value, list):
+        return [leaf for i, item in enumerate(value) for leaf in _number_leaves(item, (*at, i))]
+    if isinstance(value, bool | int | float):
+        return [(at, isinstance(value, bool))]
+    return []
+
+
+def _same_kinds(arguments: Any, leaves: Sequence[tuple[tuple[Any, ...], bool]]) -> bool:
+    for path, is_bool in leaves:
+        found = arguments
+        for key in path:
+            found = found[key]
+        if isinstance(found, bool) is not is_bool:
+            return False
+    return True
 
 
 def _step_matcher(step: ReferenceStep) -> StepMatcher:
     wanted = step.result_contains
     literal = literal_arguments(step)
+    leaves = _number_leaves(literal) if literal is not None else []
     exact = StepMatch(True, 1.0, ())
 
     def match(call: Step) -> StepMatch:
@@ -1397,7 +1459,11 @@ def _step_matcher(step: ReferenceStep) -> StepMatcher:
                     ),
                 ),
             )
-        if literal is not None and call.arguments == literal:
+        if (
+            literal is not None
+            and call.arguments == literal
+            and (not leaves or _same_kinds(call.arguments, leaves))
+        ):
             found = exact
         else:
             result = match_call(call.tool, call.arguments, step)

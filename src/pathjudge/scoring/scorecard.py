@@ -248,32 +248,44 @@ class Scorecard(_Record):
         return data
 
 
-_SCALE = 1074  # every finite float is an integer multiple of 2**-1074
-
-
 class _Mean:
     """An exact running sum and count: the mean does not depend on the order values were added in,
-    nor on how sums were split and merged (each value is added as an integer multiple of 2**-1074)."""
+    nor on how sums were split and merged.
 
-    __slots__ = ("n", "total")
+    Every finite float is an integer over a power of two, so the sum is kept exactly as
+    ``total / 2**shift``, ``shift`` the largest denominator's exponent seen so far (the total is
+    rescaled when a finer value arrives). Typical scores need a few dozen bits, not the 1,074 a
+    fixed scale for every float would carry; the value is the same exact rational, correctly rounded.
+    """
+
+    __slots__ = ("n", "shift", "total")
 
     def __init__(self) -> None:
         self.total = 0
+        self.shift = 0
         self.n = 0
 
     def add(self, value: float | None) -> None:
         if value is not None:
             numerator, denominator = value.as_integer_ratio()
-            self.total += numerator << (_SCALE + 1 - denominator.bit_length())
+            bits = denominator.bit_length() - 1  # the denominator is a power of two
+            shift = self.shift
+            if bits > shift:
+                self.total <<= bits - shift
+                self.shift = shift = bits
+            self.total += numerator << (shift - bits)
             self.n += 1
 
     @property
     def value(self) -> float | None:
         # the exact mean, correctly rounded, then rounded to 12 decimals for the report text
-        return round(self.total / (self.n << _SCALE), 12) if self.n else None
+        return round(self.total / (self.n << self.shift), 12) if self.n else None
 
     def merge(self, other: _Mean) -> None:
-        self.total += other.total
+        if other.shift > self.shift:
+            self.total <<= other.shift - self.shift
+            self.shift = other.shift
+        self.total += other.total << (self.shift - other.shift)
         self.n += other.n
 
 

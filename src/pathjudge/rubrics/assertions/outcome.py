@@ -145,9 +145,15 @@ def is_refusal(
     if not text or not text.strip():
         return False
     lowered = text.lower().replace("\u2019", "'").replace("\u2018", "'")
-    negation = any(phrase.lower() in lowered for phrase in phrases)
-    scope = not scope_words or any(word.lower() in lowered for word in scope_words)
-    return negation and scope
+    if not any(phrase in lowered for phrase in _lowered(tuple(phrases))):
+        return False
+    return not scope_words or any(word in lowered for word in _lowered(tuple(scope_words)))
+
+
+@functools.lru_cache(maxsize=64)
+def _lowered(words: tuple[str, ...]) -> tuple[str, ...]:
+    """``words`` lower-cased, once per distinct tuple (the defaults and each task's own lists)."""
+    return tuple(word.lower() for word in words)
 
 
 _NUMBER = re.compile(r"(?<![\w.])[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:[eE][-+]?\d+)?")
