@@ -140,16 +140,28 @@ class FaultCosts(BaseModel):
 _DEFAULT_COSTS = FaultCosts()
 
 
-class ArgDiff(BaseModel):
-    """One argument of a paired call that differs from its reference step."""
+@fast_init
+@dataclass(frozen=True, slots=True)
+class ArgDiff:
+    """One argument of a paired call that differs from its reference step.
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    - ``path``: the argument path, e.g. ``order.id`` or ``items[0]``; ``result`` for a result check;
+    - ``reason``: what differs, e.g. ``expected 'A17', got 'B99'``;
+    - ``kind``: the kind of difference (matcher-defined).
 
-    path: str = Field(
-        description="Argument path, e.g. 'order.id' or 'items[0]'; 'result' for a result check."
-    )
-    reason: str = Field(description="What differs, e.g. \"expected 'A17', got 'B99'\".")
-    kind: str = Field(default="value", description="Kind of difference (matcher-defined).")
+    A plain frozen record (built in the grading hot path); :meth:`to_dict` gives its JSON form.
+    """
+
+    path: str
+    reason: str
+    kind: str = "value"
+
+    def to_dict(self) -> dict[str, str]:
+        return {"path": self.path, "reason": self.reason, "kind": self.kind}
+
+    def model_dump(self, *, mode: str = "python") -> dict[str, str]:
+        """Same as :meth:`to_dict` (kept for callers written against the earlier Pydantic model)."""
+        return self.to_dict()
 
 
 @dataclass(frozen=True, slots=True)
@@ -190,7 +202,7 @@ class PairedStep:
             "tool": self.tool,
             "ok": self.ok,
             "in_order": self.in_order,
-            "diffs": [d.model_dump(mode="json") for d in self.diffs],
+            "diffs": [d.to_dict() for d in self.diffs],
         }
 
 
