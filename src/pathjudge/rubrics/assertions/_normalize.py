@@ -16,7 +16,7 @@ import re
 import sys
 import unicodedata
 from collections.abc import Callable, Hashable, Mapping
-from typing import Literal, TypeAlias, assert_never
+from typing import Any, Literal, TypeAlias, assert_never, cast
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
@@ -276,6 +276,16 @@ def canonical_key(value: JsonValue) -> Hashable:
     non-finite floats become markers (so ``True`` never equals ``1``, as ``true`` never equals ``1``).
     For equality and hashing only; the value itself means nothing.
     """
+    known: Any = value
+    kind = type(known)  # the exact JSON types first (the common case), subclasses below
+    if kind is str:
+        return " ".join(known.split()).casefold()
+    if kind is dict:
+        return (_OBJECT, *sorted([(key, canonical_key(item)) for key, item in known.items()]))
+    if kind is int:
+        return cast(int, known)
+    if kind is list:
+        return tuple([canonical_key(item) for item in known])
     if isinstance(value, str):
         return " ".join(value.split()).casefold()
     if isinstance(value, bool):
