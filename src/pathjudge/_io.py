@@ -43,6 +43,7 @@ __all__ = [
     "Record",
     "SelfSerializing",
     "atomic_writer",
+    "count_newlines",
     "describe_read_failure",
     "ensure_not_input",
     "format_loc",
@@ -202,6 +203,19 @@ def _readline(handle: IO[bytes], limit: int, number: int) -> bytes:
         return handle.readline(limit)
     except (OSError, EOFError, zlib.error) as exc:
         raise ReadFailure(number, describe_read_failure(exc)) from None
+
+
+def count_newlines(handle: IO[bytes], size: int) -> int:
+    """The newlines in the next ``size`` bytes of ``handle`` (fewer where it ends first), read in
+    blocks so that a range of any size costs bounded memory."""
+    total = 0
+    while size > 0:
+        block = handle.read(min(size, 1 << 22))
+        if not block:
+            break
+        total += block.count(b"\n")
+        size -= len(block)
+    return total
 
 
 def line_problem(raw: bytes, *, file: str | Path | None, line: int | None) -> RecordError | None:

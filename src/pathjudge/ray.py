@@ -305,17 +305,11 @@ def _range_lines(
 
 def _newlines(path: str, start: int, end: int) -> int:
     """The number of newlines in bytes ``[start, end)`` of ``path``."""
-    total = 0
+    from pathjudge._io import count_newlines
+
     with _open(path) as handle:
         handle.seek(start)
-        remaining = end - start
-        while remaining > 0:
-            block = handle.read(min(remaining, 1 << 22))
-            if not block:
-                break
-            total += block.count(b"\n")
-            remaining -= len(block)
-    return total
+        return count_newlines(handle, end - start)
 
 
 def _count_lines(batch: dict[str, Any]) -> dict[str, Any]:

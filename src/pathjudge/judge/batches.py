@@ -31,14 +31,20 @@ from collections.abc import Awaitable, Callable, Iterator, Sequence
 from typing import Any, TypeVar
 
 from pathjudge._progress import Progress, ProgressHandle, or_no_progress
-from pathjudge._secrets import redact
 from pathjudge.agent.trajectory import Usage
 from pathjudge.errors import JudgeError
 from pathjudge.judge.backends.anthropic import AnthropicJudgeBackend, classify_api_error
 from pathjudge.judge.backends.base import BackendCallError, TransientError
 from pathjudge.judge.cache import BatchEntry, CacheKey, OpenBatch, VerdictCache
 from pathjudge.judge.prompt import render_prompt
-from pathjudge.judge.runner import JudgeJob, JudgeRun, RunStats, collect_results, sample_keys
+from pathjudge.judge.runner import (
+    JudgeJob,
+    JudgeRun,
+    RunStats,
+    collect_results,
+    reply_record,
+    sample_keys,
+)
 from pathjudge.judge.verdict import FailureType, JudgeFailure, SampleVerdict
 
 __all__ = ["MAX_BATCH_BYTES", "MAX_BATCH_REQUESTS", "chunk_requests", "run_batch"]
@@ -165,23 +171,8 @@ async def run_batch(
                     )
                 return
             stats.usage = stats.usage + reply.usage
-            record = SampleVerdict(
-                item_id=item.item_id,
-                sample_index=key.sample_index,
-                criterion_id=item.criterion_id,
-                criterion_version=item.criterion_version,
-                criterion_hash=key.criterion_hash,
-                input_hash=key.input_hash,
-                backend=backend.name,
-                model=backend.model,
-                verdict=reply.verdict.verdict,
-                # a reply may quote a key: redacted before the cache and the verdicts file
-                reasoning=redact(reply.verdict.reasoning, getattr(backend, "_api_key", None)),
-                evidence=tuple(
-                    redact(e, getattr(backend, "_api_key", None)) for e in reply.verdict.evidence
-                ),
-                usage=reply.usage,
-                attempts=1,
+            record = reply_record(
+                item.item_id, item.criterion_id, item.criterion_version, key, reply, backend
             )
             cache.put(key, record)
             done[key] = record

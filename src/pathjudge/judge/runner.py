@@ -346,26 +346,50 @@ def with_evidence_check(sample: SampleVerdict, inputs: Mapping[str, str]) -> Sam
 def sample_record(
     job: JudgeJob, key: CacheKey, reply: BackendReply, backend: JudgeBackend
 ) -> SampleVerdict:
-    check = verify_evidence(reply.verdict.evidence, job.inputs)
+    return reply_record(
+        job.item_id,
+        job.criterion.id,
+        job.criterion.version,
+        key,
+        reply,
+        backend,
+        inputs=job.inputs,
+    )
+
+
+def reply_record(
+    item_id: str,
+    criterion_id: str,
+    criterion_version: str,
+    key: CacheKey,
+    reply: BackendReply,
+    backend: JudgeBackend,
+    *,
+    inputs: Mapping[str, str] | None = None,
+) -> SampleVerdict:
+    """The cached record of one judge reply: any API key it quotes redacted, and its evidence checked
+    against ``inputs`` when they are at hand (a Message Batches result comes without them)."""
+    api_key = getattr(backend, "_api_key", None)
+    extra: dict[str, Any] = {}
+    if inputs is not None:
+        check = verify_evidence(reply.verdict.evidence, inputs)
+        extra = {"evidence_verified": check.verified, "unverified_evidence": check.missing}
     return SampleVerdict(
-        item_id=job.item_id,
+        item_id=item_id,
         sample_index=key.sample_index,
-        criterion_id=job.criterion.id,
-        criterion_version=job.criterion.version,
+        criterion_id=criterion_id,
+        criterion_version=criterion_version,
         criterion_hash=key.criterion_hash,
         input_hash=key.input_hash,
         backend=backend.name,
         model=backend.model,
         verdict=reply.verdict.verdict,
         # a reply may quote a key (a prompt-injected run, a proxy echoing headers): never store it
-        reasoning=redact(reply.verdict.reasoning, getattr(backend, "_api_key", None)),
-        evidence=tuple(
-            redact(e, getattr(backend, "_api_key", None)) for e in reply.verdict.evidence
-        ),
-        evidence_verified=check.verified,
-        unverified_evidence=check.missing,
+        reasoning=redact(reply.verdict.reasoning, api_key),
+        evidence=tuple(redact(e, api_key) for e in reply.verdict.evidence),
         usage=reply.usage,
         attempts=reply.attempts,
+        **extra,
     )
 
 

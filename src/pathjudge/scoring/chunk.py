@@ -247,6 +247,8 @@ def default_jobs() -> int:
 def _split(path: Path, parts: int) -> list[tuple[int, int, int]]:
     """``(start, end, first_line)`` byte ranges of about equal size, each starting at a line start,
     with the number of its first line (newlines counted in one pass over the file)."""
+    from pathjudge._io import count_newlines
+
     size = path.stat().st_size
     offsets = [0]
     with path.open("rb") as handle:
@@ -261,13 +263,7 @@ def _split(path: Path, parts: int) -> list[tuple[int, int, int]]:
         handle.seek(0)
         for start, end in zip(offsets, [*offsets[1:], size], strict=True):
             ranges.append((start, end, line))
-            remaining = end - start
-            while remaining > 0:
-                data = handle.read(min(remaining, 1 << 20))
-                if not data:
-                    break
-                line += data.count(b"\n")
-                remaining -= len(data)
+            line += count_newlines(handle, end - start)
     return ranges
 
 

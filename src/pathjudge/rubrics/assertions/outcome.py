@@ -383,6 +383,13 @@ class SubGoal(_Criterion):
     criterion: SuccessCriterion
 
 
+def _check_unique_names(parts: tuple[SubGoal, ...]) -> None:
+    names = [part.name for part in parts]
+    dupes = sorted({name for name in names if names.count(name) > 1})
+    if dupes:
+        raise ValueError(f"sub-goal names must be unique; repeated: {', '.join(dupes)}")
+
+
 class AllOfCriterion(_Criterion):
     """Every part must pass (binary); the score is the weighted fraction of part scores."""
 
@@ -392,10 +399,7 @@ class AllOfCriterion(_Criterion):
     @field_validator("parts")
     @classmethod
     def _unique_names(cls, value: tuple[SubGoal, ...]) -> tuple[SubGoal, ...]:
-        names = [part.name for part in value]
-        dupes = sorted({name for name in names if names.count(name) > 1})
-        if dupes:
-            raise ValueError(f"sub-goal names must be unique; repeated: {', '.join(dupes)}")
+        _check_unique_names(value)
         return value
 
 
@@ -408,10 +412,7 @@ class AnyOfCriterion(_Criterion):
     @field_validator("parts")
     @classmethod
     def _unique_names(cls, value: tuple[SubGoal, ...]) -> tuple[SubGoal, ...]:
-        names = [part.name for part in value]
-        dupes = sorted({name for name in names if names.count(name) > 1})
-        if dupes:
-            raise ValueError(f"sub-goal names must be unique; repeated: {', '.join(dupes)}")
+        _check_unique_names(value)
         weighted = [part.name for part in value if "weight" in part.model_fields_set]
         if weighted:
             raise ValueError(
