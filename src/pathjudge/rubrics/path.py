@@ -723,14 +723,14 @@ def _align(
             paired, late, truncated = entry
         else:
             paired, late, truncated = _pairing(
-                steps, refs, mode, matches, weights, charged, costs, weigher.pair_weight
+                steps, refs, mode, matches, weights, charged, costs, weigher.pair_weight, exits
             )
             if len(cache._pairings) >= cache.limit:
                 cache._pairings.clear()
             cache._pairings[key] = (paired, late, truncated)
     else:
         paired, late, truncated = _pairing(
-            steps, refs, mode, matches, weights, charged, costs, weigher.pair_weight
+            steps, refs, mode, matches, weights, charged, costs, weigher.pair_weight, exits
         )
     order_matters = mode == "strict" or mode == "in_order" or mode == "partial_order"
 
@@ -1018,6 +1018,42 @@ def _pairing_cost(
     return _cost(costs, n_missing, wasted_count, fault)
 
 
+def _cost_floor(
+    mode: Mode,
+    matches: Mapping[tuple[int, int], StepMatch],
+    n_refs: int,
+    n_calls: int,
+    charged: AbstractSet[int],
+    costs: FaultCosts,
+) -> int:
+    """A lower bound on :func:`_pairing_cost` over every pairing of these candidate pairs.
+
+    Counted from the candidate pairs alone: no pairing has more fully matching pairs than there are
+    steps (or calls) with a fully matching candidate, nor more pairs than there are steps (or calls)
+    with any candidate; a charged repeat with no candidate step is left over by every pairing. Where
+    every step is required, each step without a fully matching call costs a missing step; where
+    extras are forbidden, each call left over (or, in subset, each call not fully matched) is wasted.
+    """
+    ok_refs: set[int] = set()
+    ok_calls: set[int] = set()
+    any_refs: set[int] = set()
+    any_calls: set[int] = set()
+    for (r, c), m in matches.items():
+        any_refs.add(r)
+        any_calls.add(c)
+        if m.ok:
+            ok_refs.add(r)
+            ok_calls.add(c)
+    most_ok = min(len(ok_refs), len(ok_calls))
+    requires_all = mode in _REQUIRES_ALL
+    missing = n_refs - most_ok if requires_all else 0
+    if mode in _FORBIDS_EXTRA:
+        wasted = n_calls - (min(len(any_refs), len(any_calls)) if requires_all else most_ok)
+    else:
+        wasted = sum(1 for c in charged if c not in any_calls)
+    return costs.missing * missing + costs.wasted * wasted
+
+
 def _pairing(
     steps: Sequence[Step],
     refs: Sequence[RefSpec],
@@ -1027,13 +1063,17 @@ def _pairing(
     charged: AbstractSet[int],
     costs: FaultCosts,
     pair_weight: float,
+    exits: bool = True,
 ) -> tuple[Mapping[int, int], AbstractSet[int], bool]:
     """The optimal pairing (ref -> call), the refs paired only out of order, and whether the search
-    was truncated (see the module docstring)."""
+    was truncated (see the module docstring).
+
+    Cheap exit (``exits``): the candidates are tried in their order of preference, and the first is
+    kept without building the others when its cost already equals :func:`_cost_floor` (no other
+    candidate can cost less, and ties keep the earlier one): the same pairing the full comparison
+    keeps."""
     n_refs, n_calls = len(refs), len(steps)
-    # 1. The best pairing regardless of order: most fully matching pairs, then most pairs, then scores.
-    full = _max_weight_matching(weights, list(range(n_refs)), list(range(n_calls)))
-    repeat_aware = _repeat_candidates(refs, n_calls, matches, weights, charged, pair_weight)
+    floor = _cost_floor(mode, matches, n_refs, n_calls, charged, costs) if exits else -1
     ok_weights = {key: w for key, w in weights.items() if matches[key].ok}
     truncated = False
     if mode == "strict" or mode == "in_order" or mode == "partial_order":
@@ -1061,21 +1101,37 @@ def _pairing(
                 [c for c in range(n_calls) if c not in taken],
             )
         )
-        # 3. The best pairing regardless of order, with the steps whose call breaks the order marked.
-        ok_pairs = {key for key, m in matches.items() if m.ok}
-        late = _order_breakers(full, topo, ancestors, allowed, ok_pairs)
         # (the leftover pairing of the ordered candidate may itself break the order: mark it too)
+        ok_pairs = set(ok_weights)
+        in_order_late = _order_breakers(in_order, topo, ancestors, allowed, ok_pairs)
+        if (
+            _pairing_cost(in_order, in_order_late, mode, matches, n_refs, n_calls, charged, costs)
+            <= floor
+        ):
+            return in_order, in_order_late, truncated
+        # 3. The best pairing regardless of order (most fully matching pairs, then most pairs, then
+        # scores), with the steps whose call breaks the order marked.
+        full = _max_weight_matching(weights, list(range(n_refs)), list(range(n_calls)))
         candidates: list[tuple[Mapping[int, int], AbstractSet[int]]] = [
-            (in_order, _order_breakers(in_order, topo, ancestors, allowed, ok_pairs)),
-            (full, late),
+            (in_order, in_order_late),
+            (full, _order_breakers(full, topo, ancestors, allowed, ok_pairs)),
         ]
         candidates.extend(
             (pairing, _order_breakers(pairing, topo, ancestors, allowed, ok_pairs))
-            for pairing in repeat_aware
+            for pairing in _repeat_candidates(refs, n_calls, matches, weights, charged, pair_weight)
         )
     elif mode == "unordered" or mode == "subset" or mode == "superset":
-        candidates = [(full, set())]
-        candidates.extend((pairing, set()) for pairing in repeat_aware)
+        # 1. The best pairing regardless of order: most fully matching pairs, then most pairs,
+        # then scores.
+        full = _max_weight_matching(weights, list(range(n_refs)), list(range(n_calls)))
+        no_late: set[int] = set()
+        if _pairing_cost(full, no_late, mode, matches, n_refs, n_calls, charged, costs) <= floor:
+            return full, no_late, truncated
+        candidates = [(full, no_late)]
+        candidates.extend(
+            (pairing, set())
+            for pairing in _repeat_candidates(refs, n_calls, matches, weights, charged, pair_weight)
+        )
     else:
         assert_never(mode)
     # Keep whichever costs least in the end: order is worth keeping only when it saves more than the

@@ -84,7 +84,7 @@ from pathjudge.rubrics.assertions._normalize import (
 )
 from pathjudge.rubrics.assertions._regex import PatternTimeout, compile_pattern, search
 from pathjudge.rubrics.assertions.arguments import _make_validator, _schema_mismatches
-from pathjudge.rubrics.assertions.base import CheckResult, CheckStatus
+from pathjudge.rubrics.assertions.base import CheckResult, CheckStatus, freeze
 
 __all__ = [
     "DEFAULT_REFUSAL_PHRASES",
@@ -228,6 +228,43 @@ class _ContainsCriterion(_AnswerCriterion):
         """The normaliser and the normalised values, built once per criterion."""
         apply = text_normalizer(self.normalize)
         return apply, tuple(apply(value) for value in self.values)
+
+    @functools.cached_property
+    def _verdicts(self) -> dict[tuple[str, ...], _Verdict]:
+        return {}
+
+    def verdict_for(self, found: tuple[str, ...]) -> _Verdict:
+        """The verdict on an answer that contains exactly the values ``found`` (in declaration order).
+
+        It depends on ``found`` alone, so each distinct one is built once per criterion and shared
+        (its details frozen); at most :data:`_VERDICTS_KEPT` are kept."""
+        known = self._verdicts.get(found)
+        if known is not None:
+            return known
+        missing = [v for v in self.values if v not in found]
+        if isinstance(self, ContainsAllCriterion):
+            ok = not missing
+            reason = f"the answer contains {len(found)} of {len(self.values)} required values"
+            if missing:
+                reason += f"; missing: {', '.join(render_value(v) for v in missing)}"
+        else:
+            ok = bool(found)
+            reason = (
+                f"the answer contains {', '.join(render_value(v) for v in found)}"
+                if found
+                else f"the answer contains none of {', '.join(render_value(v) for v in self.values)}"
+            )
+        how = describe_normalization(self.normalize)
+        status, score, text, details = _binary(ok, reason + f" ({how} comparison)", found=list(found))
+        verdict: _Verdict = (status, score, text, freeze(details))
+        if len(self._verdicts) >= _VERDICTS_KEPT:
+            self._verdicts.clear()
+        self._verdicts[found] = verdict
+        return verdict
+
+
+_VERDICTS_KEPT = 64
+"""The most distinct verdicts a contains criterion keeps (one per subset of its values found)."""
 
 
 class ContainsAllCriterion(_ContainsCriterion):
@@ -493,22 +530,9 @@ def _answer_verdict(answer: str, criterion: _AnswerCriterion) -> _Verdict:
     if isinstance(criterion, ContainsAllCriterion | ContainsAnyCriterion):
         apply, wanted = criterion.normalized_values
         text = apply(answer)
-        found = [v for v, n in zip(criterion.values, wanted, strict=True) if n in text]
-        missing = [v for v in criterion.values if v not in found]
-        if isinstance(criterion, ContainsAllCriterion):
-            ok = not missing
-            reason = f"the answer contains {len(found)} of {len(criterion.values)} required values"
-            if missing:
-                reason += f"; missing: {', '.join(render_value(v) for v in missing)}"
-        else:
-            ok = bool(found)
-            reason = (
-                f"the answer contains {', '.join(render_value(v) for v in found)}"
-                if found
-                else f"the answer contains none of {', '.join(render_value(v) for v in criterion.values)}"
-            )
-        how = describe_normalization(criterion.normalize)
-        return _binary(ok, reason + f" ({how} comparison)", found=list(found))
+        return criterion.verdict_for(
+            tuple([v for v, n in zip(criterion.values, wanted, strict=True) if n in text])
+        )
     if isinstance(criterion, RegexCriterion):
         try:
             match = search(criterion.pattern, answer, ignore_case=criterion.ignore_case)
