@@ -3,7 +3,11 @@
 - a reference step whose arguments are all exact values compares a call's arguments as one JSON value
   (:func:`~pathjudge.rubrics.path.literal_arguments`) before running the matchers;
 - a task plan answers the recovery checks of a run without tool errors from results computed once
-  (:attr:`~pathjudge.rubrics.checks.TaskPlan.recovery_clean`).
+  (:attr:`~pathjudge.rubrics.checks.TaskPlan.recovery_clean`);
+- a contains criterion builds the verdict for each distinct set of values found once and shares it
+  (:meth:`~pathjudge.rubrics.assertions.outcome.ContainsAnyCriterion.verdict_for`), and
+  ``tools.required`` is built once per (required, missing) pair: each equals a fresh build, and
+  the shared details cannot be changed.
 
 (The aligner's cheap exits are pinned in ``test_path_memo.py``.)
 """
@@ -17,6 +21,13 @@ from hypothesis import strategies as st
 
 from pathjudge.agent.trajectory import RunRecord, Step
 from pathjudge.rubrics.assertions.arguments import match_call
+from pathjudge.rubrics.assertions.outcome import (
+    _VERDICTS_KEPT,
+    ContainsAllCriterion,
+    ContainsAnyCriterion,
+    check_outcome,
+)
+from pathjudge.rubrics.assertions.tools import ToolSelectionSpec, check_tool_selection
 from pathjudge.rubrics.assertions.recovery import RecoverySpec, check_recovery
 from pathjudge.rubrics.checks import plan_task, recovery
 from pathjudge.rubrics.path import ArgDiff, ReferencePath, StepMatch, compile_reference
@@ -128,3 +139,70 @@ def test_nested_literal_shortcut_equals_the_matchers(
         plain.score,
         tuple(ArgDiff(path=m.path, reason=m.reason, kind=m.kind) for m in plain.mismatches),
     )
+
+
+_WORDS = ["Café", "cafe", "Straße", "x", "refund", "A17"]
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.sampled_from([ContainsAnyCriterion, ContainsAllCriterion]),
+    st.lists(st.sampled_from(_WORDS), min_size=1, max_size=4, unique=True),
+    st.sampled_from(["casefold", "none", "bfcl"]),
+    st.lists(st.text(alphabet=" xaéfCAÉS17ßrund", max_size=30), min_size=1, max_size=6),
+)
+def test_shared_contains_verdicts_equal_a_fresh_build(
+    kind: type[ContainsAnyCriterion] | type[ContainsAllCriterion],
+    values: list[str],
+    normalize: str,
+    answers: list[str],
+) -> None:
+    shared = kind.model_validate({"values": values, "normalize": normalize})
+    for answer in [*answers, *answers]:  # the second round finds the verdicts kept
+        run = RunRecord(run_id="r", task_id="t", final_answer=answer + " " + values[0][:1])
+        fresh = kind.model_validate({"values": values, "normalize": normalize})  # empty table
+        got = check_outcome(run, shared)
+        assert got == check_outcome(run, fresh)
+        assert got.to_dict() == check_outcome(run, fresh).to_dict()
+    assert len(shared._verdicts) <= _VERDICTS_KEPT
+
+
+def test_shared_contains_verdicts_are_frozen_and_bounded() -> None:
+    values = [f"v{i}" for i in range(8)]  # 256 possible sets found: more than are kept
+    criterion = ContainsAllCriterion(values=tuple(values))
+    first = check_outcome(RunRecord(run_id="a", task_id="t", final_answer="v1 v2"), criterion)
+    again = check_outcome(RunRecord(run_id="b", task_id="t", final_answer="v2 v1"), criterion)
+    assert first.details is again.details  # shared...
+    try:
+        first.details["found"].append("v3")  # type: ignore[attr-defined]
+    except TypeError:
+        pass
+    else:  # pragma: no cover - the test fails here
+        raise AssertionError("shared details must be immutable")
+    assert again.details["found"] == ["v1", "v2"]  # ...and unchanged
+    for mask in range(256):
+        answer = " ".join(v for i, v in enumerate(values) if mask >> i & 1) or "none"
+        run = RunRecord(run_id="c", task_id="t", final_answer=answer)
+        assert check_outcome(run, criterion).score == (1.0 if mask == 255 else 0.0)
+    assert len(criterion._verdicts) <= _VERDICTS_KEPT
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    st.lists(st.sampled_from(["a", "b", "c", "d"]), min_size=1, max_size=3, unique=True),
+    st.lists(st.sampled_from(["a", "b", "c", "e"]), max_size=5),
+)
+def test_shared_required_result_equals_its_reason(required: list[str], called: list[str]) -> None:
+    spec = ToolSelectionSpec(required=tuple(required))
+    run = RunRecord(
+        run_id="r", task_id="t", steps=tuple(Step(tool=t, turn=i) for i, t in enumerate(called))
+    )
+    (result,) = check_tool_selection(run, spec)
+    missing = [t for t in required if t not in called]
+    found = len(required) - len(missing)
+    assert result.status == ("fail" if missing else "pass")
+    assert result.score == found / len(required)
+    assert result.reason == f"called {found} of {len(required)} required tools" + (
+        f"; missing: {', '.join(missing)}" if missing else ""
+    )
+    assert result.to_dict()["details"] == {"missing": missing, "required": required}

@@ -1,7 +1,8 @@
 """Cheap exits and the per-reference cache never change an alignment.
 
 :func:`~pathjudge.rubrics.path.align_calls` takes two cheap exits before the optimal search (calls
-that fully match the reference one to one; a pairing with no choice in it) and keeps, in an explicit
+that fully match the reference one to one; a pairing with no choice in it), one inside it (the first
+candidate pairing is kept when it already costs the floor no pairing can go below) and keeps, in an explicit
 per-reference :class:`~pathjudge.rubrics.path.AlignCache`, the fully matching alignment and the
 pairing of each run shape. Each must give exactly what the plain search gives, in every mode, with
 repeats, parallel calls, wrong arguments and partial orders.
@@ -22,6 +23,7 @@ from pathjudge.rubrics.path import (
     FaultCosts,
     ReferencePath,
     _align,
+    _pairing,
     align_calls,
     compile_reference,
 )
@@ -200,3 +202,36 @@ def test_cache_is_keyed_by_content_and_travels_empty() -> None:
     copy = pickle.loads(pickle.dumps(cache))
     assert len(copy) == 0
     assert copy.limit == 7
+
+
+@settings(max_examples=300, deadline=None)
+@given(references(), runs(), st.sampled_from([FaultCosts(), FaultCosts(missing=30, wasted=5)]))
+def test_cost_floor_is_below_every_candidate(
+    reference: ReferencePath, run: RunRecord, costs: FaultCosts
+) -> None:
+    from pathjudge.rubrics.path import _cost_floor, _pairing_cost, _Weights
+
+    refs = compile_reference(reference)
+    steps = run.steps
+    marks = {repeat for _, repeat in redundant_calls(run)}
+    charged = frozenset() if reference.mode in ("strict", "unordered", "subset") else marks
+    weigher = _Weights(max(len(refs), len(steps)))
+    matches = {}
+    weights = {}
+    for r, ref in enumerate(refs):
+        for c, step in enumerate(steps):
+            if step.tool == ref.tool:
+                matches[(r, c)] = m = ref.matcher(step)
+                weights[(r, c)] = weigher.of(m) - c * 1e-9
+    floor = _cost_floor(reference.mode, matches, len(refs), len(steps), charged, costs)
+    plain = _pairing(
+        steps, refs, reference.mode, matches, weights, charged, costs, weigher.pair_weight, False
+    )
+    quick = _pairing(
+        steps, refs, reference.mode, matches, weights, charged, costs, weigher.pair_weight
+    )
+    assert quick == plain
+    cost = _pairing_cost(
+        plain[0], plain[1], reference.mode, matches, len(refs), len(steps), charged, costs
+    )
+    assert floor <= cost

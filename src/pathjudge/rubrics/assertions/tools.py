@@ -26,6 +26,8 @@ checks (required, distractor, first_call) see every call.
 
 from __future__ import annotations
 
+import functools
+
 from typing import Self
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -124,21 +126,8 @@ def check_tool_selection(
     results: list[CheckResult] = []
     used = set(run.tool_names)
     if spec.required:
-        missing = [name for name in spec.required if name not in used]
-        found = len(spec.required) - len(missing)
-        reason = f"called {found} of {len(spec.required)} required tools"
-        if missing:
-            reason += f"; missing: {', '.join(missing)}"
-        results.append(
-            CheckResult(
-                check="tools.required",
-                axis="tool_selection",
-                status="fail" if missing else "pass",
-                score=found / len(spec.required),
-                reason=reason,
-                details={"missing": list(missing), "required": list(spec.required)},
-            )
-        )
+        missing = tuple([name for name in spec.required if name not in used])
+        results.append(_required_result(tuple(spec.required), missing))
     if spec.forbidden:
         view = visible_calls(
             run.steps, scope=spec.scope, read_only=spec.read_only, errored=errored_calls
@@ -167,3 +156,21 @@ def check_tool_selection(
             )
         )
     return tuple(results)
+
+
+@functools.lru_cache(maxsize=1024)
+def _required_result(required: tuple[str, ...], missing: tuple[str, ...]) -> CheckResult:
+    """``tools.required`` depends on the required tools and those missing alone: built once per
+    distinct pair and shared (results are immutable)."""
+    found = len(required) - len(missing)
+    reason = f"called {found} of {len(required)} required tools"
+    if missing:
+        reason += f"; missing: {', '.join(missing)}"
+    return CheckResult(
+        check="tools.required",
+        axis="tool_selection",
+        status="fail" if missing else "pass",
+        score=found / len(required),
+        reason=reason,
+        details={"missing": list(missing), "required": list(required)},
+    )
