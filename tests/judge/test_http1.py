@@ -400,7 +400,8 @@ def test_the_direct_path_and_httpx2_agree_on_what_a_server_sends(kind: str, api_
                 base_url=f"http://127.0.0.1:{server.port}", max_connections=1, reasks=0
             )
             wire = backend._wires[0]
-            assert wire is not None and wire.origin is not None
+            assert wire is not None
+            assert wire.origin is not None
             if not direct:
                 wire.origin = None
             try:
@@ -430,7 +431,8 @@ def test_a_proxy_in_the_environment_keeps_calls_on_httpx2(
     monkeypatch.delenv("HTTPS_PROXY")
     monkeypatch.delenv("HTTP_PROXY")
     wire = AnthropicJudgeBackend(base_url="http://127.0.0.1:1", max_connections=1)._wires[0]
-    assert wire is not None and wire.origin is not None
+    assert wire is not None
+    assert wire.origin is not None
 
 
 def test_direct_connections_are_bounded_by_max_connections(server: FakeAnthropic) -> None:
@@ -441,15 +443,10 @@ def test_direct_connections_are_bounded_by_max_connections(server: FakeAnthropic
 
 def _self_signed(folder: Path, name: str) -> tuple[Path, Path]:
     cert, key = folder / f"{name}.pem", folder / f"{name}.key"
-    subprocess.run(
-        [
-            "openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2",
-            "-keyout", str(key), "-out", str(cert), "-subj", "/CN=127.0.0.1",
-            "-addext", "subjectAltName=IP:127.0.0.1",
-        ],  # fmt: skip
-        check=True,
-        capture_output=True,
-    )
+    command = ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2"]
+    command += ["-keyout", str(key), "-out", str(cert), "-subj", "/CN=127.0.0.1"]
+    command += ["-addext", "subjectAltName=IP:127.0.0.1"]
+    subprocess.run(command, check=True, capture_output=True)
     return cert, key
 
 
@@ -481,7 +478,8 @@ def test_https_goes_direct_with_the_trusted_roots_and_checks_the_certificate(
                 base_url=f"https://127.0.0.1:{server.port}", max_connections=1, reasks=0
             )
             wire = backend._wires[0]
-            assert wire is not None and wire.origin is not None
+            assert wire is not None
+            assert wire.origin is not None
             try:
                 first = await backend.judge(prompt, timeout=5.0)
                 second = await backend.judge(prompt, timeout=5.0)
