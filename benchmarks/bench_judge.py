@@ -8,12 +8,12 @@ after L seconds:
 3. rerun of (1) with its cache: zero requests must reach the server.
 
 It also measures the client's CPU cost per call with latency 0 (the floor no concurrency can hide),
-for both client paths: ``lean`` (the default: the first call posted by the backend itself through
-the SDK client's HTTP client and headers, its raw JSON validated straight into a ``Verdict``;
+for both client paths: ``lean`` (the default: the first call posted by the backend itself with the
+SDK's headers on its own HTTP/1.1 connections, its raw JSON validated straight into a ``Verdict``;
 instructor only re-asks) and ``instructor`` (every call through instructor), so the gain of the
 lean path is visible in the same run. The fake server is a separate Python process on the same
 machine, so on 2 cores client and server share the CPU: the clean run needs ``C / L`` calls a
-second (640 at the defaults) from one event loop, i.e. about 1.2 ms of client CPU per call all in
+second (640 at the defaults) from one event loop, i.e. at most about 1.2 ms of client CPU per call all in
 (HTTP, runner, cache write, evidence check, records); the clean run prints its CPU per call. ``--client`` picks the path of runs 1-3. Run::
 
     .venv/bin/python benchmarks/bench_judge.py            # N=2000, C=64, L=0.1, lean client

@@ -27,6 +27,7 @@ import json
 import os
 import pickle
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -47,8 +48,10 @@ __all__ = [
     "grade_dataset",
     "read_grades_file",
     "read_grades_manifest",
+    "runtime_scope",
     "score_dataset",
     "score_files",
+    "shutdown_runtime",
 ]
 
 
@@ -65,11 +68,16 @@ def _ray() -> Any:
     return ray
 
 
+_STARTED: list[bool] = []
+"""Holds True while a runtime this module started (a local one, no address) is up."""
+
+
 def init_runtime(address: str | None = None, *, workers: int | None = None) -> int:
     """Start or join a Ray runtime; returns the CPUs it offers. ``None``: a local runtime (reused if
     one is initialised), with ``workers`` CPUs when given; ``"auto"`` or ``"ray://HOST:PORT"``: join."""
     ray = _ray()
     if not ray.is_initialized():
+        _STARTED.clear()
         options: dict[str, Any] = {
             "include_dashboard": False,
             "log_to_driver": False,
@@ -89,12 +97,55 @@ def init_runtime(address: str | None = None, *, workers: int | None = None) -> i
                 hint="pass --address auto on a cluster node, ray://HOST:10001 for a remote cluster, "
                 "or no --address for a local runtime",
             ) from None
+        if address is None:
+            _STARTED.append(True)
         import logging
 
         ctx = ray.data.DataContext.get_current()
         ctx.enable_progress_bars = False  # ours is drawn by the face, over bytes
         logging.getLogger("ray.data").setLevel(logging.WARNING)
     return max(1, int(ray.cluster_resources().get("CPU", 1)))
+
+
+def shutdown_runtime() -> None:
+    """Stop the local runtime :func:`init_runtime` started, if it is still up (a joined cluster
+    and a runtime the caller started are left alone). The CLI calls it once its results are in:
+    Ray's own exit hook would do the same, after a half-second pause for log lines this module
+    never forwards (``log_to_driver=False``)."""
+    if not _STARTED:
+        return
+    _STARTED.clear()
+    ray = _ray()
+    if ray.is_initialized():
+        ray.shutdown()
+
+
+@contextmanager
+def runtime_scope() -> Iterator[None]:
+    """Within it, a local runtime that :func:`init_runtime` starts is stopped on the way out
+    (:func:`shutdown_runtime`); a runtime already up on entry, or a joined cluster, is left as is.
+    The CLI grades inside one, so its runtime is gone as soon as the results are in."""
+    ray = _ray()
+    up = ray.is_initialized()
+    try:
+        yield
+    finally:
+        if not up:
+            shutdown_runtime()
+
+
+def _actor_pool(ray: Any, actors: int, cpus: int) -> Any:
+    """All ``actors`` grading actors started at once (as many as the runtime's CPUs can hold).
+
+    With ``min_size=1`` Ray Data starts one actor and adds the others only once work queues up
+    behind it, seconds later (each new actor also imports pathjudge); on a local runtime sized
+    to the workers that delay was most of the gap between 1 and 2 workers. ``min_size`` never
+    exceeds the CPUs, so a pool larger than the cluster still starts. Only for the byte ranges of
+    :func:`score_files`, which need no Ray task besides the actors: a dataset's own read tasks
+    could wait for ever behind a pool that holds every CPU (:func:`grade_dataset` grows its pool).
+    """
+    actors = max(1, actors)
+    return ray.data.ActorPoolStrategy(min_size=max(1, min(actors, cpus)), max_size=actors)
 
 
 # -- files ------------------------------------------------------------------------------------------
@@ -501,7 +552,7 @@ def score_files(
             "max_weak": max_weak,
         },
         batch_size=1,
-        compute=ray.data.ActorPoolStrategy(min_size=1, max_size=min(actors, len(items))),
+        compute=_actor_pool(ray, min(actors, len(items)), cpus),
         num_cpus=1,
     )
     merged = PartialScorecard(max_weak=max_weak)
@@ -762,6 +813,8 @@ def grade_dataset(
                 "max_weak": max_weak,
             },
             batch_format="pyarrow",
+            # one actor first: a dataset's own read tasks may need a CPU that a full pool of
+            # actors would hold (a fused Parquet read was seen to wait for ever)
             compute=ray.data.ActorPoolStrategy(min_size=1, max_size=max(1, workers or cpus)),
             num_cpus=1,
         )

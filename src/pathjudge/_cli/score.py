@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -251,28 +252,29 @@ def score(
             field="--weights",
             hint="give at least one weight above 0, e.g. success=1,trajectory=0",
         )
-    report = run_score(
-        runs_arg if on_ray else runs,
-        loaded,
-        fast=fast,
-        verdicts=verdicts,
-        # the judge is set up (and its settings checked) only when something is to be judged
-        judge=JudgeSession.resolve(config=config, samples=samples, progress=progress_bars())
-        if judging
-        else False,
-        config=config,
-        thresholds=parse_thresholds(fail_under) if fail_under else None,
-        weights=weight_map,
-        jobs=jobs,
-        keep_grades=include_runs or rendered,
-        grades_out=grades_out,
-        skip_unknown_tasks=skip_unknown_tasks,
-        warn=lambda text: err_console.print(f"warning: {text}", markup=False),
-        engine="ray" if on_ray else "local",
-        address=address,
-        workers=workers,
-        progress=progress_bars() if on_ray and not quiet else None,
-    )
+    with ray_scope(on_ray):
+        report = run_score(
+            runs_arg if on_ray else runs,
+            loaded,
+            fast=fast,
+            verdicts=verdicts,
+            # the judge is set up (and its settings checked) only when something is to be judged
+            judge=JudgeSession.resolve(config=config, samples=samples, progress=progress_bars())
+            if judging
+            else False,
+            config=config,
+            thresholds=parse_thresholds(fail_under) if fail_under else None,
+            weights=weight_map,
+            jobs=jobs,
+            keep_grades=include_runs or rendered,
+            grades_out=grades_out,
+            skip_unknown_tasks=skip_unknown_tasks,
+            warn=lambda text: err_console.print(f"warning: {text}", markup=False),
+            engine="ray" if on_ray else "local",
+            address=address,
+            workers=workers,
+            progress=progress_bars() if on_ray and not quiet else None,
+        )
     report = report.model_copy(update={"suite_file": str(suite)})
     card, gates = report.scorecard, report.gates
     if report.skipped_runs:
@@ -324,3 +326,13 @@ def score(
 def _actual(value: float | None) -> str:
     """A gate's measured value rounded to 3 decimals (``0.933``, ``0.75``), or "—" when undefined."""
     return "—" if value is None else str(round(value, 3))
+
+
+def ray_scope(on_ray: bool) -> AbstractContextManager[None]:
+    """For ``--engine ray``: stop the local runtime this command starts as soon as the results
+    are in (:func:`pathjudge.ray.runtime_scope`), not in Ray's exit hook."""
+    if not on_ray:
+        return nullcontext()
+    from pathjudge.ray import runtime_scope
+
+    return runtime_scope()

@@ -15,7 +15,7 @@ import copy
 import json
 import logging
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from functools import cache
 from typing import Any
 
@@ -25,6 +25,7 @@ from pathjudge._optional import require
 from pathjudge._secrets import install_log_redaction, mask_url
 from pathjudge.agent.trajectory import Usage
 from pathjudge.errors import JudgeError
+from pathjudge.judge.backends import _http1
 from pathjudge.judge.backends.base import (
     BackendCallError,
     BackendReply,
@@ -99,10 +100,10 @@ _REASK = "Validation Error found:\n{error}\nRecall the function correctly, fix t
 """instructor's own re-ask wording (Anthropic TOOLS mode), so the lean path's hand-over reads the same."""
 
 
-def _json_body(response: Any) -> dict[str, Any]:
-    """The decoded JSON object of an HTTP response (an invalid body is an output problem)."""
+def _json_body(content: bytes) -> dict[str, Any]:
+    """The decoded JSON object of an HTTP response body (an invalid body is an output problem)."""
     try:
-        data = json.loads(response.content)
+        data = json.loads(content)
     except ValueError:
         raise OutputError(
             "invalid_output", "the API answered with a body that is not JSON"
@@ -144,6 +145,10 @@ class _Wire:
     ``tool_choice``, the tool) is serialised once per system text, and each call only encodes its
     user turn. Bytes on the wire are the ones ``create`` sends (same key order, same encoder).
 
+    The request goes out on :mod:`._http1`'s keep-alive connections (``origin``) when httpx2 would
+    only send it as is (:meth:`direct_origin`: no proxy, no client auth or params; no cookies set
+    so far), with the header block httpx2 builds; otherwise through ``http`` itself.
+
     Failures are raised as the SDK raises them (``APIStatusError`` subclasses built by the SDK
     client from the response, ``APITimeoutError``, ``APIConnectionError``), so one classifier,
     :func:`classify_api_error`, maps both paths. :meth:`usable` is false (and the backend keeps
@@ -151,12 +156,23 @@ class _Wire:
     each request (``custom_auth``), SDK middleware, or OpenTelemetry tracing.
     """
 
-    def __init__(self, client: Any, http: Any) -> None:
+    def __init__(
+        self,
+        client: Any,
+        http: Any,
+        origin: _http1.Origin | None = None,
+        seen: Callable[[Mapping[str, str]], None] | None = None,
+    ) -> None:
         self.client = client
         self.http = http
         self.url = client._prepare_url(_MESSAGES_PATH)
+        self.origin = origin
+        """Where calls go on the direct path (:mod:`._http1`); None: through ``http`` (httpx2)."""
+        self.seen = seen
+        """Receives the headers of every answer on the direct path (httpx2 calls its own hook)."""
         self._headers: dict[Any, Any] = {}
         self._requests: dict[Any, tuple[Any, dict[str, Any]]] = {}
+        self._heads: dict[Any, tuple[bytes, dict[str, Any]]] = {}
         self._tails: dict[str, bytes] = {}
 
     @staticmethod
@@ -227,13 +243,36 @@ class _Wire:
         )
         return head[:-1].encode() + b"," + tail
 
-    async def post(self, body: bytes, timeout: Any) -> Any:
-        """POST ``body``; the successful ``httpx2.Response``, or the SDK's exception for a failure."""
+    @staticmethod
+    def direct_origin(http: Any, url: Any, tls: Any, limit: int) -> _http1.Origin | None:
+        """An :class:`._http1.Origin` for ``url`` when httpx2 would only send the request as is:
+        no proxy (from the environment or given), no client auth or query parameters, no
+        redirect following. None otherwise (the calls then go through httpx2)."""
+        try:
+            plain = (
+                http._mounts == {}
+                and http.auth is None
+                and not http.params
+                and not http.follow_redirects
+                and url.scheme in ("http", "https")
+                and not url.userinfo
+            )
+            if not plain:
+                return None
+            port = url.port or (443 if url.scheme == "https" else 80)
+            return _http1.Origin(url.scheme, url.host, port, tls=tls, limit=limit)
+        except Exception:  # another httpx2 version: keep its own request path
+            return None
+
+    async def post(self, body: bytes, timeout: Any) -> dict[str, Any]:
+        """POST ``body``; the answer's JSON object, or the SDK's exception for a failure."""
         import anthropic
         import httpx2
 
         client = self.client
         http = self.http
+        if self.origin is not None and not http.cookies:
+            return await self._post_direct(body, timeout)
         if http.cookies:  # the server set cookies: let httpx2 merge them in as it does for the SDK
             request = http.build_request(
                 "POST",
@@ -266,7 +305,81 @@ class _Wire:
             raise anthropic.APIConnectionError(request=request) from err
         if not response.is_success:
             raise client._make_status_error_from_response(response) from None
-        return response
+        return _json_body(response.content)
+
+    def _limits(self, timeout: Any) -> dict[str, Any]:
+        import anthropic
+        import httpx2
+
+        client = self.client
+        return dict(
+            httpx2.Timeout(client.timeout if timeout is anthropic.NOT_GIVEN else timeout).as_dict()
+        )
+
+    async def _post_direct(self, body: bytes, timeout: Any) -> dict[str, Any]:
+        """The same request on :mod:`._http1`'s connections: the header block httpx2 would send
+        (built by httpx2 once per timeout), the same timeouts, and the same SDK exceptions."""
+        import anthropic
+        import httpx2
+
+        origin = self.origin
+        assert origin is not None
+        prepared = self._heads.get(timeout)
+        if prepared is None:
+            template = self.http.build_request(
+                "POST", self.url, headers=self.headers(timeout), content=b""
+            )
+            head = _http1.request_head("POST", template.url.raw_path, template.headers.raw)
+            prepared = self._heads[timeout] = (head, self._limits(timeout))
+        head, limits = prepared
+        try:
+            answer = await origin.request(
+                _http1.with_body(head, body),
+                connect_timeout=limits["connect"],
+                read_timeout=limits["read"],
+                pool_timeout=limits["pool"],
+            )
+        except TimeoutError as err:
+            raise anthropic.APITimeoutError(request=self._request(body, timeout)) from err
+        except (_http1.HTTPError, OSError) as err:
+            raise anthropic.APIConnectionError(request=self._request(body, timeout)) from err
+        if self.seen is not None:
+            self.seen(_http1.header_map(answer.headers))
+        content = None
+        if 200 <= answer.status < 300:
+            content = _http1.decode_body(answer)
+            if content is not None and any(
+                name.lower() == b"set-cookie" for name, _ in answer.headers
+            ):
+                content = None  # httpx2 keeps the cookie (below) as it does for the SDK
+        if content is None:  # a failure, a cookie, or a coding left to httpx2
+            response = httpx2.Response(
+                answer.status,
+                headers=answer.headers,
+                content=answer.body,
+                request=self._request(body, timeout),
+            )
+            self.http.cookies.extract_cookies(response)
+            if not response.is_success:
+                raise self.client._make_status_error_from_response(response) from None
+            content = response.content
+        return _json_body(content)
+
+    def _request(self, body: bytes, timeout: Any) -> Any:
+        """The ``httpx2.Request`` the SDK's exceptions carry (built only when one is raised)."""
+        import httpx2
+
+        return httpx2.Request(
+            "POST",
+            self.url,
+            headers=self.headers(timeout),
+            content=body,
+            extensions={"timeout": self._limits(timeout)},
+        )
+
+    async def aclose(self) -> None:
+        if self.origin is not None:
+            await self.origin.aclose()
 
 
 def _reask_messages(content: list[Any], problem: str) -> list[dict[str, Any]]:
@@ -469,6 +582,7 @@ class AnthropicJudgeBackend(JudgeBackend):
         # one TLS context (what each client would build for itself: system/certifi roots,
         # SSL_CERT_FILE/DIR honoured) shared by every pool: loading the roots is ~25 ms a client
         tls = httpx2.create_ssl_context(trust_env=True)
+        origin: _http1.Origin | None = None
         for _ in range(pools):
             http = httpx2.AsyncClient(
                 verify=tls,
@@ -488,7 +602,13 @@ class AnthropicJudgeBackend(JudgeBackend):
             self._pools.append(
                 (http, client, instructor.from_anthropic(client, mode=instructor.Mode.TOOLS))
             )
-            self._wires.append(_Wire(client, http) if _Wire.usable(client) else None)
+            wire = None
+            if _Wire.usable(client):
+                if origin is None:  # one set of direct connections for every pool
+                    url = client._prepare_url(_MESSAGES_PATH)
+                    origin = _Wire.direct_origin(http, url, tls, self._max_connections)
+                wire = _Wire(client, http, origin, self._seen_headers)
+            self._wires.append(wire)
         self._in_flight = [0] * pools
 
     def _bind(self) -> None:
@@ -510,6 +630,11 @@ class AnthropicJudgeBackend(JudgeBackend):
         if self.on_headers is not None:
             # httpx2's Headers is a case-insensitive Mapping[str, str] already: no copy per answer
             self.on_headers(response.headers)
+
+    def _seen_headers(self, headers: Mapping[str, str]) -> None:
+        """The same for an answer on the direct path (lower-case names)."""
+        if self.on_headers is not None:
+            self.on_headers(headers)
 
     def system_blocks(self, prompt: JudgePrompt) -> list[dict[str, Any]]:
         """The rubric as one cacheable system block."""
@@ -575,9 +700,7 @@ class AnthropicJudgeBackend(JudgeBackend):
                 import anthropic
 
                 body = wire.body(self.model, self.max_tokens, prompt.system, prompt.user)
-                response = await wire.post(
-                    body, anthropic.NOT_GIVEN if timeout is None else timeout
-                )
+                data = await wire.post(body, anthropic.NOT_GIVEN if timeout is None else timeout)
             else:
                 kwargs: dict[str, Any] = {} if timeout is None else {"timeout": timeout}
                 raw = await self._pools[pool][1].messages.with_raw_response.create(
@@ -589,8 +712,7 @@ class AnthropicJudgeBackend(JudgeBackend):
                     tool_choice=_TOOL_CHOICE,
                     **kwargs,
                 )
-                response = raw.http_response
-            data = _json_body(response)
+                data = _json_body(raw.http_response.content)
         except Exception as exc:
             raise classify_api_error(exc, Usage()) from None
         finally:
@@ -682,4 +804,6 @@ class AnthropicJudgeBackend(JudgeBackend):
         if not self._closed and (self._loop is None or self._loop is asyncio.get_running_loop()):
             for http, _, _ in self._pools:
                 await http.aclose()
+            for wire in {id(w.origin): w for w in self._wires if w is not None}.values():
+                await wire.aclose()
         self._closed = True
