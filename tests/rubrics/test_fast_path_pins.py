@@ -27,8 +27,8 @@ from pathjudge.rubrics.assertions.outcome import (
     ContainsAnyCriterion,
     check_outcome,
 )
-from pathjudge.rubrics.assertions.tools import ToolSelectionSpec, check_tool_selection
 from pathjudge.rubrics.assertions.recovery import RecoverySpec, check_recovery
+from pathjudge.rubrics.assertions.tools import ToolSelectionSpec, check_tool_selection
 from pathjudge.rubrics.checks import plan_task, recovery
 from pathjudge.rubrics.path import ArgDiff, ReferencePath, StepMatch, compile_reference
 from pathjudge.rubrics.suite import Task

@@ -255,7 +255,9 @@ class _ContainsCriterion(_AnswerCriterion):
                 else f"the answer contains none of {', '.join(render_value(v) for v in self.values)}"
             )
         how = describe_normalization(self.normalize)
-        status, score, text, details = _binary(ok, reason + f" ({how} comparison)", found=list(found))
+        status, score, text, details = _binary(
+            ok, reason + f" ({how} comparison)", found=list(found)
+        )
         verdict: _Verdict = (status, score, text, freeze(details))
         if len(self._verdicts) >= _VERDICTS_KEPT:
             self._verdicts.clear()

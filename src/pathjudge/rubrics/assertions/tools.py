@@ -27,7 +27,6 @@ checks (required, distractor, first_call) see every call.
 from __future__ import annotations
 
 import functools
-
 from typing import Self
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
