@@ -6,8 +6,9 @@
   (:attr:`~pathjudge.rubrics.checks.TaskPlan.recovery_clean`);
 - a contains criterion builds the verdict for each distinct set of values found once and shares it
   (:meth:`~pathjudge.rubrics.assertions.outcome.ContainsAnyCriterion.verdict_for`), and
-  ``tools.required`` is built once per (required, missing) pair: each equals a fresh build, and
-  the shared details cannot be changed.
+  ``tools.required`` is built once per (required, missing) pair, and the common outcomes of
+  ``recovery.recovered``, ``recovery.ending`` and ``arguments.match`` once per distinct value: each
+  reads as the result built for the run, and the shared details cannot be changed.
 
 (The aligner's cheap exits are pinned in ``test_path_memo.py``.)
 """
@@ -29,7 +30,7 @@ from pathjudge.rubrics.assertions.outcome import (
 )
 from pathjudge.rubrics.assertions.recovery import RecoverySpec, check_recovery
 from pathjudge.rubrics.assertions.tools import ToolSelectionSpec, check_tool_selection
-from pathjudge.rubrics.checks import plan_task, recovery
+from pathjudge.rubrics.checks import argument_match, plan_task, recovery
 from pathjudge.rubrics.path import ArgDiff, ReferencePath, StepMatch, compile_reference
 from pathjudge.rubrics.suite import Task
 
@@ -206,3 +207,83 @@ def test_shared_required_result_equals_its_reason(required: list[str], called: l
         f"; missing: {', '.join(missing)}" if missing else ""
     )
     assert result.to_dict()["details"] == {"missing": missing, "required": required}
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.builds(
+            Step,
+            tool=st.sampled_from(["a", "b"]),
+            turn=st.integers(0, 2),
+            arguments=st.sampled_from([{}, {"q": 1}]),
+            is_error=st.booleans(),
+        ),
+        min_size=1,
+        max_size=5,
+    ).map(lambda steps: sorted(steps, key=lambda s: s.turn)),
+    st.sampled_from([None, "", "  ", "the answer"]),
+    st.booleans(),
+)
+def test_shared_recovery_results_read_as_built(
+    steps: list[Step], answer: str | None, require: bool
+) -> None:
+    run = RunRecord(run_id="r", task_id="t", steps=tuple(steps), final_answer=answer)
+    spec = RecoverySpec(require_recovery=require)
+    found = {r.check: r for r in check_recovery(run, spec)}
+    errors = [i for i, s in enumerate(steps) if s.is_error]
+    if not errors:
+        return
+    if require:
+        recovered = sum(1 for i in errors if any(not s.is_error for s in steps[i + 1 :]))
+        result = found["recovery.recovered"]
+        assert result.score == recovered / len(errors)
+        assert result.reason.startswith(
+            f"{recovered} of {len(errors)} errors followed by a successful call"
+        )
+        assert result.to_dict()["details"] == {"recovered": recovered, "errors": len(errors)}
+    else:
+        assert "recovery.recovered" not in found
+    answered = bool(answer and answer.strip())
+    last = steps[-1].is_error
+    ending = found["recovery.ending"]
+    assert ending.status == ("fail" if last and not answered else "pass")
+    assert ending.to_dict()["details"] == {"last_step_errored": last, "answered": answered}
+    if not (last and not answered):
+        assert ending.reason == (
+            "the last call errored but the run still gave a final answer"
+            if last
+            else "the run did not end on an error"
+        )
+
+
+def test_shared_argument_match_results_read_as_built() -> None:
+    task = Task.model_validate(
+        {
+            "id": "t",
+            "input": "q",
+            "arguments": [{"tool": "b", "args": {"q": 1}}, {"tool": "a", "args": {"q": 1}}],
+        }
+    )
+    plan = plan_task(task)
+
+    def match(*calls: dict[str, Any]) -> dict[str, Any]:
+        steps = tuple(
+            Step(tool=t, turn=i, arguments=args)
+            for i, (t, args) in enumerate((c["tool"], c["args"]) for c in calls)
+        )
+        (result,) = argument_match(RunRecord(run_id="r", task_id="t", steps=steps), plan)
+        return result.to_dict()
+
+    none = match({"tool": "c", "args": {}})
+    assert (none["status"], none["reason"]) == ("not_run", "no call to a, b to check")
+    ok = match({"tool": "a", "args": {"q": 1}}, {"tool": "b", "args": {"q": 1}})
+    assert ok["status"] == "pass"
+    assert ok["score"] == 1.0
+    assert ok["reason"] == "2 of 2 calls to a, b matched their expectation"
+    assert ok["details"] == {"checked": 2, "failed": 0}
+    bad = match({"tool": "a", "args": {"q": 2}}, {"tool": "b", "args": {"q": 1}})
+    assert bad["status"] == "fail"
+    assert bad["score"] == 0.5
+    assert bad["reason"].startswith("1 of 2 calls to a, b matched their expectation; call #1 a: ")
+    assert bad["details"] == {"checked": 2, "failed": 1}

@@ -20,6 +20,7 @@ is a module-level memo keyed by object identity.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
@@ -247,27 +248,42 @@ def argument_match(run: RunRecord, plan: TaskPlan) -> tuple[CheckResult, ...]:
                 f"call #{index + 1} {step.tool}: "
                 + "; ".join(m.render() for m in found.mismatches[:3])
             )
+    if not failures:
+        return (_match_without_failure(tuple(expectations), total),)
     tools = ", ".join(sorted(expectations))
-    if total == 0:
-        return (
-            CheckResult(
-                check="arguments.match",
-                axis="argument_correctness",
-                status="not_run",
-                reason=f"no call to {tools} to check",
-            ),
-        )
     ok = total - len(failures)
     return (
         CheckResult(
             check="arguments.match",
             axis="argument_correctness",
-            status="fail" if failures else "pass",
+            status="fail",
             score=ok / total,
-            reason=f"{ok} of {total} calls to {tools} matched their expectation"
-            + ("; " + "; ".join(failures[:5]) if failures else ""),
+            reason=f"{ok} of {total} calls to {tools} matched their expectation; "
+            + "; ".join(failures[:5]),
             details={"checked": total, "failed": len(failures)},
         ),
+    )
+
+
+@functools.lru_cache(maxsize=1024)
+def _match_without_failure(tools: tuple[str, ...], total: int) -> CheckResult:
+    """``arguments.match`` when no call failed (``not_run`` when none was checked): it depends on
+    the expected tools and the count alone, so it is built once per pair and shared."""
+    listed = ", ".join(sorted(tools))
+    if total == 0:
+        return CheckResult(
+            check="arguments.match",
+            axis="argument_correctness",
+            status="not_run",
+            reason=f"no call to {listed} to check",
+        )
+    return CheckResult(
+        check="arguments.match",
+        axis="argument_correctness",
+        status="pass",
+        score=1.0,
+        reason=f"{total} of {total} calls to {listed} matched their expectation",
+        details={"checked": total, "failed": 0},
     )
 
 

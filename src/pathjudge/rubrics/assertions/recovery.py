@@ -20,6 +20,7 @@ step errored and it has no final answer.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Literal
 
@@ -158,40 +159,69 @@ def check_recovery(run: RunRecord, spec: RecoverySpec) -> tuple[CheckResult, ...
         )
     )
     if spec.require_recovery:
-        recovered = sum(1 for e in events if e.recovered)
         unrecovered = [e for e in events if not e.recovered]
-        reason = f"{recovered} of {len(events)} errors followed by a successful call"
-        if unrecovered:
+        if not unrecovered:
+            results.append(_all_recovered(len(events)))
+        else:
+            recovered = len(events) - len(unrecovered)
+            reason = f"{recovered} of {len(events)} errors followed by a successful call"
             reason += "; not recovered: " + ", ".join(
                 f"call #{e.index + 1} {e.tool} ({e.response})" for e in unrecovered
             )
-        results.append(
-            CheckResult(
-                check="recovery.recovered",
-                axis="error_recovery",
-                status="fail" if unrecovered else "pass",
-                score=recovered / len(events),
-                reason=reason,
-                details={"recovered": recovered, "errors": len(events)},
+            results.append(
+                CheckResult(
+                    check="recovery.recovered",
+                    axis="error_recovery",
+                    status="fail",
+                    score=recovered / len(events),
+                    reason=reason,
+                    details={"recovered": recovered, "errors": len(events)},
+                )
             )
-        )
     last_errored = run.steps[-1].is_error
     answered = bool(run.final_answer and run.final_answer.strip())
-    ends_on_error = last_errored and not answered
-    if ends_on_error:
-        ending = f"the run ended on an error (call #{len(run.steps)} {run.steps[-1].tool}) with no answer"
-    elif last_errored:
-        ending = "the last call errored but the run still gave a final answer"
-    else:
-        ending = "the run did not end on an error"
-    results.append(
-        CheckResult(
-            check="recovery.ending",
-            axis="error_recovery",
-            status="fail" if ends_on_error else "pass",
-            score=0.0 if ends_on_error else 1.0,
-            reason=ending,
-            details={"last_step_errored": last_errored, "answered": answered},
+    if last_errored and not answered:
+        results.append(
+            CheckResult(
+                check="recovery.ending",
+                axis="error_recovery",
+                status="fail",
+                score=0.0,
+                reason=f"the run ended on an error (call #{len(run.steps)} {run.steps[-1].tool}) "
+                "with no answer",
+                details={"last_step_errored": last_errored, "answered": answered},
+            )
         )
-    )
+    else:
+        results.append(_ending_ok(last_errored, answered))
     return tuple(results)
+
+
+# The results of the common outcomes, shared between runs (CheckResult is frozen).
+
+
+@functools.lru_cache(maxsize=256)
+def _all_recovered(errors: int) -> CheckResult:
+    return CheckResult(
+        check="recovery.recovered",
+        axis="error_recovery",
+        status="pass",
+        score=1.0,
+        reason=f"{errors} of {errors} errors followed by a successful call",
+        details={"recovered": errors, "errors": errors},
+    )
+
+
+@functools.lru_cache(maxsize=4)
+def _ending_ok(last_errored: bool, answered: bool) -> CheckResult:
+    """``recovery.ending`` of a run that did not end on an unanswered error."""
+    return CheckResult(
+        check="recovery.ending",
+        axis="error_recovery",
+        status="pass",
+        score=1.0,
+        reason="the last call errored but the run still gave a final answer"
+        if last_errored
+        else "the run did not end on an error",
+        details={"last_step_errored": last_errored, "answered": answered},
+    )
