@@ -319,18 +319,6 @@ def test_expand_runs_reads_paths_globs_folders_and_file_uris(tmp_path: Path) -> 
         expand_runs(f"{tmp_path}/*.parquet")
 
 
-def test_all_grading_actors_start_at_once_within_the_cpus() -> None:
-    """Ray Data's default grows the pool from one actor only once work queues up (seconds per
-    actor); pathjudge asks for every actor up front, never for more than the CPUs can hold."""
-    from pathjudge.ray import _actor_pool
-
-    both = _actor_pool(ray, 2, 2)
-    assert (both.min_size, both.max_size) == (2, 2)
-    more = _actor_pool(ray, 6, 2)
-    assert (more.min_size, more.max_size) == (2, 6)
-    assert (_actor_pool(ray, 0, 4).min_size, _actor_pool(ray, 0, 4).max_size) == (1, 1)
-
-
 def test_the_runtime_scope_stops_only_a_runtime_started_inside_it(
     capsys: pytest.CaptureFixture[str],
 ) -> None:

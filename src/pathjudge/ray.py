@@ -4,8 +4,8 @@ Two entry points (``pip install 'pathjudge[ray]'``):
 
 - :func:`score_files` grades runs JSONL files — a local path, a glob, a folder, or an ``s3://`` /
   ``gs://`` URI (any filesystem pyarrow reaches). Each file is cut at line starts into byte ranges; a
-  parallel pass counts each range's newlines (so every line keeps its number); a Ray Data
-  ``map_batches`` maps :func:`~pathjudge.scoring.chunk.grade_chunk` over every range on a grading actor;
+  parallel pass counts each range's newlines (so every line keeps its number); one Ray task per range
+  runs :func:`~pathjudge.scoring.chunk.grade_chunk` on it (as many at once as there are workers), and
   the driver merges the :class:`~pathjudge.scoring.scorecard.PartialScorecard` s in any order. Bad
   records stay in the partial with their file and line; ``first_error()`` is the one a single process
   stops at. None is skipped silently.
@@ -132,20 +132,6 @@ def runtime_scope() -> Iterator[None]:
     finally:
         if not up:
             shutdown_runtime()
-
-
-def _actor_pool(ray: Any, actors: int, cpus: int) -> Any:
-    """All ``actors`` grading actors started at once (as many as the runtime's CPUs can hold).
-
-    With ``min_size=1`` Ray Data starts one actor and adds the others only once work queues up
-    behind it, seconds later (each new actor also imports pathjudge); on a local runtime sized
-    to the workers that delay was most of the gap between 1 and 2 workers. ``min_size`` never
-    exceeds the CPUs, so a pool larger than the cluster still starts. Only for the byte ranges of
-    :func:`score_files`, which need no Ray task besides the actors: a dataset's own read tasks
-    could wait for ever behind a pool that holds every CPU (:func:`grade_dataset` grows its pool).
-    """
-    actors = max(1, actors)
-    return ray.data.ActorPoolStrategy(min_size=max(1, min(actors, cpus)), max_size=actors)
 
 
 # -- files ------------------------------------------------------------------------------------------
@@ -363,69 +349,64 @@ def _newlines(path: str, start: int, end: int) -> int:
         return count_newlines(handle, end - start)
 
 
-def _count_lines(batch: dict[str, Any]) -> dict[str, Any]:
-    """Ray task: the number of newlines in each byte range (to number the lines of the next range)."""
-    import numpy as np
+@dataclass(frozen=True)
+class _Setup:
+    """What every grading task needs besides its range (put in the object store once per run)."""
 
-    counts = [
-        _newlines(str(batch["path"][i]), int(batch["start"][i]), int(batch["end"][i]))
-        for i in range(len(batch["path"]))
-    ]
-    return {
-        "file": np.asarray(batch["file"]),
-        "index": np.asarray(batch["index"]),
-        "lines": np.asarray(counts),
-    }
+    suite: Suite
+    verdicts: Mapping[str, VerdictLike] | None
+    fast: bool
+    grades: str | None
+    max_weak: int
 
 
-class _Grader:
-    """A Ray actor: grades whole byte ranges of runs JSONL files with
-    :func:`~pathjudge.scoring.chunk.grade_chunk` into pickled partial scorecards."""
+def _grade_range(setup: list[Any], item: dict[str, Any]) -> tuple[int, int, int, bytes]:
+    """Ray task: grade one byte range of a runs JSONL file with
+    :func:`~pathjudge.scoring.chunk.grade_chunk`; ``(file, index, size, pickled (partial, shard))``.
 
-    def __init__(
-        self,
-        suite: Suite,
-        verdicts: Mapping[str, VerdictLike] | None,
-        fast: bool,
-        grades: str | None,
-        max_weak: int,
-    ) -> None:
-        from pathjudge.rubrics.checks import SuitePlan
+    ``setup`` holds the object-store reference of the run's :class:`_Setup` (inside a list, so
+    Ray passes the reference rather than a fresh copy): a worker process fetches it and plans the
+    suite once per run, and its plan's caches stay warm from one range to the next.
+    """
+    from pathjudge.scoring.chunk import grade_chunk
 
-        self.plans = SuitePlan(suite)
-        self.verdicts = verdicts
-        self.fast = fast
-        self.grades = grades
-        self.max_weak = max_weak
+    config, plans = _setup(setup[0])
+    path = str(item["path"])
+    file, index = int(item["file"]), int(item["index"])
+    start, end = int(item["start"]), int(item["end"])
+    writer = _ShardWriter(config.grades, file, index) if config.grades else None
+    partial = grade_chunk(
+        _range_lines(path, start, end, int(item["first_line"])),
+        plans,
+        config.verdicts,
+        fast=config.fast,
+        max_weak=config.max_weak,
+        on_grade=None if writer is None else writer.grade,
+    )
+    shard = writer.close(path) if writer is not None else None
+    return (
+        file,
+        index,
+        end - start,
+        pickle.dumps((partial, shard), protocol=pickle.HIGHEST_PROTOCOL),
+    )
 
-    def __call__(self, batch: dict[str, Any]) -> dict[str, Any]:
-        import numpy as np
 
-        from pathjudge.scoring.chunk import grade_chunk
+_SETUPS: dict[str, tuple[_Setup, Any]] = {}
+"""In a worker process: the setup of the run it grades for, with its suite plan (one run's)."""
 
-        out = []
-        for i in range(len(batch["path"])):
-            path = str(batch["path"][i])
-            file, index = int(batch["file"][i]), int(batch["index"][i])
-            writer = _ShardWriter(self.grades, file, index) if self.grades else None
-            partial = grade_chunk(
-                _range_lines(
-                    path, int(batch["start"][i]), int(batch["end"][i]), int(batch["first_line"][i])
-                ),
-                self.plans,
-                self.verdicts,
-                fast=self.fast,
-                max_weak=self.max_weak,
-                on_grade=None if writer is None else writer.grade,
-            )
-            shard = writer.close(path) if writer is not None else None
-            out.append(pickle.dumps((partial, shard), protocol=pickle.HIGHEST_PROTOCOL))
-        return {
-            "file": np.asarray(batch["file"]),
-            "index": np.asarray(batch["index"]),
-            "size": np.asarray(batch["end"]) - np.asarray(batch["start"]),
-            "partial": np.array(out, dtype=object),
-        }
+
+def _setup(ref: Any) -> tuple[_Setup, Any]:
+    from pathjudge.rubrics.checks import SuitePlan
+
+    key = ref.hex()
+    found = _SETUPS.get(key)
+    if found is None:
+        config = _ray().get(ref)
+        found = (config, SuitePlan(config.suite))
+        _SETUPS.clear()  # a worker grades for one run at a time: keep only the latest
+        _SETUPS[key] = found
+    return found
 
 
 class _ShardWriter:
@@ -472,11 +453,11 @@ def _first_lines(ray: Any, items: list[dict[str, Any]], workers: int) -> None:
             {**item, "lines": _newlines(item["path"], item["start"], item["end"])} for item in items
         ]
     else:
-        counted = (
-            ray.data.from_items(items, override_num_blocks=len(items))
-            .map_batches(_count_lines, batch_size=1, num_cpus=1)
-            .iter_rows()
-        )
+        count = ray.remote(num_cpus=1)(_newlines)
+        refs = [count.remote(item["path"], item["start"], item["end"]) for item in items]
+        counted = [
+            {**item, "lines": lines} for item, lines in zip(items, ray.get(refs), strict=True)
+        ]
     lines = {(int(row["file"]), int(row["index"])): int(row["lines"]) for row in counted}
     running: dict[int, int] = {}
     for item in items:  # items are in (file, index) order
@@ -499,7 +480,7 @@ def score_files(
     """Grade runs JSONL (or Parquet) files on Ray into one merged :class:`PartialScorecard`.
 
     ``partial.first_error()`` is the bad record a single process would stop at (with its file and
-    line), ``partial.finish(suite)`` the scorecard. ``workers``: grading actors (default: the runtime's
+    line), ``partial.finish(suite)`` the scorecard. ``workers``: grading tasks at once (default: the runtime's
     CPUs). ``grades``: a folder (or URI) that gets one JSONL shard of per-run grades per range plus
     ``manifest.json``, which ``pathjudge report --grades`` reads.
     """
@@ -542,30 +523,18 @@ def score_files(
         for r in ranges
     ]
     _first_lines(ray, items, actors)
-    graded = ray.data.from_items(items, override_num_blocks=len(items)).map_batches(
-        _Grader,
-        fn_constructor_kwargs={
-            "suite": suite,
-            "verdicts": verdicts,
-            "fast": fast,
-            "grades": grades,
-            "max_weak": max_weak,
-        },
-        batch_size=1,
-        compute=_actor_pool(ray, min(actors, len(items)), cpus),
-        num_cpus=1,
-    )
     merged = PartialScorecard(max_weak=max_weak)
     shards: list[tuple[tuple[int, int], dict[str, Any]]] = []
     seen = 0
+    setup = ray.put(_Setup(suite, verdicts, fast, grades, max_weak))
     with or_no_progress(progress)("grading on Ray (bytes)", total) as bar:
-        for row in graded.iter_rows():  # partials merge in any order (associative, commutative)
-            partial, shard = pickle.loads(row["partial"])
+        for file, index, size, blob in _map_ranges(ray, setup, items, actors):
+            partial, shard = pickle.loads(blob)  # partials merge in any order
             merged.merge(partial)
             if shard is not None:
-                shards.append(((int(row["file"]), int(row["index"])), shard))
-            seen += int(row["size"])
-            bar.advance(int(row["size"]))
+                shards.append(((file, index), shard))
+            seen += size
+            bar.advance(size)
     if seen < total:  # pragma: no cover - Ray returned fewer rows than ranges
         raise RuntimeError("a grading task's result never came back from Ray; rerun")
     if grades is not None and merged.first_error() is None:
@@ -573,6 +542,40 @@ def score_files(
             grades, [shard for _, shard in sorted(shards, key=lambda s: s[0])], merged.runs
         )
     return merged
+
+
+def _map_ranges(
+    ray: Any, setup: Any, items: list[dict[str, Any]], workers: int
+) -> Iterator[tuple[int, int, int, bytes]]:
+    """Grade every range as a Ray task, at most ``workers`` at a time, yielding as each finishes.
+
+    Plain tasks, not a Ray Data pipeline: the ranges are already planned and read by the tasks
+    themselves, so Ray Data would only add its executor loop in the driver and its stats,
+    autoscaling and location actors (each a process importing Ray Data), which cost about a
+    sixth of all CPU on a 2-core machine. A task that raises raises here; on the way out (an
+    error, Ctrl-C) the tasks still in flight are cancelled.
+    """
+    grade = ray.remote(num_cpus=1)(_grade_range)
+    queue = iter(items)
+    pending: dict[Any, dict[str, Any]] = {}
+
+    def submit() -> None:
+        item = next(queue, None)
+        if item is not None:
+            pending[grade.remote([setup], item)] = item
+
+    try:
+        for _ in range(max(1, min(workers, len(items)))):
+            submit()
+        while pending:
+            done, _ = ray.wait(list(pending), num_returns=1)
+            for ref in done:
+                del pending[ref]
+                submit()  # the next range starts before this one's result is merged
+                yield ray.get(ref)
+    finally:
+        for ref in pending:
+            ray.cancel(ref)
 
 
 MANIFEST = "manifest.json"
