@@ -176,10 +176,10 @@ def test_first_line_numbers_counted_here_and_in_ray_tasks_agree(
         ]
 
     here = items()
-    module._first_lines(ray, here, 2)
+    module._first_lines(ray, here)
     monkeypatch.setattr(module, "_is_local", lambda path: False)
     there = items()
-    module._first_lines(ray, there, 2)
+    module._first_lines(ray, there)
     data = runs.read_bytes()
     expected = [data.count(b"\n", 0, int(str(item["start"]))) + 1 for item in here]
     assert len(here) > 2

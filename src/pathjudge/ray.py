@@ -439,7 +439,7 @@ class _ShardWriter:
 # -- the driver -------------------------------------------------------------------------------------
 
 
-def _first_lines(ray: Any, items: list[dict[str, Any]], workers: int) -> None:
+def _first_lines(ray: Any, items: list[dict[str, Any]]) -> None:
     """Fill each range's ``first_line``: newlines counted per range (here for local files, in Ray
     tasks for object storage), summed per file in order."""
     if all(item["index"] == 0 for item in items):  # one range per file: no counting needed
@@ -522,7 +522,7 @@ def score_files(
         {"file": r.file, "index": r.index, "path": r.path, "start": r.start, "end": r.end}
         for r in ranges
     ]
-    _first_lines(ray, items, actors)
+    _first_lines(ray, items)
     merged = PartialScorecard(max_weak=max_weak)
     shards: list[tuple[tuple[int, int], dict[str, Any]]] = []
     seen = 0

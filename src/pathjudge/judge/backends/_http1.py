@@ -131,6 +131,9 @@ class _Parser:
     )
 
     def __init__(self) -> None:
+        self._reset()
+
+    def _reset(self) -> None:
         self.status = 0
         self.reason = ""
         self.headers: list[tuple[bytes, bytes]] = []
@@ -159,7 +162,7 @@ class _Parser:
                 if self.status == 101:
                     raise ProtocolError("unexpected protocol switch (HTTP 101)")
                 del buffer[: end + 4]
-                self.__init__()  # type: ignore[misc]
+                self._reset()
                 continue
             self.head_end = end + 4
             self.pos = self.head_end

@@ -287,10 +287,7 @@ class _Wire:
             if prepared is None:
                 merged = httpx2.Headers(http.headers)
                 merged.update(self.headers(timeout))
-                limit = httpx2.Timeout(
-                    client.timeout if timeout is anthropic.NOT_GIVEN else timeout
-                )
-                prepared = self._requests[timeout] = (merged, limit.as_dict())
+                prepared = self._requests[timeout] = (merged, self._limits(timeout))
             headers, limits = prepared
             request = httpx2.Request(
                 "POST", self.url, headers=headers, content=body, extensions={"timeout": limits}
@@ -308,13 +305,12 @@ class _Wire:
         return _json_body(response.content)
 
     def _limits(self, timeout: Any) -> dict[str, Any]:
+        """httpx2's per-phase timeouts for ``timeout`` (the client's own when not given)."""
         import anthropic
         import httpx2
 
-        client = self.client
-        return dict(
-            httpx2.Timeout(client.timeout if timeout is anthropic.NOT_GIVEN else timeout).as_dict()
-        )
+        chosen = self.client.timeout if timeout is anthropic.NOT_GIVEN else timeout
+        return dict(httpx2.Timeout(chosen).as_dict())
 
     async def _post_direct(self, body: bytes, timeout: Any) -> dict[str, Any]:
         """The same request on :mod:`._http1`'s connections: the header block httpx2 would send
