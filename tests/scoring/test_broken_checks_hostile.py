@@ -102,7 +102,9 @@ def _raises_unprintable(run: RunRecord, plan: TaskPlan) -> tuple[CheckResult, ..
 
 @pytest.mark.parametrize("function", [_raises_base, _raises_unprintable])
 def test_a_declared_check_that_raises_anything_is_an_error(function: Any) -> None:
-    suite = parse_suite_text("name: s\ntasks:\n  - id: t\n    success: {kind: contains_all, values: [ok]}\n")
+    suite = parse_suite_text(
+        "name: s\ntasks:\n  - id: t\n    success: {kind: contains_all, values: [ok]}\n"
+    )
     plans = SuitePlan(suite, checks=(*CHECKS, Check("tools.custom", "tool_selection", function)))
     (one,) = grade([_run("t")], plans, fast=True)
     custom = next(c for c in one.checks if c.check == "tools.custom")

@@ -35,7 +35,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from pathjudge._records import fast_init
 from pathjudge.agent.trajectory import RunRecord
@@ -206,7 +206,7 @@ class RunGrade:
             fields["path"] = PathAlignment.from_dict(path)
         grade: RunGrade = _grade_adapter().validate_python(fields)
         object.__setattr__(grade, "check_errors", len(grade.broken_checks))
-        object.__setattr__(grade, "axes", FrozenDict(grade.axes))
+        object.__setattr__(grade, "axes", _frozen_axes(grade.axes))
         return grade
 
     def to_json(self) -> bytes:
@@ -218,6 +218,10 @@ class RunGrade:
     def model_dump_json(self) -> str:
         """:meth:`to_json` as text (the earlier Pydantic model's spelling)."""
         return self.to_json().decode("utf-8")
+
+
+def _frozen_axes(axes: Mapping[Axis, float | None]) -> Mapping[Axis, float | None]:
+    return cast(Mapping[Axis, float | None], FrozenDict(cast(Mapping[str, Any], axes)))
 
 
 def _grade_adapter() -> Any:
@@ -483,7 +487,7 @@ def grade_run(
         tool_calls=tool_calls,
         trajectory=trajectory,
         path_score=alignment.score if alignment is not None else None,
-        axes=FrozenDict(axes),  # a frozen grade all the way down
+        axes=_frozen_axes(axes),  # a frozen grade all the way down
         surfaced=surfaced,
         missing_surface=missing_surface,
         steps=len(steps),
