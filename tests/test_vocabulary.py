@@ -52,8 +52,9 @@ def test_canonical_backend_names_pass_without_a_notice(capsys: pytest.CaptureFix
 
 @pytest.mark.parametrize(("old", "new"), [("openai", "openai-compatible"), ("llama", "llama-cpp")])
 def test_old_backend_spelling_maps_with_a_deprecation_warning(old: str, new: str) -> None:
-    with pytest.warns(DeprecationWarning) as caught:
-        assert JudgeSession.resolve(backend=old).backend == new
+    with pytest.warns(DeprecationWarning, match="deprecated") as caught:
+        session = JudgeSession.resolve(backend=old)
+    assert session.backend == new
     assert _warned(caught, old, new)
     assert caught[0].filename == __file__  # attributed to the caller's code, not pathjudge's
 
@@ -82,21 +83,28 @@ def test_unknown_backend_lists_only_current_names() -> None:
 
 def test_old_backend_spelling_in_file_env_and_cli(tmp_path: Path) -> None:
     (tmp_path / "pathjudge.toml").write_text('[judge]\nbackend = "openai"\n', encoding="utf-8")
-    with pytest.warns(DeprecationWarning) as caught:
-        assert resolve_config(cwd=tmp_path, env={}).config.judge.backend == "openai-compatible"
-        env = {"PATHJUDGE_AGENT_BACKEND": "llama"}
-        assert resolve_config(cwd=tmp_path, env=env).config.agent.backend == "llama-cpp"
+    with pytest.warns(DeprecationWarning, match="deprecated") as caught:
+        from_file = resolve_config(cwd=tmp_path, env={})
+    assert from_file.config.judge.backend == "openai-compatible"
+    assert _warned(caught, "openai", "openai-compatible")
+    env = {"PATHJUDGE_AGENT_BACKEND": "llama"}
+    with pytest.warns(DeprecationWarning, match="deprecated") as caught:
+        from_env = resolve_config(cwd=tmp_path, env=env)
+    assert from_env.config.agent.backend == "llama-cpp"
+    assert _warned(caught, "llama", "llama-cpp")
+    with pytest.warns(DeprecationWarning, match="deprecated") as caught:
         cli = resolve_config({"judge.backend": "llama"}, cwd=tmp_path, env={})
     assert cli.config.judge.backend == "llama-cpp"
-    assert _warned(caught, "openai", "openai-compatible")
     assert _warned(caught, "llama", "llama-cpp")
 
 
 def test_agent_backend_old_spelling() -> None:
     from pathjudge.agent.collect import LLAMA_CPP_BASE_URL, config_backend_name, resolve_run_options
 
-    with pytest.warns(DeprecationWarning) as caught:
-        assert config_backend_name("openai") == "openai-compatible"
+    with pytest.warns(DeprecationWarning, match="deprecated"):
+        name = config_backend_name("openai")
+    assert name == "openai-compatible"
+    with pytest.warns(DeprecationWarning, match="deprecated") as caught:
         options = resolve_run_options(backend="llama", model="m")
     assert (options.backend, options.base_url) == ("openai", LLAMA_CPP_BASE_URL)
     assert _warned(caught, "llama", "llama-cpp")
@@ -133,9 +141,13 @@ def test_same_range_rule_in_config_and_flag(tmp_path: Path) -> None:
 
 
 def test_old_metric_spelling_in_flags() -> None:
-    with pytest.warns(DeprecationWarning) as caught:
-        assert parse_thresholds("correctness=0.5") == {"tool_calls": 0.5}
-        assert parse_weights("correctness=2") == {"tool_calls": 2.0}
+    with pytest.warns(DeprecationWarning, match="deprecated") as caught:
+        thresholds = parse_thresholds("correctness=0.5")
+    assert thresholds == {"tool_calls": 0.5}
+    assert _warned(caught, "correctness", "tool_calls")
+    with pytest.warns(DeprecationWarning, match="deprecated") as caught:
+        weights = parse_weights("correctness=2")
+    assert weights == {"tool_calls": 2.0}
     assert _warned(caught, "correctness", "tool_calls")
 
 
@@ -143,17 +155,18 @@ def test_old_metric_keys_in_file_env_and_cli(tmp_path: Path) -> None:
     (tmp_path / "pathjudge.toml").write_text(
         "[fail_under]\ncorrectness = 0.7\n[weights.levels]\ncorrectness = 2.0\n", encoding="utf-8"
     )
-    with pytest.warns(DeprecationWarning) as caught:
+    with pytest.warns(DeprecationWarning, match="deprecated") as caught:
         resolved = resolve_config(cwd=tmp_path, env={})
     assert resolved.config.fail_under.tool_calls == 0.7
     assert resolved.config.weights.levels.tool_calls == 2.0
     assert resolved.source("fail_under.tool_calls").startswith("file:")
     assert _warned(caught, "fail_under.correctness", "fail_under.tool_calls")
     env = {"PATHJUDGE_FAIL_UNDER_CORRECTNESS": "0.4"}
-    with pytest.warns(DeprecationWarning) as caught:
-        assert resolve_config(cwd=tmp_path / "x", env=env).config.fail_under.tool_calls == 0.4
+    with pytest.warns(DeprecationWarning, match="deprecated") as caught:
+        from_env = resolve_config(cwd=tmp_path / "x", env=env)
+    assert from_env.config.fail_under.tool_calls == 0.4
     assert any("PATHJUDGE_FAIL_UNDER_TOOL_CALLS" in str(w.message) for w in caught)
-    with pytest.warns(DeprecationWarning):
+    with pytest.warns(DeprecationWarning, match="deprecated"):
         cli = resolve_config({"fail_under.correctness": 0.3}, cwd=tmp_path / "x", env={})
     assert cli.config.fail_under.tool_calls == 0.3
 
@@ -162,7 +175,7 @@ def test_bad_value_under_an_old_key_names_the_file_line(tmp_path: Path) -> None:
     (tmp_path / "pathjudge.toml").write_text(
         "[fail_under]\n\ncorrectness = 1.5\n", encoding="utf-8"
     )
-    with pytest.raises(ConfigError) as info, pytest.warns(DeprecationWarning):
+    with pytest.raises(ConfigError) as info, pytest.warns(DeprecationWarning, match="deprecated"):
         resolve_config(cwd=tmp_path, env={})
     assert info.value.line == 3
     assert info.value.field == "fail_under.tool_calls"
