@@ -19,7 +19,8 @@ was given for the item, they are ``not_run``.
 
 The checks are the ones declared in :data:`pathjudge.rubrics.checks.CHECKS`, run in order by
 :func:`grade_run`, each guarded: a check that raises (even ``SystemExit`` or ``KeyboardInterrupt`` from
-a user callable) gives one ``error`` result named after the check. An ``error`` is undecided: it is
+a user callable) gives one ``error`` result named after the check. A Ctrl-C still stops the grading
+(see :mod:`pathjudge._interrupt`). An ``error`` is undecided: it is
 counted in ``check_errors`` and listed as a check that broke, never a fail, never a score of 0, never
 the weak flag "failed"; a success criterion that breaks leaves success ``undecided``. Nothing a check
 does stops the stream.
@@ -37,6 +38,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, cast
 
+from pathjudge._interrupt import stops_grading, watching_interrupts
 from pathjudge._records import fast_init
 from pathjudge.agent.trajectory import RunRecord
 from pathjudge.rubrics.assertions.base import AXES, Axis, CheckResult, FrozenDict, errored
@@ -276,6 +278,8 @@ def _run_check(check: Check, run: RunRecord, plan: TaskPlan) -> tuple[CheckResul
                 )
         return found
     except BaseException as exc:
+        if stops_grading(exc):
+            raise
         return (errored(check.name, check.axis, exc, gating=check.gating),)
 
 
@@ -309,6 +313,8 @@ def _guarded_alignment(
             )
         return aligned[0] if len(aligned) == 1 else best_alignment(aligned)
     except BaseException as exc:
+        if stops_grading(exc):
+            raise
         return errored("path", "step_efficiency", exc)
 
 
@@ -317,6 +323,8 @@ def _surface(run: RunRecord, wanted: tuple[str, ...]) -> tuple[str, ...] | Check
         steps = run.steps
         return tuple(w for w in wanted if not any(result_contains(s.result, w) for s in steps))
     except BaseException as exc:
+        if stops_grading(exc):
+            raise
         return errored("surface", "goal_completion", exc, gating=False)
 
 
@@ -633,7 +641,8 @@ def grade(
     if file is None and isinstance(runs, JsonlStream):
         file = runs.path
     plans = suite if isinstance(suite, SuitePlan) else SuitePlan(suite)
-    for run in runs:
-        if run.task_id not in plans:
-            plans.plan(run.task_id, file=file, line=line_of(runs))  # raises: unknown task
-        yield grade_run(run, plans.plan(run.task_id), verdicts=verdicts, fast=fast)
+    with watching_interrupts():
+        for run in runs:
+            if run.task_id not in plans:
+                plans.plan(run.task_id, file=file, line=line_of(runs))  # raises: unknown task
+            yield grade_run(run, plans.plan(run.task_id), verdicts=verdicts, fast=fast)

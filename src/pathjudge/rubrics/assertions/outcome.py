@@ -73,6 +73,7 @@ from pydantic import (
     field_validator,
 )
 
+from pathjudge._interrupt import stops_grading
 from pathjudge.agent.trajectory import RunRecord
 from pathjudge.errors import SuiteError
 from pathjudge.rubrics.assertions._normalize import (
@@ -515,6 +516,8 @@ def load_callable(spec: str) -> Callable[..., Any]:
     try:
         target: Any = importlib.import_module(module_name)
     except (Exception, SystemExit, KeyboardInterrupt) as exc:
+        if stops_grading(exc):
+            raise
         raise SuiteError(
             f"cannot import module {module_name!r} of success callable {spec!r}: "
             f"{type(exc).__name__}: {exc}",
@@ -709,6 +712,8 @@ def _call(run: RunRecord, criterion: CallableCriterion) -> _Verdict:
     try:
         result = function(run, **criterion.params)
     except BaseException as exc:  # user code must not stop grading, whatever it raises
+        if stops_grading(exc):  # but a Ctrl-C does
+            raise
         return ("error", None, f"{name} raised {describe_exception(exc)}", {"callable": name})
     if isinstance(result, bool):
         return _binary(result, f"{name} returned {result}", callable=name)
