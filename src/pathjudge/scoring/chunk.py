@@ -27,6 +27,7 @@ from typing import IO, cast
 
 from pydantic import ValidationError
 
+from pathjudge._interrupt import watching_interrupts
 from pathjudge._io import DEFAULT_MAX_LINE_BYTES, UTF8_BOM
 from pathjudge.agent.trajectory import RunRecord
 from pathjudge.errors import PathjudgeError, RecordError
@@ -108,21 +109,22 @@ def grade_chunk(
     """
     plans = suite if isinstance(suite, SuitePlan) else SuitePlan(suite)
     partial = PartialScorecard(max_weak=max_weak)
-    for source, line_no, raw in lines:
-        if len(raw) > MAX_LINE_BYTES:
-            found: RunRecord | RecordError | None = _too_long(source, line_no, len(raw))
-        else:
-            found = parse_run(source, line_no, raw)
-        if found is None:
-            continue
-        if isinstance(found, RecordError):
-            partial.add_error(found, (source, line_no))
-            if stop_at_error:
+    with watching_interrupts():  # a Ctrl-C stops the grading; an interrupt a check raises does not
+        for source, line_no, raw in lines:
+            if len(raw) > MAX_LINE_BYTES:
+                found: RunRecord | RecordError | None = _too_long(source, line_no, len(raw))
+            else:
+                found = parse_run(source, line_no, raw)
+            if found is None:
+                continue
+            if isinstance(found, RecordError):
+                partial.add_error(found, (source, line_no))
+                if stop_at_error:
+                    break
+                continue
+            graded = _grade_one(found, plans, partial, (source, line_no), verdicts, fast, on_grade)
+            if not graded and stop_at_error:
                 break
-            continue
-        graded = _grade_one(found, plans, partial, (source, line_no), verdicts, fast, on_grade)
-        if not graded and stop_at_error:
-            break
     return partial
 
 
@@ -139,10 +141,11 @@ def grade_records_chunk(
     """:func:`grade_chunk` over runs already parsed: ``(source, line_no, run)`` triples."""
     plans = suite if isinstance(suite, SuitePlan) else SuitePlan(suite)
     partial = PartialScorecard(max_weak=max_weak)
-    for source, line_no, run in records:
-        graded = _grade_one(run, plans, partial, (source, line_no), verdicts, fast, on_grade)
-        if not graded and stop_at_error:
-            break
+    with watching_interrupts():  # a Ctrl-C stops the grading; an interrupt a check raises does not
+        for source, line_no, run in records:
+            graded = _grade_one(run, plans, partial, (source, line_no), verdicts, fast, on_grade)
+            if not graded and stop_at_error:
+                break
     return partial
 
 
