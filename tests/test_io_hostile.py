@@ -122,3 +122,22 @@ def test_an_atomic_write_through_a_symlink_replaces_its_target(tmp_path: Path) -
     assert link.is_symlink()
     assert real.read_text() == "new"
     assert sorted(p.name for p in real.parent.iterdir()) == ["report.md"]
+
+
+def test_a_json_error_points_inside_the_named_line_not_at_a_line_of_its_own(tmp_path: Path) -> None:
+    """The parser counts lines inside one record: the error names the file's line, then the column
+    (never "line 1 column 12" or "line 2 column 0" on file line 2)."""
+    path = tmp_path / "runs.jsonl"
+    path.write_text(_line() + '\n{"run_id": x}\n')
+    with pytest.raises(RecordError) as caught:
+        list(read_runs(path))
+    assert caught.value.line == 2
+    assert "at column 12" in str(caught.value)
+    assert "line 1 column" not in str(caught.value)
+    path.write_text(_line() + '\n{"run_id": "r2"\n')
+    with pytest.raises(RecordError) as caught:
+        list(read_runs(path))
+    assert "at the end of the line" in str(caught.value)
+    assert "line 2 column" not in str(caught.value)
+    partial = grade_chunk(iter_lines(path), parse_suite_text(SUITE), fast=True)
+    assert "at the end of the line" in str(partial.first_error())

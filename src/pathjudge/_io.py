@@ -23,6 +23,7 @@ from __future__ import annotations
 import gzip
 import json
 import os
+import re
 import stat
 import tempfile
 import zlib
@@ -119,7 +120,7 @@ def record_error_from_validation(
         msg = f"unknown field in a {what}"
     elif kind == "json_invalid":
         ctx = first.get("ctx") or {}
-        msg = f"not valid JSON ({ctx.get('error', msg)})"
+        msg = f"not valid JSON ({_within_line(str(ctx.get('error', msg)))})"
         if "recursion limit" in msg:
             return RecordError(
                 msg.replace("not valid JSON", "nested too deeply to read", 1),
@@ -136,6 +137,20 @@ def record_error_from_validation(
         )
     hint = _EXTRA_HINTS.get(what) if kind == "extra_forbidden" else None
     return RecordError(msg, file=file, line=line, field=loc or None, hint=hint or _HINTS.get(kind))
+
+
+_PARSER_SPOT = re.compile(r" at line (\d+) column (\d+)$")
+
+
+def _within_line(why: str) -> str:
+    """The JSON parser's position inside one record, in the words of a one-line record: ``at column
+    N`` (the parser counts lines inside the record, so its "line 1" is the file line already named,
+    and "line 2 column 0" is the line's end)."""
+    found = _PARSER_SPOT.search(why)
+    if found is None:
+        return why
+    spot = " at column " + found[2] if found[1] == "1" else " at the end of the line"
+    return why[: found.start()] + spot
 
 
 # --------------------------------------------------------------------------------------------------
