@@ -141,3 +141,28 @@ def test_a_json_error_points_inside_the_named_line_not_at_a_line_of_its_own(tmp_
     assert "line 2 column" not in str(caught.value)
     partial = grade_chunk(iter_lines(path), parse_suite_text(SUITE), fast=True)
     assert "at the end of the line" in str(partial.first_error())
+
+
+def test_show_names_the_file_and_line_of_a_first_line_nested_too_deeply(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``show`` first sniffs whether the file holds verdicts; that sniff must not die on a deep (or
+    over-long) first line with a RecursionError the CLI can only report without file and line."""
+    from pathjudge.cli import main
+    from pathjudge.report.verdicts import is_verdicts_file
+
+    path = tmp_path / "runs.jsonl"
+    path.write_text(
+        _line().replace(
+            '"final_answer"', f'"metadata": {"[" * 10_000 + "]" * 10_000}, "final_answer"'
+        )
+        + "\n"
+    )
+    assert is_verdicts_file(path) is False
+    assert main(["show", str(path)]) == 2
+    err = " ".join(capsys.readouterr().err.split())
+    assert f"{path}:1:" in err
+    assert "nested too deeply" in err
+    bom = tmp_path / "verdicts.jsonl"
+    bom.write_bytes(b"\xef\xbb\xbf" + b'{"item_id": "a", "verdict": "pass"}\n')
+    assert is_verdicts_file(bom) is True

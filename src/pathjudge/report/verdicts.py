@@ -95,25 +95,35 @@ class _Line(RootModel[dict[str, Any]]):
 
 
 def is_verdicts_file(path: Path) -> bool:
-    """Whether the first record of ``path`` looks like a verdict (``item_id`` and ``verdict``, no steps)."""
+    """Whether the first record of ``path`` looks like a verdict (``item_id`` and ``verdict``, no steps).
+
+    Never raises and never holds more than the readers' line limit: a first line that is too long,
+    nested too deeply or not JSON is "no" (the runs reader then names the problem and its line)."""
     import gzip
     import json
 
+    from pathjudge._io import DEFAULT_MAX_LINE_BYTES
+
     try:
         opener = gzip.open if path.suffix == ".gz" else open
-        with opener(path, "rt", encoding="utf-8") as handle:
-            for raw in handle:
+        with opener(path, "rt", encoding="utf-8-sig") as handle:
+            while True:
+                raw = handle.readline(DEFAULT_MAX_LINE_BYTES)
+                if not raw:
+                    return False
                 if raw.strip():
-                    first = json.loads(raw)
-                    return (
-                        isinstance(first, dict)
-                        and "item_id" in first
-                        and "verdict" in first
-                        and "steps" not in first
-                    )
-    except (OSError, ValueError, EOFError, UnicodeDecodeError):
+                    break
+            if not raw.endswith("\n") and len(raw) >= DEFAULT_MAX_LINE_BYTES:
+                return False  # cut at the limit: not a record anyone reads
+            first = json.loads(raw)
+            return (
+                isinstance(first, dict)
+                and "item_id" in first
+                and "verdict" in first
+                and "steps" not in first
+            )
+    except (OSError, ValueError, EOFError, UnicodeDecodeError, RecursionError):
         return False
-    return False
 
 
 def load_verdict_rows(path: str | Path) -> list[VerdictRow]:
