@@ -18,6 +18,7 @@ from pathjudge.agent.trajectory import RunRecord, Step
 from pathjudge.report.json_report import ScoreReport, dumps_report
 from pathjudge.rubrics.suite import parse_suite_text
 from pathjudge.scoring import PartialScorecard, grade_chunk
+from pathjudge.scoring.chunk import iter_lines
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "docent"
 
@@ -135,3 +136,35 @@ def test_any_split_merged_in_any_order_is_the_one_process_result(data: st.DataOb
         merged = left.merge(right) if data.draw(st.booleans()) else right.merge(left)
         parts.append(merged)
     assert _state(parts[0]) == _whole()
+
+
+def test_the_process_pool_reads_a_pipe_it_cannot_split(tmp_path: Path) -> None:
+    """``score --jobs 2 <(zcat runs.jsonl.gz)``: a stream that cannot seek is read in the parent and
+    sent in chunks (it raised io.UnsupportedOperation, a traceback)."""
+    import os
+    import subprocess
+    import sys
+
+    from pathjudge.rubrics.suite import load_suite
+    from pathjudge.scoring import score_file_parallel
+
+    suite = load_suite(EXAMPLES / "suite.yaml")
+    plain = tmp_path / "runs.jsonl"
+    plain.write_bytes((EXAMPLES / "runs.jsonl").read_bytes() * 3)
+    fifo = tmp_path / "runs.pipe"
+    os.mkfifo(fifo)
+    # another process writes, as a shell's <(...) does (a writer in this process would leave the
+    # pipe's write end open in the forked workers, and the pipe would never end)
+    code = (
+        "import shutil, sys; shutil.copyfileobj(open(sys.argv[1], 'rb'), open(sys.argv[2], 'wb'))"
+    )
+    writer = subprocess.Popen([sys.executable, "-c", code, str(plain), str(fifo)])
+    try:
+        piped = score_file_parallel(fifo, suite, fast=True, jobs=2, chunk_lines=7)
+    finally:
+        writer.wait(timeout=60)
+    one = grade_chunk(iter_lines(plain), suite, fast=True)
+    assert piped.runs == 48
+    card = ScoreReport(fast=True, judge="fast", scorecard=piped.finish(suite), passed=True)
+    same = ScoreReport(fast=True, judge="fast", scorecard=one.finish(suite), passed=True)
+    assert dumps_report(card) == dumps_report(same)

@@ -334,7 +334,8 @@ def score_file_parallel(
     ``concurrent.futures`` process pool.
 
     A plain file is split into byte ranges at line starts (each worker reads its own range); a
-    compressed one is read here and sent in chunks of ``chunk_lines`` lines, a few chunks in flight
+    compressed one, or a stream that cannot seek (a pipe, ``<(zcat runs.jsonl.gz)``), is read here and
+    sent in chunks of ``chunk_lines`` lines, a few chunks in flight
     per worker (flat memory). Partials are merged as they finish, in any order: the result is the
     same as grading in one process. Bad records are in the partial (see
     :meth:`~PartialScorecard.first_error`); no run record at all raises :class:`RecordError`.
@@ -378,7 +379,7 @@ def _map_chunks(
     total = PartialScorecard(max_weak=max_weak)
     with _pool(workers) as pool:
         pending: set[Future[PartialScorecard]] = set()
-        if target.suffix != ".gz":
+        if target.suffix != ".gz" and target.is_file():
             for start, end, first in _split(target, workers * 2):
                 pending.add(
                     pool.submit(
