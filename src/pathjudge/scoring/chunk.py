@@ -28,6 +28,7 @@ from typing import IO, cast
 from pydantic import ValidationError
 
 from pathjudge._interrupt import watching_interrupts
+from pathjudge._io import DEFAULT_MAX_LINE_BYTES, UTF8_BOM
 from pathjudge.agent.trajectory import RunRecord
 from pathjudge.errors import PathjudgeError, RecordError
 from pathjudge.rubrics.checks import SuitePlan
@@ -49,8 +50,9 @@ __all__ = [
 Line = tuple[str, int, str | bytes]
 """One line of a runs file: (source, 1-based line number, the raw line)."""
 
-MAX_LINE_BYTES = 64 * 1024 * 1024
-"""A record longer than this is an error (it is never held whole in memory)."""
+MAX_LINE_BYTES = DEFAULT_MAX_LINE_BYTES
+"""A record longer than this is an error (it is never held whole in memory); the same limit as every
+other JSONL reader (:data:`pathjudge._io.DEFAULT_MAX_LINE_BYTES`)."""
 
 OnGrade = Callable[[RunGrade, Position], None]
 
@@ -58,6 +60,8 @@ OnGrade = Callable[[RunGrade, Position], None]
 def parse_run(source: str, line_no: int, raw: str | bytes) -> RunRecord | RecordError | None:
     """One runs-file line as a :class:`RunRecord`; a :class:`RecordError` naming ``source:line_no``
     when it is not one; ``None`` for a blank line."""
+    if line_no == 1 and raw[:1] in (b"\xef", "\ufeff"):  # a byte-order mark starting the file
+        raw = raw.removeprefix(UTF8_BOM) if isinstance(raw, bytes) else raw.removeprefix("\ufeff")
     if not raw or raw.isspace():
         return None
     try:
@@ -170,8 +174,12 @@ def _grade_one(
 
 
 def _too_long(source: str, line_no: int, length: int) -> RecordError:
+    limit = f"the limit of {MAX_LINE_BYTES / 1e6:.1f} MB per record"
     return RecordError(
-        f"line is {length / 1e6:.1f} MB, over the limit of {MAX_LINE_BYTES / 1e6:.1f} MB per record",
+        # a line the reader cut at the limit + 1 byte: its true length is unknown, only that it is over
+        f"line is over {limit}"
+        if length == MAX_LINE_BYTES + 1
+        else f"line is {length / 1e6:.1f} MB, over {limit}",
         file=source,
         line=line_no,
         hint="split the record",
