@@ -235,3 +235,77 @@ def test_cost_floor_is_below_every_candidate(
         plain[0], plain[1], reference.mode, matches, len(refs), len(steps), charged, costs
     )
     assert floor <= cost
+
+
+@settings(max_examples=400, deadline=None)
+@given(references(), runs(), st.sampled_from([FaultCosts(), FaultCosts(missing=30, wasted=5)]))
+def test_refined_floors_are_below_the_candidates_they_skip(
+    reference: ReferencePath, run: RunRecord, costs: FaultCosts
+) -> None:
+    """The floor counted with the most fully matching pairs of an order-consistent pairing is below
+    every candidate's cost; the floor counted with the groups of interchangeable calls is below every
+    repeat-aware candidate's cost (the exits in ``_pairing`` skip candidates on these bounds)."""
+    from pathjudge.rubrics.path import (
+        _chain_dp,
+        _constrained_search,
+        _cost_floor,
+        _interchangeable,
+        _max_weight_matching,
+        _order_breakers,
+        _order_of,
+        _pairing_cost,
+        _repeat_candidates,
+        _Weights,
+    )
+
+    mode = reference.mode
+    refs = compile_reference(reference)
+    # also every run as one call per turn (the chain search) and as one parallel turn
+    for steps in (
+        run.steps,
+        tuple(s.model_copy(update={"turn": i}) for i, s in enumerate(run.steps)),
+        tuple(s.model_copy(update={"turn": 0}) for s in run.steps),
+    ):
+        marks = {repeat for _, repeat in redundant_calls(run)}
+        charged = frozenset() if mode in ("strict", "unordered", "subset") else marks
+        n_refs, n_calls = len(refs), len(steps)
+        weigher = _Weights(max(n_refs, n_calls))
+        matches = {}
+        weights = {}
+        for r, ref in enumerate(refs):
+            for c, step in enumerate(steps):
+                if step.tool == ref.tool:
+                    matches[(r, c)] = m = ref.matcher(step)
+                    weights[(r, c)] = weigher.of(m) - c * 1e-9
+        groups = _interchangeable(matches)
+        every = list(range(n_refs)), list(range(n_calls))
+        candidates = [_max_weight_matching(weights, *every)]
+        repeat_aware = _repeat_candidates(
+            refs, n_calls, matches, weights, charged or frozenset({0}), weigher.pair_weight, groups
+        )
+        consistent = None
+        if mode in ("strict", "in_order", "partial_order"):
+            topo, ancestors, allowed = _order_of(steps, refs, mode)
+            oks = {key: w for key, w in weights.items() if matches[key].ok}
+            turns = [s.turn for s in steps]
+            if mode != "partial_order" and len(set(turns)) == len(turns):
+                ordered = _chain_dp(oks, n_refs, n_calls)
+            else:
+                ordered, truncated = _constrained_search(oks, topo, ancestors, allowed)
+                assert not truncated
+            consistent = len(ordered)
+            candidates.append(dict(ordered))
+            lates = [
+                _order_breakers(p, topo, ancestors, allowed, set(oks))
+                for p in [*candidates, *repeat_aware]
+            ]
+        else:
+            lates = [set() for _ in [*candidates, *repeat_aware]]
+        cost = [
+            _pairing_cost(p, late, mode, matches, n_refs, n_calls, charged, costs)
+            for p, late in zip([*candidates, *repeat_aware], lates, strict=True)
+        ]
+        floor = _cost_floor(mode, matches, n_refs, n_calls, charged, costs, consistent)
+        assert floor <= min(cost)
+        grouped = _cost_floor(mode, matches, n_refs, n_calls, charged, costs, consistent, groups)
+        assert grouped <= min(cost[len(candidates) :])

@@ -1025,6 +1025,8 @@ def _cost_floor(
     n_calls: int,
     charged: AbstractSet[int],
     costs: FaultCosts,
+    consistent: int | None = None,
+    groups: Mapping[tuple[tuple[int, bool, float], ...], Sequence[int]] | None = None,
 ) -> int:
     """A lower bound on :func:`_pairing_cost` over every pairing of these candidate pairs.
 
@@ -1033,6 +1035,16 @@ def _cost_floor(
     with any candidate; a charged repeat with no candidate step is left over by every pairing. Where
     every step is required, each step without a fully matching call costs a missing step; where
     extras are forbidden, each call left over (or, in subset, each call not fully matched) is wasted.
+
+    ``consistent`` (an ordered mode only): the most fully matching pairs any order-consistent pairing
+    has (exact, as the untruncated order-consistent search finds it). A pairing with more fully
+    matching pairs than that has a step out of order (see :func:`_order_breakers`), so it costs the
+    wrong order or the steps it would have to leave unmatched, whichever is less.
+
+    ``groups`` (the interchangeable calls, see :func:`_interchangeable`): the bound then covers only
+    the pairings that use the earliest calls of every group (the repeat-aware candidates): a group
+    pairs at most as many calls as it has candidate steps, so its later calls are always left over
+    and each charged one among them is wasted.
     """
     ok_refs: set[int] = set()
     ok_calls: set[int] = set()
@@ -1046,12 +1058,40 @@ def _cost_floor(
             ok_calls.add(c)
     most_ok = min(len(ok_refs), len(ok_calls))
     requires_all = mode in _REQUIRES_ALL
-    missing = n_refs - most_ok if requires_all else 0
+    missing = costs.missing * (n_refs - most_ok) if requires_all else 0
+    if (
+        consistent is not None
+        and consistent < most_ok
+        and requires_all
+        and (mode == "strict" or mode == "in_order" or mode == "partial_order")
+    ):
+        missing = min(
+            costs.missing * (n_refs - consistent),
+            costs.missing * (n_refs - most_ok) + costs.wrong_order,
+        )
     if mode in _FORBIDS_EXTRA:
         wasted = n_calls - (min(len(any_refs), len(any_calls)) if requires_all else most_ok)
     else:
         wasted = sum(1 for c in charged if c not in any_calls)
-    return costs.missing * missing + costs.wasted * wasted
+        if groups is not None:
+            wasted += sum(
+                1 for sig, members in groups.items() for c in members[len(sig) :] if c in charged
+            )
+    return missing + costs.wasted * wasted
+
+
+def _interchangeable(
+    matches: Mapping[tuple[int, int], StepMatch],
+) -> dict[tuple[tuple[int, bool, float], ...], list[int]]:
+    """The calls grouped by how they match every reference step (each group in call order): the
+    calls of one group are interchangeable in any pairing."""
+    signature: dict[int, list[tuple[int, bool, float]]] = {}
+    for (r, c), m in sorted(matches.items()):
+        signature.setdefault(c, []).append((r, m.ok, m.score))
+    groups: dict[tuple[tuple[int, bool, float], ...], list[int]] = {}
+    for c in sorted(signature):
+        groups.setdefault(tuple(signature[c]), []).append(c)
+    return groups
 
 
 def _pairing(
@@ -1068,12 +1108,14 @@ def _pairing(
     """The optimal pairing (ref -> call), the refs paired only out of order, and whether the search
     was truncated (see the module docstring).
 
-    Cheap exit (``exits``): the candidates are tried in their order of preference, and the first is
-    kept without building the others when its cost already equals :func:`_cost_floor` (no other
-    candidate can cost less, and ties keep the earlier one): the same pairing the full comparison
-    keeps."""
+    Cheap exits (``exits``), each keeping the pairing the full comparison keeps: the candidates are
+    built in their order of preference, and the best so far is kept without building the others
+    when no later candidate can cost less (ties keep the earlier one): when it already costs
+    :func:`_cost_floor` (in an ordered mode counted with the most fully matching pairs an
+    order-consistent pairing has), or, before the repeat-aware candidates, when it costs no more
+    than the floor of the pairings that use the earliest calls of every group of interchangeable
+    calls (which those candidates all are)."""
     n_refs, n_calls = len(refs), len(steps)
-    floor = _cost_floor(mode, matches, n_refs, n_calls, charged, costs) if exits else -1
     ok_weights = {key: w for key, w in weights.items() if matches[key].ok}
     truncated = False
     if mode == "strict" or mode == "in_order" or mode == "partial_order":
@@ -1087,7 +1129,8 @@ def _pairing(
         step = 0.5 / (n_refs + 1)
         rank = {r: k for k, r in enumerate(topo)}
         ranked = {key: w + (n_refs - rank[key[0]]) * step for key, w in ok_weights.items()}
-        if mode != "partial_order" and len(set(turns)) == len(turns):
+        chain = mode != "partial_order" and len(set(turns)) == len(turns)
+        if chain:
             ordered = _chain_dp(ranked, n_refs, n_calls)
         else:
             ordered, truncated = _constrained_search(ranked, topo, ancestors, allowed)
@@ -1104,34 +1147,71 @@ def _pairing(
         # (the leftover pairing of the ordered candidate may itself break the order: mark it too)
         ok_pairs = set(ok_weights)
         in_order_late = _order_breakers(in_order, topo, ancestors, allowed, ok_pairs)
-        if (
-            _pairing_cost(in_order, in_order_late, mode, matches, n_refs, n_calls, charged, costs)
-            <= floor
-        ):
-            return in_order, in_order_late, truncated
+        in_order_cost = _pairing_cost(
+            in_order, in_order_late, mode, matches, n_refs, n_calls, charged, costs
+        )
+        floor = -1
+        if exits:
+            # ``ordered`` has the most fully matching pairs of any order-consistent pairing when the
+            # search was exact and (for the chain) call order is turn order
+            exact = not truncated and (
+                not chain or all(turns[i] < turns[i + 1] for i in range(n_calls - 1))
+            )
+            consistent = len(ordered) if exact else None
+            floor = _cost_floor(mode, matches, n_refs, n_calls, charged, costs, consistent)
+            if in_order_cost <= floor:
+                return in_order, in_order_late, truncated
         # 3. The best pairing regardless of order (most fully matching pairs, then most pairs, then
         # scores), with the steps whose call breaks the order marked.
         full = _max_weight_matching(weights, list(range(n_refs)), list(range(n_calls)))
+        full_late = _order_breakers(full, topo, ancestors, allowed, ok_pairs)
         candidates: list[tuple[Mapping[int, int], AbstractSet[int]]] = [
             (in_order, in_order_late),
-            (full, _order_breakers(full, topo, ancestors, allowed, ok_pairs)),
+            (full, full_late),
         ]
-        candidates.extend(
-            (pairing, _order_breakers(pairing, topo, ancestors, allowed, ok_pairs))
-            for pairing in _repeat_candidates(refs, n_calls, matches, weights, charged, pair_weight)
-        )
+        if charged:
+            groups = _interchangeable(matches)
+            if exits:
+                full_cost = _pairing_cost(
+                    full, full_late, mode, matches, n_refs, n_calls, charged, costs
+                )
+                best_cost = min(in_order_cost, full_cost)
+                if best_cost <= floor or best_cost <= _cost_floor(
+                    mode, matches, n_refs, n_calls, charged, costs, consistent, groups
+                ):
+                    if in_order_cost <= full_cost:
+                        return in_order, in_order_late, truncated
+                    return full, full_late, truncated
+            candidates.extend(
+                (pairing, _order_breakers(pairing, topo, ancestors, allowed, ok_pairs))
+                for pairing in _repeat_candidates(
+                    refs, n_calls, matches, weights, charged, pair_weight, groups
+                )
+            )
     elif mode == "unordered" or mode == "subset" or mode == "superset":
         # 1. The best pairing regardless of order: most fully matching pairs, then most pairs,
         # then scores.
         full = _max_weight_matching(weights, list(range(n_refs)), list(range(n_calls)))
         no_late: set[int] = set()
-        if _pairing_cost(full, no_late, mode, matches, n_refs, n_calls, charged, costs) <= floor:
-            return full, no_late, truncated
         candidates = [(full, no_late)]
-        candidates.extend(
-            (pairing, set())
-            for pairing in _repeat_candidates(refs, n_calls, matches, weights, charged, pair_weight)
-        )
+        if charged:
+            groups = _interchangeable(matches)
+            if exits:
+                full_cost = _pairing_cost(
+                    full, no_late, mode, matches, n_refs, n_calls, charged, costs
+                )
+                if full_cost <= _cost_floor(
+                    mode, matches, n_refs, n_calls, charged, costs, None, groups
+                ):
+                    return full, no_late, truncated
+            candidates.extend(
+                (pairing, set())
+                for pairing in _repeat_candidates(
+                    refs, n_calls, matches, weights, charged, pair_weight, groups
+                )
+            )
+        elif exits:
+            return full, no_late, truncated  # the only candidate
     else:
         assert_never(mode)
     # Keep whichever costs least in the end: order is worth keeping only when it saves more than the
@@ -1152,26 +1232,22 @@ def _repeat_candidates(
     weights: Mapping[tuple[int, int], float],
     charged: AbstractSet[int],
     pair_weight: float,
+    groups: Mapping[tuple[tuple[int, bool, float], ...], list[int]],
 ) -> list[dict[int, int]]:
     """Pairings that try to leave no repeated call over, for when only leftover repeats are charged.
 
-    The waste of a group of interchangeable calls (calls that match every reference step alike) is
-    its size minus the number paired, except that one copy may be left over for free when none is
-    paired. That objective is not a sum over pairs, so no single assignment optimises it; three
-    candidates cover it, each moved to the earliest calls of every group afterwards (so "the later
-    copy is the repeat" stays true and pairing a repeat instead of its original never hides a wasted
-    call): the optimum rewarding pairs that use a repeat; the optimum rewarding pairs that use any
-    copy of a repeated call; and first-come pairing of steps in order, which pairs the copies of a
-    call in turn. The caller keeps whichever candidate costs least. No charged repeat: ``[]``.
+    The waste of a group of interchangeable calls (calls that match every reference step alike;
+    ``groups``, see :func:`_interchangeable`) is its size minus the number paired, except that one
+    copy may be left over for free when none is paired. That objective is not a sum over pairs, so
+    no single assignment optimises it; three candidates cover it, each moved to the earliest calls
+    of every group afterwards (so "the later copy is the repeat" stays true and pairing a repeat
+    instead of its original never hides a wasted call): the optimum rewarding pairs that use a
+    repeat; the optimum rewarding pairs that use any copy of a repeated call; and first-come pairing
+    of steps in order, which pairs the copies of a call in turn. The caller keeps whichever
+    candidate costs least. No charged repeat: ``[]``.
     """
     if not charged:
         return []
-    signature: dict[int, list[tuple[int, bool, float]]] = {}
-    for (r, c), m in sorted(matches.items()):
-        signature.setdefault(c, []).append((r, m.ok, m.score))
-    groups: dict[tuple[tuple[int, bool, float], ...], list[int]] = {}
-    for c in sorted(signature):
-        groups.setdefault(tuple(signature[c]), []).append(c)
     repeated = {
         c for members in groups.values() if any(c in charged for c in members) for c in members
     }
