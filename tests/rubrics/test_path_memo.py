@@ -309,3 +309,27 @@ def test_refined_floors_are_below_the_candidates_they_skip(
         assert floor <= min(cost)
         grouped = _cost_floor(mode, matches, n_refs, n_calls, charged, costs, consistent, groups)
         assert grouped <= min(cost[len(candidates) :])
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    st.dictionaries(
+        st.tuples(st.integers(0, 3), st.integers(0, 4)),
+        st.sampled_from([1.0, 2.0, 2.5, 3.0]),
+        max_size=10,
+    ),
+    st.booleans(),
+)
+def test_star_matching_equals_the_assignment(
+    weights: dict[tuple[int, int], float], nudged: bool
+) -> None:
+    """The star exit of the maximum-weight matching gives the assignment's matching, ties included
+    (with ties it must leave the choice to the assignment)."""
+    from pathjudge.rubrics.path import _max_weight_matching
+
+    if nudged:  # the aligner's preference for earlier calls
+        weights = {(r, c): w - c * 1e-9 for (r, c), w in weights.items()}
+    assert _max_weight_matching(weights) == _max_weight_matching(weights, exits=False)
+    for refs, calls in (([0, 1], [1, 2, 3]), ([2], [0, 4]), ([], [0])):
+        quick = _max_weight_matching(weights, refs, calls)
+        assert quick == _max_weight_matching(weights, refs, calls, exits=False)

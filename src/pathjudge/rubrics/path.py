@@ -412,22 +412,43 @@ def hungarian(cost: Sequence[Sequence[float]]) -> list[int]:
 
 
 def _max_weight_matching(
-    weights: dict[tuple[int, int], float], refs: list[int], calls: list[int]
+    weights: dict[tuple[int, int], float],
+    refs: Sequence[int] | None = None,
+    calls: Sequence[int] | None = None,
+    exits: bool = True,
 ) -> dict[int, int]:
-    """Maximum-weight matching between ``refs`` and ``calls`` over the positive ``weights``; ref -> call."""
-    if not refs or not calls:
-        return {}
-    edges = {key: w for key, w in weights.items() if key[0] in refs and key[1] in calls}
+    """Maximum-weight matching between ``refs`` and ``calls`` (``None``: all of them) over the
+    positive ``weights``; ref -> call.
+
+    Cheap exit: when every pair has a step or a call that is in no other pair, each connected part
+    is a star (one step with several calls, or one call with several steps) whose best matching is
+    its heaviest pair; when that pair is the only heaviest one in every star, the maximum-weight
+    matching is unique, so it is what the assignment below finds, and it is taken directly
+    (``exits=False``: never; the plain path the tests pin it to).
+    """
+    if refs is None and calls is None:
+        edges = weights
+    else:
+        if (refs is not None and not refs) or (calls is not None and not calls):
+            return {}
+        ref_set = None if refs is None else set(refs)
+        call_set = None if calls is None else set(calls)
+        edges = {
+            key: w
+            for key, w in weights.items()
+            if (ref_set is None or key[0] in ref_set) and (call_set is None or key[1] in call_set)
+        }
     if not edges:
         return {}
-    # Trivial case: no ref or call shares an edge with another, so every edge is taken.
     ref_deg: dict[int, int] = {}
     call_deg: dict[int, int] = {}
     for r, c in edges:
         ref_deg[r] = ref_deg.get(r, 0) + 1
         call_deg[c] = call_deg.get(c, 0) + 1
-    if all(d == 1 for d in ref_deg.values()) and all(d == 1 for d in call_deg.values()):
-        return dict(edges.keys())
+    if exits:
+        unique = _star_matching(edges, ref_deg, call_deg)
+        if unique is not None:
+            return unique
     rows = sorted(ref_deg)
     cols = sorted(call_deg)
     top = max(edges.values())
@@ -443,6 +464,27 @@ def _max_weight_matching(
         if (ref, call) in edges:
             result[ref] = call
     return result
+
+
+def _star_matching(
+    edges: Mapping[tuple[int, int], float], ref_deg: Mapping[int, int], call_deg: Mapping[int, int]
+) -> dict[int, int] | None:
+    """The maximum-weight matching when every connected part of ``edges`` is a star whose heaviest
+    pair is its only heaviest one (then that matching is unique), else ``None``."""
+    stars: dict[tuple[bool, int], tuple[float, int, int]] = {}
+    for (r, c), w in edges.items():
+        if call_deg[c] == 1:
+            center = (True, r)
+        elif ref_deg[r] == 1:
+            center = (False, c)
+        else:
+            return None  # both ends in other pairs: a part that is not a star
+        known = stars.get(center)
+        if known is None or w > known[0]:
+            stars[center] = (w, r, c)
+        elif w == known[0]:
+            return None  # two heaviest pairs: the assignment's tie-break decides
+    return {r: c for _, r, c in stars.values()}
 
 
 # --------------------------------------------------------------------------------------------------
@@ -1142,6 +1184,7 @@ def _pairing(
                 weights,
                 [r for r in range(n_refs) if r not in in_order],
                 [c for c in range(n_calls) if c not in taken],
+                exits,
             )
         )
         # (the leftover pairing of the ordered candidate may itself break the order: mark it too)
@@ -1163,7 +1206,7 @@ def _pairing(
                 return in_order, in_order_late, truncated
         # 3. The best pairing regardless of order (most fully matching pairs, then most pairs, then
         # scores), with the steps whose call breaks the order marked.
-        full = _max_weight_matching(weights, list(range(n_refs)), list(range(n_calls)))
+        full = _max_weight_matching(weights, exits=exits)
         full_late = _order_breakers(full, topo, ancestors, allowed, ok_pairs)
         candidates: list[tuple[Mapping[int, int], AbstractSet[int]]] = [
             (in_order, in_order_late),
@@ -1185,13 +1228,13 @@ def _pairing(
             candidates.extend(
                 (pairing, _order_breakers(pairing, topo, ancestors, allowed, ok_pairs))
                 for pairing in _repeat_candidates(
-                    refs, n_calls, matches, weights, charged, pair_weight, groups
+                    refs, n_calls, matches, weights, charged, pair_weight, groups, exits
                 )
             )
     elif mode == "unordered" or mode == "subset" or mode == "superset":
         # 1. The best pairing regardless of order: most fully matching pairs, then most pairs,
         # then scores.
-        full = _max_weight_matching(weights, list(range(n_refs)), list(range(n_calls)))
+        full = _max_weight_matching(weights, exits=exits)
         no_late: set[int] = set()
         candidates = [(full, no_late)]
         if charged:
@@ -1207,7 +1250,7 @@ def _pairing(
             candidates.extend(
                 (pairing, set())
                 for pairing in _repeat_candidates(
-                    refs, n_calls, matches, weights, charged, pair_weight, groups
+                    refs, n_calls, matches, weights, charged, pair_weight, groups, exits
                 )
             )
         elif exits:
@@ -1233,6 +1276,7 @@ def _repeat_candidates(
     charged: AbstractSet[int],
     pair_weight: float,
     groups: Mapping[tuple[tuple[int, bool, float], ...], list[int]],
+    exits: bool = True,
 ) -> list[dict[int, int]]:
     """Pairings that try to leave no repeated call over, for when only leftover repeats are charged.
 
@@ -1256,7 +1300,7 @@ def _repeat_candidates(
     def rewarded(calls: AbstractSet[int]) -> dict[int, int]:
         # one pair unit per rewarded pair: it outranks the score tie-breaks, never a full match
         bonus = {key: w + (pair_weight if key[1] in calls else 0.0) for key, w in weights.items()}
-        return _max_weight_matching(bonus, list(range(n_refs)), list(range(n_calls)))
+        return _max_weight_matching(bonus, exits=exits)
 
     first_come: dict[int, int] = {}
     taken: set[int] = set()
