@@ -164,6 +164,7 @@ class ArgDiff:
         return self.to_dict()
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class StepMatch:
     """How one call compares with one reference step of the same tool."""
@@ -708,16 +709,17 @@ def _align(
     cheap exits to)."""
     costs = costs or _DEFAULT_COSTS
     n_refs, n_calls = len(refs), len(steps)
+    # the matches of call i with reference step i that the diagonal exit computed (reused below)
+    known: list[StepMatch] = []
     if (
         exits
         and n_refs == n_calls
         and (mode != "partial_order" or not any(ref.after for ref in refs))
     ):
-        diagonal = _diagonal(steps, refs)
-        if diagonal is not None:
-            return _diagonal_alignment(
-                diagonal[0], diagonal[1], name, mode, refs, budget, costs, cache
-            )
+        plain = _diagonal(steps, refs, known)
+        if plain is not None:
+            return _diagonal_alignment(known, plain, name, mode, refs, budget, costs, cache)
+    n_known = len(known)
     weigher = _Weights(max(n_refs, n_calls))
     matches: dict[tuple[int, int], StepMatch] = {}
     weights: dict[tuple[int, int], float] = {}
@@ -737,7 +739,7 @@ def _align(
             if c in seen_calls:
                 conflict = True
             seen_calls.add(c)
-            m = ref.matcher(steps[c])
+            m = known[r] if r == c and r < n_known else ref.matcher(steps[c])
             matches[(r, c)] = m
             # A vanishing preference for earlier calls: among equally good pairings the first of
             # several identical calls is paired, so a repeat is the one left over (and wasted).
@@ -943,22 +945,23 @@ def _cost(costs: FaultCosts, n_missing: int, wasted: int, order_fault: bool) -> 
 
 
 def _diagonal(
-    steps: Sequence[Step], refs: Sequence[RefSpec]
-) -> tuple[list[StepMatch], bool] | None:
-    """The match of call i with reference step i for every i when all fully match (and whether none
-    of them carries a diff), else ``None``."""
-    found: list[StepMatch] = []
+    steps: Sequence[Step], refs: Sequence[RefSpec], found: list[StepMatch]
+) -> bool | None:
+    """Whether call i fully matches reference step i for every i: ``None`` when not, else whether
+    none of the matches carries a diff. Appends to ``found`` the match of call i with step i for
+    each i it compares (every i when they all match; up to the first that does not, when it has
+    the step's tool)."""
     plain = True
     for ref, step in zip(refs, steps, strict=True):
         if ref.tool != step.tool:
             return None
         m = ref.matcher(step)
+        found.append(m)
         if not m.ok:
             return None
         if m.diffs:
             plain = False
-        found.append(m)
-    return found, plain
+    return plain
 
 
 def _diagonal_alignment(
@@ -1658,9 +1661,7 @@ def _step_matcher(step: ReferenceStep) -> StepMatcher:
             found = StepMatch(
                 result.ok,
                 result.score,
-                tuple(
-                    ArgDiff(path=m.path, reason=m.reason, kind=m.kind) for m in result.mismatches
-                ),
+                tuple([ArgDiff(m.path, m.reason, m.kind) for m in result.mismatches]),
             )
         if wanted:
             absent = [w for w in wanted if not result_contains(call.result, w)]
