@@ -59,6 +59,7 @@ Empty input: an empty reference is satisfied by an empty run in every mode; call
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -523,8 +524,8 @@ def _chain_dp(weights: dict[tuple[int, int], float], n_refs: int, n_calls: int) 
 
 def _constrained_search(
     weights: dict[tuple[int, int], float],
-    order: list[int],
-    ancestors: list[frozenset[int]],
+    order: Sequence[int],
+    ancestors: Sequence[frozenset[int]],
     allowed: Callable[[int, int], bool],
 ) -> tuple[dict[int, int], bool]:
     """Exact branch and bound: the best pairing where each ref's call is ``allowed`` after its ancestors'.
@@ -639,6 +640,10 @@ class _Weights:
         return self.pair_weight + max(0.0, min(1.0, match.score))
 
 
+_weights_for = functools.lru_cache(maxsize=256)(_Weights)
+"""The (immutable) weights for ``n`` steps or calls, built once per ``n``."""
+
+
 class AlignCache:
     """A bounded cache of what aligning depends on beyond the run's own diffs, for one reference.
 
@@ -720,7 +725,7 @@ def _align(
         if plain is not None:
             return _diagonal_alignment(known, plain, name, mode, refs, budget, costs, cache)
     n_known = len(known)
-    weigher = _Weights(max(n_refs, n_calls))
+    weigher = _weights_for(max(n_refs, n_calls))
     matches: dict[tuple[int, int], StepMatch] = {}
     weights: dict[tuple[int, int], float] = {}
     by_tool: dict[str, list[int]] = {}
@@ -1024,7 +1029,7 @@ def _unique_pairing(
 
 def _order_of(
     steps: Sequence[Step], refs: Sequence[RefSpec], mode: Mode
-) -> tuple[list[int], list[frozenset[int]], Callable[[int, int], bool]]:
+) -> tuple[Sequence[int], Sequence[frozenset[int]], Callable[[int, int], bool]]:
     """The order an order-constrained mode imposes: a topological order of the steps, each step's
     ancestors, and whether call ``b`` may serve a step after one served by call ``a``."""
     turns = [s.turn for s in steps]
@@ -1035,10 +1040,26 @@ def _order_of(
         return turns[a] <= turns[b]
 
     if mode == "partial_order":
-        topo, ancestors = _topology(refs)
-        return topo, ancestors, allowed_turns
-    n_refs = len(refs)
-    return list(range(n_refs)), [frozenset(range(r)) for r in range(n_refs)], allowed_turns
+        topo, ancestors = _declared_order(tuple([(ref.label, ref.after) for ref in refs]))
+    else:
+        topo, ancestors = _chain_order(len(refs))
+    return topo, ancestors, allowed_turns
+
+
+@functools.lru_cache(maxsize=256)
+def _chain_order(n_refs: int) -> tuple[tuple[int, ...], tuple[frozenset[int], ...]]:
+    """The order of strict and in_order: each step after all the steps before it (shared, immutable)."""
+    return tuple(range(n_refs)), tuple([frozenset(range(r)) for r in range(n_refs)])
+
+
+@functools.lru_cache(maxsize=1024)
+def _declared_order(
+    shape: tuple[tuple[str, tuple[str, ...]], ...],
+) -> tuple[tuple[int, ...], tuple[frozenset[int], ...]]:
+    """:func:`_topology` of the steps ``(label, after)`` of a partial order (shared, immutable; a
+    bounded cache keyed by the reference's labels and dependencies)."""
+    topo, ancestors = _topology(shape)
+    return tuple(topo), tuple(ancestors)
 
 
 def _pairing_cost(
@@ -1345,7 +1366,9 @@ def _order_breakers(
     kept = [r for r in topo if r in paired and (r, paired[r]) in ok_pairs]
     happened = set(kept)
     orphans = {r for r in kept if not ancestors[r] <= happened}
-    chain = all(ancestors[r] == frozenset(topo[:k]) for k, r in enumerate(topo))
+    # a chain: each step's ancestors are all the steps before it (``topo`` is a topological order,
+    # so a step's ancestors all come before it: there are ``k`` of them exactly when they are all)
+    chain = all(len(ancestors[r]) == k for k, r in enumerate(topo))
     if not chain:
         return orphans | {
             r
@@ -1369,10 +1392,14 @@ def _order_breakers(
     return orphans | {r for r in kept if r not in keep}
 
 
-def _topology(refs: Sequence[RefSpec]) -> tuple[list[int], list[frozenset[int]]]:
-    """A topological order of the refs (stable) and each ref's transitive ancestors."""
-    index = {ref.label: i for i, ref in enumerate(refs)}
-    parents = [[index[a] for a in ref.after] for ref in refs]
+def _topology(
+    refs: Sequence[RefSpec] | Sequence[tuple[str, tuple[str, ...]]],
+) -> tuple[list[int], list[frozenset[int]]]:
+    """A topological order of the refs (stable) and each ref's transitive ancestors (``refs``: the
+    steps, or their ``(label, after)``)."""
+    shape = [ref if isinstance(ref, tuple) else (ref.label, ref.after) for ref in refs]
+    index = {label: i for i, (label, _) in enumerate(shape)}
+    parents = [[index[a] for a in after] for _, after in shape]
     ancestors: list[frozenset[int] | None] = [None] * len(refs)
 
     def anc(i: int, stack: tuple[int, ...]) -> frozenset[int]:
@@ -1380,7 +1407,7 @@ def _topology(refs: Sequence[RefSpec]) -> tuple[list[int], list[frozenset[int]]]
         if known is not None:
             return known
         if i in stack:
-            raise ValueError(f"reference step {refs[i].label!r} depends on itself through 'after'")
+            raise ValueError(f"reference step {shape[i][0]!r} depends on itself through 'after'")
         acc: set[int] = set()
         for p in parents[i]:
             acc.add(p)
