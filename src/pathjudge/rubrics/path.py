@@ -78,6 +78,7 @@ from pathjudge.rubrics.assertions.arguments import (
     ObjectMatcher,
     match_call,
 )
+from pathjudge.rubrics.assertions.base import FrozenDict
 from pathjudge.rubrics.scope import ErroredCalls, ToolScope, describe_scope, tool_in_scope
 
 __all__ = [
@@ -302,6 +303,7 @@ class PathAlignment:
         if isinstance(reason, str):
             fields["stated_reason"] = reason
         alignment: PathAlignment = _alignment_adapter().validate_python(fields)
+        object.__setattr__(alignment, "faults", FrozenDict(alignment.faults))
         return alignment
 
 
@@ -807,12 +809,9 @@ def _align(
         mode, len(missing), mismatched, len(wasted), bool(out_of_order)
     )
     over = budget is not None and n_calls > budget
-    faults = {
-        "missing": n_missing,
-        "wasted": wasted_count,
-        "over_budget": int(over),
-        "wrong_order": int(order_fault),
-    }
+    faults = FrozenDict(  # frozen: a cached alignment is shared by every run of the same shape
+        missing=n_missing, wasted=wasted_count, over_budget=int(over), wrong_order=int(order_fault)
+    )
     score = max(
         0,
         100
@@ -889,8 +888,7 @@ def align_view(
         cache=cache,
     )
     over = budget is not None and len(steps) > budget
-    faults = dict(seen.faults)
-    faults["over_budget"] = int(over)
+    faults = FrozenDict(seen.faults, over_budget=int(over))
     score = max(
         0,
         100
@@ -997,7 +995,7 @@ def _diagonal_alignment(
             return known
     n = len(refs)
     over = budget is not None and n > budget
-    faults = {"missing": 0, "wasted": 0, "over_budget": int(over), "wrong_order": 0}
+    faults = FrozenDict(missing=0, wasted=0, over_budget=int(over), wrong_order=0)
     score = 100 - (costs.over_budget if over else 0)
     alignment = PathAlignment(
         name, mode, True, max(0, score),

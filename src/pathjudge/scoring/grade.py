@@ -35,11 +35,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from pathjudge._records import fast_init
 from pathjudge.agent.trajectory import RunRecord
-from pathjudge.rubrics.assertions.base import AXES, Axis, CheckResult, errored
+from pathjudge.rubrics.assertions.base import AXES, Axis, CheckResult, FrozenDict, errored
 from pathjudge.rubrics.assertions.steps import redundant_in
 from pathjudge.rubrics.checks import Check, SuitePlan, TaskPlan, plan_task
 from pathjudge.rubrics.path import PathAlignment, align_view, best_alignment, result_contains
@@ -206,6 +206,7 @@ class RunGrade:
             fields["path"] = PathAlignment.from_dict(path)
         grade: RunGrade = _grade_adapter().validate_python(fields)
         object.__setattr__(grade, "check_errors", len(grade.broken_checks))
+        object.__setattr__(grade, "axes", _frozen_axes(grade.axes))
         return grade
 
     def to_json(self) -> bytes:
@@ -217,6 +218,10 @@ class RunGrade:
     def model_dump_json(self) -> str:
         """:meth:`to_json` as text (the earlier Pydantic model's spelling)."""
         return self.to_json().decode("utf-8")
+
+
+def _frozen_axes(axes: Mapping[Axis, float | None]) -> Mapping[Axis, float | None]:
+    return cast(Mapping[Axis, float | None], FrozenDict(cast(Mapping[str, Any], axes)))
 
 
 def _grade_adapter() -> Any:
@@ -262,8 +267,8 @@ _NO_CHECKS: _Fold = (None, 0, 0)
 
 
 def _run_check(check: Check, run: RunRecord, plan: TaskPlan) -> tuple[CheckResult, ...]:
-    """Run one declared check, guarded: anything it raises (``SystemExit`` and ``KeyboardInterrupt``
-    included: a user callable must not stop the grading) or a result off the contract (not a tuple of
+    """Run one declared check, guarded: anything it raises (any ``BaseException``, ``SystemExit`` and
+    ``KeyboardInterrupt`` included: a user callable must not stop the grading) or a result off the contract (not a tuple of
     results on the check's axis) gives one ``error`` result named after the check."""
     try:
         found = check.run(run, plan)
@@ -276,7 +281,7 @@ def _run_check(check: Check, run: RunRecord, plan: TaskPlan) -> tuple[CheckResul
                     f"check {check.name} returned {result!r}, not a CheckResult on axis {axis}"
                 )
         return found
-    except (Exception, SystemExit, KeyboardInterrupt) as exc:
+    except BaseException as exc:
         return (errored(check.name, check.axis, exc, gating=check.gating),)
 
 
@@ -309,7 +314,7 @@ def _guarded_alignment(
                 )
             )
         return aligned[0] if len(aligned) == 1 else best_alignment(aligned)
-    except (Exception, SystemExit, KeyboardInterrupt) as exc:
+    except BaseException as exc:
         return errored("path", "step_efficiency", exc)
 
 
@@ -317,7 +322,7 @@ def _surface(run: RunRecord, wanted: tuple[str, ...]) -> tuple[str, ...] | Check
     try:
         steps = run.steps
         return tuple(w for w in wanted if not any(result_contains(s.result, w) for s in steps))
-    except (Exception, SystemExit, KeyboardInterrupt) as exc:
+    except BaseException as exc:
         return errored("surface", "goal_completion", exc, gating=False)
 
 
@@ -482,7 +487,7 @@ def grade_run(
         tool_calls=tool_calls,
         trajectory=trajectory,
         path_score=alignment.score if alignment is not None else None,
-        axes=axes,
+        axes=_frozen_axes(axes),  # a frozen grade all the way down
         surfaced=surfaced,
         missing_surface=missing_surface,
         steps=len(steps),

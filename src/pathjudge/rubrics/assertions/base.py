@@ -19,6 +19,7 @@ __all__ = [
     "CheckStatus",
     "FrozenDict",
     "FrozenList",
+    "describe_exception",
     "errored",
     "freeze",
     "thaw",
@@ -218,17 +219,26 @@ _set_details = CheckResult.__dict__["details"].__set__
 _set_gating = CheckResult.__dict__["gating"].__set__
 
 
+def describe_exception(exc: BaseException, limit: int = 500) -> str:
+    """``Type: message`` of ``exc``, the message cut at ``limit`` characters; never raises (an
+    exception whose ``__str__`` itself raises is described by its type alone)."""
+    try:
+        text = str(exc).strip()
+    except Exception:
+        text = ""
+    if len(text) > limit:
+        text = text[:limit] + "…"
+    return type(exc).__name__ + (f": {text}" if text else "")
+
+
 def errored(check: str, axis: Axis, exc: BaseException, *, gating: bool = True) -> CheckResult:
     """The ``error`` result of a check that raised ``exc`` (the check broke; the run is undecided)."""
-    text = str(exc).strip()
-    if len(text) > 500:
-        text = text[:500] + "…"
     return CheckResult(
         check=check,
         axis=axis,
         status="error",
         score=None,
-        reason=f"the check broke: {type(exc).__name__}" + (f": {text}" if text else ""),
+        reason=f"the check broke: {describe_exception(exc)}",
         details=FrozenDict({"exception": type(exc).__name__}),
         gating=gating,
     )

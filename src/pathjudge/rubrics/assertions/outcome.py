@@ -38,7 +38,7 @@ passes only when there is an answer and it is not a refusal. A run with no final
 refuse: it fails either way. ``callable`` imports ``module:function`` on first use and calls it as
 ``function(run, **params)``; it may return a bool, a ``(bool, reason)`` pair, or a float in [0, 1]
 (passing at ``pass_at``). It is the one criterion that needs no final answer (end-state checks). An
-import failure or an exception inside it (``SystemExit`` and ``KeyboardInterrupt`` included) is a check
+import failure or an exception inside it (any ``BaseException``: ``SystemExit`` and ``KeyboardInterrupt`` too) is a check
 with status ``error`` whose reason names the callable.
 
 A callable runs code, so a suite read from a file or from data (:func:`~pathjudge.rubrics.suite.load_suite`,
@@ -84,7 +84,12 @@ from pathjudge.rubrics.assertions._normalize import (
 )
 from pathjudge.rubrics.assertions._regex import PatternTimeout, compile_pattern, search
 from pathjudge.rubrics.assertions.arguments import _make_validator, _schema_mismatches
-from pathjudge.rubrics.assertions.base import CheckResult, CheckStatus, freeze
+from pathjudge.rubrics.assertions.base import (
+    CheckResult,
+    CheckStatus,
+    describe_exception,
+    freeze,
+)
 
 __all__ = [
     "DEFAULT_REFUSAL_PHRASES",
@@ -685,8 +690,8 @@ def _call(run: RunRecord, criterion: CallableCriterion) -> _Verdict:
         return ("error", None, exc.message, {"callable": name})
     try:
         result = function(run, **criterion.params)
-    except (Exception, SystemExit, KeyboardInterrupt) as exc:  # user code must not stop grading
-        return ("error", None, f"{name} raised {type(exc).__name__}: {exc}", {"callable": name})
+    except BaseException as exc:  # user code must not stop grading, whatever it raises
+        return ("error", None, f"{name} raised {describe_exception(exc)}", {"callable": name})
     if isinstance(result, bool):
         return _binary(result, f"{name} returned {result}", callable=name)
     if (
@@ -695,7 +700,8 @@ def _call(run: RunRecord, criterion: CallableCriterion) -> _Verdict:
         and isinstance(result[0], bool)
         and isinstance(result[1], str)
     ):
-        return _binary(result[0], f"{name}: {result[1]}", callable=name)
+        said = result[1] if len(result[1]) <= 500 else result[1][:500] + "…"
+        return _binary(result[0], f"{name}: {said}", callable=name)
     if isinstance(result, int | float) and 0.0 <= result <= 1.0:
         score = float(result)
         ok = score >= criterion.pass_at
@@ -705,10 +711,14 @@ def _call(run: RunRecord, criterion: CallableCriterion) -> _Verdict:
             f"{name} scored {score:g} ({'at or above' if ok else 'below'} pass_at {criterion.pass_at:g})",
             {"callable": name},
         )
+    try:
+        shown = render_value(repr(result))
+    except BaseException:  # a user object whose __repr__ raises
+        shown = f"a {type(result).__name__}"
     return (
         "error",
         None,
-        f"{name} returned {render_value(repr(result))}; expected a bool, a (bool, reason) pair or a float in [0, 1]",
+        f"{name} returned {shown}; expected a bool, a (bool, reason) pair or a float in [0, 1]",
         {"callable": name},
     )
 
