@@ -333,3 +333,53 @@ def test_star_matching_equals_the_assignment(
     for refs, calls in (([0, 1], [1, 2, 3]), ([2], [0, 4]), ([], [0])):
         quick = _max_weight_matching(weights, refs, calls)
         assert quick == _max_weight_matching(weights, refs, calls, exits=False)
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.integers(min_value=0, max_value=6).flatmap(
+        lambda n: st.tuples(
+            st.just(n),
+            st.lists(st.integers(0, 3), min_size=8, max_size=8),  # the turn of each call
+            st.lists(st.sampled_from([None, *range(8)]), min_size=n, max_size=n),
+            # whether each pair fully matches (mostly)
+            st.lists(st.sampled_from([True, True, True, False]), min_size=n, max_size=n),
+        )
+    )
+)
+def test_order_breakers_of_a_chain_equal_the_longest_subsequence(
+    drawn: tuple[int, list[int], list[int | None], list[bool]],
+) -> None:
+    """In a chain (strict, in_order) the steps out of order are the orphans plus the fully matching
+    steps off one longest order-consistent subsequence, written out here the plain way (the aligner
+    skips the search when the calls already keep the order)."""
+    from pathjudge.rubrics.path import _chain_order, _order_breakers
+
+    n, turns, calls, oks = drawn
+    paired: dict[int, int] = {}
+    for r, c in enumerate(calls):
+        if c is not None and c not in paired.values():
+            paired[r] = c
+    ok_pairs = {(r, c) for r, c in paired.items() if oks[r]}
+    topo, ancestors = _chain_order(n)
+
+    def allowed(a: int, b: int) -> bool:
+        return turns[a] <= turns[b]
+
+    kept = [r for r in topo if r in paired and (r, paired[r]) in ok_pairs]
+    orphans = {r for r in kept if not ancestors[r] <= set(kept)}
+    best: list[tuple[int, int]] = []
+    for i, r in enumerate(kept):
+        length, prev = 1, -1
+        for j in range(i):
+            if allowed(paired[kept[j]], paired[r]) and best[j][0] + 1 > length:
+                length, prev = best[j][0] + 1, j
+        best.append((length, prev))
+    keep: set[int] = set()
+    if best:
+        end = max(range(len(kept)), key=lambda i: (best[i][0], -i))
+        while end != -1:
+            keep.add(kept[end])
+            end = best[end][1]
+    expected = orphans | {r for r in kept if r not in keep}
+    assert _order_breakers(paired, topo, ancestors, allowed, ok_pairs) == expected

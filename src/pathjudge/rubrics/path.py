@@ -60,6 +60,7 @@ Empty input: an empty reference is satisfied by an empty run in every mode; call
 from __future__ import annotations
 
 import functools
+import itertools
 import json
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -727,9 +728,7 @@ def _align(
         if plain is not None:
             return _diagonal_alignment(known, plain, name, mode, refs, budget, costs, cache)
     n_known = len(known)
-    weigher = _weights_for(max(n_refs, n_calls))
     matches: dict[tuple[int, int], StepMatch] = {}
-    weights: dict[tuple[int, int], float] = {}
     by_tool: dict[str, list[int]] = {}
     for index, step in enumerate(steps):
         by_tool.setdefault(step.tool, []).append(index)
@@ -746,12 +745,14 @@ def _align(
             if c in seen_calls:
                 conflict = True
             seen_calls.add(c)
-            m = known[r] if r == c and r < n_known else ref.matcher(steps[c])
-            matches[(r, c)] = m
-            # A vanishing preference for earlier calls: among equally good pairings the first of
-            # several identical calls is paired, so a repeat is the one left over (and wasted).
-            weights[(r, c)] = weigher.of(m) - c * 1e-9
+            matches[(r, c)] = known[r] if r == c and r < n_known else ref.matcher(steps[c])
 
+    weigher = _weights_for(max(n_refs, n_calls))
+    weights: dict[tuple[int, int], float] = {}
+    if not exits or conflict:  # (the pairing without a choice in it needs no weights)
+        # A vanishing preference for earlier calls: among equally good pairings the first of
+        # several identical calls is paired, so a repeat is the one left over (and wasted).
+        weights = {key: weigher.of(m) - key[1] * 1e-9 for key, m in matches.items()}
     if exits and not conflict:
         paired, late, truncated = _unique_pairing(steps, refs, mode, matches)
     elif exits and n_refs == 1 and not charged:
@@ -1373,6 +1374,10 @@ def _order_breakers(
             for r in kept
             if any(a in paired and not allowed(paired[a], paired[r]) for a in ancestors[r])
         }
+    if all(allowed(paired[a], paired[b]) for a, b in itertools.pairwise(kept)):
+        # each call allowed after the one before it (``allowed``, turns not going back, is
+        # transitive): the longest order-consistent subsequence is all of them
+        return orphans
     best: list[tuple[int, int]] = []
     for i, r in enumerate(kept):
         length, prev = 1, -1
