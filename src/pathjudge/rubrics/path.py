@@ -113,6 +113,7 @@ _REQUIRES_ALL: frozenset[str] = frozenset(
     {"strict", "in_order", "unordered", "superset", "partial_order"}
 )
 _FORBIDS_EXTRA: frozenset[str] = frozenset({"strict", "unordered", "subset"})
+_NO_CALLS: frozenset[int] = frozenset()
 
 # Above this many search nodes the exact branch and bound stops and keeps its best pairing so far
 # (reported as ``search_truncated``); never reached with the usual handful of reference steps.
@@ -734,7 +735,7 @@ def _align(
         by_tool.setdefault(step.tool, []).append(index)
     redundant_set = set(redundant)
     # Where only repeats are charged when left over (see _repeat_candidates).
-    charged = frozenset() if mode in _FORBIDS_EXTRA else frozenset(redundant_set)
+    charged = _NO_CALLS if mode in _FORBIDS_EXTRA or not redundant_set else frozenset(redundant_set)
     conflict = False
     seen_calls: set[int] = set()
     for r, ref in enumerate(refs):
@@ -802,8 +803,8 @@ def _align(
         if not m.ok:
             mismatched += 1
         pairs.append(PairedStep(ref.label, call, ref.tool, m.ok, in_order, m.diffs))
-    used_calls = {p.call for p in pairs}
-    extra = [c for c in range(n_calls) if c not in used_calls]
+    used_calls = set(paired.values())
+    extra = [] if len(used_calls) == n_calls else [c for c in range(n_calls) if c not in used_calls]
     forbids_extra = mode in _FORBIDS_EXTRA
     wasted = [c for c in extra if forbids_extra or c in redundant_set]
     n_missing, wasted_count, order_fault = _tally(
@@ -1073,10 +1074,15 @@ def _pairing_cost(
 ) -> int:
     """The fault cost of a candidate pairing, by the same :func:`_tally` and :func:`_cost` that score
     the final alignment (the step budget is the same for every pairing, so left out)."""
-    mismatched = sum(1 for r, c in paired.items() if not matches[(r, c)].ok)
-    used = set(paired.values())
-    extras = [c for c in range(n_calls) if c not in used]
-    wasted = len(extras) if mode in _FORBIDS_EXTRA else sum(1 for c in extras if c in charged)
+    mismatched = 0
+    for key in paired.items():
+        if not matches[key].ok:
+            mismatched += 1
+    used = set(paired.values())  # calls of the run, so the leftovers are the others
+    if mode in _FORBIDS_EXTRA:
+        wasted = n_calls - len(used)
+    else:
+        wasted = sum(1 for c in charged if c not in used and 0 <= c < n_calls)
     n_missing, wasted_count, fault = _tally(
         mode, n_refs - len(paired), mismatched, wasted, bool(late)
     )
