@@ -35,7 +35,7 @@ def _lines(path: Path, second: bytes) -> Path:
 def _big_line(path: Path) -> Path:
     with path.open("wb") as handle:
         handle.write(GOOD.encode() + b"\n")
-        handle.write(b'{"run_id": "' + b"x" * (50 * 1024 * 1024) + b'"}\n')
+        handle.write(b'{"run_id": "' + b"x" * (70 * 1024 * 1024) + b'"}\n')
     return path
 
 
@@ -58,7 +58,7 @@ SHOW_CASES: dict[str, tuple[Callable[[Path], Path], str, int | None]] = {
         "upgrade pathjudge",
         2,
     ),
-    "50 MB line": (_big_line, "over the limit", 2),
+    "70 MB line": (_big_line, "over the limit", 2),
     "empty file": (lambda p: (p.write_bytes(b""), p)[1], "has no run records", None),
     "missing file": (lambda p: p, "file not found", None),
 }
@@ -98,9 +98,9 @@ IMPORT_CASES: dict[str, tuple[str, Callable[[Path], bytes | None], str, int | No
         "not valid JSON",
         2,
     ),
-    "50 MB jsonl line": (
+    "70 MB jsonl line": (
         "t.jsonl",
-        lambda p: b'["' + b"y" * (50 * 1024 * 1024) + b'"]\n',
+        lambda p: b'["' + b"y" * (70 * 1024 * 1024) + b'"]\n',
         "over the limit",
         1,
     ),

@@ -412,3 +412,16 @@ def test_cli_config_errors_exit_2(clean_env: Path, capsys: pytest.CaptureFixture
     code, _, err = _cli(["config", "--set", "concurrency"], capsys)
     assert code == 2
     assert "--set expects KEY=VALUE" in err
+
+
+def test_an_unknown_key_of_a_known_table_lists_what_the_table_takes(tmp_path: Path) -> None:
+    metric = _error(tmp_path, "pathjudge.toml", "[fail_under]\nbogus = 0.5\n")
+    assert (metric.line, metric.field) == (2, "fail_under.bogus")
+    assert "did you mean 'fail_under'" not in str(metric)  # not the table it is already in
+    assert "'fail_under' takes:" in str(metric)
+    assert "tool_calls" in str(metric)
+    assert "success" in str(metric)
+    judge = _error(tmp_path, "pathjudge.toml", "[judge]\nbogus = 1\n")
+    assert "'judge' takes: backend, base_url, model" in str(judge)
+    near = _error(tmp_path, "pathjudge.toml", "[fail_under]\nsucess = 0.5\n")
+    assert "did you mean 'fail_under.success'" in str(near)

@@ -6,6 +6,10 @@ from pathlib import Path
 
 import pytest
 
+# PyYAML's C loader (a C extension, never unloaded) builds nodes of the yaml module it was first
+# imported with; pytester's in-process runs drop modules imported inside them, so yaml must be loaded
+# before the first run or a later run sees two yaml modules (this file alone then failed)
+import pathjudge._yaml  # noqa: F401
 from pathjudge.agent.trajectory import RunRecord, Step
 
 pytest_plugins = ["pytester"]
@@ -174,3 +178,28 @@ def test_junit_classname_is_the_suite_name(pytester: pytest.Pytester, docent: Pa
     assert len(names) == 15
     assert {classname for classname, _ in names} == {"docent"}
     assert ("docent", "free-storage") in names
+
+
+def test_a_task_whose_check_broke_is_skipped_naming_the_check(pytester: pytest.Pytester) -> None:
+    """A success callable that raises: the task's item is skipped (undecided, never failed) and the
+    skip reason lists the check that broke."""
+    here = pytester.path
+    (here / "broken_checks_mod.py").write_text(
+        "def explode(run):\n    raise ValueError('kaboom')\n", encoding="utf-8"
+    )
+    (here / "suite.yaml").write_text(
+        "name: broken\ntasks:\n  - id: t\n"
+        "    success: {kind: callable, function: 'broken_checks_mod:explode'}\n",
+        encoding="utf-8",
+    )
+    run = RunRecord(run_id="r1", task_id="t", steps=(Step(tool="s", turn=0),), final_answer="a")
+    (here / "runs.jsonl").write_text(run.model_dump_json() + "\n", encoding="utf-8")
+    (here / "pathjudge.toml").write_text("allow_callables = true\n", encoding="utf-8")
+    pytester.syspathinsert(here)
+    result = pytester.runpytest_inprocess(
+        "-p", "no:cacheprovider", "-rs",
+        "--pathjudge-suite", str(here / "suite.yaml"),
+        "--pathjudge-runs", str(here / "runs.jsonl"),
+    )  # fmt: skip
+    result.assert_outcomes(skipped=1)
+    result.stdout.fnmatch_lines(["*checks that broke: outcome.callable x1*kaboom*"])

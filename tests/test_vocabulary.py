@@ -2,7 +2,8 @@
 
 Configuration file, environment, command-line flags and the library all take ``anthropic``,
 ``openai-compatible``, ``llama-cpp`` and the scorecard's metric names; ``openai``, ``llama`` and
-``correctness`` are mapped with one deprecation notice on stderr.
+``correctness`` are mapped with a ``DeprecationWarning`` naming the new spelling (from Python), or one
+deprecation notice on stderr per process (inside the ``pathjudge`` command).
 """
 
 from __future__ import annotations
@@ -33,6 +34,13 @@ def _notice(err: str, old: str, new: str) -> bool:
     return "deprecated: " in err and f"{old!r} is now spelled {new!r}" in err and "0.3" in err
 
 
+def _warned(caught: pytest.WarningsRecorder, old: str, new: str) -> bool:
+    return any(
+        issubclass(w.category, DeprecationWarning) and _notice(str(w.message), old, new)
+        for w in caught
+    )
+
+
 # ---------------------------------------------------------------- backends
 
 
@@ -43,11 +51,24 @@ def test_canonical_backend_names_pass_without_a_notice(capsys: pytest.CaptureFix
 
 
 @pytest.mark.parametrize(("old", "new"), [("openai", "openai-compatible"), ("llama", "llama-cpp")])
-def test_old_backend_spelling_maps_with_one_notice(
+def test_old_backend_spelling_maps_with_a_deprecation_warning(old: str, new: str) -> None:
+    with pytest.warns(DeprecationWarning, match="deprecated") as caught:
+        session = JudgeSession.resolve(backend=old)
+    assert session.backend == new
+    assert _warned(caught, old, new)
+    assert caught[0].filename == __file__  # attributed to the caller's code, not pathjudge's
+
+
+@pytest.mark.parametrize(("old", "new"), [("openai", "openai-compatible"), ("llama", "llama-cpp")])
+def test_old_backend_spelling_in_the_command_is_one_notice_on_stderr(
     old: str, new: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert JudgeSession.resolve(backend=old).backend == new
-    assert JudgeSession.resolve(backend=old).backend == new
+    """In the command: a notice on stderr once per process, never a Python warning (which is an error
+    here: filterwarnings=error), so a command keeps working under -W error."""
+    docent = Path(__file__).resolve().parents[1] / "examples" / "docent"
+    args = ["score", str(docent / "runs.jsonl"), "--suite", str(docent / "suite.yaml"), "--fast"]
+    assert main([*args, "-q", "--judge-backend", old]) == 0
+    assert main([*args, "-q", "--judge-backend", old]) == 0
     err = capsys.readouterr().err
     assert _notice(err, old, new)
     assert err.count("deprecated") == 1  # once per process, not once per use
@@ -60,27 +81,33 @@ def test_unknown_backend_lists_only_current_names() -> None:
     assert info.value.hint == "use one of anthropic, openai-compatible, llama-cpp"
 
 
-def test_old_backend_spelling_in_file_env_and_cli(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_old_backend_spelling_in_file_env_and_cli(tmp_path: Path) -> None:
     (tmp_path / "pathjudge.toml").write_text('[judge]\nbackend = "openai"\n', encoding="utf-8")
-    assert resolve_config(cwd=tmp_path, env={}).config.judge.backend == "openai-compatible"
+    with pytest.warns(DeprecationWarning, match="deprecated") as caught:
+        from_file = resolve_config(cwd=tmp_path, env={})
+    assert from_file.config.judge.backend == "openai-compatible"
+    assert _warned(caught, "openai", "openai-compatible")
     env = {"PATHJUDGE_AGENT_BACKEND": "llama"}
-    assert resolve_config(cwd=tmp_path, env=env).config.agent.backend == "llama-cpp"
-    cli = resolve_config({"judge.backend": "llama"}, cwd=tmp_path, env={})
+    with pytest.warns(DeprecationWarning, match="deprecated") as caught:
+        from_env = resolve_config(cwd=tmp_path, env=env)
+    assert from_env.config.agent.backend == "llama-cpp"
+    assert _warned(caught, "llama", "llama-cpp")
+    with pytest.warns(DeprecationWarning, match="deprecated") as caught:
+        cli = resolve_config({"judge.backend": "llama"}, cwd=tmp_path, env={})
     assert cli.config.judge.backend == "llama-cpp"
-    err = capsys.readouterr().err
-    assert _notice(err, "openai", "openai-compatible")
-    assert _notice(err, "llama", "llama-cpp")
+    assert _warned(caught, "llama", "llama-cpp")
 
 
-def test_agent_backend_old_spelling(capsys: pytest.CaptureFixture[str]) -> None:
+def test_agent_backend_old_spelling() -> None:
     from pathjudge.agent.collect import LLAMA_CPP_BASE_URL, config_backend_name, resolve_run_options
 
-    assert config_backend_name("openai") == "openai-compatible"
-    options = resolve_run_options(backend="llama", model="m")
+    with pytest.warns(DeprecationWarning, match="deprecated"):
+        name = config_backend_name("openai")
+    assert name == "openai-compatible"
+    with pytest.warns(DeprecationWarning, match="deprecated") as caught:
+        options = resolve_run_options(backend="llama", model="m")
     assert (options.backend, options.base_url) == ("openai", LLAMA_CPP_BASE_URL)
-    assert _notice(capsys.readouterr().err, "llama", "llama-cpp")
+    assert _warned(caught, "llama", "llama-cpp")
     with pytest.raises(InputError, match="the openai-compatible backend needs a model name"):
         resolve_run_options(backend="openai-compatible")
 
@@ -113,28 +140,34 @@ def test_same_range_rule_in_config_and_flag(tmp_path: Path) -> None:
         resolve_config(cwd=tmp_path, env={"PATHJUDGE_FAIL_UNDER_TOOL_CALLS": "2"})
 
 
-def test_old_metric_spelling_in_flags(capsys: pytest.CaptureFixture[str]) -> None:
-    assert parse_thresholds("correctness=0.5") == {"tool_calls": 0.5}
-    assert parse_weights("correctness=2") == {"tool_calls": 2.0}
-    assert _notice(capsys.readouterr().err, "correctness", "tool_calls")
+def test_old_metric_spelling_in_flags() -> None:
+    with pytest.warns(DeprecationWarning, match="deprecated") as caught:
+        thresholds = parse_thresholds("correctness=0.5")
+    assert thresholds == {"tool_calls": 0.5}
+    assert _warned(caught, "correctness", "tool_calls")
+    with pytest.warns(DeprecationWarning, match="deprecated") as caught:
+        weights = parse_weights("correctness=2")
+    assert weights == {"tool_calls": 2.0}
+    assert _warned(caught, "correctness", "tool_calls")
 
 
-def test_old_metric_keys_in_file_env_and_cli(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_old_metric_keys_in_file_env_and_cli(tmp_path: Path) -> None:
     (tmp_path / "pathjudge.toml").write_text(
         "[fail_under]\ncorrectness = 0.7\n[weights.levels]\ncorrectness = 2.0\n", encoding="utf-8"
     )
-    resolved = resolve_config(cwd=tmp_path, env={})
+    with pytest.warns(DeprecationWarning, match="deprecated") as caught:
+        resolved = resolve_config(cwd=tmp_path, env={})
     assert resolved.config.fail_under.tool_calls == 0.7
     assert resolved.config.weights.levels.tool_calls == 2.0
     assert resolved.source("fail_under.tool_calls").startswith("file:")
-    err = capsys.readouterr().err
-    assert _notice(err, "fail_under.correctness", "fail_under.tool_calls")
+    assert _warned(caught, "fail_under.correctness", "fail_under.tool_calls")
     env = {"PATHJUDGE_FAIL_UNDER_CORRECTNESS": "0.4"}
-    assert resolve_config(cwd=tmp_path / "x", env=env).config.fail_under.tool_calls == 0.4
-    assert "PATHJUDGE_FAIL_UNDER_TOOL_CALLS" in capsys.readouterr().err
-    cli = resolve_config({"fail_under.correctness": 0.3}, cwd=tmp_path / "x", env={})
+    with pytest.warns(DeprecationWarning, match="deprecated") as caught:
+        from_env = resolve_config(cwd=tmp_path / "x", env=env)
+    assert from_env.config.fail_under.tool_calls == 0.4
+    assert any("PATHJUDGE_FAIL_UNDER_TOOL_CALLS" in str(w.message) for w in caught)
+    with pytest.warns(DeprecationWarning, match="deprecated"):
+        cli = resolve_config({"fail_under.correctness": 0.3}, cwd=tmp_path / "x", env={})
     assert cli.config.fail_under.tool_calls == 0.3
 
 
@@ -142,7 +175,7 @@ def test_bad_value_under_an_old_key_names_the_file_line(tmp_path: Path) -> None:
     (tmp_path / "pathjudge.toml").write_text(
         "[fail_under]\n\ncorrectness = 1.5\n", encoding="utf-8"
     )
-    with pytest.raises(ConfigError) as info:
+    with pytest.raises(ConfigError) as info, pytest.warns(DeprecationWarning, match="deprecated"):
         resolve_config(cwd=tmp_path, env={})
     assert info.value.line == 3
     assert info.value.field == "fail_under.tool_calls"

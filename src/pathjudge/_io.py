@@ -23,6 +23,7 @@ from __future__ import annotations
 import gzip
 import json
 import os
+import stat
 import tempfile
 import zlib
 from collections.abc import Generator, Iterable, Iterator
@@ -37,6 +38,7 @@ from pathjudge.errors import InputError, RecordError
 
 __all__ = [
     "DEFAULT_MAX_LINE_BYTES",
+    "UTF8_BOM",
     "JsonlAppender",
     "JsonlStream",
     "ReadFailure",
@@ -64,8 +66,12 @@ __all__ = [
 
 M = TypeVar("M", bound=BaseModel)
 
-DEFAULT_MAX_LINE_BYTES = 32 * 1024 * 1024
+DEFAULT_MAX_LINE_BYTES = 64 * 1024 * 1024
+"""The longest record line any reader accepts (``score``'s line reader too: one limit everywhere)."""
 _CHUNK = 1024 * 1024
+
+UTF8_BOM = b"\xef\xbb\xbf"
+"""A UTF-8 byte-order mark: skipped at the start of a file (some Windows tools write one)."""
 
 
 # --------------------------------------------------------------------------------------------------
@@ -114,6 +120,14 @@ def record_error_from_validation(
     elif kind == "json_invalid":
         ctx = first.get("ctx") or {}
         msg = f"not valid JSON ({ctx.get('error', msg)})"
+        if "recursion limit" in msg:
+            return RecordError(
+                msg.replace("not valid JSON", "nested too deeply to read", 1),
+                file=file,
+                line=line,
+                hint="a value nests more levels of arrays/objects than the JSON parser allows "
+                "(about 200); flatten it, or store it as a string",
+            )
     elif kind == "model_type" and not loc:
         msg = f"expected a JSON object for a {what}"
     if len(details) > 1:
@@ -186,7 +200,7 @@ def read_utf8(
         except (OSError, EOFError, zlib.error) as exc:  # gzip.BadGzipFile is an OSError
             raise error(describe_read_failure(exc), file=path) from None
     try:
-        return data.decode("utf-8")
+        return data.decode("utf-8-sig")  # a leading byte-order mark is dropped
     except UnicodeDecodeError as exc:
         line = data.count(b"\n", 0, exc.start) + 1
         column = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
@@ -259,6 +273,10 @@ def _lines(handle: IO[bytes], max_line_bytes: int) -> Iterator[tuple[int, bytes 
         if not raw:
             return
         number += 1
+        if number == 1 and raw.startswith(UTF8_BOM):
+            raw = raw[
+                len(UTF8_BOM) :
+            ]  # a byte-order mark (Windows tools) is not part of the record
         if len(raw) > max_line_bytes and not raw.endswith(b"\n"):
             length = len(raw)
             while True:
@@ -463,16 +481,22 @@ def new_file_mode() -> int:
 
 
 def open_atomic_temp(path: Path, *, suffix: str = ".tmp") -> tuple[int, str]:
-    """A temp file next to ``path`` for an atomic write, with the mode a plainly created file would get.
+    """A temp file next to ``path`` for an atomic write, with the mode of the file it will replace, or
+    (a new file) the mode a plainly created file would get.
 
-    :func:`tempfile.mkstemp` creates files ``0600``; this widens it to :func:`new_file_mode` so the file
-    renamed over ``path`` follows the umask. Creates ``path``'s parent folders. Returns ``(fd, tmp_path)``.
-    Prefer :func:`atomic_writer`, which also fsyncs, renames and cleans up.
+    :func:`tempfile.mkstemp` creates files ``0600``; this sets the mode of the existing ``path`` (so
+    rewriting a private ``0600`` file keeps it private), else :func:`new_file_mode` (the umask).
+    Creates ``path``'s parent folders. Returns ``(fd, tmp_path)``. Prefer :func:`atomic_writer`,
+    which also fsyncs, renames and cleans up.
     """
     path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        mode = stat.S_IMODE(os.stat(path).st_mode)
+    except OSError:
+        mode = new_file_mode()
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=suffix, dir=path.parent)
     try:
-        os.fchmod(fd, new_file_mode())
+        os.fchmod(fd, mode)
     except BaseException:
         os.close(fd)
         Path(tmp).unlink(missing_ok=True)
@@ -500,9 +524,13 @@ def atomic_writer(path: str | Path) -> Iterator[IO[bytes]]:
 
     The data goes to a temp file in the same folder, is flushed and fsynced, then renamed over ``path``
     with :func:`os.replace`; on any exception (Ctrl-C included) the temp file is removed and ``path``
-    is left as it was. Parent folders are created; the file gets the mode a plainly created file would.
+    is left as it was. Parent folders are created; the file keeps the mode of the file it replaces (a
+    new one gets the mode a plainly created file would). A symlink is written through: its target is
+    replaced and the link stays a link.
     """
     target = Path(path)
+    if target.is_symlink():
+        target = Path(os.path.realpath(target))
     fd, tmp = open_atomic_temp(target)
     try:
         with os.fdopen(fd, "wb") as handle:
@@ -545,7 +573,14 @@ def _dump_line(record: Record) -> bytes:
     to_json = getattr(record, "to_json", None)
     if to_json is not None:  # a plain record that serialises itself (e.g. a RunGrade)
         return bytes(to_json()) + b"\n"
-    return json.dumps(record, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n"
+    try:
+        text = json.dumps(record, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    except ValueError as exc:  # NaN / Infinity: what the readers refuse is never written
+        raise ValueError(
+            f"a record holds a number JSON cannot carry ({exc}); write finite numbers, or None "
+            "for a missing value"
+        ) from None
+    return text.encode("utf-8") + b"\n"
 
 
 def write_jsonl(path: str | Path, records: Iterable[Record], *, keep_if_empty: bool = False) -> int:

@@ -8,15 +8,21 @@ server); the agent also has ``scripted`` (offline Docent).
 Metrics (``--fail-under``, ``fail_under.*``, ``--weights``, ``weights.levels.*``): the scorecard's
 names, with ``tool_calls`` for tool-call correctness.
 
-Old spellings (``openai``, ``llama``, ``correctness``) are accepted for one release: each use prints one
-deprecation notice on stderr per process, naming the new spelling, and is mapped to it. Notices are
-written to stderr rather than raised as :class:`DeprecationWarning`, so a command keeps working under
-``-W error`` and the message reaches CLI users, who never see Python warnings.
+Old spellings (``openai``, ``llama``, ``correctness``) are accepted for one release and mapped to the
+new one. Called from Python (the library, the pytest plugin), each use warns with a
+:class:`DeprecationWarning` naming the new spelling, attributed to the caller's code outside pathjudge.
+Inside the ``pathjudge`` command (:func:`notices_on_stderr`) each old spelling prints one notice on
+stderr per process instead, so the message reaches CLI users (who never see Python warnings) and a
+command keeps working under ``-W error``.
 """
 
 from __future__ import annotations
 
 import sys
+import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Literal
 
 __all__ = [
@@ -28,6 +34,7 @@ __all__ = [
     "canonical_backend",
     "canonical_metric",
     "deprecation_notice",
+    "notices_on_stderr",
 ]
 
 BackendName = Literal["anthropic", "openai-compatible", "llama-cpp"]
@@ -45,16 +52,48 @@ DEPRECATED_METRICS: dict[str, str] = {"correctness": "tool_calls"}
 _NOTICED: set[tuple[str, str]] = set()
 
 
+_ON_STDERR: ContextVar[bool] = ContextVar("pathjudge_notices_on_stderr", default=False)
+
+
+@contextmanager
+def notices_on_stderr() -> Iterator[None]:
+    """Within this block (the ``pathjudge`` command), deprecations are notices on stderr, once per
+    process, instead of :class:`DeprecationWarning` s."""
+    token = _ON_STDERR.set(True)
+    try:
+        yield
+    finally:
+        _ON_STDERR.reset(token)
+
+
+def _outside_pathjudge() -> int:
+    """The ``stacklevel`` of the first caller outside the pathjudge package, seen from the caller of
+    :func:`deprecation_notice` (so the warning points at the user's code)."""
+    level = 2
+    frame = sys._getframe(2)
+    while frame is not None:
+        name = frame.f_globals.get("__name__", "")
+        if name != "pathjudge" and not name.startswith("pathjudge."):
+            break
+        frame = frame.f_back  # type: ignore[assignment]
+        level += 1
+    return level
+
+
 def deprecation_notice(old: str, new: str, *, where: str) -> None:
-    """Tell the user once per process (on stderr) that ``old`` is deprecated in favour of ``new``."""
+    """Tell the user that ``old`` is deprecated in favour of ``new``: a :class:`DeprecationWarning`,
+    or inside the command (:func:`notices_on_stderr`) a notice on stderr once per process."""
+    message = (
+        f"pathjudge: deprecated: {where} {old!r} is now spelled {new!r}; the old spelling is "
+        f"accepted until pathjudge {REMOVED_IN}"
+    )
+    if not _ON_STDERR.get():
+        warnings.warn(message, DeprecationWarning, stacklevel=_outside_pathjudge())
+        return
     if (old, where) in _NOTICED:
         return
     _NOTICED.add((old, where))
-    print(
-        f"pathjudge: deprecated: {where} {old!r} is now spelled {new!r}; the old spelling is "
-        f"accepted until pathjudge {REMOVED_IN}",
-        file=sys.stderr,
-    )
+    print(message, file=sys.stderr)
 
 
 def canonical_backend(name: str, *, where: str = "backend") -> str:

@@ -298,6 +298,16 @@ def _first_key(table: str) -> str:
 
 
 def _suggest(key: str) -> str | None:
+    table, _, leaf = key.rpartition(".")
+    if table in _TABLES:
+        # a key of a known table (fail_under.bogus): a close sibling, else every key the table takes
+        siblings = sorted(
+            {k[len(table) + 1 :].split(".")[0] for k in _KEYS if k.startswith(table + ".")}
+        )
+        near = difflib.get_close_matches(leaf, siblings, n=1, cutoff=0.6)
+        if near:
+            return f"did you mean '{table}.{near[0]}'?"
+        return f"'{table}' takes: {', '.join(siblings)}"
     close = difflib.get_close_matches(key, [*_KEYS, *_TABLES], n=1, cutoff=0.6)
     return f"did you mean '{close[0]}'?" if close else None
 

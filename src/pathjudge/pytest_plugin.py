@@ -214,11 +214,16 @@ class TaskItem(pytest.Item):
         entries = weak.get(self.task_id, [])
         verdict = task_verdict(row, strict=self.strict)
         if verdict == "skipped":
-            pytest.skip(
-                "no runs for this task"
-                if row is None
-                else "no run could be decided (judged criteria not run)"
-            )
+            if row is None:
+                pytest.skip("no runs for this task")
+            why = "no run could be decided (judged criteria not run"
+            if card.broken_checks:
+                # the checks that broke (status error) leave runs undecided, never failed
+                why += ", or a check broke; checks that broke: " + "; ".join(
+                    f"{b.check} x{b.count} (first on run {b.example_run}): {b.reason}"
+                    for b in card.broken_checks[:5]
+                )
+            pytest.skip(why + ")")
         if verdict == "failed":
             failing = [e for e in entries if "failed" in e.flags] or entries
             lines = [

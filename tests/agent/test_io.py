@@ -186,17 +186,17 @@ def test_collect_mode_keeps_going(tmp_path: Path, case: str) -> None:
     assert [e.line for e in errors] == [2]
 
 
-def test_fifty_megabyte_line_is_skipped_not_loaded(tmp_path: Path) -> None:
+def test_seventy_megabyte_line_is_skipped_not_loaded(tmp_path: Path) -> None:
     path = tmp_path / "big.jsonl"
     with path.open("wb") as handle:
         handle.write(GOOD.encode() + b"\n")
-        handle.write(b'{"run_id": "' + b"x" * (50 * 1024 * 1024) + b'"}\n')
+        handle.write(b'{"run_id": "' + b"x" * (70 * 1024 * 1024) + b'"}\n')
         handle.write(GOOD.encode() + b"\n")
     errors: list[RecordError] = []
     assert len(list(read_runs(path, errors=errors))) == 2
     (error,) = errors
     assert error.line == 2
-    assert "52.4 MB, over the limit" in str(error)
+    assert "73.4 MB, over the limit of 67.1 MB" in str(error)
 
 
 def test_empty_and_missing_files(tmp_path: Path) -> None:

@@ -22,3 +22,11 @@ def exits(run: RunRecord) -> bool:
 
 def interrupts(run: RunRecord) -> bool:
     raise KeyboardInterrupt
+
+
+def ctrl_c(run: RunRecord) -> bool:
+    """A Ctrl-C arriving while this check runs: the process receives SIGINT."""
+    import signal
+
+    signal.raise_signal(signal.SIGINT)
+    return True

@@ -287,3 +287,58 @@ def test_shared_argument_match_results_read_as_built() -> None:
     assert bad["score"] == 0.5
     assert bad["reason"].startswith("1 of 2 calls to a, b matched their expectation; call #1 a: ")
     assert bad["details"] == {"checked": 2, "failed": 1}
+
+
+_REFUSAL_TEXT = st.lists(
+    st.sampled_from(
+        [
+            "I ",
+            "don't have",
+            "don\u2019t have",
+            "DON\u2018T HAVE",
+            "Do Not Have",
+            " that in the ",
+            "docs",
+            "Information",
+            "SEARCH",
+            "cannot find",
+            "İ",
+            "ß",
+            "\u2019",
+            " ",
+            "\n",
+            "answer",
+        ]
+    ),
+    max_size=8,
+).map("".join)
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    _REFUSAL_TEXT,
+    st.one_of(st.none(), st.lists(st.sampled_from(["DON'T HAVE", "cannot", "ß", "x"]), max_size=3)),
+    st.one_of(st.none(), st.lists(st.sampled_from(["Docs", "search", "İ", "y"]), max_size=2)),
+)
+def test_refusal_detection_equals_the_plain_rule(
+    text: str, phrases: list[str] | None, scope: list[str] | None
+) -> None:
+    """``is_refusal`` (defaults read from a table built once; curly apostrophes replaced only when
+    present; loops that stop at the first hit) is the plain rule: some phrase and, unless no scope
+    words are given, some scope word occur in the lower-cased text, curly apostrophes as straight."""
+    from pathjudge.rubrics.assertions.outcome import (
+        DEFAULT_REFUSAL_PHRASES,
+        DEFAULT_SCOPE_WORDS,
+        is_refusal,
+    )
+
+    used_phrases = DEFAULT_REFUSAL_PHRASES if phrases is None else tuple(phrases)
+    used_scope = DEFAULT_SCOPE_WORDS if scope is None else tuple(scope)
+    lowered = text.lower().replace("\u2019", "'").replace("\u2018", "'")
+    plain = (
+        bool(text.strip())
+        and any(p.lower() in lowered for p in used_phrases)
+        and (not used_scope or any(w.lower() in lowered for w in used_scope))
+    )
+    assert is_refusal(text, used_phrases, used_scope) is plain
+    assert is_refusal(text, list(used_phrases), list(used_scope)) is plain  # type: ignore[arg-type]

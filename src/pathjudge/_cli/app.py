@@ -195,13 +195,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; return the exit code (also used by the console script via ``sys.exit``)."""
     args = list(sys.argv[1:] if argv is None else argv)
     from pathjudge._secrets import install_log_redaction
+    from pathjudge._vocab import notices_on_stderr
 
     install_log_redaction()  # SDK debug logs (ANTHROPIC_LOG) never print a key
     _INTERRUPT_REPORTED.clear()  # a command's own Ctrl-C message counts for this call only
     command = typer.main.get_command(app)
     _guard_commands(command)
     try:
-        result = command.main(args=args, prog_name="pathjudge", standalone_mode=False)
+        with notices_on_stderr():  # deprecated spellings: a notice on stderr, not a Python warning
+            result = command.main(args=args, prog_name="pathjudge", standalone_mode=False)
     except PathjudgeError as exc:
         from pathjudge._secrets import redact
 

@@ -19,6 +19,7 @@ from pathjudge import _json as strict_json
 from pathjudge.errors import InputError
 from pathjudge.report._view import (
     AxisView,
+    BrokenCheckView,
     CalibrationView,
     CheckView,
     CriterionCalibrationView,
@@ -297,6 +298,10 @@ def report_view(
             WeakPathView(w.flags, w.task_id, w.run_id, w.reason, w.diff) for w in card.weak
         ),
         weak_total=card.weak_total,
+        broken_checks=tuple(
+            BrokenCheckView(b.check, b.count, b.example_run, b.reason) for b in card.broken_checks
+        ),
+        check_errors=card.check_errors,
         tasks=tuple(
             TaskView(
                 task_id=row.task_id,

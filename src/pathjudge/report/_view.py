@@ -13,6 +13,7 @@ from pydantic import JsonValue
 
 __all__ = [
     "AxisView",
+    "BrokenCheckView",
     "CalibrationView",
     "CheckView",
     "CriterionCalibrationView",
@@ -75,6 +76,17 @@ class WeakPathView:
     run_id: str | None
     reason: str
     diff: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class BrokenCheckView:
+    """A check that broke (status ``error``): how many results, the first run it broke on, and why.
+    Its runs are undecided, never failed."""
+
+    check: str
+    count: int
+    example_run: str
+    reason: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -266,3 +278,5 @@ class ReportView:
     extra: dict[str, str] = field(default_factory=dict)
     has_scorecard: bool = True
     judge: str = ""
+    broken_checks: tuple[BrokenCheckView, ...] = ()
+    check_errors: int = 0

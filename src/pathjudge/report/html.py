@@ -335,6 +335,22 @@ def _weak_paths(view: ReportView) -> str:
     )
 
 
+def _broken_checks(view: ReportView) -> str:
+    """The checks that broke (status ``error``): their runs are undecided, never failed."""
+    rows = "".join(
+        f'<tr><td><code>{_e(broken.check)}</code></td><td class="num">{broken.count}</td>'
+        f'<td>{_run_link(broken.example_run)}</td><td class="reason">{_e(broken.reason)}</td></tr>'
+        for broken in view.broken_checks
+    )
+    return (
+        f'<section id="broken-checks"><h2>Checks that broke ({view.check_errors})</h2>'
+        '<p class="note">These checks could not run (status error): their runs are undecided, '
+        "not failed.</p>"
+        '<table><thead><tr><th>check</th><th class="num">results</th><th>first run</th>'
+        f"<th>reason</th></tr></thead><tbody>{rows}</tbody></table></section>"
+    )
+
+
 def _tasks(view: ReportView) -> str:
     rows: list[str] = []
     for task in view.tasks:
@@ -613,7 +629,11 @@ def render_html(view: ReportView) -> str:
             ("tasks", "Tasks"),
             ("trajectories", "Trajectories"),
         ]
-        sections += [_scorecard(view), _weak_paths(view), _tasks(view), _trajectories(view, clip)]
+        sections += [_scorecard(view), _weak_paths(view)]
+        if view.broken_checks:
+            toc.insert(2, ("broken-checks", "Checks that broke"))
+            sections.append(_broken_checks(view))
+        sections += [_tasks(view), _trajectories(view, clip)]
     if view.diff is not None:
         toc.append(("diff", "Baseline diff"))
         sections.append(_diff(view.diff))

@@ -5,7 +5,8 @@ see :class:`~pathjudge.rubrics.suite.PassedSpec`): it fails when any run did not
 carries the first failing run's reason, what blocked it and the alignment diff), is skipped when no
 run has a verdict (every run undecided and excluded, or no runs), and passes otherwise. With
 ``strict=True`` a run that succeeded by a poor path or repeated a call fails its task too; otherwise
-such runs are listed in the case's ``<system-out>``. The document follows the common
+such runs are listed in the case's ``<system-out>``. The checks that broke (status ``error``) are listed
+in the testsuite's ``<system-err>``, never counted as failures or errors. The document follows the common
 JUnit schema (``testsuites/testsuite/testcase/failure/skipped`` with ``name, tests, failures, errors,
 time``, and ``skipped`` on the testsuite) and contains no timestamp, so the same scorecard gives the same bytes.
 Characters XML 1.0 cannot hold (control characters in an id, an answer or a reason) are written as
@@ -65,6 +66,7 @@ def junit_xml(scorecard: Scorecard, task_ids: list[str], *, strict: bool = False
     suites = ET.Element("testsuites", name=f"pathjudge {suite_name}")
     suite = ET.SubElement(suites, "testsuite", name=suite_name)
     failures = skipped = 0
+    broken = scorecard.broken_checks
     for task_id in task_ids:
         row = rows.get(task_id)
         weak = by_task.get(task_id, [])
@@ -77,8 +79,9 @@ def junit_xml(scorecard: Scorecard, task_ids: list[str], *, strict: bool = False
             reason = (
                 "no runs for this task"
                 if row is None
-                else "no run could be decided (e.g. judged criteria not run); "
-                "undecided runs are excluded by the task's passed.undecided"
+                else "no run could be decided (e.g. judged criteria not run"
+                + (", or a check broke: see the suite's system-err" if broken else "")
+                + "); undecided runs are excluded by the task's passed.undecided"
             )
             ET.SubElement(case, "skipped", message=reason)
             continue
@@ -93,6 +96,21 @@ def junit_xml(scorecard: Scorecard, task_ids: list[str], *, strict: bool = False
         elif weak:
             out = ET.SubElement(case, "system-out")
             out.text = xml_text("\n".join(f"weak path: run {w.run_id}: {w.reason}" for w in weak))
+    if broken:
+        # the checks that broke: listed, never counted as failures or errors (their runs are undecided)
+        err = ET.SubElement(suite, "system-err")
+        err.text = xml_text(
+            "\n".join(
+                [
+                    f"checks that broke ({scorecard.check_errors}, status error; their runs are "
+                    "undecided, not failed):",
+                    *(
+                        f"{b.check} x{b.count} (first on run {b.example_run}): {b.reason}"
+                        for b in broken
+                    ),
+                ]
+            )
+        )
     for element in (suites, suite):
         element.set("tests", str(len(task_ids)))
         element.set("failures", str(failures))

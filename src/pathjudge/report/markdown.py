@@ -86,6 +86,8 @@ def render_markdown(view: ReportView, *, max_weak: int = 20) -> str:
                     "`pathjudge score --grades FILE` for every run).",
                 ]
         lines.append("")
+        if view.broken_checks:
+            lines += _broken_checks(view)
     if view.diff is not None:
         mark = "✅" if view.diff.verdict == "promote" else "❌"
         lines += [f"**Baseline diff**: {mark} {md_cell(view.diff.verdict)}", ""]
@@ -105,6 +107,23 @@ def render_markdown(view: ReportView, *, max_weak: int = 20) -> str:
                 lines.append(f"- judge: {md_cell(crit.judge)}")
         lines.append("")
     return "\n".join(lines)
+
+
+def _broken_checks(view: ReportView) -> list[str]:
+    """The checks that broke (status ``error``): their runs are undecided, never failed."""
+    lines = [
+        f"**Checks that broke** ({view.check_errors}): their runs are undecided, not failed",
+        "",
+        "| check | results | first run | reason |",
+        "| --- | ---: | --- | --- |",
+    ]
+    for broken in view.broken_checks:
+        lines.append(
+            f"| {md_cell(broken.check)} | {broken.count} | {md_cell(broken.example_run)} | "
+            f"{md_cell(broken.reason)} |"
+        )
+    lines.append("")
+    return lines
 
 
 def write_markdown(view: ReportView, path: Path, *, max_weak: int = 20) -> Path:

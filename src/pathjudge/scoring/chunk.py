@@ -27,6 +27,8 @@ from typing import IO, cast
 
 from pydantic import ValidationError
 
+from pathjudge._interrupt import watching_interrupts
+from pathjudge._io import DEFAULT_MAX_LINE_BYTES, UTF8_BOM
 from pathjudge.agent.trajectory import RunRecord
 from pathjudge.errors import PathjudgeError, RecordError
 from pathjudge.rubrics.checks import SuitePlan
@@ -48,8 +50,9 @@ __all__ = [
 Line = tuple[str, int, str | bytes]
 """One line of a runs file: (source, 1-based line number, the raw line)."""
 
-MAX_LINE_BYTES = 64 * 1024 * 1024
-"""A record longer than this is an error (it is never held whole in memory)."""
+MAX_LINE_BYTES = DEFAULT_MAX_LINE_BYTES
+"""A record longer than this is an error (it is never held whole in memory); the same limit as every
+other JSONL reader (:data:`pathjudge._io.DEFAULT_MAX_LINE_BYTES`)."""
 
 OnGrade = Callable[[RunGrade, Position], None]
 
@@ -57,6 +60,8 @@ OnGrade = Callable[[RunGrade, Position], None]
 def parse_run(source: str, line_no: int, raw: str | bytes) -> RunRecord | RecordError | None:
     """One runs-file line as a :class:`RunRecord`; a :class:`RecordError` naming ``source:line_no``
     when it is not one; ``None`` for a blank line."""
+    if line_no == 1 and raw[:1] in (b"\xef", "\ufeff"):  # a byte-order mark starting the file
+        raw = raw.removeprefix(UTF8_BOM) if isinstance(raw, bytes) else raw.removeprefix("\ufeff")
     if not raw or raw.isspace():
         return None
     try:
@@ -104,21 +109,22 @@ def grade_chunk(
     """
     plans = suite if isinstance(suite, SuitePlan) else SuitePlan(suite)
     partial = PartialScorecard(max_weak=max_weak)
-    for source, line_no, raw in lines:
-        if len(raw) > MAX_LINE_BYTES:
-            found: RunRecord | RecordError | None = _too_long(source, line_no, len(raw))
-        else:
-            found = parse_run(source, line_no, raw)
-        if found is None:
-            continue
-        if isinstance(found, RecordError):
-            partial.add_error(found, (source, line_no))
-            if stop_at_error:
+    with watching_interrupts():  # a Ctrl-C stops the grading; an interrupt a check raises does not
+        for source, line_no, raw in lines:
+            if len(raw) > MAX_LINE_BYTES:
+                found: RunRecord | RecordError | None = _too_long(source, line_no, len(raw))
+            else:
+                found = parse_run(source, line_no, raw)
+            if found is None:
+                continue
+            if isinstance(found, RecordError):
+                partial.add_error(found, (source, line_no))
+                if stop_at_error:
+                    break
+                continue
+            graded = _grade_one(found, plans, partial, (source, line_no), verdicts, fast, on_grade)
+            if not graded and stop_at_error:
                 break
-            continue
-        graded = _grade_one(found, plans, partial, (source, line_no), verdicts, fast, on_grade)
-        if not graded and stop_at_error:
-            break
     return partial
 
 
@@ -135,10 +141,11 @@ def grade_records_chunk(
     """:func:`grade_chunk` over runs already parsed: ``(source, line_no, run)`` triples."""
     plans = suite if isinstance(suite, SuitePlan) else SuitePlan(suite)
     partial = PartialScorecard(max_weak=max_weak)
-    for source, line_no, run in records:
-        graded = _grade_one(run, plans, partial, (source, line_no), verdicts, fast, on_grade)
-        if not graded and stop_at_error:
-            break
+    with watching_interrupts():  # a Ctrl-C stops the grading; an interrupt a check raises does not
+        for source, line_no, run in records:
+            graded = _grade_one(run, plans, partial, (source, line_no), verdicts, fast, on_grade)
+            if not graded and stop_at_error:
+                break
     return partial
 
 
@@ -167,8 +174,12 @@ def _grade_one(
 
 
 def _too_long(source: str, line_no: int, length: int) -> RecordError:
+    limit = f"the limit of {MAX_LINE_BYTES / 1e6:.1f} MB per record"
     return RecordError(
-        f"line is {length / 1e6:.1f} MB, over the limit of {MAX_LINE_BYTES / 1e6:.1f} MB per record",
+        # a line the reader cut at the limit + 1 byte: its true length is unknown, only that it is over
+        f"line is over {limit}"
+        if length == MAX_LINE_BYTES + 1
+        else f"line is {length / 1e6:.1f} MB, over {limit}",
         file=source,
         line=line_no,
         hint="split the record",

@@ -19,7 +19,8 @@ was given for the item, they are ``not_run``.
 
 The checks are the ones declared in :data:`pathjudge.rubrics.checks.CHECKS`, run in order by
 :func:`grade_run`, each guarded: a check that raises (even ``SystemExit`` or ``KeyboardInterrupt`` from
-a user callable) gives one ``error`` result named after the check. An ``error`` is undecided: it is
+a user callable) gives one ``error`` result named after the check. A Ctrl-C still stops the grading
+(see :mod:`pathjudge._interrupt`). An ``error`` is undecided: it is
 counted in ``check_errors`` and listed as a check that broke, never a fail, never a score of 0, never
 the weak flag "failed"; a success criterion that breaks leaves success ``undecided``. Nothing a check
 does stops the stream.
@@ -37,6 +38,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, cast
 
+from pathjudge._interrupt import stops_grading, watching_interrupts
 from pathjudge._records import fast_init
 from pathjudge.agent.trajectory import RunRecord
 from pathjudge.rubrics.assertions.base import AXES, Axis, CheckResult, FrozenDict, errored
@@ -235,9 +237,6 @@ def _grade_adapter() -> Any:
 
 _GRADE_ADAPTER: Any = None
 
-_Fold = tuple[float | None, int, int]
-"""A run of checks summed up: (sum of the gating pass/fail values in order, their count, errors)."""
-
 
 _CALL_AXES = ("tool_selection", "argument_correctness")
 _EXCERPT = 160
@@ -263,9 +262,6 @@ def answer_excerpt(answer: str | None, limit: int = _EXCERPT) -> str:
     return f'the agent answered: "{text}"'
 
 
-_NO_CHECKS: _Fold = (None, 0, 0)
-
-
 def _run_check(check: Check, run: RunRecord, plan: TaskPlan) -> tuple[CheckResult, ...]:
     """Run one declared check, guarded: anything it raises (any ``BaseException``, ``SystemExit`` and
     ``KeyboardInterrupt`` included: a user callable must not stop the grading) or a result off the contract (not a tuple of
@@ -282,6 +278,8 @@ def _run_check(check: Check, run: RunRecord, plan: TaskPlan) -> tuple[CheckResul
                 )
         return found
     except BaseException as exc:
+        if stops_grading(exc):
+            raise
         return (errored(check.name, check.axis, exc, gating=check.gating),)
 
 
@@ -315,6 +313,8 @@ def _guarded_alignment(
             )
         return aligned[0] if len(aligned) == 1 else best_alignment(aligned)
     except BaseException as exc:
+        if stops_grading(exc):
+            raise
         return errored("path", "step_efficiency", exc)
 
 
@@ -323,17 +323,15 @@ def _surface(run: RunRecord, wanted: tuple[str, ...]) -> tuple[str, ...] | Check
         steps = run.steps
         return tuple(w for w in wanted if not any(result_contains(s.result, w) for s in steps))
     except BaseException as exc:
+        if stops_grading(exc):
+            raise
         return errored("surface", "goal_completion", exc, gating=False)
 
 
-def _redundant_pairs(checks: Iterable[CheckResult]) -> list[tuple[int, int]]:
-    """The redundant ``(first, repeat)`` pairs the ``steps.redundant`` check found ([] without it)."""
-    for check in checks:
-        if check.check == "steps.redundant" and check.status != "error":
-            pairs = check.details.get("pairs")
-            if isinstance(pairs, list):
-                return [(int(p[0]), int(p[1])) for p in pairs]
-    return []
+_AXIS_INDEX: dict[str, int] = {axis: i for i, axis in enumerate(AXES)}
+_SELECTION = _AXIS_INDEX["tool_selection"]
+_ARGUMENTS = _AXIS_INDEX["argument_correctness"]
+_EFFICIENCY = _AXIS_INDEX["step_efficiency"]
 
 
 def grade_run(
@@ -343,44 +341,86 @@ def grade_run(
     verdicts: Mapping[str, VerdictLike] | None = None,
     fast: bool = False,
 ) -> RunGrade:
-    """Grade one run against its task plan (see the module docstring)."""
+    """Grade one run against its task plan (see the module docstring).
+
+    One pass over the checks' results gathers everything the grade needs: the per-axis sums, the
+    goal results, what fails or leaves undecided the run's one verdict, whether a call was wrong, and
+    the redundant pairs the path alignment charges.
+    """
     task = plan.task
     steps = run.steps
+    spec = task.passed
+    patterns = spec.checks
+    everything = patterns == ("*",)
     checks: list[CheckResult] = []
-    # per axis: (sum of the gating values, their count, errors), added in check order
-    totals: dict[Axis, list[Any]] = {}
+    # per axis (in AXES order): the sum of the gating values (None: none yet), their count, errors
+    sums: list[float | None] = [None, None, None, None, None]
+    counts = [0, 0, 0, 0, 0]
+    errors = [0, 0, 0, 0, 0]
     goal: list[tuple[Check, CheckResult]] = []
+    failed: list[str] = []  # the checks that fail the run's verdict, in check order
+    broken: list[str] = []  # the checks that leave it undecided
+    wrong_call = False
+    pairs: list[tuple[int, int]] | None = None
     for check in plan.checks:
         found = _run_check(check, run, plan)
         if not found:
             continue
         checks.extend(found)
-        acc = totals.get(check.axis)
-        if acc is None:
-            acc = totals[check.axis] = [None, 0, 0]
+        axis = check.axis
+        index = _AXIS_INDEX[axis]
+        is_goal = axis == "goal_completion"
         for result in found:
+            name = result.check
             status = result.status
+            gating = result.gating
+            if is_goal:
+                goal.append((check, result))
+            if name == "outcome.truncated":
+                # a run cut short is never graded as complete, whatever the task checks
+                if status == "fail":
+                    failed.append(name)
+                else:
+                    broken.append("undecided: " + name)
+            elif (
+                gating
+                and not is_goal
+                and name != "path"
+                and status != "pass"
+                and status != "not_run"
+                and (everything or matches_any(name, patterns))
+            ):
+                # the goal checks are the success, counted below; the path counts only when declared
+                if status == "fail":
+                    failed.append(name)
+                else:
+                    broken.append("undecided: " + name)
+            if pairs is None and name == "steps.redundant" and status != "error":
+                found_pairs = result.details.get("pairs")
+                if isinstance(found_pairs, list):
+                    pairs = [(int(p[0]), int(p[1])) for p in found_pairs]
             if status == "error":
-                acc[2] += 1
+                errors[index] += 1
                 continue
-            if not result.gating or (status != "pass" and status != "fail"):
+            if not gating or (status != "pass" and status != "fail"):
                 continue
+            if status == "fail" and index in (_SELECTION, _ARGUMENTS):
+                wrong_call = True
             value = result.score
             if value is None:
                 value = 1.0 if status == "pass" else 0.0
-            acc[0] = value if acc[0] is None else acc[0] + value
-            acc[1] += 1
-        if check.axis == "goal_completion":
-            goal.extend((check, result) for result in found)
+            total = sums[index]
+            sums[index] = value if total is None else total + value
+            counts[index] += 1
+    if pairs is None:
+        pairs = []
 
-    pairs = _redundant_pairs(checks)
     alignment: PathAlignment | None = None
     if plan.references:
         aligned = _guarded_alignment(run, plan, [repeat for _, repeat in pairs])
         if isinstance(aligned, CheckResult):
             checks.append(aligned)
-            acc = totals.setdefault("step_efficiency", [None, 0, 0])
-            acc[2] += 1
+            errors[_EFFICIENCY] += 1
         else:
             alignment = aligned
 
@@ -388,23 +428,38 @@ def grade_run(
 
     # task success: a fail decides; a check that broke leaves it undecided; then a pass decides
     gating_goal = [result for _, result in goal if result.gating]
-    judged_fail = any(j.status == "fail" for j in judged) if judged else False
+    judged_fail = False
+    for j in judged:
+        if j.status == "fail":
+            judged_fail = True
+            break
+    goal_fail = goal_error = goal_pass = False
+    for c in gating_goal:
+        status = c.status
+        if status == "fail":
+            goal_fail = True
+        elif status == "error":
+            goal_error = True
+        elif status == "pass":
+            goal_pass = True
     success: SuccessStatus
-    if judged_fail or any(c.status == "fail" for c in gating_goal):
+    if judged_fail or goal_fail:
         success = "fail"
-    elif any(c.status == "error" for c in gating_goal):
+    elif goal_error:
         success = "undecided"
-    elif any(c.status == "pass" for c in gating_goal) or (
-        judged and all(j.status == "pass" for j in judged)
-    ):
+    elif goal_pass or (judged and all(j.status == "pass" for j in judged)):
         success = "pass"
     else:
         success = "undecided"
     success_score: float | None = None
     if success != "undecided":
-        criterion = next((r for c, r in goal if c.name == "outcome"), None)
-        others_fail = judged_fail or any(
-            c.status == "fail" for c in gating_goal if c is not criterion
+        criterion: CheckResult | None = None
+        for declared, result in goal:
+            if declared.name == "outcome":
+                criterion = result
+                break
+        others_fail = judged_fail or (
+            goal_fail and any(c.status == "fail" for c in gating_goal if c is not criterion)
         )
         if others_fail:
             success_score = 0.0
@@ -418,22 +473,18 @@ def grade_run(
             success_score = 1.0 if success == "pass" else 0.0
 
     axes: dict[Axis, float | None] = {}
-    check_errors = 0
-    for axis in AXES:
-        acc = totals.get(axis)
-        if acc is None:
-            axes[axis] = None
-            continue
-        axes[axis] = acc[0] / acc[1] if acc[0] is not None else None
-        check_errors += acc[2]
+    for axis, total, count in zip(AXES, sums, counts, strict=True):
+        axes[axis] = total / count if total is not None else None
+    check_errors = sum(errors)
     tool_calls: float | None = None
-    selection = totals.get("tool_selection", _NO_CHECKS)
-    arguments = totals.get("argument_correctness", _NO_CHECKS)
-    counted = selection[1] + arguments[1]
+    counted = counts[_SELECTION] + counts[_ARGUMENTS]
     if counted:
-        selected_total = selection[0] if selection[0] is not None else 0.0
-        argument_total = arguments[0] if arguments[0] is not None else 0.0
-        tool_calls = (selected_total + argument_total) / counted
+        selected_total = sums[_SELECTION]
+        argument_total = sums[_ARGUMENTS]
+        tool_calls = (
+            (selected_total if selected_total is not None else 0.0)
+            + (argument_total if argument_total is not None else 0.0)
+        ) / counted
     trajectory: float | None = None
     if alignment is not None:
         trajectory = 1.0 if alignment.satisfied and not pairs else 0.0
@@ -467,10 +518,10 @@ def grade_run(
     ):
         weak = ("poor_path",)
         poor = alignment
-    outcome, passed, blockers = _verdict(plan, checks, success, alignment)
+    outcome, passed, blockers = _verdict(plan, failed, broken, success, alignment)
     if passed is False and not weak:
         weak = ("not_passed",)  # failed its one verdict on a check, not on the task or the path
-    if success != "fail" and "not_passed" not in weak and any(_wrong_call(c) for c in checks):
+    if success != "fail" and "not_passed" not in weak and wrong_call:
         # a wrong call is weak whatever the answer: above all when success is undecided (a judged
         # criterion not run), where the run would otherwise read "ok"
         weak = (*weak, "wrong_call")
@@ -506,37 +557,18 @@ def grade_run(
 
 def _verdict(
     plan: TaskPlan,
-    checks: Iterable[CheckResult],
+    failed: list[str],
+    broken: list[str],
     success: SuccessStatus,
     alignment: PathAlignment | None,
 ) -> tuple[SuccessStatus, bool | None, tuple[str, ...]]:
     """The run's one verdict (see :class:`~pathjudge.rubrics.suite.PassedSpec`): the verdict before
-    the undecided policy, ``passed`` after it, and what blocked it (failed checks first)."""
+    the undecided policy, ``passed`` after it, and what blocked it (failed checks first).
+
+    ``failed`` and ``broken``: the checks :func:`grade_run` found failing the verdict or leaving it
+    undecided (the declared checks, and always a truncated run); the path and the success are added
+    here."""
     spec = plan.task.passed
-    patterns = spec.checks
-    everything = patterns == ("*",)
-    failed: list[str] = []
-    broken: list[str] = []
-    for check in checks:
-        if check.check == "outcome.truncated":
-            # a run cut short is never graded as complete, whatever the task checks
-            if check.status == "fail":
-                failed.append(check.check)
-            else:
-                broken.append("undecided: " + check.check)
-            continue
-        # the goal checks are the success, counted below; the path counts only when declared
-        if not check.gating or check.axis == "goal_completion" or check.check == "path":
-            continue
-        status = check.status
-        if status == "pass" or status == "not_run":
-            continue
-        if not everything and not matches_any(check.check, patterns):
-            continue
-        if status == "fail":
-            failed.append(check.check)
-        else:
-            broken.append("undecided: " + check.check)
     if spec.path and plan.references:
         if alignment is None:
             broken.append("undecided: path")  # the alignment broke
@@ -609,7 +641,8 @@ def grade(
     if file is None and isinstance(runs, JsonlStream):
         file = runs.path
     plans = suite if isinstance(suite, SuitePlan) else SuitePlan(suite)
-    for run in runs:
-        if run.task_id not in plans:
-            plans.plan(run.task_id, file=file, line=line_of(runs))  # raises: unknown task
-        yield grade_run(run, plans.plan(run.task_id), verdicts=verdicts, fast=fast)
+    with watching_interrupts():
+        for run in runs:
+            if run.task_id not in plans:
+                plans.plan(run.task_id, file=file, line=line_of(runs))  # raises: unknown task
+            yield grade_run(run, plans.plan(run.task_id), verdicts=verdicts, fast=fast)

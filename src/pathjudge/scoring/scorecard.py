@@ -268,6 +268,10 @@ class _Mean:
     def add(self, value: float | None) -> None:
         if value is not None:
             numerator, denominator = value.as_integer_ratio()
+            if denominator == 1:  # 0.0 and 1.0, the usual values: no rescaling
+                self.total += numerator << self.shift
+                self.n += 1
+                return
             bits = denominator.bit_length() - 1  # the denominator is a power of two
             shift = self.shift
             if bits > shift:
@@ -363,19 +367,14 @@ class PartialScorecard:
         self.max_weak = max_weak
         self.max_errors = max_errors
         self.runs = 0
-        self.passed = 0
-        self.failed = 0
-        self.undecided = 0
         self.partial = _Mean()
-        self.tool_calls = _Mean()
-        self.trajectory = _Mean()
-        self.path = _Mean()
         self.surfaced = _Mean()
         self.axes = {axis: _Mean() for axis in AXES}
         self.judged: dict[str, list[int]] = {}
         self.check_errors = 0
         self.broken: dict[str, list[Any]] = {}  # check -> [count, first position, run_id, reason]
-        self.verdict = [0, 0, 0, 0]  # passed, failed, undecided, excluded
+        # per task: the success and verdict counts and the tool-call, trajectory and path means; the
+        # suite's own are these summed (see totals)
         self.tasks: dict[str, _TaskAcc] = {}
         self.weak: list[tuple[Position, WeakPath]] = []
         self.weak_total = 0
@@ -400,25 +399,18 @@ class PartialScorecard:
             acc = self.tasks[grade.task_id] = _TaskAcc()
         acc.runs += 1
         acc.steps += grade.steps
-        _count_verdict(self.verdict, grade)
         _count_verdict(acc.verdict, grade)
-        if grade.success == "pass":
-            self.passed += 1
+        success = grade.success
+        if success == "pass":
             acc.passed += 1
-        elif grade.success == "fail":
-            self.failed += 1
+        elif success == "fail":
             acc.failed += 1
         else:
-            self.undecided += 1
             acc.undecided += 1
         self.partial.add(grade.success_score)
-        self.tool_calls.add(grade.tool_calls)
         acc.tool_calls.add(grade.tool_calls)
-        self.trajectory.add(grade.trajectory)
         acc.trajectory.add(grade.trajectory)
-        path = grade.path_score
-        self.path.add(path)
-        acc.path.add(path)
+        acc.path.add(grade.path_score)
         if grade.surfaced is not None:
             self.surfaced.add(1.0 if grade.surfaced else 0.0)
         axes = self.axes
@@ -487,11 +479,8 @@ class PartialScorecard:
         for task_id, count in other.skipped.items():
             self.skipped[task_id] = self.skipped.get(task_id, 0) + count
         self.runs += other.runs
-        self.passed += other.passed
-        self.failed += other.failed
-        self.undecided += other.undecided
-        for name in ("partial", "tool_calls", "trajectory", "path", "surfaced"):
-            getattr(self, name).merge(getattr(other, name))
+        self.partial.merge(other.partial)
+        self.surfaced.merge(other.surfaced)
         for axis in AXES:
             self.axes[axis].merge(other.axes[axis])
         for criterion, counts in other.judged.items():
@@ -501,7 +490,6 @@ class PartialScorecard:
         self.check_errors += other.check_errors
         for check, (count, position, run_id, reason) in other.broken.items():
             self._broke(check, count, position, run_id, reason)
-        self.verdict = [a + b for a, b in zip(self.verdict, other.verdict, strict=True)]
         for task_id, acc in other.tasks.items():
             own = self.tasks.get(task_id)
             if own is None:
@@ -517,6 +505,14 @@ class PartialScorecard:
 
     # ---------------------------------------------------------------------------------------------
 
+    def totals(self) -> _TaskAcc:
+        """The suite's success and verdict counts and tool-call, trajectory and path means: every
+        task's summed (exact sums, so the same whatever the order the tasks are summed in)."""
+        total = _TaskAcc()
+        for acc in self.tasks.values():
+            total.merge(acc)
+        return total
+
     def finish(
         self, suite: Suite, *, weights: Mapping[WeightKey, float] | None = None
     ) -> Scorecard:
@@ -526,14 +522,16 @@ class PartialScorecard:
         chosen: dict[WeightKey, float] = dict(weights or suite.weights or DEFAULT_WEIGHTS)
         if not self._weak_sorted or len(self.weak) > self.max_weak:
             self._trim_weak()
-        decided = self.passed + self.failed
-        success_rate = round(self.passed / decided, 12) if decided else None
+        total = self.totals()
+        decided = total.passed + total.failed
+        success_rate = round(total.passed / decided, 12) if decided else None
         axes = {axis: mean.value for axis, mean in self.axes.items()}
+        path_value = total.path.value
         values: dict[WeightKey, float | None] = {
             "success": success_rate,
-            "tool_calls": self.tool_calls.value,
-            "trajectory": self.trajectory.value,
-            "path": round(self.path.value / 100.0, 12) if self.path.value is not None else None,
+            "tool_calls": total.tool_calls.value,
+            "trajectory": total.trajectory.value,
+            "path": round(path_value / 100.0, 12) if path_value is not None else None,
             **{axis: axes[axis] for axis in AXES},
         }
         num = 0.0
@@ -589,19 +587,19 @@ class PartialScorecard:
             suite=suite.name,
             runs=self.runs,
             tasks=len(rows),
-            passed_rate=_rate(self.verdict),
-            verdict_passed=self.verdict[0],
-            verdict_failed=self.verdict[1],
-            verdict_undecided=self.verdict[2],
-            verdict_excluded=self.verdict[3],
+            passed_rate=_rate(total.verdict),
+            verdict_passed=total.verdict[0],
+            verdict_failed=total.verdict[1],
+            verdict_undecided=total.verdict[2],
+            verdict_excluded=total.verdict[3],
             success_rate=success_rate,
-            success_passed=self.passed,
-            success_failed=self.failed,
-            success_undecided=self.undecided,
+            success_passed=total.passed,
+            success_failed=total.failed,
+            success_undecided=total.undecided,
             partial_credit=self.partial.value,
-            tool_calls=self.tool_calls.value,
-            trajectory=self.trajectory.value,
-            path_score=self.path.value,
+            tool_calls=total.tool_calls.value,
+            trajectory=total.trajectory.value,
+            path_score=path_value,
             surfaced=self.surfaced.value,
             axes=axes,
             weights=dict(sorted(chosen.items())),

@@ -60,7 +60,7 @@ import functools
 import importlib
 import json
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Annotated, Any, Literal, TypeAlias, assert_never
 
 from pydantic import (
@@ -73,6 +73,7 @@ from pydantic import (
     field_validator,
 )
 
+from pathjudge._interrupt import stops_grading
 from pathjudge.agent.trajectory import RunRecord
 from pathjudge.errors import SuiteError
 from pathjudge.rubrics.assertions._normalize import (
@@ -147,18 +148,36 @@ def is_refusal(
     >>> is_refusal("No, you cannot change a database's region after it is created.")
     False
     """
-    if not text or not text.strip():
+    if not text or text.isspace():
         return False
-    lowered = text.lower().replace("\u2019", "'").replace("\u2018", "'")
-    if not any(phrase in lowered for phrase in _lowered(tuple(phrases))):
+    lowered = text.lower()
+    if "\u2019" in lowered or "\u2018" in lowered:
+        lowered = lowered.replace("\u2019", "'").replace("\u2018", "'")
+    for phrase in _DEFAULT_PHRASES if phrases is DEFAULT_REFUSAL_PHRASES else _lowered(phrases):
+        if phrase in lowered:
+            break
+    else:
         return False
-    return not scope_words or any(word in lowered for word in _lowered(tuple(scope_words)))
+    if not scope_words:
+        return True
+    for word in _DEFAULT_SCOPE if scope_words is DEFAULT_SCOPE_WORDS else _lowered(scope_words):
+        if word in lowered:
+            return True
+    return False
+
+
+def _lowered(words: Sequence[str]) -> tuple[str, ...]:
+    """``words`` lower-cased, once per distinct tuple (each task's own lists)."""
+    return _lowered_tuple(tuple(words))
 
 
 @functools.lru_cache(maxsize=64)
-def _lowered(words: tuple[str, ...]) -> tuple[str, ...]:
-    """``words`` lower-cased, once per distinct tuple (the defaults and each task's own lists)."""
+def _lowered_tuple(words: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(word.lower() for word in words)
+
+
+_DEFAULT_PHRASES = _lowered_tuple(DEFAULT_REFUSAL_PHRASES)
+_DEFAULT_SCOPE = _lowered_tuple(DEFAULT_SCOPE_WORDS)
 
 
 _NUMBER = re.compile(r"(?<![\w.])[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:[eE][-+]?\d+)?")
@@ -497,6 +516,8 @@ def load_callable(spec: str) -> Callable[..., Any]:
     try:
         target: Any = importlib.import_module(module_name)
     except (Exception, SystemExit, KeyboardInterrupt) as exc:
+        if stops_grading(exc):
+            raise
         raise SuiteError(
             f"cannot import module {module_name!r} of success callable {spec!r}: "
             f"{type(exc).__name__}: {exc}",
@@ -691,6 +712,8 @@ def _call(run: RunRecord, criterion: CallableCriterion) -> _Verdict:
     try:
         result = function(run, **criterion.params)
     except BaseException as exc:  # user code must not stop grading, whatever it raises
+        if stops_grading(exc):  # but a Ctrl-C does
+            raise
         return ("error", None, f"{name} raised {describe_exception(exc)}", {"callable": name})
     if isinstance(result, bool):
         return _binary(result, f"{name} returned {result}", callable=name)

@@ -1,0 +1,124 @@
+"""Hostile files for the shared plumbing (``pathjudge._io``) and ``score``'s line reader: a byte-order
+mark, over-long and over-deep lines, numbers JSON cannot carry, and atomic writes that keep the
+replaced file's mode and links."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+from pathlib import Path
+
+import pytest
+
+from pathjudge._io import iter_jsonl, write_jsonl, write_text_atomic
+from pathjudge.agent.io import read_runs
+from pathjudge.agent.trajectory import RunRecord
+from pathjudge.errors import RecordError
+from pathjudge.rubrics.suite import parse_suite_text
+from pathjudge.scoring.chunk import MAX_LINE_BYTES, grade_chunk, iter_lines
+
+RUN = {"run_id": "r1", "task_id": "t", "steps": [{"tool": "search"}], "final_answer": "ok"}
+SUITE = "name: s\ntasks:\n  - id: t\n    success: {kind: contains_all, values: [ok]}\n"
+
+
+def _line(**changes: object) -> str:
+    return json.dumps({**RUN, **changes})
+
+
+def test_a_byte_order_mark_at_the_start_is_skipped_by_every_reader(tmp_path: Path) -> None:
+    path = tmp_path / "runs.jsonl"
+    path.write_bytes(b"\xef\xbb\xbf" + (_line() + "\n" + _line(run_id="r2") + "\n").encode())
+    assert [r.run_id for r in read_runs(path)] == ["r1", "r2"]
+    assert [r.run_id for r in iter_jsonl(path, RunRecord)] == ["r1", "r2"]
+    partial = grade_chunk(iter_lines(path), parse_suite_text(SUITE), fast=True)
+    assert partial.first_error() is None
+    assert partial.runs == 2
+    # as text lines too, and a BOM alone on the first line is a blank line
+    text = grade_chunk([("x", 1, "\ufeff" + _line())], parse_suite_text(SUITE), fast=True)
+    assert text.runs == 1
+    blank = grade_chunk([("x", 1, b"\xef\xbb\xbf\n"), ("x", 2, _line())], parse_suite_text(SUITE))
+    assert blank.first_error() is None
+
+
+def test_a_byte_order_mark_later_in_the_file_is_still_an_error(tmp_path: Path) -> None:
+    path = tmp_path / "runs.jsonl"
+    path.write_bytes((_line() + "\n").encode() + b"\xef\xbb\xbf" + _line(run_id="r2").encode())
+    with pytest.raises(RecordError) as caught:
+        list(read_runs(path))
+    assert caught.value.line == 2
+
+
+def test_an_over_long_line_names_the_one_limit_truthfully(tmp_path: Path) -> None:
+    path = tmp_path / "runs.jsonl"
+    big = "x" * (MAX_LINE_BYTES + 10)
+    path.write_text(_line(final_answer=big) + "\n" + _line(run_id="r2") + "\n")
+    partial = grade_chunk(iter_lines(path), parse_suite_text(SUITE), fast=True)
+    error = partial.first_error()
+    assert error is not None
+    assert error.line == 1
+    limit = f"{MAX_LINE_BYTES / 1e6:.1f} MB"
+    # the reader cut the line: it must not claim the line is exactly the limit long
+    assert f"line is {limit}" not in str(error)
+    assert f"over the limit of {limit}" in str(error)
+    assert partial.runs == 1  # the next line is read
+    with pytest.raises(RecordError, match=f"over the limit of {limit}"):
+        list(read_runs(path))  # the same limit for every reader
+
+
+def test_a_line_under_the_limit_is_read_by_every_reader(tmp_path: Path) -> None:
+    path = tmp_path / "runs.jsonl"
+    path.write_text(_line(final_answer="ok " + "x" * (40 * 1024 * 1024)) + "\n")
+    assert len(list(read_runs(path))) == 1
+    assert grade_chunk(iter_lines(path), parse_suite_text(SUITE), fast=True).runs == 1
+
+
+def test_a_value_nested_too_deeply_is_one_clear_error(tmp_path: Path) -> None:
+    path = tmp_path / "runs.jsonl"
+    deep = "[" * 10_000 + "]" * 10_000
+    path.write_text(
+        _line().replace('"final_answer"', f'"metadata": {{"x": {deep}}}, "final_answer"')
+    )
+    with pytest.raises(RecordError) as caught:
+        list(read_runs(path))
+    assert caught.value.line == 1
+    assert "nested too deeply" in str(caught.value)
+    assert "truncated" not in str(caught.value)
+    partial = grade_chunk(iter_lines(path), parse_suite_text(SUITE), fast=True)
+    assert "nested too deeply" in str(partial.first_error())
+
+
+def test_the_writer_never_writes_a_number_its_readers_refuse(tmp_path: Path) -> None:
+    path = tmp_path / "out.jsonl"
+    path.write_text("OLD\n")
+    for bad in (float("nan"), float("inf")):
+        with pytest.raises(ValueError, match="JSON cannot carry"):
+            write_jsonl(path, [{"a": 1}, {"score": bad}])
+        assert path.read_text() == "OLD\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out.jsonl"]
+
+
+def test_an_atomic_write_keeps_the_mode_of_the_file_it_replaces(tmp_path: Path) -> None:
+    path = tmp_path / "private.json"
+    path.write_text("old")
+    path.chmod(0o600)
+    write_text_atomic(path, "new")
+    assert path.read_text() == "new"
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    fresh = tmp_path / "fresh.json"
+    write_text_atomic(fresh, "x")
+    umask = os.umask(0o022)
+    os.umask(umask)
+    assert stat.S_IMODE(fresh.stat().st_mode) == 0o666 & ~umask
+
+
+def test_an_atomic_write_through_a_symlink_replaces_its_target(tmp_path: Path) -> None:
+    real = tmp_path / "shared" / "report.md"
+    real.parent.mkdir()
+    real.write_text("old")
+    link = tmp_path / "report.md"
+    link.symlink_to(real)
+    write_text_atomic(link, "new")
+    assert link.is_symlink()
+    assert real.read_text() == "new"
+    assert sorted(p.name for p in real.parent.iterdir()) == ["report.md"]
