@@ -342,3 +342,31 @@ def test_refusal_detection_equals_the_plain_rule(
     )
     assert is_refusal(text, used_phrases, used_scope) is plain
     assert is_refusal(text, list(used_phrases), list(used_scope)) is plain  # type: ignore[arg-type]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.tuples(st.booleans(), st.booleans()), max_size=6),
+    st.sampled_from(["count", "ignore"]),
+)
+def test_valid_json_answers_the_plain_count(calls: list[tuple[bool, bool]], policy: str) -> None:
+    """``arguments.valid_json`` (a run whose calls all parsed answered without listing them) reads
+    as the plain rule: the share of looked-at calls whose arguments parsed, none when none is
+    looked at (with ``errored_calls: ignore``, errored calls are not looked at)."""
+    from pathjudge.rubrics.checks import argument_validity
+
+    steps = [
+        Step(tool="t", turn=i, arguments_error="bad" if bad else None, is_error=errored)
+        for i, (bad, errored) in enumerate(calls)
+    ]
+    task = Task.model_validate({"id": "t", "errored_calls": policy})
+    found = argument_validity(RunRecord(run_id="r", task_id="t", steps=steps), plan_task(task))
+    looked = [i for i, (_, errored) in enumerate(calls) if policy == "count" or not errored]
+    if not looked:
+        assert found == ()
+        return
+    (result,) = found
+    bad = [i for i in looked if calls[i][0]]
+    assert result.status == ("fail" if bad else "pass")
+    assert result.score == (len(looked) - len(bad)) / len(looked)
+    assert list(result.details["malformed"]) == bad

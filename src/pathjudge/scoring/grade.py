@@ -472,9 +472,20 @@ def grade_run(
         else:
             success_score = 1.0 if success == "pass" else 0.0
 
-    axes: dict[Axis, float | None] = {}
-    for axis, total, count in zip(AXES, sums, counts, strict=True):
-        axes[axis] = total / count if total is not None else None
+    # frozen: a grade is immutable all the way down
+    axes = cast(
+        Mapping[Axis, float | None],
+        FrozenDict(
+            zip(
+                AXES,
+                [
+                    total / count if total is not None else None
+                    for total, count in zip(sums, counts, strict=True)
+                ],
+                strict=True,
+            )
+        ),
+    )
     check_errors = sum(errors)
     tool_calls: float | None = None
     counted = counts[_SELECTION] + counts[_ARGUMENTS]
@@ -538,7 +549,7 @@ def grade_run(
         tool_calls=tool_calls,
         trajectory=trajectory,
         path_score=alignment.score if alignment is not None else None,
-        axes=_frozen_axes(axes),  # a frozen grade all the way down
+        axes=axes,
         surfaced=surfaced,
         missing_surface=missing_surface,
         steps=len(steps),
