@@ -235,3 +235,151 @@ def test_cost_floor_is_below_every_candidate(
         plain[0], plain[1], reference.mode, matches, len(refs), len(steps), charged, costs
     )
     assert floor <= cost
+
+
+@settings(max_examples=400, deadline=None)
+@given(references(), runs(), st.sampled_from([FaultCosts(), FaultCosts(missing=30, wasted=5)]))
+def test_refined_floors_are_below_the_candidates_they_skip(
+    reference: ReferencePath, run: RunRecord, costs: FaultCosts
+) -> None:
+    """The floor counted with the most fully matching pairs of an order-consistent pairing is below
+    every candidate's cost; the floor counted with the groups of interchangeable calls is below every
+    repeat-aware candidate's cost (the exits in ``_pairing`` skip candidates on these bounds)."""
+    from pathjudge.rubrics.path import (
+        _chain_dp,
+        _constrained_search,
+        _cost_floor,
+        _interchangeable,
+        _max_weight_matching,
+        _order_breakers,
+        _order_of,
+        _pairing_cost,
+        _repeat_candidates,
+        _Weights,
+    )
+
+    mode = reference.mode
+    refs = compile_reference(reference)
+    # also every run as one call per turn (the chain search) and as one parallel turn
+    for steps in (
+        run.steps,
+        tuple(s.model_copy(update={"turn": i}) for i, s in enumerate(run.steps)),
+        tuple(s.model_copy(update={"turn": 0}) for s in run.steps),
+    ):
+        marks = {repeat for _, repeat in redundant_calls(run)}
+        charged = frozenset() if mode in ("strict", "unordered", "subset") else marks
+        n_refs, n_calls = len(refs), len(steps)
+        weigher = _Weights(max(n_refs, n_calls))
+        matches = {}
+        weights = {}
+        for r, ref in enumerate(refs):
+            for c, step in enumerate(steps):
+                if step.tool == ref.tool:
+                    matches[(r, c)] = m = ref.matcher(step)
+                    weights[(r, c)] = weigher.of(m) - c * 1e-9
+        groups = _interchangeable(matches)
+        every = list(range(n_refs)), list(range(n_calls))
+        candidates = [_max_weight_matching(weights, *every)]
+        repeat_aware = _repeat_candidates(
+            refs, n_calls, matches, weights, charged or frozenset({0}), weigher.pair_weight, groups
+        )
+        consistent = None
+        if mode in ("strict", "in_order", "partial_order"):
+            topo, ancestors, allowed = _order_of(steps, refs, mode)
+            oks = {key: w for key, w in weights.items() if matches[key].ok}
+            turns = [s.turn for s in steps]
+            if mode != "partial_order" and len(set(turns)) == len(turns):
+                ordered = _chain_dp(oks, n_refs, n_calls)
+            else:
+                ordered, truncated = _constrained_search(oks, topo, ancestors, allowed)
+                assert not truncated
+            consistent = len(ordered)
+            candidates.append(dict(ordered))
+            lates = [
+                _order_breakers(p, topo, ancestors, allowed, set(oks))
+                for p in [*candidates, *repeat_aware]
+            ]
+        else:
+            lates = [set() for _ in [*candidates, *repeat_aware]]
+        cost = [
+            _pairing_cost(p, late, mode, matches, n_refs, n_calls, charged, costs)
+            for p, late in zip([*candidates, *repeat_aware], lates, strict=True)
+        ]
+        floor = _cost_floor(mode, matches, n_refs, n_calls, charged, costs, consistent)
+        assert floor <= min(cost)
+        grouped = _cost_floor(mode, matches, n_refs, n_calls, charged, costs, consistent, groups)
+        assert grouped <= min(cost[len(candidates) :])
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    st.dictionaries(
+        st.tuples(st.integers(0, 3), st.integers(0, 4)),
+        st.sampled_from([1.0, 2.0, 2.5, 3.0]),
+        max_size=10,
+    ),
+    st.booleans(),
+)
+def test_star_matching_equals_the_assignment(
+    weights: dict[tuple[int, int], float], nudged: bool
+) -> None:
+    """The star exit of the maximum-weight matching gives the assignment's matching, ties included
+    (with ties it must leave the choice to the assignment)."""
+    from pathjudge.rubrics.path import _max_weight_matching
+
+    if nudged:  # the aligner's preference for earlier calls
+        weights = {(r, c): w - c * 1e-9 for (r, c), w in weights.items()}
+    assert _max_weight_matching(weights) == _max_weight_matching(weights, exits=False)
+    for refs, calls in (([0, 1], [1, 2, 3]), ([2], [0, 4]), ([], [0])):
+        quick = _max_weight_matching(weights, refs, calls)
+        assert quick == _max_weight_matching(weights, refs, calls, exits=False)
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.integers(min_value=0, max_value=6).flatmap(
+        lambda n: st.tuples(
+            st.just(n),
+            st.lists(st.integers(0, 3), min_size=8, max_size=8),  # the turn of each call
+            st.lists(st.sampled_from([None, *range(8)]), min_size=n, max_size=n),
+            # whether each pair fully matches (mostly)
+            st.lists(st.sampled_from([True, True, True, False]), min_size=n, max_size=n),
+        )
+    )
+)
+def test_order_breakers_of_a_chain_equal_the_longest_subsequence(
+    drawn: tuple[int, list[int], list[int | None], list[bool]],
+) -> None:
+    """In a chain (strict, in_order) the steps out of order are the orphans plus the fully matching
+    steps off one longest order-consistent subsequence, written out here the plain way (the aligner
+    skips the search when the calls already keep the order)."""
+    from pathjudge.rubrics.path import _chain_order, _order_breakers
+
+    n, turns, calls, oks = drawn
+    paired: dict[int, int] = {}
+    for r, c in enumerate(calls):
+        if c is not None and c not in paired.values():
+            paired[r] = c
+    ok_pairs = {(r, c) for r, c in paired.items() if oks[r]}
+    topo, ancestors = _chain_order(n)
+
+    def allowed(a: int, b: int) -> bool:
+        return turns[a] <= turns[b]
+
+    kept = [r for r in topo if r in paired and (r, paired[r]) in ok_pairs]
+    orphans = {r for r in kept if not ancestors[r] <= set(kept)}
+    best: list[tuple[int, int]] = []
+    for i, r in enumerate(kept):
+        length, prev = 1, -1
+        for j in range(i):
+            if allowed(paired[kept[j]], paired[r]) and best[j][0] + 1 > length:
+                length, prev = best[j][0] + 1, j
+        best.append((length, prev))
+    keep: set[int] = set()
+    if best:
+        end = max(range(len(kept)), key=lambda i: (best[i][0], -i))
+        while end != -1:
+            keep.add(kept[end])
+            end = best[end][1]
+    expected = orphans | {r for r in kept if r not in keep}
+    assert _order_breakers(paired, topo, ancestors, allowed, ok_pairs) == expected

@@ -59,6 +59,8 @@ Empty input: an empty reference is satisfied by an empty run in every mode; call
 
 from __future__ import annotations
 
+import functools
+import itertools
 import json
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -111,6 +113,7 @@ _REQUIRES_ALL: frozenset[str] = frozenset(
     {"strict", "in_order", "unordered", "superset", "partial_order"}
 )
 _FORBIDS_EXTRA: frozenset[str] = frozenset({"strict", "unordered", "subset"})
+_NO_CALLS: frozenset[int] = frozenset()
 
 # Above this many search nodes the exact branch and bound stops and keeps its best pairing so far
 # (reported as ``search_truncated``); never reached with the usual handful of reference steps.
@@ -165,6 +168,7 @@ class ArgDiff:
         return self.to_dict()
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class StepMatch:
     """How one call compares with one reference step of the same tool."""
@@ -414,22 +418,43 @@ def hungarian(cost: Sequence[Sequence[float]]) -> list[int]:
 
 
 def _max_weight_matching(
-    weights: dict[tuple[int, int], float], refs: list[int], calls: list[int]
+    weights: dict[tuple[int, int], float],
+    refs: Sequence[int] | None = None,
+    calls: Sequence[int] | None = None,
+    exits: bool = True,
 ) -> dict[int, int]:
-    """Maximum-weight matching between ``refs`` and ``calls`` over the positive ``weights``; ref -> call."""
-    if not refs or not calls:
-        return {}
-    edges = {key: w for key, w in weights.items() if key[0] in refs and key[1] in calls}
+    """Maximum-weight matching between ``refs`` and ``calls`` (``None``: all of them) over the
+    positive ``weights``; ref -> call.
+
+    Cheap exit: when every pair has a step or a call that is in no other pair, each connected part
+    is a star (one step with several calls, or one call with several steps) whose best matching is
+    its heaviest pair; when that pair is the only heaviest one in every star, the maximum-weight
+    matching is unique, so it is what the assignment below finds, and it is taken directly
+    (``exits=False``: never; the plain path the tests pin it to).
+    """
+    if refs is None and calls is None:
+        edges = weights
+    else:
+        if (refs is not None and not refs) or (calls is not None and not calls):
+            return {}
+        ref_set = None if refs is None else set(refs)
+        call_set = None if calls is None else set(calls)
+        edges = {
+            key: w
+            for key, w in weights.items()
+            if (ref_set is None or key[0] in ref_set) and (call_set is None or key[1] in call_set)
+        }
     if not edges:
         return {}
-    # Trivial case: no ref or call shares an edge with another, so every edge is taken.
     ref_deg: dict[int, int] = {}
     call_deg: dict[int, int] = {}
     for r, c in edges:
         ref_deg[r] = ref_deg.get(r, 0) + 1
         call_deg[c] = call_deg.get(c, 0) + 1
-    if all(d == 1 for d in ref_deg.values()) and all(d == 1 for d in call_deg.values()):
-        return dict(edges.keys())
+    if exits:
+        unique = _star_matching(edges, ref_deg, call_deg)
+        if unique is not None:
+            return unique
     rows = sorted(ref_deg)
     cols = sorted(call_deg)
     top = max(edges.values())
@@ -445,6 +470,27 @@ def _max_weight_matching(
         if (ref, call) in edges:
             result[ref] = call
     return result
+
+
+def _star_matching(
+    edges: Mapping[tuple[int, int], float], ref_deg: Mapping[int, int], call_deg: Mapping[int, int]
+) -> dict[int, int] | None:
+    """The maximum-weight matching when every connected part of ``edges`` is a star whose heaviest
+    pair is its only heaviest one (then that matching is unique), else ``None``."""
+    stars: dict[tuple[bool, int], tuple[float, int, int]] = {}
+    for (r, c), w in edges.items():
+        if call_deg[c] == 1:
+            center = (True, r)
+        elif ref_deg[r] == 1:
+            center = (False, c)
+        else:
+            return None  # both ends in other pairs: a part that is not a star
+        known = stars.get(center)
+        if known is None or w > known[0]:
+            stars[center] = (w, r, c)
+        elif w == known[0]:
+            return None  # two heaviest pairs: the assignment's tie-break decides
+    return {r: c for _, r, c in stars.values()}
 
 
 # --------------------------------------------------------------------------------------------------
@@ -482,8 +528,8 @@ def _chain_dp(weights: dict[tuple[int, int], float], n_refs: int, n_calls: int) 
 
 def _constrained_search(
     weights: dict[tuple[int, int], float],
-    order: list[int],
-    ancestors: list[frozenset[int]],
+    order: Sequence[int],
+    ancestors: Sequence[frozenset[int]],
     allowed: Callable[[int, int], bool],
 ) -> tuple[dict[int, int], bool]:
     """Exact branch and bound: the best pairing where each ref's call is ``allowed`` after its ancestors'.
@@ -598,6 +644,10 @@ class _Weights:
         return self.pair_weight + max(0.0, min(1.0, match.score))
 
 
+_weights_for = functools.lru_cache(maxsize=256)(_Weights)
+"""The (immutable) weights for ``n`` steps or calls, built once per ``n``."""
+
+
 class AlignCache:
     """A bounded cache of what aligning depends on beyond the run's own diffs, for one reference.
 
@@ -668,25 +718,24 @@ def _align(
     cheap exits to)."""
     costs = costs or _DEFAULT_COSTS
     n_refs, n_calls = len(refs), len(steps)
+    # the matches of call i with reference step i that the diagonal exit computed (reused below)
+    known: list[StepMatch] = []
     if (
         exits
         and n_refs == n_calls
         and (mode != "partial_order" or not any(ref.after for ref in refs))
     ):
-        diagonal = _diagonal(steps, refs)
-        if diagonal is not None:
-            return _diagonal_alignment(
-                diagonal[0], diagonal[1], name, mode, refs, budget, costs, cache
-            )
-    weigher = _Weights(max(n_refs, n_calls))
+        plain = _diagonal(steps, refs, known)
+        if plain is not None:
+            return _diagonal_alignment(known, plain, name, mode, refs, budget, costs, cache)
+    n_known = len(known)
     matches: dict[tuple[int, int], StepMatch] = {}
-    weights: dict[tuple[int, int], float] = {}
     by_tool: dict[str, list[int]] = {}
     for index, step in enumerate(steps):
         by_tool.setdefault(step.tool, []).append(index)
     redundant_set = set(redundant)
     # Where only repeats are charged when left over (see _repeat_candidates).
-    charged = frozenset() if mode in _FORBIDS_EXTRA else frozenset(redundant_set)
+    charged = _NO_CALLS if mode in _FORBIDS_EXTRA or not redundant_set else frozenset(redundant_set)
     conflict = False
     seen_calls: set[int] = set()
     for r, ref in enumerate(refs):
@@ -697,12 +746,14 @@ def _align(
             if c in seen_calls:
                 conflict = True
             seen_calls.add(c)
-            m = ref.matcher(steps[c])
-            matches[(r, c)] = m
-            # A vanishing preference for earlier calls: among equally good pairings the first of
-            # several identical calls is paired, so a repeat is the one left over (and wasted).
-            weights[(r, c)] = weigher.of(m) - c * 1e-9
+            matches[(r, c)] = known[r] if r == c and r < n_known else ref.matcher(steps[c])
 
+    weigher = _weights_for(max(n_refs, n_calls))
+    weights: dict[tuple[int, int], float] = {}
+    if not exits or conflict:  # (the pairing without a choice in it needs no weights)
+        # A vanishing preference for earlier calls: among equally good pairings the first of
+        # several identical calls is paired, so a repeat is the one left over (and wasted).
+        weights = {key: weigher.of(m) - key[1] * 1e-9 for key, m in matches.items()}
     if exits and not conflict:
         paired, late, truncated = _unique_pairing(steps, refs, mode, matches)
     elif exits and n_refs == 1 and not charged:
@@ -752,8 +803,8 @@ def _align(
         if not m.ok:
             mismatched += 1
         pairs.append(PairedStep(ref.label, call, ref.tool, m.ok, in_order, m.diffs))
-    used_calls = {p.call for p in pairs}
-    extra = [c for c in range(n_calls) if c not in used_calls]
+    used_calls = set(paired.values())
+    extra = [] if len(used_calls) == n_calls else [c for c in range(n_calls) if c not in used_calls]
     forbids_extra = mode in _FORBIDS_EXTRA
     wasted = [c for c in extra if forbids_extra or c in redundant_set]
     n_missing, wasted_count, order_fault = _tally(
@@ -899,22 +950,23 @@ def _cost(costs: FaultCosts, n_missing: int, wasted: int, order_fault: bool) -> 
 
 
 def _diagonal(
-    steps: Sequence[Step], refs: Sequence[RefSpec]
-) -> tuple[list[StepMatch], bool] | None:
-    """The match of call i with reference step i for every i when all fully match (and whether none
-    of them carries a diff), else ``None``."""
-    found: list[StepMatch] = []
+    steps: Sequence[Step], refs: Sequence[RefSpec], found: list[StepMatch]
+) -> bool | None:
+    """Whether call i fully matches reference step i for every i: ``None`` when not, else whether
+    none of the matches carries a diff. Appends to ``found`` the match of call i with step i for
+    each i it compares (every i when they all match; up to the first that does not, when it has
+    the step's tool)."""
     plain = True
     for ref, step in zip(refs, steps, strict=True):
         if ref.tool != step.tool:
             return None
         m = ref.matcher(step)
+        found.append(m)
         if not m.ok:
             return None
         if m.diffs:
             plain = False
-        found.append(m)
-    return found, plain
+    return plain
 
 
 def _diagonal_alignment(
@@ -977,7 +1029,7 @@ def _unique_pairing(
 
 def _order_of(
     steps: Sequence[Step], refs: Sequence[RefSpec], mode: Mode
-) -> tuple[list[int], list[frozenset[int]], Callable[[int, int], bool]]:
+) -> tuple[Sequence[int], Sequence[frozenset[int]], Callable[[int, int], bool]]:
     """The order an order-constrained mode imposes: a topological order of the steps, each step's
     ancestors, and whether call ``b`` may serve a step after one served by call ``a``."""
     turns = [s.turn for s in steps]
@@ -988,10 +1040,26 @@ def _order_of(
         return turns[a] <= turns[b]
 
     if mode == "partial_order":
-        topo, ancestors = _topology(refs)
-        return topo, ancestors, allowed_turns
-    n_refs = len(refs)
-    return list(range(n_refs)), [frozenset(range(r)) for r in range(n_refs)], allowed_turns
+        topo, ancestors = _declared_order(tuple([(ref.label, ref.after) for ref in refs]))
+    else:
+        topo, ancestors = _chain_order(len(refs))
+    return topo, ancestors, allowed_turns
+
+
+@functools.lru_cache(maxsize=256)
+def _chain_order(n_refs: int) -> tuple[tuple[int, ...], tuple[frozenset[int], ...]]:
+    """The order of strict and in_order: each step after all the steps before it (shared, immutable)."""
+    return tuple(range(n_refs)), tuple([frozenset(range(r)) for r in range(n_refs)])
+
+
+@functools.lru_cache(maxsize=1024)
+def _declared_order(
+    shape: tuple[tuple[str, tuple[str, ...]], ...],
+) -> tuple[tuple[int, ...], tuple[frozenset[int], ...]]:
+    """:func:`_topology` of the steps ``(label, after)`` of a partial order (shared, immutable; a
+    bounded cache keyed by the reference's labels and dependencies)."""
+    topo, ancestors = _topology(shape)
+    return tuple(topo), tuple(ancestors)
 
 
 def _pairing_cost(
@@ -1006,10 +1074,15 @@ def _pairing_cost(
 ) -> int:
     """The fault cost of a candidate pairing, by the same :func:`_tally` and :func:`_cost` that score
     the final alignment (the step budget is the same for every pairing, so left out)."""
-    mismatched = sum(1 for r, c in paired.items() if not matches[(r, c)].ok)
-    used = set(paired.values())
-    extras = [c for c in range(n_calls) if c not in used]
-    wasted = len(extras) if mode in _FORBIDS_EXTRA else sum(1 for c in extras if c in charged)
+    mismatched = 0
+    for key in paired.items():
+        if not matches[key].ok:
+            mismatched += 1
+    used = set(paired.values())  # calls of the run, so the leftovers are the others
+    if mode in _FORBIDS_EXTRA:
+        wasted = n_calls - len(used)
+    else:
+        wasted = sum(1 for c in charged if c not in used and 0 <= c < n_calls)
     n_missing, wasted_count, fault = _tally(
         mode, n_refs - len(paired), mismatched, wasted, bool(late)
     )
@@ -1023,6 +1096,8 @@ def _cost_floor(
     n_calls: int,
     charged: AbstractSet[int],
     costs: FaultCosts,
+    consistent: int | None = None,
+    groups: Mapping[tuple[tuple[int, bool, float], ...], Sequence[int]] | None = None,
 ) -> int:
     """A lower bound on :func:`_pairing_cost` over every pairing of these candidate pairs.
 
@@ -1031,6 +1106,16 @@ def _cost_floor(
     with any candidate; a charged repeat with no candidate step is left over by every pairing. Where
     every step is required, each step without a fully matching call costs a missing step; where
     extras are forbidden, each call left over (or, in subset, each call not fully matched) is wasted.
+
+    ``consistent`` (an ordered mode only): the most fully matching pairs any order-consistent pairing
+    has (exact, as the untruncated order-consistent search finds it). A pairing with more fully
+    matching pairs than that has a step out of order (see :func:`_order_breakers`), so it costs the
+    wrong order or the steps it would have to leave unmatched, whichever is less.
+
+    ``groups`` (the interchangeable calls, see :func:`_interchangeable`): the bound then covers only
+    the pairings that use the earliest calls of every group (the repeat-aware candidates): a group
+    pairs at most as many calls as it has candidate steps, so its later calls are always left over
+    and each charged one among them is wasted.
     """
     ok_refs: set[int] = set()
     ok_calls: set[int] = set()
@@ -1044,12 +1129,40 @@ def _cost_floor(
             ok_calls.add(c)
     most_ok = min(len(ok_refs), len(ok_calls))
     requires_all = mode in _REQUIRES_ALL
-    missing = n_refs - most_ok if requires_all else 0
+    missing = costs.missing * (n_refs - most_ok) if requires_all else 0
+    if (
+        consistent is not None
+        and consistent < most_ok
+        and requires_all
+        and (mode == "strict" or mode == "in_order" or mode == "partial_order")
+    ):
+        missing = min(
+            costs.missing * (n_refs - consistent),
+            costs.missing * (n_refs - most_ok) + costs.wrong_order,
+        )
     if mode in _FORBIDS_EXTRA:
         wasted = n_calls - (min(len(any_refs), len(any_calls)) if requires_all else most_ok)
     else:
         wasted = sum(1 for c in charged if c not in any_calls)
-    return costs.missing * missing + costs.wasted * wasted
+        if groups is not None:
+            wasted += sum(
+                1 for sig, members in groups.items() for c in members[len(sig) :] if c in charged
+            )
+    return missing + costs.wasted * wasted
+
+
+def _interchangeable(
+    matches: Mapping[tuple[int, int], StepMatch],
+) -> dict[tuple[tuple[int, bool, float], ...], list[int]]:
+    """The calls grouped by how they match every reference step (each group in call order): the
+    calls of one group are interchangeable in any pairing."""
+    signature: dict[int, list[tuple[int, bool, float]]] = {}
+    for (r, c), m in sorted(matches.items()):
+        signature.setdefault(c, []).append((r, m.ok, m.score))
+    groups: dict[tuple[tuple[int, bool, float], ...], list[int]] = {}
+    for c in sorted(signature):
+        groups.setdefault(tuple(signature[c]), []).append(c)
+    return groups
 
 
 def _pairing(
@@ -1066,12 +1179,14 @@ def _pairing(
     """The optimal pairing (ref -> call), the refs paired only out of order, and whether the search
     was truncated (see the module docstring).
 
-    Cheap exit (``exits``): the candidates are tried in their order of preference, and the first is
-    kept without building the others when its cost already equals :func:`_cost_floor` (no other
-    candidate can cost less, and ties keep the earlier one): the same pairing the full comparison
-    keeps."""
+    Cheap exits (``exits``), each keeping the pairing the full comparison keeps: the candidates are
+    built in their order of preference, and the best so far is kept without building the others
+    when no later candidate can cost less (ties keep the earlier one): when it already costs
+    :func:`_cost_floor` (in an ordered mode counted with the most fully matching pairs an
+    order-consistent pairing has), or, before the repeat-aware candidates, when it costs no more
+    than the floor of the pairings that use the earliest calls of every group of interchangeable
+    calls (which those candidates all are)."""
     n_refs, n_calls = len(refs), len(steps)
-    floor = _cost_floor(mode, matches, n_refs, n_calls, charged, costs) if exits else -1
     ok_weights = {key: w for key, w in weights.items() if matches[key].ok}
     truncated = False
     if mode == "strict" or mode == "in_order" or mode == "partial_order":
@@ -1085,7 +1200,8 @@ def _pairing(
         step = 0.5 / (n_refs + 1)
         rank = {r: k for k, r in enumerate(topo)}
         ranked = {key: w + (n_refs - rank[key[0]]) * step for key, w in ok_weights.items()}
-        if mode != "partial_order" and len(set(turns)) == len(turns):
+        chain = mode != "partial_order" and len(set(turns)) == len(turns)
+        if chain:
             ordered = _chain_dp(ranked, n_refs, n_calls)
         else:
             ordered, truncated = _constrained_search(ranked, topo, ancestors, allowed)
@@ -1097,39 +1213,77 @@ def _pairing(
                 weights,
                 [r for r in range(n_refs) if r not in in_order],
                 [c for c in range(n_calls) if c not in taken],
+                exits,
             )
         )
         # (the leftover pairing of the ordered candidate may itself break the order: mark it too)
         ok_pairs = set(ok_weights)
         in_order_late = _order_breakers(in_order, topo, ancestors, allowed, ok_pairs)
-        if (
-            _pairing_cost(in_order, in_order_late, mode, matches, n_refs, n_calls, charged, costs)
-            <= floor
-        ):
-            return in_order, in_order_late, truncated
+        in_order_cost = _pairing_cost(
+            in_order, in_order_late, mode, matches, n_refs, n_calls, charged, costs
+        )
+        floor = -1
+        if exits:
+            # ``ordered`` has the most fully matching pairs of any order-consistent pairing when the
+            # search was exact and (for the chain) call order is turn order
+            exact = not truncated and (
+                not chain or all(turns[i] < turns[i + 1] for i in range(n_calls - 1))
+            )
+            consistent = len(ordered) if exact else None
+            floor = _cost_floor(mode, matches, n_refs, n_calls, charged, costs, consistent)
+            if in_order_cost <= floor:
+                return in_order, in_order_late, truncated
         # 3. The best pairing regardless of order (most fully matching pairs, then most pairs, then
         # scores), with the steps whose call breaks the order marked.
-        full = _max_weight_matching(weights, list(range(n_refs)), list(range(n_calls)))
+        full = _max_weight_matching(weights, exits=exits)
+        full_late = _order_breakers(full, topo, ancestors, allowed, ok_pairs)
         candidates: list[tuple[Mapping[int, int], AbstractSet[int]]] = [
             (in_order, in_order_late),
-            (full, _order_breakers(full, topo, ancestors, allowed, ok_pairs)),
+            (full, full_late),
         ]
-        candidates.extend(
-            (pairing, _order_breakers(pairing, topo, ancestors, allowed, ok_pairs))
-            for pairing in _repeat_candidates(refs, n_calls, matches, weights, charged, pair_weight)
-        )
+        if charged:
+            groups = _interchangeable(matches)
+            if exits:
+                full_cost = _pairing_cost(
+                    full, full_late, mode, matches, n_refs, n_calls, charged, costs
+                )
+                best_cost = min(in_order_cost, full_cost)
+                if best_cost <= floor or best_cost <= _cost_floor(
+                    mode, matches, n_refs, n_calls, charged, costs, consistent, groups
+                ):
+                    if in_order_cost <= full_cost:
+                        return in_order, in_order_late, truncated
+                    return full, full_late, truncated
+            candidates.extend(
+                (pairing, _order_breakers(pairing, topo, ancestors, allowed, ok_pairs))
+                for pairing in _repeat_candidates(
+                    refs, n_calls, matches, weights, charged, pair_weight, groups, exits
+                )
+            )
     elif mode == "unordered" or mode == "subset" or mode == "superset":
         # 1. The best pairing regardless of order: most fully matching pairs, then most pairs,
         # then scores.
-        full = _max_weight_matching(weights, list(range(n_refs)), list(range(n_calls)))
+        full = _max_weight_matching(weights, exits=exits)
         no_late: set[int] = set()
-        if _pairing_cost(full, no_late, mode, matches, n_refs, n_calls, charged, costs) <= floor:
-            return full, no_late, truncated
         candidates = [(full, no_late)]
-        candidates.extend(
-            (pairing, set())
-            for pairing in _repeat_candidates(refs, n_calls, matches, weights, charged, pair_weight)
-        )
+        if charged:
+            groups = _interchangeable(matches)
+            if exits:
+                full_cost = _pairing_cost(
+                    full, no_late, mode, matches, n_refs, n_calls, charged, costs
+                )
+                if full_cost <= _cost_floor(
+                    mode, matches, n_refs, n_calls, charged, costs, None, groups
+                ):
+                    return full, no_late, truncated
+            candidates.extend(
+                (pairing, set())
+                for pairing in _repeat_candidates(
+                    refs, n_calls, matches, weights, charged, pair_weight, groups, exits
+                )
+            )
+        elif exits:
+            return full, no_late, truncated  # the only candidate
     else:
         assert_never(mode)
     # Keep whichever costs least in the end: order is worth keeping only when it saves more than the
@@ -1150,26 +1304,23 @@ def _repeat_candidates(
     weights: Mapping[tuple[int, int], float],
     charged: AbstractSet[int],
     pair_weight: float,
+    groups: Mapping[tuple[tuple[int, bool, float], ...], list[int]],
+    exits: bool = True,
 ) -> list[dict[int, int]]:
     """Pairings that try to leave no repeated call over, for when only leftover repeats are charged.
 
-    The waste of a group of interchangeable calls (calls that match every reference step alike) is
-    its size minus the number paired, except that one copy may be left over for free when none is
-    paired. That objective is not a sum over pairs, so no single assignment optimises it; three
-    candidates cover it, each moved to the earliest calls of every group afterwards (so "the later
-    copy is the repeat" stays true and pairing a repeat instead of its original never hides a wasted
-    call): the optimum rewarding pairs that use a repeat; the optimum rewarding pairs that use any
-    copy of a repeated call; and first-come pairing of steps in order, which pairs the copies of a
-    call in turn. The caller keeps whichever candidate costs least. No charged repeat: ``[]``.
+    The waste of a group of interchangeable calls (calls that match every reference step alike;
+    ``groups``, see :func:`_interchangeable`) is its size minus the number paired, except that one
+    copy may be left over for free when none is paired. That objective is not a sum over pairs, so
+    no single assignment optimises it; three candidates cover it, each moved to the earliest calls
+    of every group afterwards (so "the later copy is the repeat" stays true and pairing a repeat
+    instead of its original never hides a wasted call): the optimum rewarding pairs that use a
+    repeat; the optimum rewarding pairs that use any copy of a repeated call; and first-come pairing
+    of steps in order, which pairs the copies of a call in turn. The caller keeps whichever
+    candidate costs least. No charged repeat: ``[]``.
     """
     if not charged:
         return []
-    signature: dict[int, list[tuple[int, bool, float]]] = {}
-    for (r, c), m in sorted(matches.items()):
-        signature.setdefault(c, []).append((r, m.ok, m.score))
-    groups: dict[tuple[tuple[int, bool, float], ...], list[int]] = {}
-    for c in sorted(signature):
-        groups.setdefault(tuple(signature[c]), []).append(c)
     repeated = {
         c for members in groups.values() if any(c in charged for c in members) for c in members
     }
@@ -1178,7 +1329,7 @@ def _repeat_candidates(
     def rewarded(calls: AbstractSet[int]) -> dict[int, int]:
         # one pair unit per rewarded pair: it outranks the score tie-breaks, never a full match
         bonus = {key: w + (pair_weight if key[1] in calls else 0.0) for key, w in weights.items()}
-        return _max_weight_matching(bonus, list(range(n_refs)), list(range(n_calls)))
+        return _max_weight_matching(bonus, exits=exits)
 
     first_come: dict[int, int] = {}
     taken: set[int] = set()
@@ -1220,13 +1371,19 @@ def _order_breakers(
     kept = [r for r in topo if r in paired and (r, paired[r]) in ok_pairs]
     happened = set(kept)
     orphans = {r for r in kept if not ancestors[r] <= happened}
-    chain = all(ancestors[r] == frozenset(topo[:k]) for k, r in enumerate(topo))
+    # a chain: each step's ancestors are all the steps before it (``topo`` is a topological order,
+    # so a step's ancestors all come before it: there are ``k`` of them exactly when they are all)
+    chain = all(len(ancestors[r]) == k for k, r in enumerate(topo))
     if not chain:
         return orphans | {
             r
             for r in kept
             if any(a in paired and not allowed(paired[a], paired[r]) for a in ancestors[r])
         }
+    if all(allowed(paired[a], paired[b]) for a, b in itertools.pairwise(kept)):
+        # each call allowed after the one before it (``allowed``, turns not going back, is
+        # transitive): the longest order-consistent subsequence is all of them
+        return orphans
     best: list[tuple[int, int]] = []
     for i, r in enumerate(kept):
         length, prev = 1, -1
@@ -1244,10 +1401,14 @@ def _order_breakers(
     return orphans | {r for r in kept if r not in keep}
 
 
-def _topology(refs: Sequence[RefSpec]) -> tuple[list[int], list[frozenset[int]]]:
-    """A topological order of the refs (stable) and each ref's transitive ancestors."""
-    index = {ref.label: i for i, ref in enumerate(refs)}
-    parents = [[index[a] for a in ref.after] for ref in refs]
+def _topology(
+    refs: Sequence[RefSpec] | Sequence[tuple[str, tuple[str, ...]]],
+) -> tuple[list[int], list[frozenset[int]]]:
+    """A topological order of the refs (stable) and each ref's transitive ancestors (``refs``: the
+    steps, or their ``(label, after)``)."""
+    shape = [ref if isinstance(ref, tuple) else (ref.label, ref.after) for ref in refs]
+    index = {label: i for i, (label, _) in enumerate(shape)}
+    parents = [[index[a] for a in after] for _, after in shape]
     ancestors: list[frozenset[int] | None] = [None] * len(refs)
 
     def anc(i: int, stack: tuple[int, ...]) -> frozenset[int]:
@@ -1255,7 +1416,7 @@ def _topology(refs: Sequence[RefSpec]) -> tuple[list[int], list[frozenset[int]]]
         if known is not None:
             return known
         if i in stack:
-            raise ValueError(f"reference step {refs[i].label!r} depends on itself through 'after'")
+            raise ValueError(f"reference step {shape[i][0]!r} depends on itself through 'after'")
         acc: set[int] = set()
         for p in parents[i]:
             acc.add(p)
@@ -1536,9 +1697,7 @@ def _step_matcher(step: ReferenceStep) -> StepMatcher:
             found = StepMatch(
                 result.ok,
                 result.score,
-                tuple(
-                    ArgDiff(path=m.path, reason=m.reason, kind=m.kind) for m in result.mismatches
-                ),
+                tuple([ArgDiff(m.path, m.reason, m.kind) for m in result.mismatches]),
             )
         if wanted:
             absent = [w for w in wanted if not result_contains(call.result, w)]

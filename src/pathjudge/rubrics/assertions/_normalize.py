@@ -304,9 +304,21 @@ def canonical_key(value: JsonValue) -> Hashable:
 
 
 def render_value(value: object, limit: int = 60) -> str:
-    """A short JSON rendering of ``value`` for reasons (cut to ``limit`` characters with ``…``)."""
-    try:
-        text = json.dumps(value, ensure_ascii=False, sort_keys=True)
-    except (TypeError, ValueError):
-        text = repr(value)
+    """A short JSON rendering of ``value`` for reasons (cut to ``limit`` characters with ``…``).
+
+    The text of ``json.dumps(value, ensure_ascii=False, sort_keys=True)``, through one encoder built
+    once (``json.dumps`` builds a new one per call for these options), and a plain string straight
+    through the encoder's string escaper (what the encoder does with one).
+    """
+    if type(value) is str:
+        text = _encode_string(value)
+    else:
+        try:
+            text = _ENCODER.encode(value)
+        except (TypeError, ValueError):
+            text = repr(value)
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+_ENCODER = json.JSONEncoder(ensure_ascii=False, sort_keys=True)
+_encode_string = json.encoder.encode_basestring

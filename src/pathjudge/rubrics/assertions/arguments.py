@@ -88,6 +88,7 @@ from pydantic import (
     model_validator,
 )
 
+from pathjudge._records import fast_init
 from pathjudge.errors import ImportFormatError
 from pathjudge.rubrics.assertions._bfcl import (
     BFCL_TYPES,
@@ -167,6 +168,7 @@ class MatcherSyntaxError(ValueError):
 # --------------------------------------------------------------------------------------------------
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class ArgMismatch:
     """One way an actual call differs from its expectation.
@@ -188,6 +190,7 @@ class ArgMismatch:
         return {"path": self.path, "kind": self.kind, "reason": self.reason}
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class CallMatch:
     """How one actual call compares with one :class:`CallExpectation`.
