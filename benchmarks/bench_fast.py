@@ -12,8 +12,10 @@ shapes vary, and every final answer is unique (no cache can serve a second run f
    (``_common.plain_checks``: dicts, tuple keys for repeated calls exactly as pathjudge keys them, no
    ``json.dumps`` per call). Both sides are checked to agree on every run first.
 2. Full five-axis grading with the path score into the scorecard, against the same floor (target ≤8x).
-3. End to end (``--e2e`` runs, 0 to skip): ``pathjudge score --fast`` against the plain end-to-end floor
-   (interpreter start, ``json.loads`` per line, four checks), medians, peak RSS by ``/usr/bin/time``.
+3. End to end (``--e2e`` runs, 0 to skip): ``pathjudge score --fast --jobs 1`` against the plain
+   end-to-end floor (one process: interpreter start, ``json.loads`` per line, four checks), medians,
+   peak RSS by ``/usr/bin/time``; and, for information, ``score --fast`` with the default ``--jobs``
+   (every core) against the same floor.
 
 Every figure is a median of ``--repeat`` (≥5) rounds in which the contenders take turns; CPU time of this
 process for 1-2, wall time of fresh processes for 3. Nothing asserts; it prints ratios and targets.
@@ -34,6 +36,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import (
     MIN_REPEAT,
     MODES,
+    cpu_count,
     floor_cmd,
     four_checks,
     full_grading,
@@ -192,21 +195,26 @@ def end_to_end(args: argparse.Namespace, suite_text: str, plain: dict[str, dict[
             for i in range(args.e2e):
                 out.write(json.dumps(make_run(rng, i, plain), ensure_ascii=False) + "\n")
         script, table = write_floor(tmp, plain)
+        score = ("score", str(runs), "--suite", str(suite), "--fast", "-q")
         got = median_commands(
             {
                 "floor": floor_cmd(script, runs, table),
-                "pathjudge": pathjudge_cmd(
-                    "score", str(runs), "--suite", str(suite), "--fast", "-q"
-                ),
+                "pathjudge": pathjudge_cmd(*score, "--jobs", "1"),  # one process, as the floor
+                "default": pathjudge_cmd(*score),  # --jobs: the core count on a large file
             },
             args.repeat,
         )
-        (floor, _), (mine, peak) = got["floor"], got["pathjudge"]
+        (floor, _), (mine, peak), (default, _) = got["floor"], got["pathjudge"], got["default"]
         print(
-            f"end to end, {args.e2e} runs: floor {floor:.2f} s, pathjudge score --fast {mine:.2f} s"
+            f"end to end, {args.e2e} runs: floor (1 process) {floor:.2f} s, "
+            f"pathjudge score --fast --jobs 1 {mine:.2f} s"
         )
         print(
             f"  {args.e2e / mine:.0f} runs/s, peak RSS {peak:.0f} MB; ratio {verdict(mine / floor, 4.0)}"
+        )
+        print(
+            f"  default --jobs ({cpu_count()} cores): {default:.2f} s, ratio {default / floor:.2f}x "
+            "(every core against the one-process floor; for information)"
         )
 
 
