@@ -204,25 +204,34 @@ def test_cache_is_keyed_by_content_and_travels_empty() -> None:
     assert copy.limit == 7
 
 
-@settings(max_examples=300, deadline=None)
-@given(references(), runs(), st.sampled_from([FaultCosts(), FaultCosts(missing=30, wasted=5)]))
-def test_cost_floor_is_below_every_candidate(
-    reference: ReferencePath, run: RunRecord, costs: FaultCosts
-) -> None:
-    from pathjudge.rubrics.path import _cost_floor, _pairing_cost, _Weights
+def _candidate_pairs(refs: Any, steps: Any) -> tuple[Any, dict[Any, Any], dict[Any, float]]:
+    """The aligner's candidate pairs, as ``_align`` builds them: every (reference step, call) of the
+    same tool, its match and its weight (ties broken toward earlier calls)."""
+    from pathjudge.rubrics.path import _Weights
 
-    refs = compile_reference(reference)
-    steps = run.steps
-    marks = {repeat for _, repeat in redundant_calls(run)}
-    charged = frozenset() if reference.mode in ("strict", "unordered", "subset") else marks
     weigher = _Weights(max(len(refs), len(steps)))
-    matches = {}
-    weights = {}
+    matches: dict[Any, Any] = {}
+    weights: dict[Any, float] = {}
     for r, ref in enumerate(refs):
         for c, step in enumerate(steps):
             if step.tool == ref.tool:
                 matches[(r, c)] = m = ref.matcher(step)
                 weights[(r, c)] = weigher.of(m) - c * 1e-9
+    return weigher, matches, weights
+
+
+@settings(max_examples=300, deadline=None)
+@given(references(), runs(), st.sampled_from([FaultCosts(), FaultCosts(missing=30, wasted=5)]))
+def test_cost_floor_is_below_every_candidate(
+    reference: ReferencePath, run: RunRecord, costs: FaultCosts
+) -> None:
+    from pathjudge.rubrics.path import _cost_floor, _pairing_cost
+
+    refs = compile_reference(reference)
+    steps = run.steps
+    marks = {repeat for _, repeat in redundant_calls(run)}
+    charged = frozenset() if reference.mode in ("strict", "unordered", "subset") else marks
+    weigher, matches, weights = _candidate_pairs(refs, steps)
     floor = _cost_floor(reference.mode, matches, len(refs), len(steps), charged, costs)
     plain = _pairing(
         steps, refs, reference.mode, matches, weights, charged, costs, weigher.pair_weight, False
@@ -255,7 +264,6 @@ def test_refined_floors_are_below_the_candidates_they_skip(
         _order_of,
         _pairing_cost,
         _repeat_candidates,
-        _Weights,
     )
 
     mode = reference.mode
@@ -269,14 +277,7 @@ def test_refined_floors_are_below_the_candidates_they_skip(
         marks = {repeat for _, repeat in redundant_calls(run)}
         charged = frozenset() if mode in ("strict", "unordered", "subset") else marks
         n_refs, n_calls = len(refs), len(steps)
-        weigher = _Weights(max(n_refs, n_calls))
-        matches = {}
-        weights = {}
-        for r, ref in enumerate(refs):
-            for c, step in enumerate(steps):
-                if step.tool == ref.tool:
-                    matches[(r, c)] = m = ref.matcher(step)
-                    weights[(r, c)] = weigher.of(m) - c * 1e-9
+        weigher, matches, weights = _candidate_pairs(refs, steps)
         groups = _interchangeable(matches)
         every = list(range(n_refs)), list(range(n_calls))
         candidates = [_max_weight_matching(weights, *every)]

@@ -10,8 +10,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import subprocess
-import sys
 import threading
 from pathlib import Path
 
@@ -22,6 +20,7 @@ from pathjudge.agent.trajectory import RunRecord
 from pathjudge.rubrics.suite import parse_suite_text
 from pathjudge.scoring.chunk import grade_chunk, grade_records_chunk
 from pathjudge.scoring.grade import grade
+from tests.hostile.test_inputs import _cli
 
 ROOT = Path(__file__).resolve().parents[2]
 RUN = {"run_id": "r", "task_id": "t1", "epoch": 0, "final_answer": "ok"}
@@ -116,12 +115,8 @@ def test_ctrl_c_stops_the_score_command(tmp_path: Path, jobs: str) -> None:
     runs.write_text(
         "".join(json.dumps({**RUN, "epoch": i}) + "\n" for i in range(4000)), encoding="utf-8"
     )
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "src"), str(ROOT)])}
-    done = subprocess.run(
+    done = _cli(
         [
-            sys.executable,
-            "-m",
-            "pathjudge",
             "score",
             str(runs),
             "--suite",
@@ -133,11 +128,8 @@ def test_ctrl_c_stops_the_score_command(tmp_path: Path, jobs: str) -> None:
             "--json",
             str(tmp_path / "out.json"),
         ],
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
+        tmp_path,
+        PYTHONPATH=os.pathsep.join([str(ROOT / "src"), str(ROOT)]),  # the callables live in tests/
     )
     assert done.returncode == 130, done.stderr
     assert "interrupted" in done.stderr
