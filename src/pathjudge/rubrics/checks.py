@@ -212,15 +212,16 @@ def argument_validity(run: RunRecord, plan: TaskPlan) -> tuple[CheckResult, ...]
         for step in steps:
             if step.arguments_error is not None:
                 break
-        else:
-            return (_all_valid(len(steps)),)  # the common case: every call parsed
+        else:  # the common case: every call parsed
+            shared = _VALID.get(len(steps))
+            return shared if shared is not None else _all_valid(len(steps))
     indices: Sequence[int] = range(len(steps)) if view is None else view
     n = len(indices)
     if not n:
         return ()
     bad = [i for i in indices if steps[i].arguments_error is not None]
     if not bad:
-        return (_all_valid(n),)
+        return _all_valid(n)
     return (
         CheckResult(
             check="arguments.valid_json",
@@ -373,20 +374,22 @@ def implied_refusal(run: RunRecord, plan: TaskPlan) -> tuple[CheckResult, ...]:
     return () if implied is None else (_informative_if_cut(run, check_outcome(run, implied)),)
 
 
-_VALID: dict[int, CheckResult] = {}
+_VALID: dict[int, tuple[CheckResult]] = {}
 
 
-def _all_valid(n: int) -> CheckResult:
+def _all_valid(n: int) -> tuple[CheckResult]:
     # results are immutable, so one per call count is shared; the table is bounded by the call count
     found = _VALID.get(n)
     if found is None:
-        found = CheckResult(
-            check="arguments.valid_json",
-            axis="argument_correctness",
-            status="pass",
-            score=1.0,
-            reason=f"all {n} calls had valid JSON arguments",
-            details={"malformed": []},
+        found = (
+            CheckResult(
+                check="arguments.valid_json",
+                axis="argument_correctness",
+                status="pass",
+                score=1.0,
+                reason=f"all {n} calls had valid JSON arguments",
+                details={"malformed": []},
+            ),
         )
         if len(_VALID) < 256:
             _VALID[n] = found

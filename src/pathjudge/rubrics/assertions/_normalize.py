@@ -156,7 +156,20 @@ def text_normalizer(spec: NormalizeSpec) -> Callable[[str], str]:
     """The function that applies ``spec`` to a string (a preset or a declared normalisation)."""
     if isinstance(spec, TextNormalization):
         return spec.apply
+    # each preset's rule as a plain function (what normalize_string(text, spec) does)
+    if spec == "casefold":
+        return _casefold
+    if spec == "none":
+        return _unchanged
     return functools.partial(normalize_string, mode=spec)
+
+
+def _casefold(text: str) -> str:
+    return " ".join(text.split()).casefold()
+
+
+def _unchanged(text: str) -> str:
+    return text
 
 
 def describe_normalization(spec: NormalizeSpec) -> str:
@@ -281,7 +294,18 @@ def canonical_key(value: JsonValue) -> Hashable:
     if kind is str:
         return " ".join(known.split()).casefold()
     if kind is dict:
-        return (_OBJECT, *sorted([(key, canonical_key(item)) for key, item in known.items()]))
+        # the string and integer members done here, without a call each (the same keys as below)
+        items = []
+        for key, item in known.items():
+            member = type(item)
+            if member is str:
+                items.append((key, " ".join(item.split()).casefold()))
+            elif member is int:
+                items.append((key, item))
+            else:
+                items.append((key, canonical_key(item)))
+        items.sort()  # the keys are distinct, so only they are compared
+        return (_OBJECT, *items)
     if kind is int:
         return cast(int, known)
     if kind is list:

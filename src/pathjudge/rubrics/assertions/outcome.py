@@ -153,15 +153,15 @@ def is_refusal(
     lowered = text.lower()
     if "\u2019" in lowered or "\u2018" in lowered:
         lowered = lowered.replace("\u2019", "'").replace("\u2018", "'")
+    # both must occur, so the short list of scope words is looked at first: most answers have none
+    if scope_words:
+        for word in _DEFAULT_SCOPE if scope_words is DEFAULT_SCOPE_WORDS else _lowered(scope_words):
+            if word in lowered:
+                break
+        else:
+            return False
     for phrase in _DEFAULT_PHRASES if phrases is DEFAULT_REFUSAL_PHRASES else _lowered(phrases):
         if phrase in lowered:
-            break
-    else:
-        return False
-    if not scope_words:
-        return True
-    for word in _DEFAULT_SCOPE if scope_words is DEFAULT_SCOPE_WORDS else _lowered(scope_words):
-        if word in lowered:
             return True
     return False
 
@@ -254,8 +254,55 @@ class _ContainsCriterion(_AnswerCriterion):
         return apply, tuple(apply(value) for value in self.values)
 
     @functools.cached_property
+    def _pairs(self) -> tuple[Callable[[str], str], tuple[tuple[str, str], ...]]:
+        """The normaliser and each value with its normalised form, built once per criterion."""
+        apply, wanted = self.normalized_values
+        return apply, tuple(zip(self.values, wanted, strict=True))
+
+    @functools.cached_property
     def _verdicts(self) -> dict[tuple[str, ...], _Verdict]:
         return {}
+
+    @functools.cached_property
+    def _results(self) -> dict[tuple[str, ...] | None, CheckResult]:
+        return {}
+
+    def outcome_of(self, answer: str | None) -> CheckResult | None:
+        """:func:`check_outcome` of a run whose final answer is ``answer`` when the criterion reads
+        the final answer, or ``None`` when the answer is a refusal that this criterion rejects (then
+        the plain path builds the result, which quotes the answer).
+
+        Otherwise the result depends on which values the answer contains alone (or on there being no
+        answer), so each distinct result is built once per criterion and shared (results are
+        immutable); at most :data:`_VERDICTS_KEPT` are kept.
+        """
+        key: tuple[str, ...] | None
+        if not answer or answer.isspace():  # the plain path's "not answer.strip()"
+            key = None
+        elif not self.allow_refusal and is_refusal(answer):
+            return None
+        else:
+            apply, pairs = self._pairs
+            text = apply(answer)
+            key = tuple([value for value, wanted in pairs if wanted in text])
+        results = self._results
+        known = results.get(key)
+        if known is None:
+            status, score, reason, details = (
+                _fail("no final answer") if key is None else self.verdict_for(key)
+            )
+            known = CheckResult(
+                check=f"outcome.{self.kind}",  # type: ignore[attr-defined]
+                axis="goal_completion",
+                status=status,
+                score=score,
+                reason=reason,
+                details=details,
+            )
+            if len(results) >= _VERDICTS_KEPT:
+                results.clear()
+            results[key] = known
+        return known
 
     def verdict_for(self, found: tuple[str, ...]) -> _Verdict:
         """The verdict on an answer that contains exactly the values ``found`` (in declaration order).
@@ -837,6 +884,18 @@ def check_outcome(run: RunRecord, criterion: SuccessCriterion) -> CheckResult:
     raised, or returned something else than documented; the score is 1/0, the callable's float, or
     the partial credit of ``all_of`` / ``any_of``.
     """
+    kind = type(criterion)
+    if (
+        kind is ContainsAllCriterion or kind is ContainsAnyCriterion
+    ) and criterion.over == "final_answer":
+        shared = criterion.outcome_of(run.final_answer)
+        if shared is not None:
+            return shared
+    return _checked_outcome(run, criterion)
+
+
+def _checked_outcome(run: RunRecord, criterion: SuccessCriterion) -> CheckResult:
+    """:func:`check_outcome` without the shared results of the contains criteria (the plain path)."""
     status, score, reason, details = _verdict(run, criterion)
     return CheckResult(
         check=f"outcome.{criterion.kind}",

@@ -21,13 +21,15 @@ step errored and it has no final answer.
 from __future__ import annotations
 
 import functools
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
-from pathjudge.agent.trajectory import RunRecord
-from pathjudge.rubrics.assertions.base import CheckResult
+from pathjudge.agent.trajectory import RunRecord, Step
+from pathjudge.rubrics.assertions._normalize import canonical_key, normalize_string
+from pathjudge.rubrics.assertions.base import CheckResult, FrozenDict, FrozenList
 from pathjudge.rubrics.assertions.steps import call_signature
 
 __all__ = ["ErrorEvent", "RecoverySpec", "Response", "analyze_errors", "check_recovery"]
@@ -70,19 +72,33 @@ class ErrorEvent:
 
 def analyze_errors(run: RunRecord) -> list[ErrorEvent]:
     """One :class:`ErrorEvent` per errored step, in step order; a run without errors gives ``[]``."""
-    steps = run.steps
-    events: list[ErrorEvent] = []
-    later_success = [False] * len(steps)
-    seen_success = False
-    for index in range(len(steps) - 1, -1, -1):
-        later_success[index] = seen_success
-        seen_success = seen_success or not steps[index].is_error
+    return [ErrorEvent(*event) for event in _events(run.steps)]
+
+
+_Event = tuple[int, str, Response, int | None, bool]
+"""An :class:`ErrorEvent`'s fields, in order."""
+
+
+def _events(steps: Sequence[Step]) -> list[_Event]:
+    """:func:`analyze_errors` as plain tuples (the check reads them without building the events)."""
+    n = len(steps)
+    # an errored step is recovered when some later step succeeded: when it comes before the last
+    # successful step
+    last_success = -1
+    for index in range(n - 1, -1, -1):
+        if not steps[index].is_error:
+            last_success = index
+            break
+    events: list[_Event] = []
     for index, step in enumerate(steps):
         if not step.is_error:
             continue
-        next_index = next(
-            (j for j in range(index + 1, len(steps)) if steps[j].turn > step.turn), None
-        )
+        turn = step.turn
+        next_index: int | None = None
+        for later in range(index + 1, n):
+            if steps[later].turn > turn:
+                next_index = later
+                break
         response: Response
         if next_index is None:
             response = "gave_up"
@@ -90,20 +106,30 @@ def analyze_errors(run: RunRecord) -> list[ErrorEvent]:
             follow = steps[next_index]
             if follow.tool != step.tool:
                 response = "switched_tool"
-            elif call_signature(follow) == call_signature(step):
+            elif _same_arguments(follow, step):
                 response = "retry"
             else:
                 response = "changed_args"
-        events.append(
-            ErrorEvent(
-                index=index,
-                tool=step.tool,
-                response=response,
-                next_index=next_index,
-                recovered=later_success[index],
-            )
-        )
+        events.append((index, step.tool, response, next_index, index < last_success))
     return events
+
+
+def _same_arguments(a: Step, b: Step) -> bool:
+    """Whether two calls of one tool have equal :func:`call_signature` texts, without writing them.
+
+    A signature is the tool, a space and either the canonical JSON of the arguments (which starts
+    with ``{``) or ``raw:`` and the normalised raw text: with the tool the same, they are equal
+    exactly when both parsed and their canonical keys are equal (see
+    :func:`~pathjudge.rubrics.assertions._normalize.canonical_key`), or neither parsed and the
+    normalised raw texts are equal.
+    """
+    if a.arguments_error is None and b.arguments_error is None:
+        return bool(canonical_key(a.arguments) == canonical_key(b.arguments))
+    if a.arguments_error is not None and b.arguments_error is not None:
+        return normalize_string(a.raw_arguments or "", "casefold") == normalize_string(
+            b.raw_arguments or "", "casefold"
+        )
+    return False
 
 
 def check_recovery(run: RunRecord, spec: RecoverySpec) -> tuple[CheckResult, ...]:
@@ -115,31 +141,21 @@ def check_recovery(run: RunRecord, spec: RecoverySpec) -> tuple[CheckResult, ...
     - recovered: score = fraction of errors followed by a later successful call; passes when all are.
     - ending: fails when the last step errored and the run has no (non-blank) final answer.
     """
-    events = analyze_errors(run)
-    ids = ["recovery.retry_budget", "recovery.recovered", "recovery.ending"]
-    if not spec.require_recovery:
-        ids.remove("recovery.recovered")
+    steps = run.steps
+    events = _events(steps)
     if not events:
-        return tuple(
-            CheckResult(
-                check=check,
-                axis="error_recovery",
-                status="pass",
-                score=1.0,
-                reason="no tool errors",
-                details={"errors": 0},
-            )
-            for check in ids
-        )
+        return _no_errors(spec.require_recovery)
     results: list[CheckResult] = []
     retries: dict[str, int] = {}
     for event in events:
-        if event.response == "retry":
-            sig = call_signature(run.steps[event.index])
+        if event[2] == "retry":
+            sig = call_signature(steps[event[0]])
             retries[sig] = retries.get(sig, 0) + 1
     worst_sig, worst = max(retries.items(), key=lambda item: item[1], default=("", 0))
     over = worst > spec.retry_budget
-    responses = ", ".join(f"call #{e.index + 1} {e.tool}: {e.response}" for e in events)
+    responses = ", ".join(
+        [f"call #{index + 1} {tool}: {response}" for index, tool, response, _, _ in events]
+    )
     if worst:
         worst_tool = worst_sig.split(" ", 1)[0]
         budget_reason = (
@@ -155,30 +171,46 @@ def check_recovery(run: RunRecord, spec: RecoverySpec) -> tuple[CheckResult, ...
             status="fail" if over else "pass",
             score=0.0 if over else 1.0,
             reason=f"{budget_reason}; after each error: {responses}",
-            details={"max_retries": worst, "events": [e.as_dict() for e in events]},
+            # built frozen: what CheckResult makes of {"max_retries": ..., "events": [as_dict()...]}
+            details=FrozenDict(
+                max_retries=worst,
+                events=FrozenList(
+                    [
+                        FrozenDict(
+                            index=index,
+                            tool=tool,
+                            response=response,
+                            next_index=next_index,
+                            recovered=recovered,
+                        )
+                        for index, tool, response, next_index, recovered in events
+                    ]
+                ),
+            ),
         )
     )
     if spec.require_recovery:
-        unrecovered = [e for e in events if not e.recovered]
+        unrecovered = [event for event in events if not event[4]]
         if not unrecovered:
             results.append(_all_recovered(len(events)))
         else:
-            recovered = len(events) - len(unrecovered)
-            reason = f"{recovered} of {len(events)} errors followed by a successful call"
+            recovered_count = len(events) - len(unrecovered)
+            reason = f"{recovered_count} of {len(events)} errors followed by a successful call"
             reason += "; not recovered: " + ", ".join(
-                f"call #{e.index + 1} {e.tool} ({e.response})" for e in unrecovered
+                f"call #{index + 1} {tool} ({response})"
+                for index, tool, response, _, _ in unrecovered
             )
             results.append(
                 CheckResult(
                     check="recovery.recovered",
                     axis="error_recovery",
                     status="fail",
-                    score=recovered / len(events),
+                    score=recovered_count / len(events),
                     reason=reason,
-                    details={"recovered": recovered, "errors": len(events)},
+                    details={"recovered": recovered_count, "errors": len(events)},
                 )
             )
-    last_errored = run.steps[-1].is_error
+    last_errored = steps[-1].is_error
     answered = bool(run.final_answer and run.final_answer.strip())
     if last_errored and not answered:
         results.append(
@@ -187,7 +219,7 @@ def check_recovery(run: RunRecord, spec: RecoverySpec) -> tuple[CheckResult, ...
                 axis="error_recovery",
                 status="fail",
                 score=0.0,
-                reason=f"the run ended on an error (call #{len(run.steps)} {run.steps[-1].tool}) "
+                reason=f"the run ended on an error (call #{len(steps)} {steps[-1].tool}) "
                 "with no answer",
                 details={"last_step_errored": last_errored, "answered": answered},
             )
@@ -198,6 +230,25 @@ def check_recovery(run: RunRecord, spec: RecoverySpec) -> tuple[CheckResult, ...
 
 
 # The results of the common outcomes, shared between runs (CheckResult is frozen).
+
+
+@functools.lru_cache(maxsize=2)
+def _no_errors(require_recovery: bool) -> tuple[CheckResult, ...]:
+    """The results of a run with no errored step."""
+    ids = ["recovery.retry_budget", "recovery.recovered", "recovery.ending"]
+    if not require_recovery:
+        ids.remove("recovery.recovered")
+    return tuple(
+        CheckResult(
+            check=check,
+            axis="error_recovery",
+            status="pass",
+            score=1.0,
+            reason="no tool errors",
+            details={"errors": 0},
+        )
+        for check in ids
+    )
 
 
 @functools.lru_cache(maxsize=256)

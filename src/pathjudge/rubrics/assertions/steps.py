@@ -29,7 +29,7 @@ from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
 from pathjudge.agent.trajectory import RunRecord, Step
 from pathjudge.rubrics.assertions._normalize import canonical_json, canonical_key, normalize_string
-from pathjudge.rubrics.assertions.base import CheckResult
+from pathjudge.rubrics.assertions.base import CheckResult, FrozenDict, FrozenList
 from pathjudge.rubrics.scope import ToolScope
 
 __all__ = [
@@ -128,6 +128,13 @@ def _redundant_pairs(steps: Sequence[Step], keys: list[Hashable] | None) -> list
     """:func:`redundant_calls` over keys already computed by :func:`call_keys`."""
     if keys is None:
         return []
+    return _pairs_and_distinct(steps, keys)[0]
+
+
+def _pairs_and_distinct(
+    steps: Sequence[Step], keys: list[Hashable]
+) -> tuple[list[tuple[int, int]], int]:
+    """The redundant pairs over ``keys``, and how many distinct keys there are."""
     first_seen: dict[Hashable, int] = {}
     last_errored: dict[Hashable, bool] = {}
     pairs: list[tuple[int, int]] = []
@@ -138,7 +145,7 @@ def _redundant_pairs(steps: Sequence[Step], keys: list[Hashable] | None) -> list
         else:
             first_seen[key] = index
         last_errored[key] = steps[index].is_error
-    return pairs
+    return pairs, len(first_seen)
 
 
 @dataclass(frozen=True, slots=True)
@@ -191,11 +198,21 @@ def find_loops(run: RunRecord, threshold: int = 3, max_period: int = 3) -> list[
 
 
 def _find_loops(
-    steps: Sequence[Step], keys: list[Hashable] | None, threshold: int, max_period: int = 3
+    steps: Sequence[Step],
+    keys: list[Hashable] | None,
+    threshold: int,
+    max_period: int = 3,
+    distinct: int | None = None,
 ) -> list[Loop]:
-    """:func:`find_loops` over keys already computed by :func:`call_keys` (``threshold >= 2``)."""
+    """:func:`find_loops` over keys already computed by :func:`call_keys` (``threshold >= 2``);
+    ``distinct``, when known, is the number of distinct keys."""
     # a loop repeats some call, so with every call distinct (or too few calls) there is none
     if keys is None or len(keys) < threshold:
+        return []
+    # A loop of ``repeats >= threshold`` copies of a ``period``-call block holds at most ``period``
+    # distinct keys in ``period * repeats`` calls, so at least ``threshold - 1`` of its calls repeat
+    # an earlier key: with fewer repeated keys in the whole run there is no loop.
+    if distinct is not None and len(keys) - distinct < threshold - 1:
         return []
     sigs = keys
     n = len(sigs)
@@ -247,15 +264,20 @@ def check_steps(
     the common outcomes (within budget, no redundant call, no loop) depend on a few numbers alone and
     are built once per distinct value (results are immutable, so sharing them is safe).
     """
-    results: list[CheckResult] = []
-    if spec.budget is not None:
-        results.append(_budget_result(len(run.steps), spec.budget))
     if view is None:
         steps = run.steps
-        pairs, loops = _repeats(steps, spec)
+        keys = call_keys(steps)
+        if keys is None:  # every call differs from every other: nothing redundant, no loop
+            return _clean_results(len(steps), spec.budget, len(steps), spec.loop_threshold)
+        pairs, distinct = _pairs_and_distinct(steps, keys)
+        loops = _find_loops(steps, keys, spec.loop_threshold, distinct=distinct)
+        if not pairs and not loops:
+            return _clean_results(len(steps), spec.budget, len(steps), spec.loop_threshold)
     else:
         steps = tuple(run.steps[i] for i in view)
         pairs, loops = _repeats(steps, spec)
+        if not pairs and not loops:
+            return _clean_results(len(run.steps), spec.budget, len(view), spec.loop_threshold)
         pairs = [(view[first], view[repeat]) for first, repeat in pairs]
         loops = [
             Loop(
@@ -269,6 +291,9 @@ def check_steps(
         ]
         steps = run.steps
     n = len(view) if view is not None else len(steps)
+    results: list[CheckResult] = []
+    if spec.budget is not None:
+        results.append(_budget_result(len(steps), spec.budget))
     count = len(pairs)
     if count:
         shown = "; ".join(
@@ -285,7 +310,10 @@ def check_steps(
                 status="fail" if count > spec.max_redundant else "pass",
                 score=(n - count) / n if n else 1.0,
                 reason=reason,
-                details={"pairs": [[first, repeat] for first, repeat in pairs], "count": count},
+                # built frozen (what CheckResult would make of the plain lists)
+                details=FrozenDict(
+                    pairs=FrozenList([FrozenList(pair) for pair in pairs]), count=count
+                ),
             )
         )
     else:
@@ -308,10 +336,23 @@ def check_steps(
 
 def _repeats(steps: Sequence[Step], spec: StepSpec) -> tuple[list[tuple[int, int]], list[Loop]]:
     keys = call_keys(steps)
-    return _redundant_pairs(steps, keys), _find_loops(steps, keys, spec.loop_threshold)
+    if keys is None:
+        return [], []
+    pairs, distinct = _pairs_and_distinct(steps, keys)
+    return pairs, _find_loops(steps, keys, spec.loop_threshold, distinct=distinct)
 
 
 # The results of the common outcomes, shared between runs (CheckResult is frozen).
+
+
+@functools.lru_cache(maxsize=1024)
+def _clean_results(
+    calls: int, budget: int | None, seen: int, threshold: int
+) -> tuple[CheckResult, ...]:
+    """What :func:`check_steps` gives a run of ``calls`` calls, ``seen`` of them looked at, with no
+    redundant call and no loop: it depends on these numbers alone, so it is built once per value."""
+    budget_result = () if budget is None else (_budget_result(calls, budget),)
+    return (*budget_result, _no_redundant_result(seen), _no_loop_result(threshold))
 
 
 @functools.lru_cache(maxsize=1024)
