@@ -84,7 +84,10 @@ def parse_run(source: str, line_no: int, raw: str | bytes) -> RunRecord | Record
 
     # what pydantic lets through: invalid UTF-8 inside a string, NaN / Infinity / 1e400
     problem = line_problem(
-        raw if isinstance(raw, bytes) else raw.encode("utf-8"), file=source, line=line_no
+        raw if isinstance(raw, bytes) else raw.encode("utf-8"),
+        file=source,
+        line=line_no,
+        record=record,
     )
     return record if problem is None else problem
 
