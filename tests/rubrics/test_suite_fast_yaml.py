@@ -99,39 +99,7 @@ def test_bad_yaml_error_names_the_line() -> None:
     assert caught.value.line is not None
 
 
-# -- the non-finite screen of a validated suite ------------------------------------------------------
-
-_plain_data = st.recursive(
-    st.one_of(
-        st.floats(allow_nan=True, allow_infinity=True),
-        st.integers(),
-        st.text(max_size=3),
-        st.none(),
-        st.booleans(),
-    ),
-    lambda inner: st.one_of(
-        st.lists(inner, max_size=4),
-        st.lists(inner, max_size=3).map(tuple),
-        st.dictionaries(st.text(max_size=2), inner, max_size=3),
-    ),
-    max_leaves=12,
-)
-
-
-@given(_plain_data)
-def test_the_nonfinite_screen_is_the_plain_walk(value: Any) -> None:
-    from math import isfinite
-
-    from pathjudge.rubrics.suite import _holds_nonfinite_float
-
-    def plain(node: Any) -> bool:
-        if isinstance(node, dict):
-            return any(plain(v) for v in node.values())
-        if isinstance(node, list | tuple):
-            return any(plain(v) for v in node)
-        return isinstance(node, float) and not isfinite(node)
-
-    assert _holds_nonfinite_float(value) == plain(value)
+# -- a string that validation turns into a non-finite number --------------------------------------
 
 
 @pytest.mark.parametrize("spelling", ['"1e400"', '"inf"', '"Infinity"'])

@@ -29,6 +29,7 @@ the file, the YAML line and the field; nothing is silently ignored.
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
@@ -631,13 +632,21 @@ def parse_suite(
     return suite
 
 
+def _no_float(value: object) -> None:
+    """A value JSON cannot hold is a leaf :func:`_check_finite` does not look into (as its walk)."""
+    return None
+
+
 def _check_finite(suite: Suite, file: str | None, root: yaml.Node | None) -> None:
     """Refuse a non-finite number anywhere in the suite (``.nan``, ``.inf``, or a string such as
     ``"1e400"`` or ``"nan"`` that validation turned into one): weights, gates, costs and tolerances
     must be real numbers, or every comparison with them silently goes one way."""
     dumped = suite.model_dump()
-    if not _holds_nonfinite_float(dumped):
-        return  # the usual case: one cheap pass; the located walk below only finds the culprit
+    try:  # the common case in one C pass: JSON refuses a non-finite float (other leaves: null)
+        json.dumps(dumped, allow_nan=False, check_circular=False, default=_no_float)
+        return
+    except (ValueError, TypeError, RecursionError):
+        pass  # a non-finite number, or a key JSON cannot hold: the walk below finds and names it
     stack: list[tuple[Any, tuple[int | str, ...]]] = [(dumped, ())]
     while stack:
         value, loc = stack.pop()
@@ -657,29 +666,6 @@ def _check_finite(suite: Suite, file: str | None, root: yaml.Node | None) -> Non
             stack.extend((item, (*loc, key)) for key, item in value.items())
         elif isinstance(value, list | tuple):
             stack.extend((item, (*loc, index)) for index, item in enumerate(value))
-
-
-def _holds_nonfinite_float(value: Any) -> bool:
-    """Whether the plain data ``value`` (dicts, lists, tuples, scalars) holds a NaN or an infinite
-    float; the cheap screen of :func:`_check_finite` (no locations built)."""
-    stack = [value]
-    while stack:
-        node = stack.pop()
-        kind = type(node)
-        if kind is dict:
-            node = node.values()
-        elif kind is not list and kind is not tuple:
-            if kind is float and node - node != 0.0:
-                return True
-            continue
-        for item in node:
-            kind = type(item)
-            if kind is float:
-                if item - item != 0.0:
-                    return True
-            elif kind is dict or kind is list or kind is tuple:
-                stack.append(item)
-    return False
 
 
 def _suite_error(
