@@ -146,8 +146,9 @@ def test_score_fast_start_up_skips_what_this_score_does_not_use(tmp_path: Path) 
     """The fixed start-up cost of every ``score --fast``: none of these is imported unless needed.
 
     The verdicts-file models (calibration) only with --verdicts, the judge session only when judging,
-    the ``regex`` engine only for a suite with a pattern, rich's tables only for the full scorecard,
-    and never the standalone click (typer >= 0.20 ships its own copy).
+    the process pool only for --jobs above 1, the ``regex`` engine only for a suite with a pattern,
+    rich's tables only for the full scorecard, and never the standalone click (typer >= 0.20 ships
+    its own copy).
     """
     import importlib.util
 
@@ -158,6 +159,8 @@ def test_score_fast_start_up_skips_what_this_score_does_not_use(tmp_path: Path) 
         "pathjudge.judge.session",
         "regex",
         "rich.table",
+        "concurrent.futures.process",
+        "multiprocessing",
         *(("click",) if importlib.util.find_spec("typer._click") is not None else ()),
     )
     runs = str(_support_runs(tmp_path))

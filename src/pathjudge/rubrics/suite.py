@@ -480,7 +480,12 @@ def deep_merge(base: Mapping[str, Any], override: Mapping[str, Any]) -> dict[str
     return out
 
 
+_LEAVES = frozenset({str, int, float, bool, type(None)})
+
+
 def _copy(value: Any) -> Any:
+    if type(value) in _LEAVES:  # most values: no abstract-class check for them
+        return value
     if isinstance(value, Mapping):
         return {key: _copy(item) for key, item in value.items()}
     if isinstance(value, list):
