@@ -215,14 +215,25 @@ def four_checks(run: Any, plan: Any) -> tuple[bool, bool, int, bool]:
     quick = getattr(plan, "quick", None)
     if quick is not None:  # the older tuple fast path
         return quick(run)  # type: ignore[no-any-return]
-    from pathjudge.rubrics.assertions.steps import redundant_calls
-
+    redundant_calls = _REDUNDANT_CALLS[0] if _REDUNDANT_CALLS else _load_redundant_calls()
     steps = run.steps
     refs = plan.references[0].refs
-    in_order = tuple(step.tool for step in steps) == tuple(ref.tool for ref in refs)
+    # list comprehensions, as the plain floor writes them
+    in_order = [step.tool for step in steps] == [ref.tool for ref in refs]
     exact = in_order and all(ref.matcher(step).ok for ref, step in zip(refs, steps, strict=True))
     within = plan.budget is None or len(steps) <= plan.budget
     return in_order, exact, len(redundant_calls(run)), within
+
+
+_REDUNDANT_CALLS: list[Any] = []
+
+
+def _load_redundant_calls() -> Any:
+    # imported once, on first use (not on every call, which the floor does not pay either)
+    from pathjudge.rubrics.assertions.steps import redundant_calls
+
+    _REDUNDANT_CALLS.append(redundant_calls)
+    return redundant_calls
 
 
 # -- the plain-Python floors -------------------------------------------------------------------------

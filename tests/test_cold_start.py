@@ -120,3 +120,82 @@ def test_a_schema_in_the_suite_brings_jsonschema(tmp_path: Path) -> None:
     assert code in (0, 1), code
     assert "jsonschema" in modules
     assert modules - {"jsonschema"} == set(), f"pulled in {sorted(modules - {'jsonschema'})}"
+
+
+def _loaded(args: list[str], cwd: Path, names: tuple[str, ...]) -> set[str]:
+    """Which of ``names`` are in ``sys.modules`` once the CLI ran ``args`` in a fresh interpreter."""
+    code = (
+        "import atexit, json, sys\n"
+        f"names = {names!r}\n"
+        "atexit.register(lambda: sys.__stdout__.write('\\nLOADED=' + json.dumps("
+        "[m for m in names if m in sys.modules]) + '\\n'))\n"
+        "from pathjudge.cli import run_cli\n"
+        f"sys.argv = ['pathjudge', *{args!r}]\n"
+        "run_cli()\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=180, cwd=cwd
+    )
+    marker = [line for line in done.stdout.splitlines() if line.startswith("LOADED=")]
+    assert marker, done.stdout + done.stderr
+    assert done.returncode in (0, 1), done.stderr
+    return set(json.loads(marker[-1].removeprefix("LOADED=")))
+
+
+def test_score_fast_start_up_skips_what_this_score_does_not_use(tmp_path: Path) -> None:
+    """The fixed start-up cost of every ``score --fast``: none of these is imported unless needed.
+
+    The verdicts-file models (calibration) only with --verdicts, the judge session only when judging,
+    the process pool only for --jobs above 1, the ``regex`` engine only for a suite with a pattern,
+    rich's tables only for the full scorecard, and never the standalone click (typer >= 0.20 ships
+    its own copy).
+    """
+    import importlib.util
+
+    suite = DOCENT / "support-suite.yaml"
+    assert "regex" not in suite.read_text(encoding="utf-8")
+    lazy = (
+        "pathjudge.calibration.verdicts",
+        "pathjudge.judge.session",
+        "regex",
+        "rich.table",
+        "concurrent.futures.process",
+        "multiprocessing",
+        *(("click",) if importlib.util.find_spec("typer._click") is not None else ()),
+    )
+    runs = str(_support_runs(tmp_path))
+    quiet = ["score", runs, "--suite", str(suite), "--fast", "-q", "--jobs", "1"]
+    assert _loaded(quiet, tmp_path, lazy) == set()
+    # each one does load when it is needed: the lazy imports are real imports, not dropped features
+    full = _loaded(["score", runs, "--suite", str(suite), "--fast"], tmp_path, ("rich.table",))
+    assert full == {"rich.table"}
+    patterns = _loaded(
+        [
+            "score",
+            str(DOCENT / "runs.jsonl"),
+            "--suite",
+            str(DOCENT / "suite.yaml"),
+            "--fast",
+            "-q",
+        ],
+        tmp_path,
+        ("regex",),
+    )
+    assert patterns == {"regex"}
+
+
+def test_a_command_is_built_alone_and_the_rest_of_the_cli_is_unchanged() -> None:
+    """typer converts only the invoked command's signature; ``--help`` and unknown names get them all."""
+    import pathjudge.cli  # noqa: F401  (registers every command)
+    from pathjudge._cli.app import _click_command
+
+    whole = _click_command([])
+    assert {"score", "report", "import", "criteria"} <= set(whole.commands)
+    alone = _click_command(["score", "runs.jsonl"])
+    assert list(alone.commands) == ["score"]
+    assert [p.name for p in alone.commands["score"].params] == [
+        p.name for p in whole.commands["score"].params
+    ]
+    assert [p.name for p in alone.params] == [p.name for p in whole.params]  # --version stays
+    for args in (["--help"], ["criteria", "list"], ["scor"], ["--version"]):
+        assert set(_click_command(args).commands) == set(whole.commands), args

@@ -34,7 +34,12 @@ from typing import IO, Any, Generic, Protocol, TypeVar, cast
 
 from pydantic import BaseModel, ValidationError
 
-from pathjudge._json import finite_problem, suspect_number
+from pathjudge._json import (
+    describe_unrepresentable,
+    finite_problem,
+    first_unrepresentable,
+    suspect_number,
+)
 from pathjudge.errors import InputError, RecordError
 
 __all__ = [
@@ -59,6 +64,7 @@ __all__ = [
     "read_utf8",
     "record_error_from_validation",
     "record_line",
+    "register_number_screen",
     "same_file",
     "write_bytes_atomic",
     "write_jsonl",
@@ -247,11 +253,21 @@ def count_newlines(handle: IO[bytes], size: int) -> int:
     return total
 
 
-def line_problem(raw: bytes, *, file: str | Path | None, line: int | None) -> RecordError | None:
+def line_problem(
+    raw: bytes,
+    *,
+    file: str | Path | None,
+    line: int | None,
+    record: BaseModel | None = None,
+) -> RecordError | None:
     """What is wrong with a JSONL line that pydantic accepted, or None: invalid UTF-8 inside a string
-    (which pydantic's parser lets through), or a number JSON cannot carry (NaN, Infinity, 1e400).
+    (which pydantic's parser lets through), or a number JSON cannot carry (NaN, Infinity, 1e400, an
+    integer literal over 300 characters), which pydantic's parser accepts too.
 
-    Cheap on good lines: an ASCII check and a byte scan; only a suspect line is decoded again.
+    Cheap on good lines: an ASCII check, then either a look at the numbers of ``record`` (the line's
+    validated record, when its model keeps every number of the line and says where: a run record,
+    see :func:`pathjudge.agent.trajectory.holds_unrepresentable_number`) or a byte scan of the line,
+    where only a suspect line is decoded again.
     """
     if not raw.isascii():
         try:
@@ -263,6 +279,21 @@ def line_problem(raw: bytes, *, file: str | Path | None, line: int | None) -> Re
                 line=line,
                 hint="re-encode the file as UTF-8",
             )
+    screen = _NUMBER_SCREENS.get(type(record)) if record is not None else None
+    if screen is not None:
+        if not screen(record):
+            return None
+        found = first_unrepresentable(record)
+        if found is not None:
+            where, number = found
+            return RecordError(
+                f"holds a number JSON cannot carry: {describe_unrepresentable(number)}",
+                file=file,
+                line=line,
+                field=format_loc(where),
+                hint=_FINITE_HINT,
+            )
+        # (the screen and the ordered walk agree; should they not, the byte check below decides)
     # a cheap byte screen first; a hit is confirmed by finite_problem ("NaN" in a string is fine)
     why = finite_problem(raw) if suspect_number(raw) else None
     if why is None:
@@ -271,9 +302,26 @@ def line_problem(raw: bytes, *, file: str | Path | None, line: int | None) -> Re
         f"holds a number JSON cannot carry: {why}",
         file=file,
         line=line,
-        hint="write finite numbers (NaN, Infinity and values beyond 1e308 are not valid JSON); "
-        "use null for a missing value",
+        hint=_FINITE_HINT,
     )
+
+
+_FINITE_HINT = (
+    "write finite numbers (NaN, Infinity and values beyond 1e308 are not valid JSON); "
+    "use null for a missing value"
+)
+
+_NUMBER_SCREENS: dict[type[Any], Any] = {}
+"""Models whose validated record keeps every number of its line, with the function that says
+whether one of them is a number JSON cannot carry (registered by the model's module:
+:func:`register_number_screen`)."""
+
+
+def register_number_screen(model: type[BaseModel], screen: Any) -> None:
+    """Let :func:`line_problem` check a ``model`` record's numbers with ``screen(record) -> bool``
+    instead of scanning the line's bytes. Only for a model whose validated record keeps every number
+    of the line (no validator drops or rewrites one) and a screen that reads all of them."""
+    _NUMBER_SCREENS[model] = screen
 
 
 def _lines(handle: IO[bytes], max_line_bytes: int) -> Iterator[tuple[int, bytes | None, int]]:
@@ -353,7 +401,7 @@ def _numbered(
                                 exc, file=path, line=number, what=label
                             )
                     else:
-                        problem = line_problem(raw, file=path, line=number)
+                        problem = line_problem(raw, file=path, line=number, record=record)
                         if problem is None:
                             count += 1
                             yield number, record

@@ -16,9 +16,20 @@ from __future__ import annotations
 
 import json
 import math
-from typing import Any
+from typing import Any, cast
 
-__all__ = ["MAX_DEPTH", "check_depth", "finite_problem", "loads", "suspect_number"]
+__all__ = [
+    "BIG_INT",
+    "MAX_DEPTH",
+    "check_depth",
+    "describe_unrepresentable",
+    "finite_problem",
+    "first_unrepresentable",
+    "loads",
+    "suspect_number",
+    "unrepresentable",
+    "unrepresentable_in",
+]
 
 MAX_DEPTH = 200
 """The deepest nesting of arrays and objects accepted in a JSON value."""
@@ -122,3 +133,102 @@ def finite_problem(raw: bytes) -> str | None:
         if message.endswith("not a JSON number") or "out of range" in message:
             return message
     return None
+
+
+# -- the same rule over values already decoded --------------------------------------------------------
+#
+# pydantic's JSON parser reads ``NaN``, ``Infinity`` and ``1e400`` (as a float infinity) and integers of
+# any length. A reader that keeps every number of a record in the validated value (a run record does)
+# can look for them there, in the few places a number can sit, instead of scanning the line's bytes a
+# second time: on long lines of prose that scan costs several times the walk.
+
+BIG_INT = 10**300
+"""The smallest positive integer whose literal is over 300 characters (the :func:`loads` limit)."""
+_BIG_NEGATIVE_INT = -(10**299)
+"""The largest negative integer whose literal (sign included) is over 300 characters."""
+
+
+def unrepresentable(number: object) -> bool:
+    """Whether ``number`` is one :func:`loads` refuses: a float NaN or infinity (``NaN``, ``Infinity``,
+    or a literal beyond 1e308), or an integer whose literal is over 300 characters. Anything that is
+    not an ``int`` or a ``float`` (``bool`` included) is not."""
+    kind = type(number)
+    if kind is float:
+        return not math.isfinite(cast(float, number))
+    if kind is int:
+        return cast(int, number) >= BIG_INT or cast(int, number) <= _BIG_NEGATIVE_INT
+    return False
+
+
+def unrepresentable_in(value: Any) -> bool:
+    """Whether the decoded JSON ``value`` (dicts, lists, strings, numbers, bools, None) holds a number
+    :func:`loads` refuses (see :func:`unrepresentable`); iterative, so any depth is safe."""
+    kind = type(value)
+    if kind is dict:
+        items = value.values()
+    elif kind is list:
+        items = value
+    else:
+        return unrepresentable(value)  # a scalar
+    nested: list[Any] | None = None
+    while True:
+        # a float x is NaN or infinite exactly when x - x is not 0.0 (NaN - NaN, inf - inf are NaN)
+        for item in items:
+            kind = type(item)
+            if kind is str:
+                continue
+            if kind is int:
+                if item >= BIG_INT or item <= _BIG_NEGATIVE_INT:
+                    return True
+            elif kind is float:
+                if item - item != 0.0:
+                    return True
+            elif kind is dict or kind is list:
+                if nested is None:
+                    nested = [item]
+                else:
+                    nested.append(item)
+        if not nested:
+            return False
+        node = nested.pop()
+        items = node.values() if type(node) is dict else node
+
+
+def first_unrepresentable(
+    value: Any, at: tuple[int | str, ...] = ()
+) -> tuple[tuple[int | str, ...], float | int] | None:
+    """Where the first number :func:`loads` refuses sits in ``value``, in document order, and the
+    number: ``(("steps", 2, "latency_ms"), inf)``; None when there is none. ``value`` may hold pydantic
+    models (their fields are walked in declaration order) and tuples. For error messages: it is the
+    slow, ordered twin of :func:`unrepresentable_in`."""
+    from pydantic import BaseModel
+
+    stack: list[tuple[tuple[int | str, ...], Any]] = [(at, value)]
+    while stack:
+        where, node = stack.pop()
+        if isinstance(node, BaseModel):
+            items: list[tuple[int | str, Any]] = [
+                (name, getattr(node, name)) for name in type(node).model_fields
+            ]
+        elif isinstance(node, dict):
+            items = list(node.items())
+        elif isinstance(node, list | tuple):
+            items = list(enumerate(node))
+        else:
+            if unrepresentable(node):
+                return where, node
+            continue
+        stack.extend((((*where, key), item) for key, item in reversed(items)))
+    return None
+
+
+def describe_unrepresentable(number: float | int) -> str:
+    """A number :func:`unrepresentable` flags, in a user's words: ``NaN``, ``an infinity (...)``,
+    ``an integer of 351 digits (...)``."""
+    if isinstance(number, float):
+        if number != number:
+            return "NaN"
+        return "an infinity (Infinity, or a number beyond 1e308)"
+    # (str() of an int over 4,300 digits raises; those are only said to be that long)
+    size = f"{len(str(abs(number)))}" if number.bit_length() < 14_000 else "over 4,000"
+    return f"an integer of {size} digits (a number here takes at most 300 characters)"

@@ -59,11 +59,9 @@ grading its own twin (the CLIs print it on stderr).
 
 from __future__ import annotations
 
-import difflib
 import math
 import os
 import re
-import tomllib
 import types
 import typing
 from collections.abc import Mapping
@@ -298,6 +296,8 @@ def _first_key(table: str) -> str:
 
 
 def _suggest(key: str) -> str | None:
+    import difflib  # only for a misspelt key
+
     table, _, leaf = key.rpartition(".")
     if table in _TABLES:
         # a key of a known table (fail_under.bogus): a close sibling, else every key the table takes
@@ -414,6 +414,8 @@ def _read_text(path: Path) -> str:
 
 
 def _parse_toml(path: Path, text: str) -> dict[str, Any]:
+    import tomllib  # here: no configuration file, no TOML parser to import
+
     try:
         return tomllib.loads(text)
     except RecursionError:

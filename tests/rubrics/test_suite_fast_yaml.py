@@ -97,3 +97,18 @@ def test_bad_yaml_error_names_the_line() -> None:
         parse_suite_text("tasks:\n  - id: a\n    input: [unclosed\n", file="s.yaml")
     assert "not valid YAML" in str(caught.value)
     assert caught.value.line is not None
+
+
+# -- a string that validation turns into a non-finite number --------------------------------------
+
+
+@pytest.mark.parametrize("spelling", ['"1e400"', '"inf"', '"Infinity"'])
+def test_a_string_that_validates_to_a_nonfinite_number_is_refused(spelling: str) -> None:
+    text = (
+        "schema_version: 1\nname: s\n"
+        f"gate: {{max_token_increase: {spelling}}}\n"
+        "tasks:\n  - id: t\n    input: q\n    success: {kind: contains_all, values: [x]}\n"
+    )
+    with pytest.raises(SuiteError, match="not a finite number") as caught:
+        parse_suite_text(text)
+    assert caught.value.field == "gate.max_token_increase"

@@ -6,8 +6,8 @@ Exit codes: 0 success, 1 a gate or threshold was missed (score, diff), 2 bad inp
 
 from __future__ import annotations
 
+import copy
 import functools
-import importlib
 import math
 import os
 import sys
@@ -48,27 +48,28 @@ app = typer.Typer(
 )
 
 
+_EXCEPTION_MODULES = ("click.exceptions", "typer.exceptions", "typer._click.exceptions")
+
+
 def _exception_classes(name: str) -> tuple[type[BaseException], ...]:
     """``name`` from every exception module in play: click's, typer's own, and typer's vendored click.
 
     typer >= 0.20 ships its own copy of click (``typer._click``) and its own ``Exit``/``Abort``, so
-    catching only ``click.exceptions.*`` would let a usage error escape as a traceback.
+    catching only ``click.exceptions.*`` would let a usage error escape as a traceback. Called when an
+    exception is being caught, it looks only at the modules imported by then: one never imported
+    cannot have raised it (and importing the standalone click, which typer >= 0.20 does not use, would
+    cost every command's start-up).
     """
     found: list[type[BaseException]] = []
-    for module_name in ("click.exceptions", "typer.exceptions", "typer._click.exceptions"):
-        try:
-            module = importlib.import_module(module_name)
-        except ImportError:  # pragma: no cover - depends on the installed typer
+    for module_name in _EXCEPTION_MODULES:
+        module = sys.modules.get(module_name)
+        if module is None:
             continue
         cls = getattr(module, name, None)
         if isinstance(cls, type) and issubclass(cls, BaseException) and cls not in found:
             found.append(cls)
     return tuple(found)
 
-
-_EXIT = _exception_classes("Exit")
-_ABORT = _exception_classes("Abort")
-_CLICK_ERROR = _exception_classes("ClickException")
 
 # markup is off by default, so task ids, file names and model text print as text (a "[/x]" in them
 # would otherwise vanish or raise MarkupError); styles come from code as rich Text spans. Every
@@ -191,6 +192,27 @@ def _guard_commands(command: Any) -> None:
         current.callback = functools.update_wrapper(checked, callback)
 
 
+def _click_command(args: Sequence[str]) -> Any:
+    """The click command that runs ``args``: the whole application, or, when the first argument names
+    a plain command (``score``, ``report``, ...), the application with that command alone.
+
+    typer turns every command's signature into click parameters (annotations evaluated, one pydantic
+    adapter per parameter) before it parses anything; doing that for the one command invoked instead
+    of all of them keeps start-up short. The command, its parameters, help and errors are the same:
+    the group it sits in holds only the root options and that command, and anything else (``--help``,
+    ``--version``, a command group, an unknown or misspelt name) gets the whole application.
+    """
+    if args and not args[0].startswith("-"):
+        for info in app.registered_commands:
+            callback_name = getattr(info.callback, "__name__", "")
+            if (info.name or typer.main.get_command_name(callback_name)) == args[0]:
+                single = copy.copy(app)
+                single.registered_commands = [info]
+                single.registered_groups = []
+                return typer.main.get_command(single)
+    return typer.main.get_command(app)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; return the exit code (also used by the console script via ``sys.exit``)."""
     args = list(sys.argv[1:] if argv is None else argv)
@@ -199,7 +221,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     install_log_redaction()  # SDK debug logs (ANTHROPIC_LOG) never print a key
     _INTERRUPT_REPORTED.clear()  # a command's own Ctrl-C message counts for this call only
-    command = typer.main.get_command(app)
+    command = _click_command(args)
     _guard_commands(command)
     try:
         with notices_on_stderr():  # deprecated spellings: a notice on stderr, not a Python warning
@@ -213,13 +235,13 @@ def main(argv: Sequence[str] | None = None) -> int:
             f"[bold red]error:[/] {escape(redact(str(exc)))}", markup=True, highlight=False
         )
         return exc.exit_code
-    except _EXIT as exc:
+    except _exception_classes("Exit") as exc:
         return (
             _interrupted()
             if int(getattr(exc, "exit_code", 0)) == 130
             else int(getattr(exc, "exit_code", 0))
         )
-    except _ABORT:
+    except _exception_classes("Abort"):
         err_console.print("interrupted; everything finished so far is saved.")
         return 130
     except KeyboardInterrupt:
@@ -242,7 +264,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             markup=False,
         )
         return 2
-    except _CLICK_ERROR as exc:
+    except _exception_classes("ClickException") as exc:
         if type(exc).__name__ == "NoArgsIsHelpError":  # bare `pathjudge`: the help text itself
             exc.show(file=sys.stderr)  # type: ignore[attr-defined]
         else:

@@ -14,6 +14,7 @@ from pathjudge._cli.config import ALLOW_CALLABLES_HELP, load_suite_for_cli
 if TYPE_CHECKING:
     from rich.console import Console
 
+    from pathjudge.judge.session import JudgeSession
     from pathjudge.scoring.pipeline import ScoreReport
 
 
@@ -184,10 +185,9 @@ def score(
     Judged criteria run through the judge (configured by the flags, then the project configuration)
     unless --fast or --verdicts covers them; with no judge available they are reported "not run".
     """
+    # what every score needs; the judge and the JSON report load only when used
     from pathjudge._cli.config import resolve_for_cli
     from pathjudge.errors import InputError
-    from pathjudge.judge.session import JudgeSession, backend_name
-    from pathjudge.report.json_report import dumps_report
     from pathjudge.report.progress import progress_bars
     from pathjudge.report.terminal import gate_line, print_scorecard, summary_line
     from pathjudge.scoring.judged import suite_has_judged
@@ -232,11 +232,13 @@ def score(
         )
     loaded = load_suite_for_cli(suite, allow_callables=allow_callables)
     judging = not fast and suite_has_judged(loaded)
+    if judge_backend:
+        from pathjudge.judge.session import backend_name
+
+        judge_backend = backend_name(judge_backend, field="--judge-backend")
     config = resolve_for_cli(
         {
-            "judge.backend": backend_name(judge_backend, field="--judge-backend")
-            if judge_backend
-            else None,
+            "judge.backend": judge_backend or None,
             "judge.model": judge_model,
             "judge.base_url": judge_base_url,
             "concurrency": concurrency,
@@ -253,15 +255,17 @@ def score(
             hint="give at least one weight above 0, e.g. success=1,trajectory=0",
         )
     with ray_scope(on_ray):
+        judge: JudgeSession | bool = False
+        if judging:  # the judge is set up (and its settings checked) only when something is judged
+            from pathjudge.judge.session import JudgeSession
+
+            judge = JudgeSession.resolve(config=config, samples=samples, progress=progress_bars())
         report = run_score(
             runs_arg if on_ray else runs,
             loaded,
             fast=fast,
             verdicts=verdicts,
-            # the judge is set up (and its settings checked) only when something is to be judged
-            judge=JudgeSession.resolve(config=config, samples=samples, progress=progress_bars())
-            if judging
-            else False,
+            judge=judge,
             config=config,
             thresholds=parse_thresholds(fail_under) if fail_under else None,
             weights=weight_map,
@@ -286,6 +290,8 @@ def score(
             f"the suite {loaded.name}: {names}"
         )
     if json_out is not None:
+        from pathjudge.report.json_report import dumps_report
+
         write_json(
             json_out,
             dumps_report(report if include_runs else report.model_copy(update={"runs": None})),

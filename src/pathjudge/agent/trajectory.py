@@ -20,7 +20,12 @@ from typing import Any, Final, Literal
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, field_validator, model_validator
 from pydantic_core import PydanticCustomError
 
+from pathjudge._io import register_number_screen
+from pathjudge._json import BIG_INT as _BIG_INT
+from pathjudge._json import unrepresentable_in
+
 __all__ = [
+    "NUMBER_FIELDS",
     "SCHEMA_VERSION",
     "TRUNCATED_STOP_REASONS",
     "AgentInfo",
@@ -30,6 +35,7 @@ __all__ = [
     "Timing",
     "Trajectory",
     "Usage",
+    "holds_unrepresentable_number",
 ]
 
 SCHEMA_VERSION: Final = 2
@@ -291,3 +297,75 @@ class RunRecord(_Record):
 
 Trajectory = RunRecord
 """Alias: a run record *is* the trajectory plus its identity, answer and accounting."""
+
+
+def holds_unrepresentable_number(run: RunRecord) -> bool:
+    """Whether ``run`` holds a number JSON cannot carry: NaN, an infinity (``Infinity`` or a literal
+    beyond 1e308) or an integer literal over 300 characters, which pydantic's JSON parser accepts and
+    :func:`pathjudge._json.loads` refuses (see :func:`pathjudge._json.unrepresentable`).
+
+    It reads only the fields that can hold a number (:data:`NUMBER_FIELDS`), so it costs a few
+    attribute reads plus a walk of the JSON-valued fields, and never the line's bytes again. Every
+    number of a line sits in one of those fields, so it finds exactly what a scan of the line finds
+    (a test pins it to :func:`pathjudge._json.finite_problem` over generated lines, and pins
+    :data:`NUMBER_FIELDS` to the models' fields).
+    """
+    # the typed integers are validated >= 0, so only the upper bound can be crossed; a float x is
+    # NaN or infinite exactly when x - x is not 0.0 (NaN - NaN and inf - inf are NaN)
+    big = _BIG_INT
+    usage = run.usage
+    cost = usage.cost_usd
+    duration = run.timing.duration_ms
+    if (
+        run.epoch >= big
+        or usage.input_tokens >= big
+        or usage.output_tokens >= big
+        or usage.cache_creation_input_tokens >= big
+        or usage.cache_read_input_tokens >= big
+        or (cost is not None and cost - cost != 0.0)
+        or (duration is not None and duration - duration != 0.0)
+    ):
+        return True
+    found = run.input
+    if found is not None and type(found) is not str and unrepresentable_in(found):
+        return True
+    if run.metadata and unrepresentable_in(run.metadata):
+        return True
+    for step in run.steps:
+        latency = step.latency_ms
+        if (
+            step.turn >= big
+            or (latency is not None and latency - latency != 0.0)
+            or (step.arguments and unrepresentable_in(step.arguments))
+            or (step.state and unrepresentable_in(step.state))
+        ):
+            return True
+        found = step.result
+        if found is not None and type(found) is not str and unrepresentable_in(found):
+            return True
+    # replies: after_steps is bounded by the number of steps (validated), its text a string
+    return False
+
+
+NUMBER_FIELDS: Final[dict[str, frozenset[str]]] = {
+    "RunRecord": frozenset({"epoch", "input", "metadata", "schema_version"}),
+    "Usage": frozenset(
+        {
+            "input_tokens",
+            "output_tokens",
+            "cache_creation_input_tokens",
+            "cache_read_input_tokens",
+            "cost_usd",
+        }
+    ),
+    "Timing": frozenset({"duration_ms", "started_at", "ended_at"}),
+    "Step": frozenset({"turn", "arguments", "result", "latency_ms", "state"}),
+    "Reply": frozenset({"after_steps"}),
+    "AgentInfo": frozenset(),
+}
+"""The fields of a run record (and the models inside it) that can hold a JSON number, by model:
+what :func:`holds_unrepresentable_number` covers. ``schema_version`` (a literal 1 or 2), the
+timestamps (a number there is a Unix time pydantic refuses when it is not finite) and ``after_steps``
+(bounded by the number of steps) need no look."""
+
+register_number_screen(RunRecord, holds_unrepresentable_number)

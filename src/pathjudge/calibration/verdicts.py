@@ -32,6 +32,7 @@ from pydantic import BaseModel, ConfigDict, Field, JsonValue, RootModel, Validat
 from pathjudge._ids import ItemId
 from pathjudge._io import record_error_from_validation
 from pathjudge.calibration._jsonl import numbered_records
+from pathjudge.calibration._judge_name import JudgeName
 from pathjudge.errors import LabelsError
 
 if TYPE_CHECKING:
@@ -262,25 +263,6 @@ class ItemVotes:
             if verdict == self.majority and reasoning:
                 return reasoning
         return next((r for r in self.reasonings if r), None)
-
-
-class JudgeName(BaseModel):
-    """Who produced a set of verdicts, as far as the file says: backend, model, criterion hash."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    backend: str | None = None
-    model: str | None = None
-    criterion: str | None = None
-    criterion_hash: str | None = None
-    samples: int = Field(default=0, description="Judgements (samples) by this grader.")
-
-    def describe(self) -> str:
-        """``openai:smollm2 · summary-faithful sha256:0123…`` (what is known of it)."""
-        who = ":".join(p for p in (self.backend, self.model) if p) or "unnamed grader"
-        crit = self.criterion or "(unnamed criterion)"
-        digest = f" {self.criterion_hash}" if self.criterion_hash else ""
-        return f"{who} · {crit}{digest} ({self.samples} samples)"
 
 
 @dataclass(frozen=True)

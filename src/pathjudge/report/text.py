@@ -29,11 +29,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import IO, Any, Literal
 
-from rich import box
 from rich.cells import cell_len, set_cell_size
 from rich.console import Console, ConsoleOptions, RenderResult
 from rich.segment import Segment
-from rich.table import Table
 from rich.text import Text
 
 __all__ = [
@@ -391,6 +389,9 @@ def print_table(
     overhead = 2 * (len(columns) - 1)  # compact style: two spaces between columns, no edges
     widths = fit_widths(columns, prepared, max(1, console.width - overhead))
     legend: dict[str, str] = {}  # full id -> shortened
+    from rich import box  # here: a one-line summary (score -q) never builds a table
+    from rich.table import Table
+
     table = Table(
         show_header=True,
         title=None,

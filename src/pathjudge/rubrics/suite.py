@@ -29,6 +29,7 @@ the file, the YAML line and the field; nothing is silently ignored.
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
@@ -479,7 +480,12 @@ def deep_merge(base: Mapping[str, Any], override: Mapping[str, Any]) -> dict[str
     return out
 
 
+_LEAVES = frozenset({str, int, float, bool, type(None)})
+
+
 def _copy(value: Any) -> Any:
+    if type(value) in _LEAVES:  # most values: no abstract-class check for them
+        return value
     if isinstance(value, Mapping):
         return {key: _copy(item) for key, item in value.items()}
     if isinstance(value, list):
@@ -631,11 +637,22 @@ def parse_suite(
     return suite
 
 
+def _no_float(value: object) -> None:
+    """A value JSON cannot hold is a leaf :func:`_check_finite` does not look into (as its walk)."""
+    return None
+
+
 def _check_finite(suite: Suite, file: str | None, root: yaml.Node | None) -> None:
     """Refuse a non-finite number anywhere in the suite (``.nan``, ``.inf``, or a string such as
     ``"1e400"`` or ``"nan"`` that validation turned into one): weights, gates, costs and tolerances
     must be real numbers, or every comparison with them silently goes one way."""
-    stack: list[tuple[Any, tuple[int | str, ...]]] = [(suite.model_dump(), ())]
+    dumped = suite.model_dump()
+    try:  # the common case in one C pass: JSON refuses a non-finite float (other leaves: null)
+        json.dumps(dumped, allow_nan=False, check_circular=False, default=_no_float)
+        return
+    except (ValueError, TypeError, RecursionError):
+        pass  # a non-finite number, or a key JSON cannot hold: the walk below finds and names it
+    stack: list[tuple[Any, tuple[int | str, ...]]] = [(dumped, ())]
     while stack:
         value, loc = stack.pop()
         if isinstance(value, float) and not math.isfinite(value):

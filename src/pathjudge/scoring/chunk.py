@@ -20,10 +20,8 @@ import gzip
 import os
 import zlib
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
-from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
-from typing import IO, cast
+from typing import IO, TYPE_CHECKING, cast
 
 from pydantic import ValidationError
 
@@ -36,6 +34,9 @@ from pathjudge.rubrics.suite import Suite
 from pathjudge.scoring.grade import RunGrade, grade_run
 from pathjudge.scoring.judged import VerdictLike
 from pathjudge.scoring.scorecard import PartialScorecard, Position
+
+if TYPE_CHECKING:  # the pool is imported when used: --jobs 1 never starts one
+    from concurrent.futures import Future, ProcessPoolExecutor
 
 __all__ = [
     "MAX_LINE_BYTES",
@@ -84,7 +85,10 @@ def parse_run(source: str, line_no: int, raw: str | bytes) -> RunRecord | Record
 
     # what pydantic lets through: invalid UTF-8 inside a string, NaN / Infinity / 1e400
     problem = line_problem(
-        raw if isinstance(raw, bytes) else raw.encode("utf-8"), file=source, line=line_no
+        raw if isinstance(raw, bytes) else raw.encode("utf-8"),
+        file=source,
+        line=line_no,
+        record=record,
     )
     return record if problem is None else problem
 
@@ -312,6 +316,7 @@ def _grade_lines(
 def _pool(jobs: int) -> ProcessPoolExecutor:
     import multiprocessing
     import sys
+    from concurrent.futures import ProcessPoolExecutor
 
     if sys.platform == "linux":
         # fork starts a worker in milliseconds; grading code holds no threads or locks
@@ -340,6 +345,8 @@ def score_file_parallel(
     same as grading in one process. Bad records are in the partial (see
     :meth:`~PartialScorecard.first_error`); no run record at all raises :class:`RecordError`.
     """
+    from concurrent.futures.process import BrokenProcessPool
+
     target = Path(path)
     if not target.exists():
         raise RecordError("file not found", file=target, hint="check the path")
@@ -376,6 +383,8 @@ def _map_chunks(
     max_weak: int,
     chunk_lines: int,
 ) -> PartialScorecard:
+    from concurrent.futures import FIRST_COMPLETED, wait
+
     total = PartialScorecard(max_weak=max_weak)
     with _pool(workers) as pool:
         pending: set[Future[PartialScorecard]] = set()

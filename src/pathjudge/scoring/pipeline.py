@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PlainSerializer, PlainValidator, ValidationError
 
-from pathjudge.calibration.verdicts import JudgeName
+from pathjudge.calibration._judge_name import JudgeName
 from pathjudge.errors import InputError
 from pathjudge.scoring.grade import RunGrade
 from pathjudge.scoring.scorecard import GateResult, Scorecard

@@ -21,8 +21,6 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-import regex
-
 __all__ = ["MATCH_TIMEOUT_S", "PatternTimeout", "compile_pattern", "search"]
 
 MATCH_TIMEOUT_S = 1.0
@@ -44,6 +42,8 @@ class PatternTimeout(RuntimeError):
 @functools.lru_cache(maxsize=1024)
 def compile_pattern(pattern: str, ignore_case: bool = False) -> Any:
     """The compiled pattern (cached); raises ``ValueError`` with the reason when it does not compile."""
+    import regex  # here, not at the top: a suite without patterns never pays for importing it
+
     try:
         return regex.compile(pattern, regex.IGNORECASE if ignore_case else 0)
     except regex.error as exc:
