@@ -295,7 +295,7 @@ def canonical_key(value: JsonValue) -> Hashable:
         return " ".join(known.split()).casefold()
     if kind is dict:
         # the string and integer members done here, without a call each (the same keys as below)
-        items = []
+        items: list[tuple[Any, Hashable]] = []
         for key, item in known.items():
             member = type(item)
             if member is str:

@@ -61,7 +61,7 @@ import importlib
 import json
 import re
 from collections.abc import Callable, Mapping, Sequence
-from typing import Annotated, Any, Literal, TypeAlias, assert_never
+from typing import Annotated, Any, Literal, TypeAlias, assert_never, cast
 
 from pydantic import (
     BaseModel,
@@ -885,12 +885,12 @@ def check_outcome(run: RunRecord, criterion: SuccessCriterion) -> CheckResult:
     the partial credit of ``all_of`` / ``any_of``.
     """
     kind = type(criterion)
-    if (
-        kind is ContainsAllCriterion or kind is ContainsAnyCriterion
-    ) and criterion.over == "final_answer":
-        shared = criterion.outcome_of(run.final_answer)
-        if shared is not None:
-            return shared
+    if kind is ContainsAllCriterion or kind is ContainsAnyCriterion:
+        contains = cast(_ContainsCriterion, criterion)
+        if contains.over == "final_answer":
+            shared = contains.outcome_of(run.final_answer)
+            if shared is not None:
+                return shared
     return _checked_outcome(run, criterion)
 
 
