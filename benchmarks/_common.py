@@ -16,6 +16,7 @@ Honesty rules every benchmark here follows:
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import random
@@ -215,7 +216,7 @@ def four_checks(run: Any, plan: Any) -> tuple[bool, bool, int, bool]:
     quick = getattr(plan, "quick", None)
     if quick is not None:  # the older tuple fast path
         return quick(run)  # type: ignore[no-any-return]
-    redundant_calls = _REDUNDANT_CALLS[0] if _REDUNDANT_CALLS else _load_redundant_calls()
+    redundant_calls = _redundant_calls()
     steps = run.steps
     refs = plan.references[0].refs
     # list comprehensions, as the plain floor writes them
@@ -225,14 +226,11 @@ def four_checks(run: Any, plan: Any) -> tuple[bool, bool, int, bool]:
     return in_order, exact, len(redundant_calls(run)), within
 
 
-_REDUNDANT_CALLS: list[Any] = []
-
-
-def _load_redundant_calls() -> Any:
+@functools.cache
+def _redundant_calls() -> Any:
     # imported once, on first use (not on every call, which the floor does not pay either)
     from pathjudge.rubrics.assertions.steps import redundant_calls
 
-    _REDUNDANT_CALLS.append(redundant_calls)
     return redundant_calls
 
 

@@ -27,7 +27,7 @@ import re
 import stat
 import tempfile
 import zlib
-from collections.abc import Generator, Iterable, Iterator
+from collections.abc import Callable, Generator, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any, Generic, Protocol, TypeVar, cast
@@ -311,13 +311,13 @@ _FINITE_HINT = (
     "use null for a missing value"
 )
 
-_NUMBER_SCREENS: dict[type[Any], Any] = {}
+_NUMBER_SCREENS: dict[type[BaseModel], Callable[[Any], bool]] = {}
 """Models whose validated record keeps every number of its line, with the function that says
 whether one of them is a number JSON cannot carry (registered by the model's module:
 :func:`register_number_screen`)."""
 
 
-def register_number_screen(model: type[BaseModel], screen: Any) -> None:
+def register_number_screen(model: type[BaseModel], screen: Callable[[Any], bool]) -> None:
     """Let :func:`line_problem` check a ``model`` record's numbers with ``screen(record) -> bool``
     instead of scanning the line's bytes. Only for a model whose validated record keeps every number
     of the line (no validator drops or rewrites one) and a screen that reads all of them."""

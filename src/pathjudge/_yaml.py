@@ -58,6 +58,40 @@ def _line(node: yaml.Node) -> int:
     return int(node.start_mark.line) + 1
 
 
+def _not_finite(node: yaml.ScalarNode, file: str | None, error: type[InputError]) -> InputError:
+    return error(
+        f"{node.value!r} is not a finite number",
+        file=file,
+        line=_line(node),
+        hint="write a finite number (.inf, .nan and values beyond 1e308 are refused)",
+    )
+
+
+def _too_deep(node: yaml.Node, file: str | None, error: type[InputError]) -> InputError:
+    return error(
+        f"nested more than {MAX_DEPTH} levels deep",
+        file=file,
+        line=_line(node),
+        hint="flatten the data; no pathjudge file needs this much nesting",
+    )
+
+
+def _check_keys(node: yaml.MappingNode, file: str | None, error: type[InputError]) -> None:
+    """Refuse a key that appears twice in one mapping (YAML would silently keep the last)."""
+    seen: set[str] = set()
+    for key, _ in node.value:
+        if isinstance(key, yaml.ScalarNode) and key.tag != "tag:yaml.org,2002:merge":
+            if key.value in seen:
+                raise error(
+                    f"key {key.value!r} appears twice in one mapping",
+                    file=file,
+                    line=_line(key),
+                    field=str(key.value),
+                    hint="remove one of them (YAML would silently keep only the last)",
+                )
+            seen.add(key.value)
+
+
 def _check_graph(root: yaml.Node, file: str | None, error: type[InputError]) -> None:
     """Duplicate keys, depth, alias cycles and alias expansion, in one iterative memoised pass."""
     size: dict[int, int] = {}  # id(node) -> expanded node count, once finished
@@ -71,12 +105,7 @@ def _check_graph(root: yaml.Node, file: str | None, error: type[InputError]) -> 
         ident = id(node)
         if isinstance(node, yaml.ScalarNode):
             if node.tag == _FLOAT_TAG and not _finite(node.value):
-                raise error(
-                    f"{node.value!r} is not a finite number",
-                    file=file,
-                    line=_line(node),
-                    hint="write a finite number (.inf, .nan and values beyond 1e308 are refused)",
-                )
+                raise _not_finite(node, file, error)
             size[ident] = 1
             height[ident] = 0
             continue
@@ -116,26 +145,10 @@ def _check_graph(root: yaml.Node, file: str | None, error: type[InputError]) -> 
                 hint="YAML data here must be a tree; remove the recursive alias",
             )
         if depth > MAX_DEPTH:
-            raise error(
-                f"nested more than {MAX_DEPTH} levels deep",
-                file=file,
-                line=_line(node),
-                hint="flatten the data; no pathjudge file needs this much nesting",
-            )
+            raise _too_deep(node, file, error)
         if isinstance(node, yaml.MappingNode) and ident not in checked_keys:
             checked_keys.add(ident)
-            seen: set[str] = set()
-            for key, _ in node.value:
-                if isinstance(key, yaml.ScalarNode) and key.tag != "tag:yaml.org,2002:merge":
-                    if key.value in seen:
-                        raise error(
-                            f"key {key.value!r} appears twice in one mapping",
-                            file=file,
-                            line=_line(key),
-                            field=str(key.value),
-                            hint="remove one of them (YAML would silently keep only the last)",
-                        )
-                    seen.add(key.value)
+            _check_keys(node, file, error)
         on_path.add(ident)
         stack.append((node, depth, True))
         for child in reversed(children):
@@ -157,34 +170,13 @@ def _check_tree(root: yaml.Node, file: str | None, error: type[InputError]) -> N
         node, depth = pop()
         if isinstance(node, scalar):
             if node.tag == _FLOAT_TAG and not _finite(node.value):
-                raise error(
-                    f"{node.value!r} is not a finite number",
-                    file=file,
-                    line=_line(node),
-                    hint="write a finite number (.inf, .nan and values beyond 1e308 are refused)",
-                )
+                raise _not_finite(node, file, error)
             continue
         if depth > MAX_DEPTH:
-            raise error(
-                f"nested more than {MAX_DEPTH} levels deep",
-                file=file,
-                line=_line(node),
-                hint="flatten the data; no pathjudge file needs this much nesting",
-            )
+            raise _too_deep(node, file, error)
         depth += 1
         if isinstance(node, mapping):
-            seen: set[str] = set()
-            for key, _ in node.value:
-                if isinstance(key, scalar) and key.tag != "tag:yaml.org,2002:merge":
-                    if key.value in seen:
-                        raise error(
-                            f"key {key.value!r} appears twice in one mapping",
-                            file=file,
-                            line=_line(key),
-                            field=str(key.value),
-                            hint="remove one of them (YAML would silently keep only the last)",
-                        )
-                    seen.add(key.value)
+            _check_keys(node, file, error)
             for key, value in reversed(node.value):
                 push((value, depth))
                 push((key, depth))

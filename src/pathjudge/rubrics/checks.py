@@ -213,8 +213,7 @@ def argument_validity(run: RunRecord, plan: TaskPlan) -> tuple[CheckResult, ...]
             if step.arguments_error is not None:
                 break
         else:  # the common case: every call parsed
-            shared = _VALID.get(len(steps))
-            return shared if shared is not None else _all_valid(len(steps))
+            return _all_valid(len(steps))
     indices: Sequence[int] = range(len(steps)) if view is None else view
     n = len(indices)
     if not n:
@@ -374,26 +373,19 @@ def implied_refusal(run: RunRecord, plan: TaskPlan) -> tuple[CheckResult, ...]:
     return () if implied is None else (_informative_if_cut(run, check_outcome(run, implied)),)
 
 
-_VALID: dict[int, tuple[CheckResult]] = {}
-
-
+@functools.lru_cache(maxsize=256)
 def _all_valid(n: int) -> tuple[CheckResult]:
-    # results are immutable, so one per call count is shared; the table is bounded by the call count
-    found = _VALID.get(n)
-    if found is None:
-        found = (
-            CheckResult(
-                check="arguments.valid_json",
-                axis="argument_correctness",
-                status="pass",
-                score=1.0,
-                reason=f"all {n} calls had valid JSON arguments",
-                details={"malformed": []},
-            ),
-        )
-        if len(_VALID) < 256:
-            _VALID[n] = found
-    return found
+    # results are immutable, so one per call count is shared (bounded, as the step checks' are)
+    return (
+        CheckResult(
+            check="arguments.valid_json",
+            axis="argument_correctness",
+            status="pass",
+            score=1.0,
+            reason=f"all {n} calls had valid JSON arguments",
+            details={"malformed": []},
+        ),
+    )
 
 
 # --------------------------------------------------------------------------------------------------
