@@ -5,6 +5,8 @@ in for.
   check's axis) and are folded into the grade by a loop that knows which result names they can give:
   a grade equals the one made with every check run guarded and folded by the generic loop (the same
   functions declared as user checks), built-in checks that break included;
+- the scorecard's running mean adds 0 and 1 without splitting them into a ratio: its exact state
+  equals the plain sum's.
 """
 
 from __future__ import annotations
@@ -206,3 +208,38 @@ def test_built_in_checks_that_break_grade_as_the_generic_path(runs: list[RunReco
             _same(shortcut, plain)
             if int(run.run_id[1:]) % 2 and run.task_id != "judged":
                 assert shortcut.check_errors
+
+
+def _plain_add(mean: Any, value: float | None) -> None:
+    """The running mean's add without its shortcuts for 0 and 1."""
+    if value is None:
+        return
+    numerator, denominator = value.as_integer_ratio()
+    bits = denominator.bit_length() - 1
+    if bits > mean.shift:
+        mean.total <<= bits - mean.shift
+        mean.shift = bits
+    mean.total += numerator << (mean.shift - bits)
+    mean.n += 1
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.one_of(
+            st.sampled_from([None, 0.0, -0.0, 1.0, 0, 1, 100, 0.5, 0.25, 0.1, 2 / 3]),
+            st.floats(min_value=0.0, max_value=1.0),
+            st.integers(min_value=0, max_value=100),
+        ),
+        max_size=30,
+    )
+)
+def test_the_running_mean_of_the_usual_values_equals_the_plain_sum(values: list[Any]) -> None:
+    from pathjudge.scoring.scorecard import _Mean
+
+    fast, plain = _Mean(), _Mean()
+    for value in values:
+        fast.add(value)
+        _plain_add(plain, value)
+        assert (fast.total, fast.shift, fast.n) == (plain.total, plain.shift, plain.n)
+    assert fast.value == plain.value

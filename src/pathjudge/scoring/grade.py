@@ -39,7 +39,7 @@ from pathlib import Path
 from typing import Any, Literal, cast
 
 from pathjudge._interrupt import stops_grading, watching_interrupts
-from pathjudge._records import fast_init
+from pathjudge._records import builder, fast_init
 from pathjudge.agent.trajectory import RunRecord
 from pathjudge.rubrics.assertions.base import AXES, Axis, CheckResult, FrozenDict, errored
 from pathjudge.rubrics.assertions.steps import redundant_in
@@ -220,6 +220,10 @@ class RunGrade:
     def model_dump_json(self) -> str:
         """:meth:`to_json` as text (the earlier Pydantic model's spelling)."""
         return self.to_json().decode("utf-8")
+
+
+_build_grade = builder(RunGrade)
+"""``RunGrade(...)``, built faster (one per graded run)."""
 
 
 def _frozen_axes(axes: Mapping[Axis, float | None]) -> Mapping[Axis, float | None]:
@@ -576,7 +580,7 @@ def grade_run(
     if pairs:
         weak = (*weak, "redundant")
         repeats_of = tuple([(f, r, steps[r].tool) for f, r in pairs[:5]])
-    return RunGrade(
+    return _build_grade(
         run_id=run.run_id,
         task_id=run.task_id,
         epoch=run.epoch,

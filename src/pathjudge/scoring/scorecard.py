@@ -267,8 +267,16 @@ class _Mean:
 
     def add(self, value: float | None) -> None:
         if value is not None:
+            # the usual values first, without splitting them into a ratio: 0 adds nothing
+            if value == 0.0:
+                self.n += 1
+                return
+            if value == 1.0:
+                self.total += 1 << self.shift
+                self.n += 1
+                return
             numerator, denominator = value.as_integer_ratio()
-            if denominator == 1:  # 0.0 and 1.0, the usual values: no rescaling
+            if denominator == 1:  # an integer (a path score): no rescaling
                 self.total += numerator << self.shift
                 self.n += 1
                 return

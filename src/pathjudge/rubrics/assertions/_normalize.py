@@ -27,6 +27,7 @@ __all__ = [
     "TextNormalization",
     "canonical_json",
     "canonical_key",
+    "casefold_text",
     "describe_normalization",
     "json_equal",
     "json_kind",
@@ -158,13 +159,14 @@ def text_normalizer(spec: NormalizeSpec) -> Callable[[str], str]:
         return spec.apply
     # each preset's rule as a plain function (what normalize_string(text, spec) does)
     if spec == "casefold":
-        return _casefold
+        return casefold_text
     if spec == "none":
         return _unchanged
     return functools.partial(normalize_string, mode=spec)
 
 
-def _casefold(text: str) -> str:
+def casefold_text(text: str) -> str:
+    """The ``casefold`` preset: whitespace runs folded to one space, ends trimmed, case-folded."""
     return " ".join(text.split()).casefold()
 
 

@@ -79,6 +79,7 @@ from pathjudge.errors import SuiteError
 from pathjudge.rubrics.assertions._normalize import (
     NormalizeSpec,
     TextNormalization,
+    casefold_text,
     describe_normalization,
     render_value,
     text_normalizer,
@@ -255,8 +256,14 @@ class _ContainsCriterion(_AnswerCriterion):
 
     @functools.cached_property
     def _pairs(self) -> tuple[Callable[[str], str], tuple[tuple[str, str], ...]]:
-        """The normaliser and each value with its normalised form, built once per criterion."""
+        """The normaliser and each value with its normalised form, built once per criterion.
+
+        Under ``casefold``, when no normalised value holds whitespace, the normaliser is plain
+        ``str.casefold``: folding whitespace runs changes no whitespace-free substring (case folding
+        maps whitespace to itself and nothing else to whitespace), so the same values are found."""
         apply, wanted = self.normalized_values
+        if apply is casefold_text and not any(char.isspace() for value in wanted for char in value):
+            apply = str.casefold
         return apply, tuple(zip(self.values, wanted, strict=True))
 
     @functools.cached_property
