@@ -22,11 +22,11 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from pathjudge.agent.trajectory import RunRecord
 from pathjudge.rubrics.assertions.arguments import CallExpectation, match_call
-from pathjudge.rubrics.assertions.base import Axis, CheckResult
+from pathjudge.rubrics.assertions.base import AXES, Axis, CheckResult
 from pathjudge.rubrics.assertions.outcome import RefusalCriterion, check_outcome
 from pathjudge.rubrics.assertions.overlap import check_query_overlap
 from pathjudge.rubrics.assertions.recovery import RecoverySpec, check_recovery
@@ -80,7 +80,9 @@ class TaskPlan:
     ``implied_goal``: the refusal rule a task's ``kind`` implies when it has no success criterion;
     ``read_only``: the task's read-only tool patterns; ``errored_calls``: its errored-call policy;
     ``step_view_differs``: whether the redundancy check sees other calls than the whole run;
-    ``success_defined``: whether the task has a success criterion, a kind or a judged criterion.
+    ``success_defined``: whether the task has a success criterion, a kind or a judged criterion;
+    ``runners``: what :func:`~pathjudge.scoring.grade.grade_run` needs of each of ``checks``, derived
+    from them once (see :data:`Runner`).
     """
 
     task: Task
@@ -96,6 +98,41 @@ class TaskPlan:
     errored_calls: ErroredCalls = "count"
     step_view_differs: bool = False
     success_defined: bool = False
+    runners: tuple[Runner, ...] = field(default=(), init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "runners", tuple(_runner(check) for check in self.checks))
+
+
+Runner = tuple[CheckFn, "Check", int, int]
+"""A declared check as the grading loop runs it: ``(function, declaration, axis index, kind)``, the
+axis index in :data:`~pathjudge.rubrics.assertions.base.AXES` order and the kind one of
+:data:`RUN_PLAIN`, :data:`RUN_STEPS`, :data:`RUN_GOAL`, :data:`RUN_GUARDED`."""
+
+RUN_PLAIN = 0
+"""A built-in check off the goal axis whose results carry no redundant pairs: its results are
+trusted to keep the contract (a tuple of results on its axis), never named ``path`` or
+``outcome.truncated``."""
+RUN_STEPS = 1
+"""The built-in step-efficiency check: as :data:`RUN_PLAIN`, and its ``steps.redundant`` result
+carries the redundant pairs."""
+RUN_GOAL = 2
+"""A built-in check on the goal axis: its results are trusted to keep the contract."""
+RUN_GUARDED = 3
+"""Any other declared check: its results are checked against the contract on every run."""
+
+
+def _runner(check: Check) -> Runner:
+    index = AXES.index(check.axis) if check.axis in AXES else -1
+    if check not in CHECKS:
+        kind = RUN_GUARDED  # a declaration of the user's: nothing about its results is assumed
+    elif check.axis == "goal_completion":
+        kind = RUN_GOAL
+    elif check.run is step_efficiency:
+        kind = RUN_STEPS
+    else:
+        kind = RUN_PLAIN
+    return (check.run, check, index, kind)
 
 
 def plan_task(
@@ -140,8 +177,7 @@ def plan_task(
     )
     declared = CHECKS if checks is None else tuple(checks)
     kept = tuple(check for check in declared if check.applies is None or check.applies(plan))
-    object.__setattr__(plan, "checks", kept)
-    return plan
+    return replace(plan, checks=kept)
 
 
 class SuitePlan:

@@ -43,7 +43,7 @@ from pathjudge._records import fast_init
 from pathjudge.agent.trajectory import RunRecord
 from pathjudge.rubrics.assertions.base import AXES, Axis, CheckResult, FrozenDict, errored
 from pathjudge.rubrics.assertions.steps import redundant_in
-from pathjudge.rubrics.checks import Check, SuitePlan, TaskPlan, plan_task
+from pathjudge.rubrics.checks import RUN_GUARDED, RUN_STEPS, Check, SuitePlan, TaskPlan, plan_task
 from pathjudge.rubrics.path import PathAlignment, align_view, best_alignment, result_contains
 from pathjudge.rubrics.scope import matches_any, visible_calls
 from pathjudge.rubrics.suite import Suite
@@ -267,20 +267,25 @@ def _run_check(check: Check, run: RunRecord, plan: TaskPlan) -> tuple[CheckResul
     ``KeyboardInterrupt`` included: a user callable must not stop the grading) or a result off the contract (not a tuple of
     results on the check's axis) gives one ``error`` result named after the check."""
     try:
-        found = check.run(run, plan)
-        if type(found) is not tuple:
-            raise TypeError(f"check {check.name} returned {type(found).__name__}, not a tuple")
-        axis = check.axis
-        for result in found:
-            if type(result) is not CheckResult or result.axis != axis:
-                raise TypeError(
-                    f"check {check.name} returned {result!r}, not a CheckResult on axis {axis}"
-                )
-        return found
+        return _on_contract(check, check.run(run, plan))
     except BaseException as exc:
         if stops_grading(exc):
             raise
         return (errored(check.name, check.axis, exc, gating=check.gating),)
+
+
+def _on_contract(check: Check, found: object) -> tuple[CheckResult, ...]:
+    """``found`` when it keeps the check contract (a tuple of results on the check's axis); raises
+    ``TypeError`` otherwise."""
+    if type(found) is not tuple:
+        raise TypeError(f"check {check.name} returned {type(found).__name__}, not a tuple")
+    axis = check.axis
+    for result in found:
+        if type(result) is not CheckResult or result.axis != axis:
+            raise TypeError(
+                f"check {check.name} returned {result!r}, not a CheckResult on axis {axis}"
+            )
+    return cast(tuple[CheckResult, ...], found)
 
 
 def _guarded_alignment(
@@ -332,6 +337,7 @@ _AXIS_INDEX: dict[str, int] = {axis: i for i, axis in enumerate(AXES)}
 _SELECTION = _AXIS_INDEX["tool_selection"]
 _ARGUMENTS = _AXIS_INDEX["argument_correctness"]
 _EFFICIENCY = _AXIS_INDEX["step_efficiency"]
+assert (_SELECTION, _ARGUMENTS) == (0, 1)  # the tool-call axes come first: "index <= _ARGUMENTS"
 
 
 def grade_run(
@@ -349,33 +355,75 @@ def grade_run(
     """
     task = plan.task
     steps = run.steps
-    spec = task.passed
-    patterns = spec.checks
+    patterns = task.passed.checks
     everything = patterns == ("*",)
     checks: list[CheckResult] = []
-    # per axis (in AXES order): the sum of the gating values (None: none yet), their count, errors
-    sums: list[float | None] = [None, None, None, None, None]
+    # per axis (in AXES order): the sum of the gating values, their count, the errors; a sum starts
+    # at -0.0, which adds exactly as starting from the first value does (-0.0 + x is x, -0.0 included)
+    sums = [-0.0, -0.0, -0.0, -0.0, -0.0]
     counts = [0, 0, 0, 0, 0]
     errors = [0, 0, 0, 0, 0]
-    goal: list[tuple[Check, CheckResult]] = []
+    gating_goal: list[CheckResult] = []  # the gating results of the goal checks
+    criterion: CheckResult | None = None  # the first result of the declared success criterion
     failed: list[str] = []  # the checks that fail the run's verdict, in check order
     broken: list[str] = []  # the checks that leave it undecided
     wrong_call = False
     pairs: list[tuple[int, int]] | None = None
-    for check in plan.checks:
-        found = _run_check(check, run, plan)
+    for function, check, index, kind in plan.runners:
+        try:
+            found = function(run, plan)
+            if kind == RUN_GUARDED:
+                found = _on_contract(check, found)
+        except BaseException as exc:
+            if stops_grading(exc):
+                raise
+            found = (errored(check.name, check.axis, exc, gating=check.gating),)
         if not found:
             continue
         checks.extend(found)
-        axis = check.axis
-        index = _AXIS_INDEX[axis]
-        is_goal = axis == "goal_completion"
+        if kind <= RUN_STEPS:
+            # a built-in check off the goal axis: its results are on the contract, never named
+            # "path" or "outcome.truncated"
+            for result in found:
+                status = result.status
+                if status == "pass":
+                    if result.gating:
+                        value = result.score
+                        sums[index] += 1.0 if value is None else value
+                        counts[index] += 1
+                elif status == "fail":
+                    if result.gating:
+                        if everything or matches_any(result.check, patterns):
+                            failed.append(result.check)
+                        if index <= _ARGUMENTS:  # tool selection or arguments
+                            wrong_call = True
+                        value = result.score
+                        sums[index] += 0.0 if value is None else value
+                        counts[index] += 1
+                elif status == "error":
+                    errors[index] += 1
+                    if result.gating and (everything or matches_any(result.check, patterns)):
+                        broken.append("undecided: " + result.check)
+            if kind == RUN_STEPS and pairs is None:
+                for result in found:
+                    if result.check == "steps.redundant" and result.status != "error":
+                        found_pairs = result.details.get("pairs")
+                        if isinstance(found_pairs, list):
+                            pairs = [(int(p[0]), int(p[1])) for p in found_pairs]
+                            break
+            continue
+        is_goal = check.axis == "goal_completion"
+        is_criterion = is_goal and criterion is None and check.name == "outcome"
         for result in found:
             name = result.check
             status = result.status
             gating = result.gating
             if is_goal:
-                goal.append((check, result))
+                if is_criterion:
+                    criterion = result
+                    is_criterion = False
+                if gating:
+                    gating_goal.append(result)
             if name == "outcome.truncated":
                 # a run cut short is never graded as complete, whatever the task checks
                 if status == "fail":
@@ -404,13 +452,12 @@ def grade_run(
                 continue
             if not gating or (status != "pass" and status != "fail"):
                 continue
-            if status == "fail" and index in (_SELECTION, _ARGUMENTS):
+            if status == "fail" and index <= _ARGUMENTS:  # tool selection or arguments
                 wrong_call = True
             value = result.score
             if value is None:
                 value = 1.0 if status == "pass" else 0.0
-            total = sums[index]
-            sums[index] = value if total is None else total + value
+            sums[index] += value
             counts[index] += 1
     if pairs is None:
         pairs = []
@@ -424,10 +471,9 @@ def grade_run(
         else:
             alignment = aligned
 
-    judged = _judged(run, plan, verdicts, fast)
+    judged = _judged(run, plan, verdicts, fast) if task.judged else ()
 
     # task success: a fail decides; a check that broke leaves it undecided; then a pass decides
-    gating_goal = [result for _, result in goal if result.gating]
     judged_fail = False
     for j in judged:
         if j.status == "fail":
@@ -453,11 +499,6 @@ def grade_run(
         success = "undecided"
     success_score: float | None = None
     if success != "undecided":
-        criterion: CheckResult | None = None
-        for declared, result in goal:
-            if declared.name == "outcome":
-                criterion = result
-                break
         others_fail = judged_fail or (
             goal_fail and any(c.status == "fail" for c in gating_goal if c is not criterion)
         )
@@ -473,29 +514,24 @@ def grade_run(
             success_score = 1.0 if success == "pass" else 0.0
 
     # frozen: a grade is immutable all the way down
+    c0, c1, c2, c3, c4 = counts
+    s0, s1, s2, s3, s4 = sums
     axes = cast(
         Mapping[Axis, float | None],
         FrozenDict(
-            zip(
-                AXES,
-                [
-                    total / count if total is not None else None
-                    for total, count in zip(sums, counts, strict=True)
-                ],
-                strict=True,
-            )
+            {
+                "tool_selection": s0 / c0 if c0 else None,
+                "argument_correctness": s1 / c1 if c1 else None,
+                "step_efficiency": s2 / c2 if c2 else None,
+                "error_recovery": s3 / c3 if c3 else None,
+                "goal_completion": s4 / c4 if c4 else None,
+            }
         ),
     )
     check_errors = sum(errors)
     tool_calls: float | None = None
-    counted = counts[_SELECTION] + counts[_ARGUMENTS]
-    if counted:
-        selected_total = sums[_SELECTION]
-        argument_total = sums[_ARGUMENTS]
-        tool_calls = (
-            (selected_total if selected_total is not None else 0.0)
-            + (argument_total if argument_total is not None else 0.0)
-        ) / counted
+    if c0 or c1:
+        tool_calls = ((s0 if c0 else 0.0) + (s1 if c1 else 0.0)) / (c0 + c1)
     trajectory: float | None = None
     if alignment is not None:
         trajectory = 1.0 if alignment.satisfied and not pairs else 0.0
