@@ -2,13 +2,15 @@
 
 A frozen dataclass's generated ``__init__`` sets each field through ``object.__setattr__``; for records
 built once or more per graded run that is a measurable share of the time. :func:`fast_init` replaces
-it with one that sets the slots through their descriptors: same signature, same defaults, same
-immutability afterwards (assignment still raises ``FrozenInstanceError``).
+it with one that has the same signature and defaults and leaves the same immutable record, built the
+cheapest way CPython allows: the instance briefly takes a plain twin class with the very same slots
+(so each field is one ordinary slot store, not a descriptor call), then gets its class back. Where the
+twin cannot stand in (a subclass, or a layout the twin does not share) each slot is set through its
+descriptor. Either way assignment afterwards still raises ``FrozenInstanceError``.
 
-:func:`builder` goes further for a record with many fields built once per run: a function with the
-same signature as ``__init__`` that sets the fields on an instance of a plain twin class (the same
-slots, so plain attribute stores) and then makes it an instance of the record class (``__class__``
-assignment, which CPython allows between classes of the same layout).
+:func:`builder` goes one step further for a record built once per graded run: a function with the
+same signature as ``__init__`` that allocates the instance as the twin, sets its slots and gives it the
+record's class once (one ``__class__`` exchange instead of two).
 """
 
 from __future__ import annotations
@@ -27,8 +29,10 @@ _MISSING = object()
 def fast_init(cls: type[T]) -> type[T]:
     """Give the frozen slotted dataclass ``cls`` a faster ``__init__`` (keeps ``__post_init__``)."""
     params: list[str] = []
-    body: list[str] = []
-    space: dict[str, Any] = {"_MISSING": _MISSING}
+    prologue: list[str] = []
+    stores: list[str] = []
+    setters: list[str] = []
+    space: dict[str, Any] = {"_MISSING": _MISSING, "_cls": cls, "_setattr": object.__setattr__}
     for item in dataclasses.fields(cls):  # type: ignore[arg-type]
         name = item.name
         space[f"_set_{name}"] = cls.__dict__[name].__set__
@@ -38,10 +42,23 @@ def fast_init(cls: type[T]) -> type[T]:
         elif item.default_factory is not dataclasses.MISSING:
             space[f"_factory_{name}"] = item.default_factory
             params.append(f"{name}=_MISSING")
-            body.append(f"if {name} is _MISSING: {name} = _factory_{name}()")
+            prologue.append(f"if {name} is _MISSING: {name} = _factory_{name}()")
         else:
             params.append(name)
-        body.append(f"_set_{name}(self, {name})")
+        stores.append(f"self.{name} = {name}")
+        setters.append(f"_set_{name}(self, {name})")
+    twin = _twin(cls)
+    body = list(prologue)
+    if twin is not None and stores:
+        space["_twin"] = twin
+        body.append("if type(self) is _cls:")
+        body.append("    _setattr(self, '__class__', _twin)")
+        body.extend(f"    {line}" for line in stores)
+        body.append("    self.__class__ = _cls")
+        body.append("else:")
+        body.extend(f"    {line}" for line in setters)
+    else:
+        body.extend(setters)
     if hasattr(cls, "__post_init__"):
         body.append("self.__post_init__()")
     source = f"def __init__(self, {', '.join(params)}):\n" + "\n".join(
@@ -55,18 +72,36 @@ def fast_init(cls: type[T]) -> type[T]:
     return cls
 
 
+def _twin(cls: type) -> type | None:
+    """A plain (mutable) class with exactly the slots of ``cls``, which an instance of ``cls`` can
+    take and give back (``None`` when CPython refuses the exchange, e.g. inherited slots)."""
+    slots = cls.__dict__.get("__slots__")
+    if not isinstance(slots, tuple) or cls.__bases__ != (object,):
+        return None
+    twin = type(f"_{cls.__name__}Builder", (), {"__slots__": slots, "__module__": cls.__module__})
+    probe: object = object.__new__(cls)
+    try:
+        object.__setattr__(probe, "__class__", twin)
+        object.__setattr__(probe, "__class__", cls)
+    except TypeError:
+        return None
+    return twin
+
+
 def builder(cls: type[T]) -> Callable[..., T]:
     """A constructor of the frozen slotted dataclass ``cls``: ``builder(cls)(...)`` takes what
-    ``cls(...)`` takes and gives an equal instance of ``cls`` (same fields, frozen afterwards), faster
-    for a record of many fields. Keeps ``__post_init__``. Where the interpreter refuses the
-    ``__class__`` assignment it relies on, ``cls`` itself is returned."""
-    names: list[str] = []
+    ``cls(...)`` takes and gives an equal instance of ``cls`` (frozen afterwards; ``__post_init__``
+    kept), built as the twin and then given its class. Where no twin can stand in for ``cls``,
+    ``cls`` itself is returned."""
+    twin = _twin(cls)
+    if twin is None:
+        return cls
     params: list[str] = []
-    body: list[str] = []
+    body: list[str] = ["self = _new(_twin)"]
     space: dict[str, Any] = {"_MISSING": _MISSING, "_new": object.__new__, "_cls": cls}
+    space["_twin"] = twin
     for item in dataclasses.fields(cls):  # type: ignore[arg-type]
         name = item.name
-        names.append(name)
         if item.default is not dataclasses.MISSING:
             space[f"_default_{name}"] = item.default
             params.append(f"{name}=_default_{name}")
@@ -77,25 +112,13 @@ def builder(cls: type[T]) -> Callable[..., T]:
         else:
             params.append(name)
         body.append(f"self.{name} = {name}")
-    slots = tuple(cls.__dict__.get("__slots__", ()))
-    if slots != tuple(names):  # not a slotted dataclass whose slots are its fields, in order
-        return cls
-    space["_Twin"] = type(f"_{cls.__name__}Builder", (), {"__slots__": slots})
     body.append("self.__class__ = _cls")
     if hasattr(cls, "__post_init__"):
         body.append("self.__post_init__()")
-    source = (
-        f"def build({', '.join(params)}):\n    self = _new(_Twin)\n"
-        + "".join(f"    {line}\n" for line in body)
-        + "    return self\n"
-    )
+    body.append("return self")
+    source = f"def build({', '.join(params)}):\n" + "".join(f"    {line}\n" for line in body)
     exec(source, space)
     build: Callable[..., T] = space["build"]
     build.__qualname__ = build.__name__ = f"build_{cls.__name__}"
     build.__module__ = cls.__module__
-    try:  # the layout check is the interpreter's: ask it once
-        probe = space["_Twin"]()
-        probe.__class__ = cls
-    except TypeError:  # pragma: no cover - an interpreter without __class__ assignment
-        return cls
     return build

@@ -3,9 +3,9 @@
 :func:`~pathjudge.rubrics.path.align_calls` takes two cheap exits before the optimal search (calls
 that fully match the reference one to one; a pairing with no choice in it), one inside it (the first
 candidate pairing is kept when it already costs the floor no pairing can go below) and keeps, in an explicit
-per-reference :class:`~pathjudge.rubrics.path.AlignCache`, the fully matching alignment and the
-pairing of each run shape. Each must give exactly what the plain search gives, in every mode, with
-repeats, parallel calls, wrong arguments and partial orders.
+per-reference :class:`~pathjudge.rubrics.path.AlignCache`, the fully matching alignment. Each must
+give exactly what the plain search gives, in every mode, with repeats, parallel calls, wrong
+arguments and partial orders.
 """
 
 from __future__ import annotations
@@ -159,8 +159,7 @@ def test_one_shape_with_different_argument_diffs_keeps_each_runs_diffs() -> None
         )
 
     first = align_calls(run("y").steps, refs, "strict", cache=cache)
-    second = align_calls(run("z").steps, refs, "strict", cache=cache)  # same shape: cached
-    assert len(cache) == 1
+    second = align_calls(run("z").steps, refs, "strict", cache=cache)  # same shape
     assert [d.reason for p in first.pairs for d in p.diffs] != [
         d.reason for p in second.pairs for d in p.diffs
     ]
@@ -286,7 +285,7 @@ def test_refined_floors_are_below_the_candidates_they_skip(
         )
         consistent = None
         if mode in ("strict", "in_order", "partial_order"):
-            topo, ancestors, allowed = _order_of(steps, refs, mode)
+            topo, ancestors, allowed, _ = _order_of(steps, refs, mode)
             oks = {key: w for key, w in weights.items() if matches[key].ok}
             turns = [s.turn for s in steps]
             if mode != "partial_order" and len(set(turns)) == len(turns):

@@ -65,7 +65,7 @@ import json
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any, Literal, assert_never
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, model_validator
@@ -652,22 +652,19 @@ class AlignCache:
     """A bounded cache of what aligning depends on beyond the run's own diffs, for one reference.
 
     Owned by whoever grades many runs against one reference (a task plan); keyed by content, never by
-    object identity: the fully matching alignment (for a given name, mode, budget and costs) and the
-    pairing chosen for a given shape (the calls' turns, the match outcomes and scores, the charged
-    repeats and the costs). When ``limit`` shapes are stored the cache is emptied and refilled.
+    object identity: the fully matching alignment, for a given name, mode, budget and costs. When
+    ``limit`` entries are stored the cache is emptied and refilled. (The pairing chosen for a run
+    shape is not kept: its key cost more to build than the rare hit saved.)
     """
 
-    __slots__ = ("_diagonal", "_pairings", "limit")
+    __slots__ = ("_diagonal", "limit")
 
     def __init__(self, limit: int = 1024) -> None:
         self.limit = limit
         self._diagonal: dict[tuple[object, ...], PathAlignment] = {}
-        self._pairings: dict[
-            tuple[object, ...], tuple[Mapping[int, int], AbstractSet[int], bool]
-        ] = {}
 
     def __len__(self) -> int:
-        return len(self._diagonal) + len(self._pairings)
+        return len(self._diagonal)
 
     def __getstate__(self) -> int:
         return self.limit  # a cache travels empty
@@ -697,8 +694,7 @@ def align_calls(
     no choice in it (each step has at most one candidate call of its tool and each call at most one
     candidate step: every candidate of the search is that same pairing); and a one-step reference
     with no repeat to charge (every candidate is the best-weighted call). ``cache`` (one per
-    reference) keeps the fully matching alignment and the pairing per shape; the diffs are always the
-    run's own.
+    reference) keeps the fully matching alignment of a run whose matches carry no diff.
     """
     return _align(steps, refs, mode, name, budget, costs, redundant, cache, True)
 
@@ -713,10 +709,15 @@ def _align(
     redundant: Iterable[int],
     cache: AlignCache | None,
     exits: bool,
+    view: Sequence[int] | None = None,
 ) -> PathAlignment:
     """:func:`align_calls`; ``exits=False`` takes no cheap exit (the plain path the tests pin the
-    cheap exits to)."""
+    cheap exits to). ``view``: align only these calls (see :func:`align_view`; ``redundant`` then
+    holds positions in the view)."""
     costs = costs or _DEFAULT_COSTS
+    n_all = len(steps)
+    if view is not None:
+        steps = [steps[i] for i in view]
     n_refs, n_calls = len(refs), len(steps)
     # the matches of call i with reference step i that the diagonal exit computed (reused below)
     known: list[StepMatch] = []
@@ -727,7 +728,9 @@ def _align(
     ):
         plain = _diagonal(steps, refs, known)
         if plain is not None:
-            return _diagonal_alignment(known, plain, name, mode, refs, budget, costs, cache)
+            return _diagonal_alignment(
+                known, plain, name, mode, refs, budget, costs, cache, view, n_all
+            )
     n_known = len(known)
     matches: dict[tuple[int, int], StepMatch] = {}
     by_tool: dict[str, list[int]] = {}
@@ -761,26 +764,6 @@ def _align(
         # (a full match first, then the best score, then the earliest), and one pair is in order.
         best = max(weights, key=weights.__getitem__)
         paired, late, truncated = {0: best[1]}, frozenset(), False
-    elif cache is not None:
-        # The pairing depends on the matches' outcomes and the calls' turns, never on the diff texts.
-        key = (
-            mode,
-            n_calls,
-            tuple([step.turn for step in steps]),
-            tuple([(r, c, m.ok, m.score) for (r, c), m in matches.items()]),
-            tuple(sorted(charged)),
-            (costs.missing, costs.wasted, costs.wrong_order),
-        )
-        entry = cache._pairings.get(key)
-        if entry is not None:
-            paired, late, truncated = entry
-        else:
-            paired, late, truncated = _pairing(
-                steps, refs, mode, matches, weights, charged, costs, weigher.pair_weight, exits
-            )
-            if len(cache._pairings) >= cache.limit:
-                cache._pairings.clear()
-            cache._pairings[key] = (paired, late, truncated)
     else:
         paired, late, truncated = _pairing(
             steps, refs, mode, matches, weights, charged, costs, weigher.pair_weight, exits
@@ -802,15 +785,22 @@ def _align(
             out_of_order.append(ref.label)
         if not m.ok:
             mismatched += 1
-        pairs.append(PairedStep(ref.label, call, ref.tool, m.ok, in_order, m.diffs))
+        pairs.append(
+            PairedStep(
+                ref.label, call if view is None else view[call], ref.tool, m.ok, in_order, m.diffs
+            )
+        )
     used_calls = set(paired.values())
     extra = [] if len(used_calls) == n_calls else [c for c in range(n_calls) if c not in used_calls]
     forbids_extra = mode in _FORBIDS_EXTRA
     wasted = [c for c in extra if forbids_extra or c in redundant_set]
+    if view is not None and extra:
+        extra = [view[c] for c in extra]
+        wasted = [view[c] for c in wasted]
     n_missing, wasted_count, order_fault = _tally(
         mode, len(missing), mismatched, len(wasted), bool(out_of_order)
     )
-    over = budget is not None and n_calls > budget
+    over = budget is not None and n_all > budget  # (every call of the run counts)
     faults = FrozenDict(  # frozen: a cached alignment is shared by every run of the same shape
         missing=n_missing, wasted=wasted_count, over_budget=int(over), wrong_order=int(order_fault)
     )
@@ -842,7 +832,7 @@ def _align(
         faults,
         truncated,
         n_refs,
-        n_calls,
+        n_all,
         budget,
         costs,
     )
@@ -867,55 +857,7 @@ def align_view(
     Every index in the result is the call's index in ``steps``, and the step budget is judged on
     every call of the run (see :mod:`pathjudge.rubrics.scope`).
     """
-    if view is None:
-        return align_calls(
-            steps,
-            refs,
-            mode,
-            name=name,
-            budget=budget,
-            costs=costs,
-            redundant=redundant,
-            cache=cache,
-        )
-    costs = costs or _DEFAULT_COSTS
-    seen = align_calls(
-        [steps[i] for i in view],
-        refs,
-        mode,
-        name=name,
-        budget=None,
-        costs=costs,
-        redundant=redundant,
-        cache=cache,
-    )
-    over = budget is not None and len(steps) > budget
-    faults = FrozenDict(seen.faults, over_budget=int(over))
-    score = max(
-        0,
-        100
-        - _cost(costs, faults["missing"], faults["wasted"], seen.order_fault)
-        - (costs.over_budget if over else 0),
-    )
-    return PathAlignment(
-        seen.reference,
-        seen.mode,
-        seen.satisfied,
-        score,
-        tuple(replace(pair, call=view[pair.call]) for pair in seen.pairs),
-        seen.missing,
-        tuple(view[c] for c in seen.extra),
-        tuple(view[c] for c in seen.wasted),
-        seen.out_of_order,
-        over,
-        seen.order_fault,
-        faults,
-        seen.search_truncated,
-        seen.n_refs,
-        len(steps),
-        budget,
-        costs,
-    )
+    return _align(steps, refs, mode, name, budget, costs, redundant, cache, True, view)
 
 
 def _tally(
@@ -978,11 +920,14 @@ def _diagonal_alignment(
     budget: int | None,
     costs: FaultCosts,
     cache: AlignCache | None,
+    view: Sequence[int] | None = None,
+    n_all: int | None = None,
 ) -> PathAlignment:
     """The alignment where call i fully matches reference step i (``found`` holds those matches;
-    ``plain``: none has a diff, so the alignment is the same for every such run)."""
+    ``plain``: none has a diff, so the alignment is the same for every such run; ``view``: the
+    calls are these of the run's ``n_all``, see :func:`align_view`)."""
     key: tuple[object, ...] | None = None
-    if plain and cache is not None:
+    if plain and cache is not None and view is None:
         key = (
             name,
             mode,
@@ -996,13 +941,18 @@ def _diagonal_alignment(
         if known is not None:
             return known
     n = len(refs)
-    over = budget is not None and n > budget
+    if view is None or n_all is None:
+        calls: Sequence[int] = range(n)
+        n_all = n
+    else:
+        calls = view
+    over = budget is not None and n_all > budget
     faults = FrozenDict(missing=0, wasted=0, over_budget=int(over), wrong_order=0)
     score = 100 - (costs.over_budget if over else 0)
     alignment = PathAlignment(
         name, mode, True, max(0, score),
-        tuple(PairedStep(ref.label, i, ref.tool, True, True, m.diffs) for i, (ref, m) in enumerate(zip(refs, found, strict=True))),
-        (), (), (), (), over, False, faults, False, n, n, budget, costs,
+        tuple([PairedStep(ref.label, c, ref.tool, True, True, m.diffs) for ref, c, m in zip(refs, calls, found, strict=True)]),
+        (), (), (), (), over, False, faults, False, n, n_all, budget, costs,
     )  # fmt: skip
     if key is not None and cache is not None:
         if len(cache._diagonal) >= cache.limit:
@@ -1021,17 +971,19 @@ def _unique_pairing(
     call at most one candidate step, so every candidate the search builds is this pairing."""
     paired = dict(matches.keys())
     if mode == "strict" or mode == "in_order" or mode == "partial_order":
-        topo, ancestors, allowed = _order_of(steps, refs, mode)
+        topo, ancestors, allowed, chain = _order_of(steps, refs, mode)
         ok_pairs = {key for key, m in matches.items() if m.ok}
-        return paired, _order_breakers(paired, topo, ancestors, allowed, ok_pairs), False
+        return paired, _order_breakers(paired, topo, ancestors, allowed, ok_pairs, chain), False
     return paired, frozenset(), False
 
 
 def _order_of(
     steps: Sequence[Step], refs: Sequence[RefSpec], mode: Mode
-) -> tuple[Sequence[int], Sequence[frozenset[int]], Callable[[int, int], bool]]:
+) -> tuple[Sequence[int], Sequence[frozenset[int]], Callable[[int, int], bool], bool]:
     """The order an order-constrained mode imposes: a topological order of the steps, each step's
-    ancestors, and whether call ``b`` may serve a step after one served by call ``a``."""
+    ancestors, whether call ``b`` may serve a step after one served by call ``a``, and whether the
+    order is a chain (each step after all the steps before it: strict, in_order, or a partial
+    order whose ``after`` edges form one)."""
     turns = [s.turn for s in steps]
 
     # A call may serve a step that depends on another's when it comes in a later turn, or in the same
@@ -1040,10 +992,10 @@ def _order_of(
         return turns[a] <= turns[b]
 
     if mode == "partial_order":
-        topo, ancestors = _declared_order(tuple([(ref.label, ref.after) for ref in refs]))
-    else:
-        topo, ancestors = _chain_order(len(refs))
-    return topo, ancestors, allowed_turns
+        topo, ancestors, chain = _declared_order(tuple([(ref.label, ref.after) for ref in refs]))
+        return topo, ancestors, allowed_turns, chain
+    topo, ancestors = _chain_order(len(refs))
+    return topo, ancestors, allowed_turns, True
 
 
 @functools.lru_cache(maxsize=256)
@@ -1055,11 +1007,17 @@ def _chain_order(n_refs: int) -> tuple[tuple[int, ...], tuple[frozenset[int], ..
 @functools.lru_cache(maxsize=1024)
 def _declared_order(
     shape: tuple[tuple[str, tuple[str, ...]], ...],
-) -> tuple[tuple[int, ...], tuple[frozenset[int], ...]]:
-    """:func:`_topology` of the steps ``(label, after)`` of a partial order (shared, immutable; a
-    bounded cache keyed by the reference's labels and dependencies)."""
+) -> tuple[tuple[int, ...], tuple[frozenset[int], ...], bool]:
+    """:func:`_topology` of the steps ``(label, after)`` of a partial order, and whether it is a
+    chain (shared, immutable; a bounded cache keyed by the reference's labels and dependencies)."""
     topo, ancestors = _topology(shape)
-    return tuple(topo), tuple(ancestors)
+    return tuple(topo), tuple(ancestors), _is_chain(topo, ancestors)
+
+
+def _is_chain(topo: Sequence[int], ancestors: Sequence[frozenset[int]]) -> bool:
+    """Whether each step's ancestors are all the steps before it (``topo`` is a topological order,
+    so a step's ancestors all come before it: there are ``k`` of them exactly when they are all)."""
+    return all(len(ancestors[r]) == k for k, r in enumerate(topo))
 
 
 def _pairing_cost(
@@ -1191,7 +1149,7 @@ def _pairing(
     truncated = False
     if mode == "strict" or mode == "in_order" or mode == "partial_order":
         # 2. The best order-consistent pairing of fully matching calls.
-        topo, ancestors, allowed = _order_of(steps, refs, mode)
+        topo, ancestors, allowed, chained = _order_of(steps, refs, mode)
         turns = [s.turn for s in steps]
         # Among pairings with as many fully matching pairs, prefer those that leave the *later*
         # steps over (a step whose prerequisite never happened is out of order): a bonus that falls
@@ -1218,7 +1176,7 @@ def _pairing(
         )
         # (the leftover pairing of the ordered candidate may itself break the order: mark it too)
         ok_pairs = set(ok_weights)
-        in_order_late = _order_breakers(in_order, topo, ancestors, allowed, ok_pairs)
+        in_order_late = _order_breakers(in_order, topo, ancestors, allowed, ok_pairs, chained)
         in_order_cost = _pairing_cost(
             in_order, in_order_late, mode, matches, n_refs, n_calls, charged, costs
         )
@@ -1236,7 +1194,7 @@ def _pairing(
         # 3. The best pairing regardless of order (most fully matching pairs, then most pairs, then
         # scores), with the steps whose call breaks the order marked.
         full = _max_weight_matching(weights, exits=exits)
-        full_late = _order_breakers(full, topo, ancestors, allowed, ok_pairs)
+        full_late = _order_breakers(full, topo, ancestors, allowed, ok_pairs, chained)
         candidates: list[tuple[Mapping[int, int], AbstractSet[int]]] = [
             (in_order, in_order_late),
             (full, full_late),
@@ -1255,7 +1213,7 @@ def _pairing(
                         return in_order, in_order_late, truncated
                     return full, full_late, truncated
             candidates.extend(
-                (pairing, _order_breakers(pairing, topo, ancestors, allowed, ok_pairs))
+                (pairing, _order_breakers(pairing, topo, ancestors, allowed, ok_pairs, chained))
                 for pairing in _repeat_candidates(
                     refs, n_calls, matches, weights, charged, pair_weight, groups, exits
                 )
@@ -1359,8 +1317,10 @@ def _order_breakers(
     ancestors: Sequence[frozenset[int]],
     allowed: Callable[[int, int], bool],
     ok_pairs: set[tuple[int, int]],
+    chain: bool | None = None,
 ) -> set[int]:
-    """The paired steps that are out of order.
+    """The paired steps that are out of order (``chain``: whether the order is a chain, see
+    :func:`_is_chain`; ``None``: worked out here).
 
     A fully matching step is out of order when a step it depends on never happened (it is unpaired,
     or paired with a call whose arguments differ), or when its call breaks the order: for a chain
@@ -1371,9 +1331,8 @@ def _order_breakers(
     kept = [r for r in topo if r in paired and (r, paired[r]) in ok_pairs]
     happened = set(kept)
     orphans = {r for r in kept if not ancestors[r] <= happened}
-    # a chain: each step's ancestors are all the steps before it (``topo`` is a topological order,
-    # so a step's ancestors all come before it: there are ``k`` of them exactly when they are all)
-    chain = all(len(ancestors[r]) == k for k, r in enumerate(topo))
+    if chain is None:
+        chain = _is_chain(topo, ancestors)
     if not chain:
         return orphans | {
             r
@@ -1667,11 +1626,20 @@ def _same_kinds(arguments: Any, leaves: Sequence[tuple[tuple[Any, ...], bool]]) 
     return True
 
 
-def _step_matcher(step: ReferenceStep) -> StepMatcher:
+def _step_matcher(step: ReferenceStep, exits: bool = True) -> StepMatcher:
+    """The matcher of one reference step: the call's arguments by :func:`match_call`, then the
+    step's ``result_contains``.
+
+    Cheap exits (``exits=False``: none, the plain path the tests pin them to), each giving what
+    :func:`match_call` gives: a step that lists no argument, lets other arguments through and has
+    no schema matches every call of its tool; a call whose arguments are JSON-equal to a step of
+    exact values matches it (see :func:`literal_arguments`); a full match shares one result.
+    """
     wanted = step.result_contains
-    literal = literal_arguments(step)
+    literal = literal_arguments(step) if exits else None
     leaves = _number_leaves(literal) if literal is not None else []
     exact = StepMatch(True, 1.0, ())
+    anything = exits and not step.args and step.extra_args != "forbid" and step.json_schema is None
 
     def match(call: Step) -> StepMatch:
         if call.arguments_error is not None:
@@ -1686,7 +1654,7 @@ def _step_matcher(step: ReferenceStep) -> StepMatcher:
                     ),
                 ),
             )
-        if (
+        if anything or (
             literal is not None
             and call.arguments == literal
             and (not leaves or _same_kinds(call.arguments, leaves))
@@ -1694,10 +1662,14 @@ def _step_matcher(step: ReferenceStep) -> StepMatcher:
             found = exact
         else:
             result = match_call(call.tool, call.arguments, step)
-            found = StepMatch(
-                result.ok,
-                result.score,
-                tuple([ArgDiff(m.path, m.reason, m.kind) for m in result.mismatches]),
+            found = (
+                exact
+                if exits and result.ok  # no mismatch: score 1.0 (match_call's shared success)
+                else StepMatch(
+                    result.ok,
+                    result.score,
+                    tuple([ArgDiff(m.path, m.reason, m.kind) for m in result.mismatches]),
+                )
             )
         if wanted:
             absent = [w for w in wanted if not result_contains(call.result, w)]
