@@ -5,7 +5,9 @@
   (``_step_matcher(step, exits=False)`` is the plain matcher);
 - :func:`~pathjudge.rubrics.path.align_view` aligns the calls of a view in one pass, the result in
   the run's indices and the step budget judged on every call, where the plain path aligns the view's
-  calls as a run of their own and maps the result back (written out here).
+  calls as a run of their own and maps the result back (written out here);
+- an alignment's reason and diff lines (built for nearly every weak run) are the plain builders'
+  text, written out here as they were.
 
 (The cheap exits of the alignment itself are pinned in ``test_path_memo.py``.)
 """
@@ -32,9 +34,14 @@ from pathjudge.rubrics.path import (
     ReferenceStep,
     StepMatch,
     _align,
+    _charge,
+    _diff_lines,
+    _reason,
     _step_matcher,
     align_view,
+    call_name,
     compile_reference,
+    ref_name,
 )
 from tests.rubrics.test_path_memo import references, runs
 
@@ -155,3 +162,114 @@ def test_align_view_equals_aligning_the_views_calls_apart(
             )  # fmt: skip
             assert quick == plain
             assert quick.to_dict() == plain.to_dict()
+
+
+def _plain_reason(
+    name: str, mode: str, n_refs: int, pairs: Any, missing: Any, extra: Any, wasted: Any,
+    out_of_order: Any, over: bool, order_fault: bool, n_calls: int, budget: Any, faults: Any,
+    costs: FaultCosts, score: int,
+) -> str:  # fmt: skip
+    ok = sum(1 for p in pairs if p.ok and p.in_order)
+    parts = [f"{name} ({mode}): {ok} of {n_refs} reference steps matched"]
+    if missing:
+        parts.append("missing: " + ", ".join(ref_name(ref) for ref in missing))
+    diffs = [p for p in pairs if p.diffs or not p.ok]
+    if diffs:
+        parts.append(
+            "argument diffs: "
+            + "; ".join(
+                f"{ref_name(p.ref)} ({call_name(p.call)}): "
+                + (", ".join(f"{d.path} {d.reason}" for d in p.diffs) or "no match")
+                for p in diffs
+            )
+        )
+    if out_of_order:
+        parts.append("out of order: " + ", ".join(ref_name(ref) for ref in out_of_order))
+    if extra:
+        parts.append(
+            "extra: "
+            + ", ".join(f"{call_name(i)}{' (wasted)' if i in wasted else ''}" for i in extra)
+        )
+    stray = [i for i in wasted if i not in extra]
+    if stray:
+        parts.append("wasted: " + ", ".join(call_name(i) for i in stray))
+    if over:
+        parts.append(f"{n_calls} calls, over the budget of {budget}")
+    charges = []
+    if faults["missing"]:
+        charges.append(_charge(costs.missing, faults["missing"], "missing ref step"))
+    if faults["wasted"]:
+        charges.append(_charge(costs.wasted, faults["wasted"], "wasted call"))
+    if over:
+        charges.append(f"{costs.over_budget} (over budget)")
+    if order_fault:
+        charges.append(f"{costs.wrong_order} (wrong order)")
+    parts.append(f"path score {score} = 100" + "".join(f" - {c}" for c in charges))
+    return "; ".join(parts)
+
+
+def _plain_diff_lines(pairs: Any, missing: Any, extra: Any, wasted: Any) -> list[str]:
+    lines: list[str] = []
+    for pair in pairs:
+        mark = "=" if pair.ok and pair.in_order else ("~" if pair.in_order else "\u2195")
+        text = f"  {mark} {ref_name(pair.ref)} \u2194 {call_name(pair.call)} {pair.tool}"
+        if not pair.in_order:
+            text += " (out of order)"
+        for diff in pair.diffs:
+            text += f"; {diff.path}: {diff.reason}"
+        lines.append(text)
+    lines.extend(f"  - missing {ref_name(ref)}" for ref in missing)
+    lines.extend(
+        f"  + extra {call_name(index)}{' (wasted)' if index in wasted else ''}" for index in extra
+    )
+    return lines
+
+
+_labels = st.sampled_from(["#1", "#2", "lookup"])
+_calls = st.lists(st.integers(0, 5), max_size=4, unique=True)
+_pairs = st.lists(
+    st.builds(
+        PairedStep,
+        ref=_labels,
+        call=st.integers(0, 5),
+        tool=st.sampled_from(["a", "b"]),
+        ok=st.booleans(),
+        in_order=st.booleans(),
+        diffs=st.lists(
+            st.builds(ArgDiff, path=st.sampled_from(["", "v", "result"]), reason=st.just("r")),
+            max_size=2,
+        ).map(tuple),
+    ),
+    max_size=3,
+)
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    _pairs,
+    st.lists(_labels, max_size=2),
+    _calls,
+    _calls,
+    st.lists(_labels, max_size=2),
+    st.booleans(),
+    st.booleans(),
+    st.sampled_from([None, 2]),
+    st.fixed_dictionaries(
+        {k: st.integers(0, 2) for k in ("missing", "wasted", "over_budget", "wrong_order")}
+    ),
+    st.sampled_from([FaultCosts(), FaultCosts(missing=30, wasted=5)]),
+    st.integers(0, 100),
+)
+def test_reason_and_diff_lines_are_the_plain_builders_text(
+    pairs: list[PairedStep], missing: list[str], extra: list[int], wasted: list[int],
+    out_of_order: list[str], over: bool, order_fault: bool, budget: int | None,
+    faults: dict[str, int], costs: FaultCosts, score: int,
+) -> None:  # fmt: skip
+    args = (
+        "ref", "strict", 3, tuple(pairs), tuple(missing), tuple(extra), tuple(wasted),
+        tuple(out_of_order), over, order_fault, 4, budget, FrozenDict(faults), costs, score,
+    )  # fmt: skip
+    assert _reason(*args) == _plain_reason(*args)
+    assert _diff_lines(pairs, missing, extra, wasted) == _plain_diff_lines(
+        pairs, missing, extra, wasted
+    )

@@ -327,19 +327,26 @@ def _diff_lines(
     extra: Sequence[int],
     wasted: Sequence[int],
 ) -> list[str]:
+    # (steps and calls named as ref_name and call_name name them, written out: this is built for
+    # nearly every weak run)
     lines: list[str] = []
     for pair in pairs:
-        mark = "=" if pair.ok and pair.in_order else ("~" if pair.in_order else "↕")
-        text = f"  {mark} {ref_name(pair.ref)} ↔ {call_name(pair.call)} {pair.tool}"
-        if not pair.in_order:
-            text += " (out of order)"
+        if pair.in_order:
+            text = f"  {'=' if pair.ok else '~'} ref step {pair.ref} ↔ call #{pair.call + 1} {pair.tool}"
+        else:
+            text = f"  ↕ ref step {pair.ref} ↔ call #{pair.call + 1} {pair.tool} (out of order)"
         for diff in pair.diffs:
             text += f"; {diff.path}: {diff.reason}"
         lines.append(text)
-    lines.extend(f"  - missing {ref_name(ref)}" for ref in missing)
-    lines.extend(
-        f"  + extra {call_name(index)}{' (wasted)' if index in wasted else ''}" for index in extra
-    )
+    if missing:
+        lines += [f"  - missing ref step {ref}" for ref in missing]
+    if extra:
+        lines += [
+            f"  + extra call #{index + 1} (wasted)"
+            if index in wasted
+            else f"  + extra call #{index + 1}"
+            for index in extra
+        ]
     return lines
 
 
@@ -1406,42 +1413,63 @@ def _reason(
     costs: FaultCosts,
     score: int,
 ) -> str:
-    ok = sum(1 for p in pairs if p.ok and p.in_order)
+    # (steps and calls named as ref_name and call_name name them, written out: this is built for
+    # nearly every weak run)
+    ok = 0
+    diffs: list[PairedStep] = []
+    for p in pairs:
+        if p.ok:
+            if p.in_order:
+                ok += 1
+            if p.diffs:
+                diffs.append(p)
+        else:
+            diffs.append(p)
     parts = [f"{name} ({mode}): {ok} of {n_refs} reference steps matched"]
     if missing:
-        parts.append("missing: " + ", ".join(ref_name(ref) for ref in missing))
-    diffs = [p for p in pairs if p.diffs or not p.ok]
+        parts.append("missing: " + ", ".join([f"ref step {ref}" for ref in missing]))
     if diffs:
         parts.append(
             "argument diffs: "
             + "; ".join(
-                f"{ref_name(p.ref)} ({call_name(p.call)}): "
-                + (", ".join(f"{d.path} {d.reason}" for d in p.diffs) or "no match")
-                for p in diffs
+                [
+                    f"ref step {p.ref} (call #{p.call + 1}): "
+                    + (", ".join([f"{d.path} {d.reason}" for d in p.diffs]) or "no match")
+                    for p in diffs
+                ]
             )
         )
     if out_of_order:
-        parts.append("out of order: " + ", ".join(ref_name(ref) for ref in out_of_order))
+        parts.append("out of order: " + ", ".join([f"ref step {ref}" for ref in out_of_order]))
     if extra:
-        parts.append(
-            "extra: "
-            + ", ".join(f"{call_name(i)}{' (wasted)' if i in wasted else ''}" for i in extra)
-        )
-    stray = [i for i in wasted if i not in extra]
-    if stray:
-        parts.append("wasted: " + ", ".join(call_name(i) for i in stray))
+        if wasted:
+            parts.append(
+                "extra: "
+                + ", ".join(
+                    [f"call #{i + 1} (wasted)" if i in wasted else f"call #{i + 1}" for i in extra]
+                )
+            )
+            stray = [i for i in wasted if i not in extra]
+            if stray:
+                parts.append("wasted: " + ", ".join([f"call #{i + 1}" for i in stray]))
+        else:
+            parts.append("extra: " + ", ".join([f"call #{i + 1}" for i in extra]))
+    elif wasted:
+        parts.append("wasted: " + ", ".join([f"call #{i + 1}" for i in wasted]))
     if over:
         parts.append(f"{n_calls} calls, over the budget of {budget}")
-    charges = []
-    if faults["missing"]:
-        charges.append(_charge(costs.missing, faults["missing"], "missing ref step"))
-    if faults["wasted"]:
-        charges.append(_charge(costs.wasted, faults["wasted"], "wasted call"))
+    text = f"path score {score} = 100"
+    count = faults["missing"]
+    if count:
+        text += " - " + _charge(costs.missing, count, "missing ref step")
+    count = faults["wasted"]
+    if count:
+        text += " - " + _charge(costs.wasted, count, "wasted call")
     if over:
-        charges.append(f"{costs.over_budget} (over budget)")
+        text += f" - {costs.over_budget} (over budget)"
     if order_fault:
-        charges.append(f"{costs.wrong_order} (wrong order)")
-    parts.append(f"path score {score} = 100" + "".join(f" - {c}" for c in charges))
+        text += f" - {costs.wrong_order} (wrong order)"
+    parts.append(text)
     return "; ".join(parts)
 
 
