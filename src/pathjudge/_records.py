@@ -26,16 +26,16 @@ T = TypeVar("T")
 _MISSING = object()
 
 
-def fast_init(cls: type[T]) -> type[T]:
-    """Give the frozen slotted dataclass ``cls`` a faster ``__init__`` (keeps ``__post_init__``)."""
+def _signature(cls: type, space: dict[str, Any]) -> tuple[list[str], list[str], list[str]]:
+    """The fields of the dataclass ``cls`` as a generated constructor takes them: its parameters
+    (defaults and factories bound in ``space``), the prologue that calls the factories of those not
+    given, and the field names in order."""
     params: list[str] = []
     prologue: list[str] = []
-    stores: list[str] = []
-    setters: list[str] = []
-    space: dict[str, Any] = {"_MISSING": _MISSING, "_cls": cls, "_setattr": object.__setattr__}
-    for item in dataclasses.fields(cls):  # type: ignore[arg-type]
+    names: list[str] = []
+    for item in dataclasses.fields(cls):
         name = item.name
-        space[f"_set_{name}"] = cls.__dict__[name].__set__
+        names.append(name)
         if item.default is not dataclasses.MISSING:
             space[f"_default_{name}"] = item.default
             params.append(f"{name}=_default_{name}")
@@ -45,8 +45,17 @@ def fast_init(cls: type[T]) -> type[T]:
             prologue.append(f"if {name} is _MISSING: {name} = _factory_{name}()")
         else:
             params.append(name)
-        stores.append(f"self.{name} = {name}")
-        setters.append(f"_set_{name}(self, {name})")
+    return params, prologue, names
+
+
+def fast_init(cls: type[T]) -> type[T]:
+    """Give the frozen slotted dataclass ``cls`` a faster ``__init__`` (keeps ``__post_init__``)."""
+    space: dict[str, Any] = {"_MISSING": _MISSING, "_cls": cls, "_setattr": object.__setattr__}
+    params, prologue, names = _signature(cls, space)
+    for name in names:
+        space[f"_set_{name}"] = cls.__dict__[name].__set__
+    stores = [f"self.{name} = {name}" for name in names]
+    setters = [f"_set_{name}(self, {name})" for name in names]
     twin = _twin(cls)
     body = list(prologue)
     if twin is not None and stores:
@@ -96,22 +105,10 @@ def builder(cls: type[T]) -> Callable[..., T]:
     twin = _twin(cls)
     if twin is None:
         return cls
-    params: list[str] = []
-    body: list[str] = ["self = _new(_twin)"]
-    space: dict[str, Any] = {"_MISSING": _MISSING, "_new": object.__new__, "_cls": cls}
-    space["_twin"] = twin
-    for item in dataclasses.fields(cls):  # type: ignore[arg-type]
-        name = item.name
-        if item.default is not dataclasses.MISSING:
-            space[f"_default_{name}"] = item.default
-            params.append(f"{name}=_default_{name}")
-        elif item.default_factory is not dataclasses.MISSING:
-            space[f"_factory_{name}"] = item.default_factory
-            params.append(f"{name}=_MISSING")
-            body.append(f"if {name} is _MISSING: {name} = _factory_{name}()")
-        else:
-            params.append(name)
-        body.append(f"self.{name} = {name}")
+    space: dict[str, Any] = {"_MISSING": _MISSING, "_new": object.__new__, "_twin": twin}
+    params, prologue, names = _signature(cls, space)
+    space["_cls"] = cls
+    body = ["self = _new(_twin)", *prologue, *(f"self.{name} = {name}" for name in names)]
     body.append("self.__class__ = _cls")
     if hasattr(cls, "__post_init__"):
         body.append("self.__post_init__()")
