@@ -327,24 +327,21 @@ def _diff_lines(
     extra: Sequence[int],
     wasted: Sequence[int],
 ) -> list[str]:
-    # (steps and calls named as ref_name and call_name name them, written out: this is built for
-    # nearly every weak run)
     lines: list[str] = []
     for pair in pairs:
+        named = f"{ref_name(pair.ref)} ↔ {call_name(pair.call)} {pair.tool}"
         if pair.in_order:
-            text = f"  {'=' if pair.ok else '~'} ref step {pair.ref} ↔ call #{pair.call + 1} {pair.tool}"
+            text = f"  {'=' if pair.ok else '~'} {named}"
         else:
-            text = f"  ↕ ref step {pair.ref} ↔ call #{pair.call + 1} {pair.tool} (out of order)"
+            text = f"  ↕ {named} (out of order)"
         for diff in pair.diffs:
             text += f"; {diff.path}: {diff.reason}"
         lines.append(text)
     if missing:
-        lines += [f"  - missing ref step {ref}" for ref in missing]
+        lines += [f"  - missing {ref_name(ref)}" for ref in missing]
     if extra:
         lines += [
-            f"  + extra call #{index + 1} (wasted)"
-            if index in wasted
-            else f"  + extra call #{index + 1}"
+            f"  + extra {call_name(index)}{' (wasted)' if index in wasted else ''}"
             for index in extra
         ]
     return lines
@@ -1413,8 +1410,6 @@ def _reason(
     costs: FaultCosts,
     score: int,
 ) -> str:
-    # (steps and calls named as ref_name and call_name name them, written out: this is built for
-    # nearly every weak run)
     ok = 0
     diffs: list[PairedStep] = []
     for p in pairs:
@@ -1427,35 +1422,30 @@ def _reason(
             diffs.append(p)
     parts = [f"{name} ({mode}): {ok} of {n_refs} reference steps matched"]
     if missing:
-        parts.append("missing: " + ", ".join([f"ref step {ref}" for ref in missing]))
+        parts.append("missing: " + ", ".join([ref_name(ref) for ref in missing]))
     if diffs:
         parts.append(
             "argument diffs: "
             + "; ".join(
                 [
-                    f"ref step {p.ref} (call #{p.call + 1}): "
+                    f"{ref_name(p.ref)} ({call_name(p.call)}): "
                     + (", ".join([f"{d.path} {d.reason}" for d in p.diffs]) or "no match")
                     for p in diffs
                 ]
             )
         )
     if out_of_order:
-        parts.append("out of order: " + ", ".join([f"ref step {ref}" for ref in out_of_order]))
+        parts.append("out of order: " + ", ".join([ref_name(ref) for ref in out_of_order]))
     if extra:
-        if wasted:
-            parts.append(
-                "extra: "
-                + ", ".join(
-                    [f"call #{i + 1} (wasted)" if i in wasted else f"call #{i + 1}" for i in extra]
-                )
-            )
-            stray = [i for i in wasted if i not in extra]
-            if stray:
-                parts.append("wasted: " + ", ".join([f"call #{i + 1}" for i in stray]))
-        else:
-            parts.append("extra: " + ", ".join([f"call #{i + 1}" for i in extra]))
+        parts.append(
+            "extra: "
+            + ", ".join([f"{call_name(i)}{' (wasted)' if i in wasted else ''}" for i in extra])
+        )
+        stray = [i for i in wasted if i not in extra]
+        if stray:
+            parts.append("wasted: " + ", ".join([call_name(i) for i in stray]))
     elif wasted:
-        parts.append("wasted: " + ", ".join([f"call #{i + 1}" for i in wasted]))
+        parts.append("wasted: " + ", ".join([call_name(i) for i in wasted]))
     if over:
         parts.append(f"{n_calls} calls, over the budget of {budget}")
     text = f"path score {score} = 100"
