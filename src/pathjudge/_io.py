@@ -20,6 +20,7 @@ target, so a crash or Ctrl-C leaves the old file or the new one, never half of e
 
 from __future__ import annotations
 
+import functools
 import gzip
 import json
 import os
@@ -32,7 +33,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any, Generic, Protocol, TypeVar, cast
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError
 
 from pathjudge._json import (
     describe_unrepresentable,
@@ -261,15 +262,17 @@ def line_problem(
     record: BaseModel | None = None,
 ) -> RecordError | None:
     """What is wrong with a JSONL line that pydantic accepted, or None: invalid UTF-8 inside a string
-    (which pydantic's parser lets through), or a number JSON cannot carry (NaN, Infinity, 1e400, an
-    integer literal over 300 characters), which pydantic's parser accepts too.
+    (which some versions of pydantic's parser let through, see :func:`parser_refuses_bad_utf8`), or a
+    number JSON cannot carry (NaN, Infinity, 1e400, an integer literal over 300 characters), which
+    pydantic's parser accepts.
 
-    Cheap on good lines: an ASCII check, then either a look at the numbers of ``record`` (the line's
-    validated record, when its model keeps every number of the line and says where: a run record,
-    see :func:`pathjudge.agent.trajectory.holds_unrepresentable_number`) or a byte scan of the line,
-    where only a suspect line is decoded again.
+    Cheap on good lines: an ASCII check (a decode only where the parser does not check UTF-8 itself),
+    then either a look at the numbers of ``record`` (the line's validated record, when its model keeps
+    every number of the line and says where: a run record, see
+    :func:`pathjudge.agent.trajectory.holds_unrepresentable_number`) or a byte scan of the line, where
+    only a suspect line is decoded again.
     """
-    if not raw.isascii():
+    if not raw.isascii() and not parser_refuses_bad_utf8():
         try:
             raw.decode("utf-8")
         except UnicodeDecodeError as bad:
@@ -304,6 +307,58 @@ def line_problem(
         line=line,
         hint=_FINITE_HINT,
     )
+
+
+_BAD_UTF8 = (
+    b"\xff",  # never a UTF-8 byte
+    b"\x80",  # a continuation byte with no lead
+    b"\xc3",  # a lead byte cut short (before the closing quote)
+    b"\xc3(",  # a lead byte followed by no continuation
+    b"\xe2\x82",  # a three-byte sequence cut short
+    b"\xc0\xaf",  # an overlong encoding of "/"
+    b"\xed\xa0\x80",  # a UTF-16 surrogate (U+D800) encoded
+    b"\xf4\x90\x80\x80",  # beyond U+10FFFF
+)
+"""Invalid UTF-8 of each kind, for :func:`parser_refuses_bad_utf8`."""
+
+
+def _utf8_probes(text: bytes) -> tuple[bytes, ...]:
+    """Documents of the probe model with ``text`` in each place a string can sit: a short and a long
+    string, after an escape, inside a value of any type, in a key."""
+    return (
+        b'{"text":"a' + text + b'"}',
+        b'{"text":"' + b"long " * 20 + text + b' text"}',
+        b'{"text":"caf\xc3\xa9\\n' + text + b'"}',
+        b'{"value":["x",{"k":"' + text + b'"}]}',
+        b'{"mapping":{"k' + text + b'":1}}',
+    )
+
+
+class _Utf8Probe(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    text: str = ""
+    value: JsonValue = None
+    mapping: dict[str, JsonValue] = Field(default_factory=dict)
+
+
+@functools.cache
+def parser_refuses_bad_utf8() -> bool:
+    """Whether pydantic's JSON parser (``validate_json``) refuses invalid UTF-8 inside strings, as the
+    jiter of pydantic-core 2.50 does for every string it decodes: then :func:`line_problem` need not
+    decode a line a second time (about 1% of reading a run). Older parsers let some through, so this
+    is asked of the installed one, once: every kind of bad sequence in :data:`_BAD_UTF8`, in every
+    place of :func:`_utf8_probes`, must be refused."""
+    validate = _Utf8Probe.__pydantic_validator__.validate_json
+    for bad in _BAD_UTF8:
+        for doc in _utf8_probes(bad):
+            try:
+                validate(doc)
+            except ValidationError:
+                continue
+            except Exception:  # any other failure: the parser is not to be relied on
+                return False
+            return False  # accepted
+    return True
 
 
 _FINITE_HINT = (

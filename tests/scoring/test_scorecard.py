@@ -132,3 +132,30 @@ def test_running_mean_is_exact_under_any_split_and_order(
     exact = sum((Fraction(v) for v in values), Fraction(0)) / len(values)
     assert right.n == len(values)
     assert right.value == round(float(exact), 12)
+
+
+def test_a_weak_entry_is_the_one_its_constructor_builds() -> None:
+    # the partial builds each weak-path entry through WeakPath's core validator: the same record
+    from pathjudge.scoring.scorecard import WeakPath, _weak_entry
+
+    weak = [g for g in grade(runs(), SUITE) if g.weak]
+    assert weak
+    for one in weak:
+        entry = _weak_entry(one)
+        plain = WeakPath(
+            task_id=one.task_id,
+            run_id=one.run_id,
+            epoch=one.epoch,
+            flags=one.weak,
+            reason=one.reason,
+            path_score=one.path_score,
+            steps=one.steps,
+            surfaced=one.surfaced,
+            diff=tuple(one.path.diff_lines()) if one.path is not None else (),
+            passed=one.passed,
+            blockers=one.blockers,
+        )
+        assert type(entry) is WeakPath
+        assert entry == plain
+        assert entry.model_fields_set == plain.model_fields_set
+        assert entry.model_dump_json() == plain.model_dump_json()

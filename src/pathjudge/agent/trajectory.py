@@ -234,37 +234,32 @@ class RunRecord(_Record):
         return version
 
     @model_validator(mode="after")
-    def _migrate_and_check_replies(self) -> RunRecord:
+    def _migrate_and_check_order(self) -> RunRecord:
+        # One after-validator (one call per record, not two): migrate a version-1 record, then check
+        # the replies' positions, then the steps' turns; the first problem is the error.
+        #
         # Version 1 had no replies: its final answer was the one message to the user, after every
         # step. Done after validation, on the (rare) version-1 records only, because a model-level
         # before-validator makes pydantic build a Python dict of every line first (a quarter of the
         # read throughput); the record is still being constructed, so setting fields here is safe.
+        steps = self.steps
         if self.schema_version == 1:
             if self.final_answer is not None and not self.replies:
                 reply = _validate_reply(
-                    {"text": self.final_answer, "after_steps": len(self.steps)}
+                    {"text": self.final_answer, "after_steps": len(steps)}
                 )  # the core validator directly: a quarter of the cost of Reply(...)
                 object.__setattr__(self, "replies", (reply,))
             object.__setattr__(self, "schema_version", SCHEMA_VERSION)
         previous = 0
         for index, reply in enumerate(self.replies):
-            if reply.after_steps < previous or reply.after_steps > len(self.steps):
+            if reply.after_steps < previous or reply.after_steps > len(steps):
                 raise ValueError(
                     f"replies[{index}].after_steps is {reply.after_steps}; it must be between "
-                    f"{previous} (the previous reply's) and {len(self.steps)} (the number of steps)"
+                    f"{previous} (the previous reply's) and {len(steps)} (the number of steps)"
                 )
             previous = reply.after_steps
-        return self
-
-    @property
-    def truncated(self) -> bool:
-        """Whether ``stop_reason`` says the run was cut (see :data:`TRUNCATED_STOP_REASONS`)."""
-        return self.stop_reason in TRUNCATED_STOP_REASONS
-
-    @model_validator(mode="after")
-    def _turns_non_decreasing(self) -> RunRecord:
         previous = 0
-        for index, step in enumerate(self.steps):
+        for index, step in enumerate(steps):
             if step.turn < previous:
                 raise ValueError(
                     f"steps[{index}].turn is {step.turn} but an earlier step has turn {previous}; "
@@ -272,6 +267,11 @@ class RunRecord(_Record):
                 )
             previous = step.turn
         return self
+
+    @property
+    def truncated(self) -> bool:
+        """Whether ``stop_reason`` says the run was cut (see :data:`TRUNCATED_STOP_REASONS`)."""
+        return self.stop_reason in TRUNCATED_STOP_REASONS
 
     @property
     def tool_names(self) -> tuple[str, ...]:

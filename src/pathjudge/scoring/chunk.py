@@ -57,6 +57,9 @@ other JSONL reader (:data:`pathjudge._io.DEFAULT_MAX_LINE_BYTES`)."""
 
 OnGrade = Callable[[RunGrade, Position], None]
 
+_validate_run = RunRecord.__pydantic_validator__.validate_json
+"""``RunRecord.model_validate_json`` without its Python wrapper (one call per line)."""
+
 
 def parse_run(source: str, line_no: int, raw: str | bytes) -> RunRecord | RecordError | None:
     """One runs-file line as a :class:`RunRecord`; a :class:`RecordError` naming ``source:line_no``
@@ -66,7 +69,7 @@ def parse_run(source: str, line_no: int, raw: str | bytes) -> RunRecord | Record
     if not raw or raw.isspace():
         return None
     try:
-        record = RunRecord.model_validate_json(raw)
+        record = _validate_run(raw)
     except ValidationError as exc:
         if isinstance(raw, bytes):
             try:
@@ -83,7 +86,8 @@ def parse_run(source: str, line_no: int, raw: str | bytes) -> RunRecord | Record
         return record_error_from_validation(exc, file=source, line=line_no, what="run")
     from pathjudge._io import line_problem
 
-    # what pydantic lets through: invalid UTF-8 inside a string, NaN / Infinity / 1e400
+    # what pydantic lets through: NaN / Infinity / 1e400 (and invalid UTF-8 inside a string, on an
+    # older pydantic)
     problem = line_problem(
         raw if isinstance(raw, bytes) else raw.encode("utf-8"),
         file=source,

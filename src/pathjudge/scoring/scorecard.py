@@ -266,27 +266,26 @@ class _Mean:
         self.n = 0
 
     def add(self, value: float | None) -> None:
-        if value is not None:
-            # the usual values first, without splitting them into a ratio: 0 adds nothing
-            if value == 0.0:
-                self.n += 1
-                return
-            if value == 1.0:
-                self.total += 1 << self.shift
-                self.n += 1
-                return
-            numerator, denominator = value.as_integer_ratio()
-            if denominator == 1:  # an integer (a path score): no rescaling
-                self.total += numerator << self.shift
-                self.n += 1
-                return
-            bits = denominator.bit_length() - 1  # the denominator is a power of two
-            shift = self.shift
-            if bits > shift:
-                self.total <<= bits - shift
-                self.shift = shift = bits
-            self.total += numerator << (shift - bits)
-            self.n += 1
+        """Add a value (a float or an integer); None (undefined) adds nothing."""
+        if value is None:
+            return
+        self.n += 1
+        # the usual values first, without splitting them into a ratio: 0 adds nothing
+        if value == 0.0:
+            return
+        if value == 1.0:
+            self.total += 1 << self.shift
+            return
+        numerator, denominator = value.as_integer_ratio()
+        if denominator == 1:  # an integer (a path score): no rescaling
+            self.total += numerator << self.shift
+            return
+        bits = denominator.bit_length() - 1  # the denominator is a power of two
+        shift = self.shift
+        if bits > shift:
+            self.total <<= bits - shift
+            self.shift = shift = bits
+        self.total += numerator << (shift - bits)
 
     @property
     def value(self) -> float | None:
@@ -338,17 +337,6 @@ class _TaskAcc:
         self.steps += other.steps
         self.weak += other.weak
         self.verdict = [a + b for a, b in zip(self.verdict, other.verdict, strict=True)]
-
-
-def _count_verdict(counts: list[int], grade: RunGrade) -> None:
-    if grade.verdict == "undecided":
-        counts[2] += 1
-    if grade.passed is None:
-        counts[3] += 1
-    elif grade.passed:
-        counts[0] += 1
-    else:
-        counts[1] += 1
 
 
 def _rate(counts: list[int]) -> float | None:
@@ -407,7 +395,16 @@ class PartialScorecard:
             acc = self.tasks[grade.task_id] = _TaskAcc()
         acc.runs += 1
         acc.steps += grade.steps
-        _count_verdict(acc.verdict, grade)
+        verdict = acc.verdict  # passed, failed, undecided, excluded
+        if grade.verdict == "undecided":
+            verdict[2] += 1
+        passed = grade.passed
+        if passed is None:
+            verdict[3] += 1
+        elif passed:
+            verdict[0] += 1
+        else:
+            verdict[1] += 1
         success = grade.success
         if success == "pass":
             acc.passed += 1
@@ -415,12 +412,17 @@ class PartialScorecard:
             acc.failed += 1
         else:
             acc.undecided += 1
-        self.partial.add(grade.success_score)
-        acc.tool_calls.add(grade.tool_calls)
-        acc.trajectory.add(grade.trajectory)
-        acc.path.add(grade.path_score)
-        if grade.surfaced is not None:
-            self.surfaced.add(1.0 if grade.surfaced else 0.0)
+        # each mean skips an undefined (None) value: tested here, saving the call
+        if (value := grade.success_score) is not None:
+            self.partial.add(value)
+        if (value := grade.tool_calls) is not None:
+            acc.tool_calls.add(value)
+        if (value := grade.trajectory) is not None:
+            acc.trajectory.add(value)
+        if (score := grade.path_score) is not None:
+            acc.path.add(score)
+        if (surfaced := grade.surfaced) is not None:
+            self.surfaced.add(1.0 if surfaced else 0.0)
         axes = self.axes
         for axis, value in grade.axes.items():
             if value is not None:
@@ -629,20 +631,28 @@ def _first(item: tuple[Position, object]) -> Position:
     return item[0]
 
 
+_validate_weak = WeakPath.__pydantic_validator__.validate_python
+"""WeakPath's core validator: the same validation as ``WeakPath(...)`` at a third of the cost (its
+``__init__`` is Python); nearly every run of a poor agent is weak, so one is built per run."""
+
+
 def _weak_entry(grade: RunGrade) -> WeakPath:
-    return WeakPath(
-        task_id=grade.task_id,
-        run_id=grade.run_id,
-        epoch=grade.epoch,
-        flags=grade.weak,
-        reason=grade.reason,
-        path_score=grade.path_score,
-        steps=grade.steps,
-        surfaced=grade.surfaced,
-        diff=tuple(grade.path.diff_lines()) if grade.path is not None else (),
-        passed=grade.passed,
-        blockers=grade.blockers,
+    entry: WeakPath = _validate_weak(
+        {
+            "task_id": grade.task_id,
+            "run_id": grade.run_id,
+            "epoch": grade.epoch,
+            "flags": grade.weak,
+            "reason": grade.reason,
+            "path_score": grade.path_score,
+            "steps": grade.steps,
+            "surfaced": grade.surfaced,
+            "diff": tuple(grade.path.diff_lines()) if grade.path is not None else (),
+            "passed": grade.passed,
+            "blockers": grade.blockers,
+        }
     )
+    return entry
 
 
 class ScorecardBuilder(PartialScorecard):
