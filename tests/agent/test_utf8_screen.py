@@ -9,8 +9,6 @@ decode forced back on, and check that a parser that accepts a bad sequence turns
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -29,7 +27,7 @@ _TEMPLATE = (
     '"metadata":{"source":{"note":"XX"}}}'
 )
 _SLOTS = _TEMPLATE.count("XX")
-_PIECES = st.sampled_from([b"", b"ok", "é".encode(), "日本".encode(), "\\n".encode(), *_BAD_UTF8])
+_PIECES = st.sampled_from([b"", b"ok", "é".encode(), "日本".encode(), b"\\n", *_BAD_UTF8])
 
 
 @st.composite
@@ -51,10 +49,9 @@ def _plain(raw: bytes) -> str | None:
 
 
 @pytest.fixture
-def decode_always(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+def decode_always(monkeypatch: pytest.MonkeyPatch) -> None:
     """line_problem as on a parser that lets invalid UTF-8 through (it decodes every line)."""
     monkeypatch.setattr(_io, "parser_refuses_bad_utf8", lambda: False)
-    yield
 
 
 def _check(raw: bytes) -> None:
