@@ -28,6 +28,14 @@ class _Str(str):
     pass
 
 
+class _Int(int):
+    pass
+
+
+class _Float(float):
+    pass
+
+
 _json = st.recursive(
     st.none()
     | st.booleans()
@@ -52,6 +60,16 @@ def test_render_value_is_the_json_dumps_text(value: object, limit: int) -> None:
 def test_render_value_of_strings_and_string_subclasses(text: str) -> None:
     assert render_value(text) == _plain(text)
     assert render_value(_Str(text)) == _plain(_Str(text))
+
+
+@given(st.integers() | st.floats() | st.booleans() | st.none())
+def test_render_value_of_scalars_and_scalar_subclasses(value: int | float | bool | None) -> None:
+    # the scalar shortcut writes what the encoder writes, subclasses included (they take the encoder)
+    assert render_value(value) == _plain(value)
+    if type(value) is int:
+        assert render_value(_Int(value)) == _plain(_Int(value))
+    if type(value) is float:
+        assert render_value(_Float(value)) == _plain(_Float(value))
 
 
 def test_render_value_of_values_json_cannot_write() -> None:

@@ -24,6 +24,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
@@ -135,17 +136,19 @@ def _pairs_and_distinct(
     steps: Sequence[Step], keys: list[Hashable]
 ) -> tuple[list[tuple[int, int]], int]:
     """The redundant pairs over ``keys``, and how many distinct keys there are."""
-    first_seen: dict[Hashable, int] = {}
-    last_errored: dict[Hashable, bool] = {}
+    # key -> [index of its first call, whether its latest call errored]: one lookup per call (a
+    # key is a nested tuple whose hash is not cached, so each lookup hashes it again)
+    seen: dict[Hashable, list[Any]] = {}
     pairs: list[tuple[int, int]] = []
     for index, key in enumerate(keys):
-        if key in first_seen:
-            if not last_errored[key]:
-                pairs.append((first_seen[key], index))
+        found = seen.get(key)
+        if found is None:
+            seen[key] = [index, steps[index].is_error]
         else:
-            first_seen[key] = index
-        last_errored[key] = steps[index].is_error
-    return pairs, len(first_seen)
+            if not found[1]:
+                pairs.append((found[0], index))
+            found[1] = steps[index].is_error
+    return pairs, len(seen)
 
 
 @dataclass(frozen=True, slots=True)

@@ -123,7 +123,7 @@ def check_tool_selection(
       ``turn``, which are parallel and unordered) includes ``first_call``; a run with no steps fails.
     """
     results: list[CheckResult] = []
-    used = set(run.tool_names)
+    used = {step.tool for step in run.steps}  # run.tool_names as a set, without the tuple
     if spec.required:
         missing = tuple([name for name in spec.required if name not in used])
         results.append(_required_result(tuple(spec.required), missing))
