@@ -26,7 +26,7 @@ from typing import IO, TYPE_CHECKING, cast
 from pydantic import ValidationError
 
 from pathjudge._interrupt import watching_interrupts
-from pathjudge._io import DEFAULT_MAX_LINE_BYTES, UTF8_BOM
+from pathjudge._io import DEFAULT_MAX_LINE_BYTES, UTF8_BOM, line_problem
 from pathjudge.agent.trajectory import RunRecord
 from pathjudge.errors import PathjudgeError, RecordError
 from pathjudge.rubrics.checks import SuitePlan
@@ -84,8 +84,6 @@ def parse_run(source: str, line_no: int, raw: str | bytes) -> RunRecord | Record
         from pathjudge._io import record_error_from_validation
 
         return record_error_from_validation(exc, file=source, line=line_no, what="run")
-    from pathjudge._io import line_problem
-
     # what pydantic lets through: NaN / Infinity / 1e400 (and invalid UTF-8 inside a string, on an
     # older pydantic)
     problem = line_problem(
