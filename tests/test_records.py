@@ -112,29 +112,26 @@ def test_the_hot_path_records_build_as_the_plain_init_would(data: st.DataObject)
 # builder: allocated as the twin, given its class once
 
 
-@dataclass(frozen=True, slots=True)
-class _BPlain:
-    a: int
-    b: tuple[int, ...] = ()
-    c: list[int] = field(default_factory=list)
-    d: str = "d"
+def _b_record() -> type[Any]:
+    """A fresh frozen slotted record with a default, a default factory and a ``__post_init__`` check
+    (one declaration, so the plain and the fast class below cannot drift apart)."""
 
-    def __post_init__(self) -> None:
-        if self.a < 0:
-            raise ValueError("a is negative")
+    @dataclass(frozen=True, slots=True)
+    class Record:
+        a: int
+        b: tuple[int, ...] = ()
+        c: list[int] = field(default_factory=list)
+        d: str = "d"
+
+        def __post_init__(self) -> None:
+            if self.a < 0:
+                raise ValueError("a is negative")
+
+    return Record
 
 
-@fast_init
-@dataclass(frozen=True, slots=True)
-class _BFast:
-    a: int
-    b: tuple[int, ...] = ()
-    c: list[int] = field(default_factory=list)
-    d: str = "d"
-
-    def __post_init__(self) -> None:
-        if self.a < 0:
-            raise ValueError("a is negative")
+_BPlain = _b_record()
+_BFast = fast_init(_b_record())
 
 
 _bvalues = st.one_of(st.none(), st.integers(), st.text(max_size=5), st.tuples(st.integers()))

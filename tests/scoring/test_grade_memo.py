@@ -13,21 +13,12 @@ from hypothesis import strategies as st
 from pathjudge.agent.trajectory import RunRecord, Step
 from pathjudge.rubrics.suite import parse_suite_text
 from pathjudge.scoring.grade import grade_run, plan_task
+from tests.scoring._search_fetch import STEPS, SUITE_HEAD
 
-SUITE = """\
-name: memo
-defaults:
-  tools: {required: [search], forbidden: [delete], first_call: search}
-  steps: {budget: 3, loop_threshold: 2}
-  arguments: [{tool: search, args: {q: {$regex: "\\\\S"}}}]
-tasks:
-  - id: fact
-    kind: factual
-    success: {kind: contains_all, values: ["429"]}
-    references:
-      - {mode: strict, steps: [{tool: search, args: {q: rate}}, {tool: fetch}]}
-      - {mode: unordered, steps: [{tool: fetch}, {tool: search}]}
-    surface: [doc1]
+SUITE = (
+    "name: memo\n"
+    + SUITE_HEAD
+    + """\
   - id: parts
     success:
       kind: all_of
@@ -47,6 +38,7 @@ tasks:
         - {name: answer, criterion: {kind: contains_any, values: ["429"]}}
         - {name: state, criterion: {kind: callable, function: "tests.rubrics.assertions._helpers:used_tools"}}
 """
+)
 
 ANSWERS = [
     None,
@@ -61,13 +53,7 @@ ANSWERS = [
     "x" * 2500 + " 429",  # longer than the memo keeps
 ]
 
-_step = st.builds(
-    Step,
-    tool=st.sampled_from(["search", "fetch", "delete"]),
-    arguments=st.sampled_from([{}, {"q": "rate"}, {"q": " Rate "}, {"q": ""}, {"q": 5}]),
-    result=st.sampled_from([None, "doc1", [{"id": "doc1"}], "Error: boom"]),
-    is_error=st.booleans(),
-)
+_step = STEPS
 
 
 @st.composite

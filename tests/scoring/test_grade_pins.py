@@ -19,27 +19,17 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pathjudge.agent.trajectory import RunRecord, Step
+from pathjudge.agent.trajectory import RunRecord
 from pathjudge.rubrics.assertions.base import CheckResult
 from pathjudge.rubrics.checks import CHECKS, RUN_GUARDED, Check, TaskPlan, plan_task
 from pathjudge.rubrics.suite import parse_suite_text
 from pathjudge.scoring.grade import RunGrade, grade_run
+from tests.scoring._search_fetch import STEPS, SUITE_HEAD
 
 SUITE = parse_suite_text(
-    """\
-name: pins
-defaults:
-  tools: {required: [search], forbidden: [delete], first_call: search}
-  steps: {budget: 3, loop_threshold: 2}
-  arguments: [{tool: search, args: {q: {$regex: "\\\\S"}}}]
-tasks:
-  - id: fact
-    kind: factual
-    success: {kind: contains_all, values: ["429"]}
-    references:
-      - {mode: strict, steps: [{tool: search, args: {q: rate}}, {tool: fetch}]}
-      - {mode: unordered, steps: [{tool: fetch}, {tool: search}]}
-    surface: [doc1]
+    "name: pins\n"
+    + SUITE_HEAD
+    + """\
   - id: counted
     success: {kind: contains_any, values: ["429", "limit"]}
     steps: {budget: 2, max_redundant: 2}
@@ -64,13 +54,7 @@ tasks:
 
 ANSWERS = [None, "", "429", "the limit is 429", "I couldn't find that in the docs.", "no"]
 
-_step = st.builds(
-    Step,
-    tool=st.sampled_from(["search", "fetch", "delete"]),
-    arguments=st.sampled_from([{}, {"q": "rate"}, {"q": " Rate "}, {"q": ""}, {"q": 5}]),
-    result=st.sampled_from([None, "doc1", [{"id": "doc1"}], "Error: boom"]),
-    is_error=st.booleans(),
-)
+_step = STEPS
 
 
 @st.composite

@@ -135,7 +135,7 @@ def test_running_mean_is_exact_under_any_split_and_order(
 
 
 def test_a_weak_entry_is_the_one_its_constructor_builds() -> None:
-    # the partial builds each weak-path entry through WeakPath's core validator: the same record
+    # a weak-path entry is the record WeakPath's constructor builds from the grade
     from pathjudge.scoring.scorecard import WeakPath, _weak_entry
 
     weak = [g for g in grade(runs(), SUITE) if g.weak]

@@ -26,7 +26,12 @@ from typing import IO, TYPE_CHECKING, cast
 from pydantic import ValidationError
 
 from pathjudge._interrupt import watching_interrupts
-from pathjudge._io import DEFAULT_MAX_LINE_BYTES, UTF8_BOM, line_problem
+from pathjudge._io import (
+    DEFAULT_MAX_LINE_BYTES,
+    UTF8_BOM,
+    line_problem,
+    record_error_from_validation,
+)
 from pathjudge.agent.trajectory import RunRecord
 from pathjudge.errors import PathjudgeError, RecordError
 from pathjudge.rubrics.checks import SuitePlan
@@ -81,8 +86,6 @@ def parse_run(source: str, line_no: int, raw: str | bytes) -> RunRecord | Record
                     line=line_no,
                     hint="re-encode the file as UTF-8",
                 )
-        from pathjudge._io import record_error_from_validation
-
         return record_error_from_validation(exc, file=source, line=line_no, what="run")
     # what pydantic lets through: NaN / Infinity / 1e400 (and invalid UTF-8 inside a string, on an
     # older pydantic)

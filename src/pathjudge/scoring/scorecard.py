@@ -412,15 +412,10 @@ class PartialScorecard:
             acc.failed += 1
         else:
             acc.undecided += 1
-        # each mean skips an undefined (None) value: tested here, saving the call
-        if (value := grade.success_score) is not None:
-            self.partial.add(value)
-        if (value := grade.tool_calls) is not None:
-            acc.tool_calls.add(value)
-        if (value := grade.trajectory) is not None:
-            acc.trajectory.add(value)
-        if (score := grade.path_score) is not None:
-            acc.path.add(score)
+        self.partial.add(grade.success_score)  # (a mean skips an undefined, None, value)
+        acc.tool_calls.add(grade.tool_calls)
+        acc.trajectory.add(grade.trajectory)
+        acc.path.add(grade.path_score)
         if (surfaced := grade.surfaced) is not None:
             self.surfaced.add(1.0 if surfaced else 0.0)
         axes = self.axes
@@ -631,28 +626,20 @@ def _first(item: tuple[Position, object]) -> Position:
     return item[0]
 
 
-_validate_weak = WeakPath.__pydantic_validator__.validate_python
-"""WeakPath's core validator: the same validation as ``WeakPath(...)`` at a third of the cost (its
-``__init__`` is Python); nearly every run of a poor agent is weak, so one is built per run."""
-
-
 def _weak_entry(grade: RunGrade) -> WeakPath:
-    entry: WeakPath = _validate_weak(
-        {
-            "task_id": grade.task_id,
-            "run_id": grade.run_id,
-            "epoch": grade.epoch,
-            "flags": grade.weak,
-            "reason": grade.reason,
-            "path_score": grade.path_score,
-            "steps": grade.steps,
-            "surfaced": grade.surfaced,
-            "diff": tuple(grade.path.diff_lines()) if grade.path is not None else (),
-            "passed": grade.passed,
-            "blockers": grade.blockers,
-        }
+    return WeakPath(
+        task_id=grade.task_id,
+        run_id=grade.run_id,
+        epoch=grade.epoch,
+        flags=grade.weak,
+        reason=grade.reason,
+        path_score=grade.path_score,
+        steps=grade.steps,
+        surfaced=grade.surfaced,
+        diff=tuple(grade.path.diff_lines()) if grade.path is not None else (),
+        passed=grade.passed,
+        blockers=grade.blockers,
     )
-    return entry
 
 
 class ScorecardBuilder(PartialScorecard):
