@@ -26,7 +26,7 @@ from dataclasses import dataclass, field, replace
 
 from pathjudge.agent.trajectory import RunRecord
 from pathjudge.rubrics.assertions.arguments import CallExpectation, match_call
-from pathjudge.rubrics.assertions.base import AXES, Axis, CheckResult
+from pathjudge.rubrics.assertions.base import AXES, Axis, CheckResult, FrozenDict
 from pathjudge.rubrics.assertions.outcome import RefusalCriterion, check_outcome
 from pathjudge.rubrics.assertions.overlap import check_query_overlap
 from pathjudge.rubrics.assertions.recovery import RecoverySpec, check_recovery
@@ -304,7 +304,7 @@ def argument_match(run: RunRecord, plan: TaskPlan) -> tuple[CheckResult, ...]:
             score=ok / total,
             reason=f"{ok} of {total} calls to {tools} matched their expectation; "
             + "; ".join(failures[:5]),
-            details={"checked": total, "failed": len(failures)},
+            details=FrozenDict(checked=total, failed=len(failures)),  # built frozen
         ),
     )
 

@@ -275,8 +275,10 @@ class _ContainsCriterion(_AnswerCriterion):
         return apply, tuple(apply(value) for value in self.values)
 
     @functools.cached_property
-    def _pairs(self) -> tuple[Callable[[str], str], tuple[tuple[str, str], ...]]:
-        """The normaliser and each value with its normalised form, built once per criterion.
+    def _pairs(self) -> tuple[Callable[[str], str], tuple[tuple[str, str], ...], bool]:
+        """The normaliser, each value with its normalised form, and whether the normaliser is
+        ``str.casefold`` or the ``casefold`` preset (then the refusal screen reads the normalised
+        answer, see :func:`_may_refuse`), built once per criterion.
 
         Under ``casefold``, when no normalised value holds whitespace, the normaliser is plain
         ``str.casefold``: folding whitespace runs changes no whitespace-free substring (case folding
@@ -284,7 +286,8 @@ class _ContainsCriterion(_AnswerCriterion):
         apply, wanted = self.normalized_values
         if apply is casefold_text and not any(char.isspace() for value in wanted for char in value):
             apply = str.casefold
-        return apply, tuple(zip(self.values, wanted, strict=True))
+        folds = apply is str.casefold or apply is casefold_text
+        return apply, tuple(zip(self.values, wanted, strict=True)), folds
 
     @functools.cached_property
     def _verdicts(self) -> dict[tuple[str, ...], _Verdict]:
@@ -307,15 +310,11 @@ class _ContainsCriterion(_AnswerCriterion):
         if not answer or answer.isspace():  # the plain path's "not answer.strip()"
             key = None
         else:
-            apply, pairs = self._pairs
+            apply, pairs, folds = self._pairs
             text = apply(answer)
-            if not self.allow_refusal:
-                if apply is str.casefold or apply is casefold_text:
-                    # the refusal screen read off the folded answer, not a second pass over it
-                    if _may_refuse(text) and is_refusal(answer):
-                        return None
-                elif is_refusal(answer):
-                    return None
+            # a folded answer screens the refusal check, instead of a second pass over the answer
+            if not self.allow_refusal and (not folds or _may_refuse(text)) and is_refusal(answer):
+                return None
             key = tuple([value for value, wanted in pairs if wanted in text])
         results = self._results
         known = results.get(key)

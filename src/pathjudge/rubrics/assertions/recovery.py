@@ -132,7 +132,7 @@ def check_recovery(run: RunRecord, spec: RecoverySpec) -> tuple[CheckResult, ...
         if event[2] == "retry":
             sig = call_signature(steps[event[0]])
             retries[sig] = retries.get(sig, 0) + 1
-    worst_sig, worst = max(retries.items(), key=lambda item: item[1], default=("", 0))
+    worst_sig, worst = ("", 0) if not retries else max(retries.items(), key=lambda item: item[1])
     over = worst > spec.retry_budget
     responses = ", ".join(
         [f"call #{index + 1} {tool}: {response}" for index, tool, response, _, _ in events]
