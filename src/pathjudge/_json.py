@@ -97,13 +97,16 @@ def loads(text: str | bytes) -> Any:
 _FOLD = bytes.maketrans(b"123456789E-", b"000000000e+")
 """Folds every digit to ``0``, ``E`` to ``e`` and ``-`` to ``+``: an exponent of three or more
 digits then reads ``0e000`` or ``0e+000``, whatever its digits and sign."""
-_LONG_DIGITS = b"0" * 300
+_LONG_DIGITS = b"0" * 200
+"""A run of digits that long may be a number beyond a float with an exponent of two digits or none
+(``1`` and 210 zeros ``e99`` is over 1e308), or an integer literal over 300 characters."""
 
 
 def suspect_number(raw: bytes) -> bool:
     """Whether the JSON text ``raw`` may hold a number JSON cannot carry: the words ``NaN`` or
-    ``Infinity``, an exponent of three or more digits (``1e400``, ``2.5E-308``) or a run of 300
-    digits. Never a false negative; a hit (which may be text inside a string) is confirmed by
+    ``Infinity``, an exponent of three or more digits (``1e400``, ``2.5E-308``) or a run of 200
+    digits (a number beyond 1e308 with an exponent of at most two digits has over 209 digits before
+    its point; an integer literal over 300 characters has 300). Never a false negative; a hit (which may be text inside a string) is confirmed by
     :func:`finite_problem`.
 
     Byte-string searches over one translated copy, not a regular expression: a pattern that starts

@@ -38,8 +38,28 @@ from pathjudge.errors import RecordError
 from pathjudge.scoring.chunk import parse_run
 
 # number literals, as text: ordinary ones, and each kind JSON cannot carry
-_GOOD = ["0", "7", "-3", "2.5", "1e308", "-1.5E+308", "1e-400", "9" * 299, "-" + "9" * 298]
-_BAD = ["NaN", "Infinity", "-Infinity", "1e400", "-2E+309", "1" + "0" * 300, "-" + "9" * 300]
+_GOOD = [
+    "0",
+    "7",
+    "-3",
+    "2.5",
+    "1e308",
+    "-1.5E+308",
+    "1e-400",
+    "9" * 299,
+    "-" + "9" * 298,
+    "9" * 209 + "e99",
+]
+_BAD = [
+    "NaN",
+    "Infinity",
+    "-Infinity",
+    "1e400",
+    "-2E+309",
+    "1" + "0" * 300,
+    "-" + "9" * 300,
+    "1" + "0" * 210 + "e99",  # beyond 1e308 with a two-digit exponent
+]
 number_text = st.sampled_from(_GOOD + _BAD)
 json_text: st.SearchStrategy[str] = st.recursive(
     st.one_of(

@@ -311,36 +311,42 @@ def holds_unrepresentable_number(run: RunRecord) -> bool:
     :data:`NUMBER_FIELDS` to the models' fields).
     """
     # the typed integers are validated >= 0, so only the upper bound can be crossed; a float x is
-    # NaN or infinite exactly when x - x is not 0.0 (NaN - NaN and inf - inf are NaN)
+    # NaN or infinite exactly when x - x is not 0.0 (NaN - NaN and inf - inf are NaN). The fields are
+    # read from each model's __dict__ (where pydantic keeps them): an attribute read on a model goes
+    # through BaseModel's __getattr__ hook and costs about twice a dict subscript, and this screen
+    # runs on every line.
     big = _BIG_INT
-    usage = run.usage
-    cost = usage.cost_usd
-    duration = run.timing.duration_ms
+    fields = run.__dict__
+    usage = fields["usage"].__dict__
+    cost = usage["cost_usd"]
+    duration = fields["timing"].__dict__["duration_ms"]
     if (
-        run.epoch >= big
-        or usage.input_tokens >= big
-        or usage.output_tokens >= big
-        or usage.cache_creation_input_tokens >= big
-        or usage.cache_read_input_tokens >= big
+        fields["epoch"] >= big
+        or usage["input_tokens"] >= big
+        or usage["output_tokens"] >= big
+        or usage["cache_creation_input_tokens"] >= big
+        or usage["cache_read_input_tokens"] >= big
         or (cost is not None and cost - cost != 0.0)
         or (duration is not None and duration - duration != 0.0)
     ):
         return True
-    found = run.input
+    found = fields["input"]
     if found is not None and type(found) is not str and unrepresentable_in(found):
         return True
-    if run.metadata and unrepresentable_in(run.metadata):
+    found = fields["metadata"]
+    if found and unrepresentable_in(found):
         return True
-    for step in run.steps:
-        latency = step.latency_ms
+    for step in fields["steps"]:
+        values = step.__dict__
+        latency = values["latency_ms"]
         if (
-            step.turn >= big
+            values["turn"] >= big
             or (latency is not None and latency - latency != 0.0)
-            or (step.arguments and unrepresentable_in(step.arguments))
-            or (step.state and unrepresentable_in(step.state))
+            or ((found := values["arguments"]) and unrepresentable_in(found))
+            or ((found := values["state"]) and unrepresentable_in(found))
         ):
             return True
-        found = step.result
+        found = values["result"]
         if found is not None and type(found) is not str and unrepresentable_in(found):
             return True
     # replies: after_steps is bounded by the number of steps (validated), its text a string

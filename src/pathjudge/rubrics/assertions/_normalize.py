@@ -25,6 +25,7 @@ __all__ = [
     "NormalizeMode",
     "NormalizeSpec",
     "TextNormalization",
+    "canonical_equal",
     "canonical_json",
     "canonical_key",
     "casefold_text",
@@ -327,6 +328,36 @@ def canonical_key(value: JsonValue) -> Hashable:
     if isinstance(value, list):
         return tuple([canonical_key(item) for item in value])
     return value
+
+
+def canonical_equal(left: JsonValue, right: JsonValue) -> bool:
+    """``canonical_key(left) == canonical_key(right)``, without building the keys when a cheap
+    difference already tells.
+
+    Two objects with different keys differ; a member that is an ``int`` on both sides is compared as
+    it is (``canonical_key`` keeps it), and a string equal on both sides is the same after folding.
+    Only when no such member differs are the other members' keys built and compared, so two calls
+    that differ in a number (the common case) never have their strings case-folded.
+    """
+    if type(left) is not dict or type(right) is not dict:
+        return bool(canonical_key(left) == canonical_key(right))
+    known_left: dict[str, Any] = cast(dict[str, Any], left)
+    known_right: dict[str, Any] = cast(dict[str, Any], right)
+    if known_left.keys() != known_right.keys():
+        return False  # canonical_key keeps the keys as they are
+    undecided: list[str] = []
+    for key, a in known_left.items():
+        b = known_right[key]
+        kind = type(a)
+        if kind is int and type(b) is int:
+            if a != b:
+                return False
+        elif not (kind is str and type(b) is str and a == b):
+            undecided.append(key)
+    for key in undecided:
+        if canonical_key(known_left[key]) != canonical_key(known_right[key]):
+            return False
+    return True
 
 
 def render_value(value: object, limit: int = 60) -> str:

@@ -181,6 +181,26 @@ _DEFAULT_PHRASES = _lowered_tuple(DEFAULT_REFUSAL_PHRASES)
 _DEFAULT_SCOPE = _lowered_tuple(DEFAULT_SCOPE_WORDS)
 
 
+def _may_refuse(folded: str) -> bool:
+    """False only when ``is_refusal(answer)`` (default phrases and scope words) is False, read off
+    ``folded``, the answer under ``str.casefold`` or the ``casefold`` preset, without lower-casing
+    the answer again.
+
+    The default scope words are ASCII letters and digits, and a character whose ``lower()`` holds an
+    ASCII character is ASCII, ``İ`` or the Kelvin sign, which ``casefold()`` maps to the same text
+    (whitespace it keeps as it is): so a scope word found in the lower-cased answer is found in the
+    folded one too. With none there the answer is no refusal (both must occur); with one there
+    ``is_refusal`` decides.
+    """
+    return not _SCOPE_READ_FOLDED or any(word in folded for word in _DEFAULT_SCOPE)
+
+
+_SCOPE_READ_FOLDED = bool(_DEFAULT_SCOPE) and all(
+    word.isascii() and word.isalnum() for word in _DEFAULT_SCOPE
+)
+"""Whether :func:`_may_refuse` may screen on the folded answer (true of the default scope words)."""
+
+
 _NUMBER = re.compile(r"(?<![\w.])[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:[eE][-+]?\d+)?")
 
 
@@ -286,11 +306,16 @@ class _ContainsCriterion(_AnswerCriterion):
         key: tuple[str, ...] | None
         if not answer or answer.isspace():  # the plain path's "not answer.strip()"
             key = None
-        elif not self.allow_refusal and is_refusal(answer):
-            return None
         else:
             apply, pairs = self._pairs
             text = apply(answer)
+            if not self.allow_refusal:
+                if apply is str.casefold or apply is casefold_text:
+                    # the refusal screen read off the folded answer, not a second pass over it
+                    if _may_refuse(text) and is_refusal(answer):
+                        return None
+                elif is_refusal(answer):
+                    return None
             key = tuple([value for value, wanted in pairs if wanted in text])
         results = self._results
         known = results.get(key)

@@ -28,9 +28,8 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
 from pathjudge.agent.trajectory import RunRecord, Step
-from pathjudge.rubrics.assertions._normalize import canonical_key, normalize_string
 from pathjudge.rubrics.assertions.base import CheckResult, FrozenDict, FrozenList
-from pathjudge.rubrics.assertions.steps import call_signature
+from pathjudge.rubrics.assertions.steps import call_signature, same_call
 
 __all__ = ["ErrorEvent", "RecoverySpec", "Response", "analyze_errors", "check_recovery"]
 
@@ -106,30 +105,12 @@ def _events(steps: Sequence[Step]) -> list[_Event]:
             follow = steps[next_index]
             if follow.tool != step.tool:
                 response = "switched_tool"
-            elif _same_arguments(follow, step):
+            elif same_call(follow, step):
                 response = "retry"
             else:
                 response = "changed_args"
         events.append((index, step.tool, response, next_index, index < last_success))
     return events
-
-
-def _same_arguments(a: Step, b: Step) -> bool:
-    """Whether two calls of one tool have equal :func:`call_signature` texts, without writing them.
-
-    A signature is the tool, a space and either the canonical JSON of the arguments (which starts
-    with ``{``) or ``raw:`` and the normalised raw text: with the tool the same, they are equal
-    exactly when both parsed and their canonical keys are equal (see
-    :func:`~pathjudge.rubrics.assertions._normalize.canonical_key`), or neither parsed and the
-    normalised raw texts are equal.
-    """
-    if a.arguments_error is None and b.arguments_error is None:
-        return bool(canonical_key(a.arguments) == canonical_key(b.arguments))
-    if a.arguments_error is not None and b.arguments_error is not None:
-        return normalize_string(a.raw_arguments or "", "casefold") == normalize_string(
-            b.raw_arguments or "", "casefold"
-        )
-    return False
 
 
 def check_recovery(run: RunRecord, spec: RecoverySpec) -> tuple[CheckResult, ...]:

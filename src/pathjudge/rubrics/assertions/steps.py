@@ -29,7 +29,12 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
 from pathjudge.agent.trajectory import RunRecord, Step
-from pathjudge.rubrics.assertions._normalize import canonical_json, canonical_key, normalize_string
+from pathjudge.rubrics.assertions._normalize import (
+    canonical_equal,
+    canonical_json,
+    canonical_key,
+    normalize_string,
+)
 from pathjudge.rubrics.assertions.base import CheckResult, FrozenDict, FrozenList
 from pathjudge.rubrics.scope import ToolScope
 
@@ -42,6 +47,7 @@ __all__ = [
     "find_loops",
     "redundant_calls",
     "redundant_in",
+    "same_call",
 ]
 
 
@@ -71,6 +77,11 @@ def call_signature(step: Step) -> str:
 
 
 _RAW = object()  # marks the key of a call whose arguments did not parse
+_CLASS = object()  # marks the key of a call told apart by comparison: (tool, _CLASS, class number)
+
+_COMPARED_CALLS = 8
+"""The most calls of one tool that :func:`call_keys` tells apart by comparing them with each other
+(at most 28 comparisons); a tool called more often gets canonical keys (linear in its calls)."""
 
 
 def call_keys(steps: Sequence[Step]) -> list[Hashable] | None:
@@ -78,7 +89,11 @@ def call_keys(steps: Sequence[Step]) -> list[Hashable] | None:
 
     Equal to comparing :func:`call_signature` texts, but cheaper: a call whose tool no other call of
     the run uses can equal no other call, so its key is its tool name and its arguments are never
-    canonicalised; the others get ``(tool, canonical_key(arguments))`` (see
+    canonicalised. The calls of a tool called a few times (at most :data:`_COMPARED_CALLS`) are
+    compared with one call of each class of equal calls found so far (:func:`same_call`, which
+    tells most different calls apart without case-folding a string), and their key is
+    ``(tool, _CLASS, class number)``; the calls of a tool called more often get
+    ``(tool, canonical_key(arguments))`` (see
     :func:`~pathjudge.rubrics.assertions._normalize.canonical_key`). When a tool name contains a
     space, the signature texts themselves are the keys: there calls of two different tools can have
     equal signatures (tool ``"a raw:x"`` with arguments ``{}`` and tool ``"a"`` with the unparsed
@@ -90,23 +105,54 @@ def call_keys(steps: Sequence[Step]) -> list[Hashable] | None:
         return [call_signature(step) for step in steps]
     if len(set(tools)) == len(tools):
         return None
-    seen: set[str] = set()
-    shared: set[str] = set()
-    for tool in tools:
-        if tool in seen:
-            shared.add(tool)
+    calls_of: dict[str, list[int]] = {}
+    for index, tool in enumerate(tools):
+        found = calls_of.get(tool)
+        if found is None:
+            calls_of[tool] = [index]
         else:
-            seen.add(tool)
-    keys: list[Hashable] = []
-    for step in steps:
-        tool = step.tool
-        if tool not in shared:
-            keys.append(tool)
-        elif step.arguments_error is not None:
-            keys.append((tool, _RAW, normalize_string(step.raw_arguments or "", "casefold")))
-        else:
-            keys.append((tool, canonical_key(step.arguments)))
+            found.append(index)
+    keys: list[Hashable] = list(tools)  # a tool no other call uses: its name
+    for tool, indices in calls_of.items():
+        if len(indices) == 1:
+            continue
+        if len(indices) > _COMPARED_CALLS:
+            for index in indices:
+                keys[index] = _canonical_call_key(steps[index])
+            continue
+        classes: list[Step] = []  # the first call of each class of equal calls
+        for index in indices:
+            step = steps[index]
+            number = 0
+            while number < len(classes) and not same_call(step, classes[number]):
+                number += 1
+            if number == len(classes):
+                classes.append(step)
+            keys[index] = (tool, _CLASS, number)
     return keys
+
+
+def _canonical_call_key(step: Step) -> Hashable:
+    """A key of ``step`` among the calls of its tool, equal exactly when their signatures are."""
+    if step.arguments_error is not None:
+        return (step.tool, _RAW, normalize_string(step.raw_arguments or "", "casefold"))
+    return (step.tool, canonical_key(step.arguments))
+
+
+def same_call(a: Step, b: Step) -> bool:
+    """Whether two calls of one tool have equal :func:`call_signature` texts, without writing them.
+
+    A signature is the tool, a space and either the canonical JSON of the arguments (which starts
+    with ``{``) or ``raw:`` and the normalised raw text: with the tool the same, they are equal
+    exactly when both parsed and their canonical forms are equal (see
+    :func:`~pathjudge.rubrics.assertions._normalize.canonical_equal`), or neither parsed and the
+    normalised raw texts are equal.
+    """
+    if a.arguments_error is None:
+        return b.arguments_error is None and canonical_equal(a.arguments, b.arguments)
+    return b.arguments_error is not None and normalize_string(
+        a.raw_arguments or "", "casefold"
+    ) == normalize_string(b.raw_arguments or "", "casefold")
 
 
 def redundant_calls(run: RunRecord) -> list[tuple[int, int]]:
