@@ -66,11 +66,12 @@ import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
+from itertools import filterfalse
 from typing import Any, Literal, assert_never
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, model_validator
 
-from pathjudge._records import fast_init
+from pathjudge._records import builder, fast_init
 from pathjudge.agent.trajectory import RunRecord, Step
 from pathjudge.rubrics.assertions.arguments import (
     CallExpectation,
@@ -307,6 +308,12 @@ class PathAlignment:
         alignment: PathAlignment = _alignment_adapter().validate_python(fields)
         object.__setattr__(alignment, "faults", FrozenDict(alignment.faults))
         return alignment
+
+
+# Constructors for the aligner's own results (equal records, built without the class swap back and
+# forth of ``__init__``; see :func:`pathjudge._records.builder`).
+_new_pair = builder(PairedStep)
+_new_alignment = builder(PathAlignment)
 
 
 def _alignment_adapter() -> Any:
@@ -737,41 +744,49 @@ def _align(
             )
     n_known = len(known)
     matches: dict[tuple[int, int], StepMatch] = {}
-    by_tool: dict[str, list[int]] = {}
-    for index, step in enumerate(steps):
-        by_tool.setdefault(step.tool, []).append(index)
     redundant_set = set(redundant)
     # Where only repeats are charged when left over (see _repeat_candidates).
     charged = _NO_CALLS if mode in _FORBIDS_EXTRA or not redundant_set else frozenset(redundant_set)
+    # Each step's candidates are the calls of its tool, in call order (``matches`` in step order,
+    # then call order). The pairing has a choice in it (``conflict``) when a step has several
+    # candidates or a call has several candidate steps (a tool of several steps that has a call).
+    tools = [step.tool for step in steps]
     conflict = False
-    seen_calls: set[int] = set()
+    claimed: set[str] = set()  # the tools of the steps seen so far that have a candidate
     for r, ref in enumerate(refs):
-        candidates = by_tool.get(ref.tool, ())
-        if len(candidates) > 1:
+        tool = ref.tool
+        count = tools.count(tool)
+        if not count:
+            continue
+        if count == 1:
+            candidates: Iterable[int] = (tools.index(tool),)
+            if tool in claimed:
+                conflict = True
+            else:
+                claimed.add(tool)
+        else:
+            candidates = [c for c, t in enumerate(tools) if t == tool]
             conflict = True
         for c in candidates:
-            if c in seen_calls:
-                conflict = True
-            seen_calls.add(c)
             matches[(r, c)] = known[r] if r == c and r < n_known else ref.matcher(steps[c])
 
-    weigher = _weights_for(max(n_refs, n_calls))
-    weights: dict[tuple[int, int], float] = {}
-    if not exits or conflict:  # (the pairing without a choice in it needs no weights)
+    if exits and not conflict:  # (the pairing without a choice in it needs no weights)
+        paired, late, truncated = _unique_pairing(steps, refs, mode, matches)
+    else:
+        weigher = _weights_for(max(n_refs, n_calls))
         # A vanishing preference for earlier calls: among equally good pairings the first of
         # several identical calls is paired, so a repeat is the one left over (and wasted).
         weights = {key: weigher.of(m) - key[1] * 1e-9 for key, m in matches.items()}
-    if exits and not conflict:
-        paired, late, truncated = _unique_pairing(steps, refs, mode, matches)
-    elif exits and n_refs == 1 and not charged:
-        # One step, no repeat to charge: every candidate the search builds is the best-weighted call
-        # (a full match first, then the best score, then the earliest), and one pair is in order.
-        best = max(weights, key=weights.__getitem__)
-        paired, late, truncated = {0: best[1]}, frozenset(), False
-    else:
-        paired, late, truncated = _pairing(
-            steps, refs, mode, matches, weights, charged, costs, weigher.pair_weight, exits
-        )
+        if exits and n_refs == 1 and not charged:
+            # One step, no repeat to charge: every candidate the search builds is the
+            # best-weighted call (a full match first, then the best score, then the earliest),
+            # and one pair is in order.
+            best = max(weights, key=weights.__getitem__)
+            paired, late, truncated = {0: best[1]}, frozenset(), False
+        else:
+            paired, late, truncated = _pairing(
+                steps, refs, mode, matches, weights, charged, costs, weigher.pair_weight, exits
+            )
     order_matters = mode == "strict" or mode == "in_order" or mode == "partial_order"
 
     pairs: list[PairedStep] = []
@@ -790,14 +805,23 @@ def _align(
         if not m.ok:
             mismatched += 1
         pairs.append(
-            PairedStep(
+            _new_pair(
                 ref.label, call if view is None else view[call], ref.tool, m.ok, in_order, m.diffs
             )
         )
     used_calls = set(paired.values())
-    extra = [] if len(used_calls) == n_calls else [c for c in range(n_calls) if c not in used_calls]
+    # the calls paired with no step, in call order; where extras are forbidden each is wasted,
+    # elsewhere only the repeats among them
+    extra = (
+        []
+        if len(used_calls) == n_calls
+        else list(filterfalse(used_calls.__contains__, range(n_calls)))
+    )
     forbids_extra = mode in _FORBIDS_EXTRA
-    wasted = [c for c in extra if forbids_extra or c in redundant_set]
+    if forbids_extra:
+        wasted = extra
+    else:
+        wasted = list(filter(redundant_set.__contains__, extra)) if redundant_set and extra else []
     if view is not None and extra:
         extra = [view[c] for c in extra]
         wasted = [view[c] for c in wasted]
@@ -821,7 +845,7 @@ def _align(
         and not (order_matters and out_of_order)
         and not wasted
     )
-    return PathAlignment(
+    return _new_alignment(
         name,
         mode,
         satisfied,
@@ -953,9 +977,9 @@ def _diagonal_alignment(
     over = budget is not None and n_all > budget
     faults = FrozenDict(missing=0, wasted=0, over_budget=int(over), wrong_order=0)
     score = 100 - (costs.over_budget if over else 0)
-    alignment = PathAlignment(
+    alignment = _new_alignment(
         name, mode, True, max(0, score),
-        tuple([PairedStep(ref.label, c, ref.tool, True, True, m.diffs) for ref, c, m in zip(refs, calls, found, strict=True)]),
+        tuple([_new_pair(ref.label, c, ref.tool, True, True, m.diffs) for ref, c, m in zip(refs, calls, found, strict=True)]),
         (), (), (), (), over, False, faults, False, n, n_all, budget, costs,
     )  # fmt: skip
     if key is not None and cache is not None:

@@ -43,7 +43,15 @@ from pathjudge._records import builder, fast_init
 from pathjudge.agent.trajectory import RunRecord
 from pathjudge.rubrics.assertions.base import AXES, Axis, CheckResult, FrozenDict, errored
 from pathjudge.rubrics.assertions.steps import redundant_in
-from pathjudge.rubrics.checks import RUN_GUARDED, RUN_STEPS, Check, SuitePlan, TaskPlan, plan_task
+from pathjudge.rubrics.checks import (
+    RUN_GOAL,
+    RUN_GUARDED,
+    RUN_STEPS,
+    Check,
+    SuitePlan,
+    TaskPlan,
+    plan_task,
+)
 from pathjudge.rubrics.path import PathAlignment, align_view, best_alignment, result_contains
 from pathjudge.rubrics.scope import matches_any, visible_calls
 from pathjudge.rubrics.suite import Suite
@@ -340,7 +348,6 @@ def _surface(run: RunRecord, wanted: tuple[str, ...]) -> tuple[str, ...] | Check
 _AXIS_INDEX: dict[str, int] = {axis: i for i, axis in enumerate(AXES)}
 _SELECTION = _AXIS_INDEX["tool_selection"]
 _ARGUMENTS = _AXIS_INDEX["argument_correctness"]
-_EFFICIENCY = _AXIS_INDEX["step_efficiency"]
 assert (_SELECTION, _ARGUMENTS) == (0, 1)  # the tool-call axes come first: "index <= _ARGUMENTS"
 
 
@@ -362,11 +369,11 @@ def grade_run(
     patterns = task.passed.checks
     everything = patterns == ("*",)
     checks: list[CheckResult] = []
-    # per axis (in AXES order): the sum of the gating values, their count, the errors; a sum starts
+    # per axis (in AXES order): the sum of the gating values and their count; a sum starts
     # at -0.0, which adds exactly as starting from the first value does (-0.0 + x is x, -0.0 included)
     sums = [-0.0, -0.0, -0.0, -0.0, -0.0]
     counts = [0, 0, 0, 0, 0]
-    errors = [0, 0, 0, 0, 0]
+    check_errors = 0  # the results with status error
     gating_goal: list[CheckResult] = []  # the gating results of the goal checks
     criterion: CheckResult | None = None  # the first result of the declared success criterion
     failed: list[str] = []  # the checks that fail the run's verdict, in check order
@@ -384,17 +391,19 @@ def grade_run(
             found = (errored(check.name, check.axis, exc, gating=check.gating),)
         if not found:
             continue
-        checks.extend(found)
+        checks += found
         if kind <= RUN_STEPS:
             # a built-in check off the goal axis: its results are on the contract, never named
-            # "path" or "outcome.truncated"
+            # "path" or "outcome.truncated"; the axis sum is kept in a local while they are added
+            total = sums[index]
+            n = 0
             for result in found:
                 status = result.status
                 if status == "pass":
                     if result.gating:
                         value = result.score
-                        sums[index] += 1.0 if value is None else value
-                        counts[index] += 1
+                        total += 1.0 if value is None else value
+                        n += 1
                 elif status == "fail":
                     if result.gating:
                         if everything or matches_any(result.check, patterns):
@@ -402,12 +411,14 @@ def grade_run(
                         if index <= _ARGUMENTS:  # tool selection or arguments
                             wrong_call = True
                         value = result.score
-                        sums[index] += 0.0 if value is None else value
-                        counts[index] += 1
+                        total += 0.0 if value is None else value
+                        n += 1
                 elif status == "error":
-                    errors[index] += 1
+                    check_errors += 1
                     if result.gating and (everything or matches_any(result.check, patterns)):
                         broken.append("undecided: " + result.check)
+            sums[index] = total
+            counts[index] += n
             if kind == RUN_STEPS and pairs is None:
                 for result in found:
                     if result.check == "steps.redundant" and result.status != "error":
@@ -415,6 +426,38 @@ def grade_run(
                         if isinstance(found_pairs, list):
                             pairs = [(int(p[0]), int(p[1])) for p in found_pairs]
                             break
+            continue
+        if kind == RUN_GOAL:
+            # a built-in goal check: its results are on the contract (on the goal axis, never named
+            # "path" or "steps.redundant"); they decide the success, counted below
+            if criterion is None and check.name == "outcome":
+                criterion = found[0]
+            total = sums[index]
+            n = 0
+            for result in found:
+                status = result.status
+                if result.check == "outcome.truncated":
+                    # a run cut short is never graded as complete, whatever the task checks
+                    if status == "fail":
+                        failed.append("outcome.truncated")
+                    else:
+                        broken.append("undecided: outcome.truncated")
+                if result.gating:
+                    gating_goal.append(result)
+                    if status == "pass":
+                        value = result.score
+                        total += 1.0 if value is None else value
+                        n += 1
+                    elif status == "fail":
+                        value = result.score
+                        total += 0.0 if value is None else value
+                        n += 1
+                    elif status == "error":
+                        check_errors += 1
+                elif status == "error":
+                    check_errors += 1
+            sums[index] = total
+            counts[index] += n
             continue
         is_goal = check.axis == "goal_completion"
         is_criterion = is_goal and criterion is None and check.name == "outcome"
@@ -452,7 +495,7 @@ def grade_run(
                 if isinstance(found_pairs, list):
                     pairs = [(int(p[0]), int(p[1])) for p in found_pairs]
             if status == "error":
-                errors[index] += 1
+                check_errors += 1
                 continue
             if not gating or (status != "pass" and status != "fail"):
                 continue
@@ -471,7 +514,7 @@ def grade_run(
         aligned = _guarded_alignment(run, plan, [repeat for _, repeat in pairs])
         if isinstance(aligned, CheckResult):
             checks.append(aligned)
-            errors[_EFFICIENCY] += 1
+            check_errors += 1
         else:
             alignment = aligned
 
@@ -532,7 +575,6 @@ def grade_run(
             }
         ),
     )
-    check_errors = sum(errors)
     tool_calls: float | None = None
     if c0 or c1:
         tool_calls = ((s0 if c0 else 0.0) + (s1 if c1 else 0.0)) / (c0 + c1)
