@@ -134,28 +134,22 @@ def test_running_mean_is_exact_under_any_split_and_order(
     assert right.value == round(float(exact), 12)
 
 
-def test_a_weak_entry_is_the_one_its_constructor_builds() -> None:
-    # a weak-path entry is the record WeakPath's constructor builds from the grade
-    from pathjudge.scoring.scorecard import WeakPath, _weak_entry
-
-    weak = [g for g in grade(runs(), SUITE) if g.weak]
+def test_the_scorecard_lists_each_weak_run_as_its_grade_describes_it() -> None:
+    # every weak run reaches the scorecard's weak list once, in run order, carrying what its grade
+    # says of it (flags, reason, path diff); a run that is not weak never does
+    grades = list(grade(runs(), SUITE))
+    weak = [g for g in grades if g.weak]
     assert weak
-    for one in weak:
-        entry = _weak_entry(one)
-        plain = WeakPath(
-            task_id=one.task_id,
-            run_id=one.run_id,
-            epoch=one.epoch,
-            flags=one.weak,
-            reason=one.reason,
-            path_score=one.path_score,
-            steps=one.steps,
-            surfaced=one.surfaced,
-            diff=tuple(one.path.diff_lines()) if one.path is not None else (),
-            passed=one.passed,
-            blockers=one.blockers,
+    assert len(weak) < len(grades)
+    listed = build_scorecard(grades, SUITE).weak
+    assert [entry.run_id for entry in listed] == [g.run_id for g in weak]
+    for entry, one in zip(listed, weak, strict=True):
+        assert (entry.task_id, entry.epoch, entry.flags) == (one.task_id, one.epoch, one.weak)
+        assert entry.reason == one.reason
+        assert (entry.path_score, entry.steps, entry.surfaced) == (
+            one.path_score,
+            one.steps,
+            one.surfaced,
         )
-        assert type(entry) is WeakPath
-        assert entry == plain
-        assert entry.model_fields_set == plain.model_fields_set
-        assert entry.model_dump_json() == plain.model_dump_json()
+        assert entry.diff == (tuple(one.path.diff_lines()) if one.path is not None else ())
+        assert (entry.passed, entry.blockers) == (one.passed, one.blockers)
