@@ -106,8 +106,8 @@ def suspect_number(raw: bytes) -> bool:
     """Whether the JSON text ``raw`` may hold a number JSON cannot carry: the words ``NaN`` or
     ``Infinity``, an exponent of three or more digits (``1e400``, ``2.5E-308``) or a run of 200
     digits (a number beyond 1e308 with an exponent of at most two digits has over 209 digits before
-    its point; an integer literal over 300 characters has 300). Never a false negative; a hit (which may be text inside a string) is confirmed by
-    :func:`finite_problem`.
+    its point; an integer literal over 300 characters has 300). Never a false negative; a hit (which
+    may be text inside a string) is confirmed by :func:`finite_problem`.
 
     Byte-string searches over one translated copy, not a regular expression: a pattern that starts
     at every ``e`` of a long English line costs tens of microseconds per kilobyte, this a fraction of

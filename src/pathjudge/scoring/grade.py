@@ -335,6 +335,12 @@ def _guarded_alignment(
         return errored("path", "step_efficiency", exc)
 
 
+def _redundant_pairs(result: CheckResult) -> list[tuple[int, int]] | None:
+    """The ``(first, repeat)`` pairs a ``steps.redundant`` result carries in its details, or None."""
+    found = result.details.get("pairs")
+    return [(int(p[0]), int(p[1])) for p in found] if isinstance(found, list) else None
+
+
 def _surface(run: RunRecord, wanted: tuple[str, ...]) -> tuple[str, ...] | CheckResult:
     try:
         steps = run.steps
@@ -422,9 +428,8 @@ def grade_run(
             if kind == RUN_STEPS and pairs is None:
                 for result in found:
                     if result.check == "steps.redundant" and result.status != "error":
-                        found_pairs = result.details.get("pairs")
-                        if isinstance(found_pairs, list):
-                            pairs = [(int(p[0]), int(p[1])) for p in found_pairs]
+                        pairs = _redundant_pairs(result)
+                        if pairs is not None:
                             break
             continue
         if kind == RUN_GOAL:
@@ -491,9 +496,7 @@ def grade_run(
                 else:
                     broken.append("undecided: " + name)
             if pairs is None and name == "steps.redundant" and status != "error":
-                found_pairs = result.details.get("pairs")
-                if isinstance(found_pairs, list):
-                    pairs = [(int(p[0]), int(p[1])) for p in found_pairs]
+                pairs = _redundant_pairs(result)
             if status == "error":
                 check_errors += 1
                 continue

@@ -181,6 +181,12 @@ _DEFAULT_PHRASES = _lowered_tuple(DEFAULT_REFUSAL_PHRASES)
 _DEFAULT_SCOPE = _lowered_tuple(DEFAULT_SCOPE_WORDS)
 
 
+_SCOPE_READ_FOLDED = bool(_DEFAULT_SCOPE) and all(
+    word.isascii() and word.isalnum() for word in _DEFAULT_SCOPE
+)
+"""Whether :func:`_may_refuse` may screen on the folded answer (true of the default scope words)."""
+
+
 def _may_refuse(folded: str) -> bool:
     """False only when ``is_refusal(answer)`` (default phrases and scope words) is False, read off
     ``folded``, the answer under ``str.casefold`` or the ``casefold`` preset, without lower-casing
@@ -193,12 +199,6 @@ def _may_refuse(folded: str) -> bool:
     ``is_refusal`` decides.
     """
     return not _SCOPE_READ_FOLDED or any(word in folded for word in _DEFAULT_SCOPE)
-
-
-_SCOPE_READ_FOLDED = bool(_DEFAULT_SCOPE) and all(
-    word.isascii() and word.isalnum() for word in _DEFAULT_SCOPE
-)
-"""Whether :func:`_may_refuse` may screen on the folded answer (true of the default scope words)."""
 
 
 _NUMBER = re.compile(r"(?<![\w.])[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:[eE][-+]?\d+)?")
