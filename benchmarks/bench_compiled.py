@@ -1,0 +1,261 @@
+"""What compiling the grading core with Cython buys, measured against the pure modules in one run.
+
+    python benchmarks/bench_compiled.py [--runs 30000] [--repeat 5] [--keep DIR]
+
+Needs Cython and setuptools (``pip install cython setuptools``, neither a pathjudge dependency) and a
+C compiler; without them it says what is missing and stops. It answers one question of
+``docs/PERFORMANCE.md``: would a compiled grading core meet the speed targets the pure one misses?
+
+1. Copies the pathjudge being measured (this checkout's ``src/pathjudge`` on ``PYTHONPATH``, or the
+   install) into a temporary folder and compiles its hot modules (:data:`HOT`) there with Cython,
+   unchanged: ``annotation_typing=False``, so no annotation changes what a value is. pydantic would
+   take a compiled method in a model's class body for a field without an annotation, so the copy
+   gets a ``sitecustomize`` that adds Cython's function type to pydantic's ignored types.
+2. Grades the realistic workload (``make_runs.py`` runs over the every-mode suite of
+   ``bench_realistic.py``) with each, hashing every grade and the scorecard: the two must agree.
+3. In process: parsing and grading the runs (``grade_chunk`` over lines already read), CPU time,
+   one fresh process per measurement, the two taking turns; medians of ``--repeat`` (at least 5).
+4. End to end: ``score --fast -q --jobs 1`` of each and the plain floor, wall time, taking turns;
+   medians. Each ratio to the floor is the one ``bench_realistic.py`` holds to its target (<= 4x).
+
+Nothing asserts; it prints the figures. The compiled copy is deleted unless ``--keep`` names a folder
+(a later run with the same ``--keep`` reuses the copy it finds there).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _common import MIN_REPEAT, floor_cmd, measure, realistic_suite, write_floor
+from make_runs import write as write_runs
+
+HOT = (
+    "_json",
+    "_io",
+    "_records",
+    "agent/trajectory",
+    "rubrics/path",
+    "rubrics/checks",
+    "rubrics/scope",
+    "rubrics/assertions/steps",
+    "rubrics/assertions/tools",
+    "rubrics/assertions/recovery",
+    "rubrics/assertions/outcome",
+    "rubrics/assertions/arguments",
+    "rubrics/assertions/_normalize",
+    "rubrics/assertions/base",
+    "scoring/grade",
+    "scoring/chunk",
+    "scoring/scorecard",
+)
+"""The modules a graded run spends its time in (parsing, alignment, the checks, the grading loop and
+the partial scorecard), relative to the package."""
+
+_BUILD = """
+import sys
+from Cython.Build import cythonize
+from setuptools import setup
+directives = {"language_level": 3, "annotation_typing": False, "binding": True}
+setup(
+    ext_modules=cythonize(sys.argv[1:], compiler_directives=directives, nthreads=2, quiet=True),
+    script_args=["build_ext", "--inplace", "--parallel", "2"],
+)
+"""
+
+_SHIM = """# pydantic must ignore Cython's compiled functions in a model's class body, as it ignores functions
+from pydantic._internal import _model_construction
+
+
+class _CompiledFunction(type):
+    def __instancecheck__(cls, value):
+        return type(value).__name__ in ("cython_function_or_method", "fused_cython_function")
+
+
+class CompiledFunction(metaclass=_CompiledFunction):
+    pass
+
+
+_plain = _model_construction.default_ignored_types
+_model_construction.default_ignored_types = lambda: (*_plain(), CompiledFunction)
+"""
+
+_GRADE = """
+import hashlib, json, sys, time
+from pathlib import Path
+import pathjudge.scoring.grade
+from pathjudge.rubrics.checks import SuitePlan
+from pathjudge.rubrics.suite import load_suite
+from pathjudge.scoring.chunk import grade_chunk, iter_lines
+
+runs, suite_path, mode = Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3]
+compiled = pathjudge.scoring.grade.__file__.endswith((".so", ".pyd"))
+suite = load_suite(suite_path)
+if mode == "hash":
+    digest = hashlib.sha256()
+
+    def seen(grade, position):
+        digest.update(json.dumps(grade.to_dict(), sort_keys=True, default=str).encode())
+
+    partial = grade_chunk(iter_lines(runs), suite, fast=True, on_grade=seen)
+    card = partial.finish(suite).model_dump(mode="json")
+    digest.update(json.dumps(card, sort_keys=True, default=str).encode())
+    print(compiled, digest.hexdigest())
+else:
+    plans = SuitePlan(suite)
+    lines = list(iter_lines(runs))
+    grade_chunk(lines[:500], plans, fast=True)  # warm: the task plans are built on first use
+    start = time.process_time()
+    grade_chunk(lines, plans, fast=True)
+    print(compiled, (time.process_time() - start) / len(lines))
+"""
+
+
+def _missing() -> str | None:
+    """What this benchmark needs and does not have, or None."""
+    for module in ("Cython", "setuptools"):
+        if importlib.util.find_spec(module) is None:
+            return f"{module} is not installed (pip install cython setuptools)"
+    if not any(shutil.which(cc) for cc in (os.environ.get("CC", "cc"), "cc", "gcc", "clang")):
+        return "no C compiler found (cc, gcc or clang)"
+    return None
+
+
+def _package() -> Path:
+    spec = importlib.util.find_spec("pathjudge")
+    if spec is None or not spec.submodule_search_locations:
+        raise SystemExit("pathjudge is not importable: run from the checkout with PYTHONPATH=src")
+    return Path(next(iter(spec.submodule_search_locations)))
+
+
+def build(scratch: Path) -> tuple[Path, float]:
+    """The compiled copy's ``PYTHONPATH`` under ``scratch``, and the seconds the build took."""
+    source = scratch / "src"
+    site = scratch / "site"
+    path = Path(f"{site}{os.pathsep}{source}")
+    if source.exists():
+        built = [list((source / "pathjudge").glob(f"{name}.*.so")) for name in HOT]
+        if all(built) and (site / "sitecustomize.py").exists():
+            return path, 0.0  # a copy an earlier --keep run built
+        raise SystemExit(f"{source} exists but holds no complete build: name a new folder")
+    shutil.copytree(_package(), source / "pathjudge", ignore=shutil.ignore_patterns("__pycache__"))
+    site.mkdir()
+    (site / "sitecustomize.py").write_text(_SHIM)
+    modules = [f"pathjudge/{name}.py" for name in HOT]
+    start = time.perf_counter()
+    done = subprocess.run(
+        [sys.executable, "-c", _BUILD, *modules],
+        cwd=source,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if done.returncode:
+        raise SystemExit(f"the Cython build failed:\n{done.stderr[-3000:]}")
+    return path, time.perf_counter() - start
+
+
+def _env(path: str) -> dict[str, str]:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = path
+    return env
+
+
+def _child(path: str, *args: str) -> tuple[bool, str]:
+    done = subprocess.run(
+        [sys.executable, "-c", _GRADE, *args],
+        env=_env(path),
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if done.returncode:
+        raise SystemExit(f"grading failed:\n{done.stderr[-3000:]}")
+    compiled, value = done.stdout.split()
+    return compiled == "True", value
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=30_000, help="realistic runs (default 30000)")
+    parser.add_argument("--repeat", type=int, default=5, help="timed rounds, median kept (min 5)")
+    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument(
+        "--keep", type=Path, help="build the compiled copy here and keep it (or reuse it)"
+    )
+    args = parser.parse_args()
+    repeat = max(MIN_REPEAT, args.repeat)
+    missing = _missing()
+    if missing is not None:
+        print(f"skipped: {missing}")
+        return
+    pure = str(_package().parent)  # the pathjudge this process imports
+    with tempfile.TemporaryDirectory(prefix="pj-compiled-") as name:
+        tmp = Path(name)
+        scratch = args.keep or tmp / "compiled"
+        scratch.mkdir(parents=True, exist_ok=True)
+        compiled_path, seconds = build(scratch)
+        compiled = str(compiled_path)
+        if seconds:
+            print(f"compiled {len(HOT)} modules with Cython in {seconds:.0f} s ({scratch})")
+        else:
+            print(f"reusing the compiled copy in {scratch} (built from the sources of then)")
+
+        suite_text, plain = realistic_suite()
+        suite = tmp / "suite.yaml"
+        suite.write_text(suite_text)
+        runs = tmp / "realistic.jsonl"
+        write_runs(runs, args.runs, args.seed)
+
+        hashes = {}
+        for label, path in (("pure", pure), ("compiled", compiled)):
+            is_compiled, hashes[label] = _child(path, str(runs), str(suite), "hash")
+            if is_compiled != (label == "compiled"):
+                raise SystemExit(f"the {label} run imported the wrong pathjudge ({path})")
+        same = hashes["pure"] == hashes["compiled"]
+        print(f"grades of {args.runs} runs: {'identical' if same else 'DIFFERENT'}")
+
+        cpu: dict[str, list[float]] = {"pure": [], "compiled": []}
+        for _ in range(repeat):
+            for label, path in (("pure", pure), ("compiled", compiled)):
+                cpu[label].append(float(_child(path, str(runs), str(suite), "time")[1]))
+        mine, theirs = statistics.median(cpu["pure"]), statistics.median(cpu["compiled"])
+        print(
+            f"in process, parse + grade : pure {mine * 1e6:7.1f} us/run  compiled "
+            f"{theirs * 1e6:7.1f} us/run  compiled/pure {theirs / mine:.3f}"
+        )
+
+        script, table = write_floor(tmp, plain)
+        score = [sys.executable, "-m", "pathjudge", "score", str(runs), "--suite", str(suite)]
+        score += ["--fast", "-q", "--jobs", "1"]
+        cmds = {
+            "floor": (floor_cmd(script, runs, table), None),
+            "pure": (score, _env(pure)),
+            "compiled": (score, _env(compiled)),
+        }
+        for cmd, env in cmds.values():  # warm the page cache and catch a broken command
+            measure(cmd, env=env)
+        walls: dict[str, list[float]] = {label: [] for label in cmds}
+        for _ in range(repeat):
+            for label, (cmd, env) in cmds.items():
+                walls[label].append(measure(cmd, env=env)[0])
+        floor, pure_s, comp_s = (statistics.median(walls[k]) for k in ("floor", "pure", "compiled"))
+        print(
+            f"end to end, score --fast --jobs 1 : floor {floor:.2f} s  pure {pure_s:.2f} s "
+            f"({pure_s / floor:.2f}x)  compiled {comp_s:.2f} s ({comp_s / floor:.2f}x)  "
+            f"compiled/pure {comp_s / pure_s:.3f}"
+        )
+
+
+if __name__ == "__main__":
+    main()
