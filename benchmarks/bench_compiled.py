@@ -138,13 +138,16 @@ def _package() -> Path:
     return Path(next(iter(spec.submodule_search_locations)))
 
 
-def build(scratch: Path) -> tuple[Path, float]:
+def build(scratch: Path) -> tuple[str, float]:
     """The compiled copy's ``PYTHONPATH`` under ``scratch``, and the seconds the build took."""
     source = scratch / "src"
     site = scratch / "site"
-    path = Path(f"{site}{os.pathsep}{source}")
+    path = f"{site}{os.pathsep}{source}"
     if source.exists():
-        built = [list((source / "pathjudge").glob(f"{name}.*.so")) for name in HOT]
+        built = [
+            [p for p in (source / "pathjudge").glob(f"{name}.*") if p.suffix in (".so", ".pyd")]
+            for name in HOT
+        ]
         if all(built) and (site / "sitecustomize.py").exists():
             return path, 0.0  # a copy an earlier --keep run built
         raise SystemExit(f"{source} exists but holds no complete build: name a new folder")
@@ -204,8 +207,7 @@ def main() -> None:
         tmp = Path(name)
         scratch = args.keep or tmp / "compiled"
         scratch.mkdir(parents=True, exist_ok=True)
-        compiled_path, seconds = build(scratch)
-        compiled = str(compiled_path)
+        compiled, seconds = build(scratch)
         if seconds:
             print(f"compiled {len(HOT)} modules with Cython in {seconds:.0f} s ({scratch})")
         else:
