@@ -2,8 +2,8 @@
 
     python benchmarks/bench_compiled.py [--runs 30000] [--repeat 5] [--keep DIR]
 
-Needs Cython and setuptools (``pip install cython setuptools``, neither a pathjudge dependency) and a
-C compiler; without them it says what is missing and stops. It answers one question of
+Needs Cython and setuptools (``pip install cython setuptools``, neither a pathjudge dependency)
+and a C compiler; without them it says what is missing and stops. It answers one question of
 ``docs/PERFORMANCE.md``: would a compiled grading core meet the speed targets the pure one misses?
 
 1. Copies the pathjudge being measured (this checkout's ``src/pathjudge`` on ``PYTHONPATH``, or the
@@ -17,10 +17,11 @@ C compiler; without them it says what is missing and stops. It answers one quest
    one fresh process per measurement, the two taking turns; medians of ``--repeat`` (at least 5).
 4. End to end: ``score --fast -q --jobs 1`` of each and the plain floor, wall time, taking turns;
    medians. The bytecode of both copies' pure modules is written first, as an install writes it, so
-   no timed process compiles sources. Each ratio to the floor is the one ``bench_realistic.py`` holds to its target (<= 4x).
+   no timed process compiles sources. Each ratio to the floor is the one ``bench_realistic.py``
+   holds to its target (<= 4x).
 
-Nothing asserts; it prints the figures. The compiled copy is deleted unless ``--keep`` names a folder
-(a later run with the same ``--keep`` reuses the copy it finds there).
+Nothing asserts; it prints the figures. The compiled copy is deleted unless ``--keep`` names a
+folder (a later run with the same ``--keep`` reuses the copy it finds there).
 """
 
 from __future__ import annotations
@@ -82,7 +83,7 @@ setup(
 )
 """
 
-_SHIM = """# pydantic must ignore Cython's compiled functions in a model's class body, as it ignores functions
+_SHIM = """# pydantic ignores Cython's compiled functions in a model's class body, as it does others
 from pydantic._internal import _model_construction
 
 
@@ -148,37 +149,38 @@ def _package() -> Path:
 
 
 def build(scratch: Path) -> tuple[str, float]:
-    """The compiled copy's ``PYTHONPATH`` under ``scratch``, and the seconds the build took."""
+    """The compiled copy's ``PYTHONPATH`` under ``scratch`` (built there, or reused from an earlier
+    ``--keep`` run), and the seconds the build took (0 when reused)."""
     source = scratch / "src"
     site = scratch / "site"
-    path = f"{site}{os.pathsep}{source}"
+    seconds = 0.0
     if source.exists():
         built = [
             [p for p in (source / "pathjudge").glob(f"{name}.*") if p.suffix in (".so", ".pyd")]
             for name in HOT
         ]
-        if all(built) and (site / "sitecustomize.py").exists():
-            compileall.compile_dir(source / "pathjudge", quiet=2, workers=1)
-            return path, 0.0  # a copy an earlier --keep run built
-        raise SystemExit(f"{source} exists but holds no complete build: name a new folder")
-    shutil.copytree(_package(), source / "pathjudge", ignore=shutil.ignore_patterns("__pycache__"))
-    site.mkdir()
-    (site / "sitecustomize.py").write_text(_SHIM)
-    modules = [f"pathjudge/{name}.py" for name in HOT]
-    start = time.perf_counter()
-    done = subprocess.run(
-        [sys.executable, "-c", _BUILD, *modules],
-        cwd=source,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    if done.returncode:
-        raise SystemExit(f"the Cython build failed:\n{done.stderr[-3000:]}")
-    seconds = time.perf_counter() - start
+        if not all(built) or not (site / "sitecustomize.py").exists():
+            raise SystemExit(f"{source} exists but holds no complete build: name a new folder")
+    else:
+        shutil.copytree(
+            _package(), source / "pathjudge", ignore=shutil.ignore_patterns("__pycache__")
+        )
+        site.mkdir()
+        (site / "sitecustomize.py").write_text(_SHIM)
+        start = time.perf_counter()
+        done = subprocess.run(
+            [sys.executable, "-c", _BUILD, *(f"pathjudge/{name}.py" for name in HOT)],
+            cwd=source,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        if done.returncode:
+            raise SystemExit(f"the Cython build failed:\n{done.stderr[-3000:]}")
+        seconds = time.perf_counter() - start
     # the bytecode of the modules left pure, as an install writes it (see _common.compile_package)
     compileall.compile_dir(source / "pathjudge", quiet=2, workers=1)
-    return path, seconds
+    return f"{site}{os.pathsep}{source}", seconds
 
 
 def _env(path: str) -> dict[str, str]:
