@@ -31,7 +31,7 @@ import zlib
 from collections.abc import Callable, Generator, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import IO, Any, Generic, Protocol, TypeVar, cast
+from typing import IO, Any, Generic, Protocol, Self, TypeVar, cast
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError
 
@@ -72,7 +72,16 @@ __all__ = [
     "write_text_atomic",
 ]
 
-M = TypeVar("M", bound=BaseModel)
+
+class JsonRecord(Protocol):
+    """What the JSONL readers validate lines into: a pydantic model, or a record type with the same
+    ``model_validate_json`` (the run records)."""
+
+    @classmethod
+    def model_validate_json(cls, json_data: str | bytes | bytearray, /) -> Self: ...
+
+
+M = TypeVar("M", bound=JsonRecord)
 
 DEFAULT_MAX_LINE_BYTES = 64 * 1024 * 1024
 """The longest record line any reader accepts (``score``'s line reader too: one limit everywhere)."""
@@ -114,6 +123,13 @@ _EXTRA_HINTS = {
 }
 
 
+_SAME_KIND = {
+    # a pydantic dataclass (the run records) reports what a model reports under other names
+    "unexpected_keyword_argument": "extra_forbidden",
+    "dataclass_type": "model_type",
+}
+
+
 def record_error_from_validation(
     exc: ValidationError, *, file: str | Path | None, line: int | None, what: str = "record"
 ) -> RecordError:
@@ -121,6 +137,7 @@ def record_error_from_validation(
     details = exc.errors(include_url=False, include_input=False)
     first = details[0]
     kind = str(first.get("type", ""))
+    kind = _SAME_KIND.get(kind, kind)
     loc = format_loc(tuple(first.get("loc", ())))
     msg = str(first.get("msg", "invalid value"))
     if kind == "extra_forbidden":
@@ -259,7 +276,7 @@ def line_problem(
     *,
     file: str | Path | None,
     line: int | None,
-    record: BaseModel | None = None,
+    record: object | None = None,
 ) -> RecordError | None:
     """What is wrong with a JSONL line that pydantic accepted, or None: invalid UTF-8 inside a string
     (which some versions of pydantic's parser let through, see :func:`parser_refuses_bad_utf8`), or a
@@ -366,13 +383,13 @@ _FINITE_HINT = (
     "use null for a missing value"
 )
 
-_NUMBER_SCREENS: dict[type[BaseModel], Callable[[Any], bool]] = {}
+_NUMBER_SCREENS: dict[type, Callable[[Any], bool]] = {}
 """Models whose validated record keeps every number of its line, with the function that says
 whether one of them is a number JSON cannot carry (registered by the model's module:
 :func:`register_number_screen`)."""
 
 
-def register_number_screen(model: type[BaseModel], screen: Callable[[Any], bool]) -> None:
+def register_number_screen(model: type, screen: Callable[[Any], bool]) -> None:
     """Let :func:`line_problem` check a ``model`` record's numbers with ``screen(record) -> bool``
     instead of scanning the line's bytes. Only for a model whose validated record keeps every number
     of the line (no validator drops or rewrites one) and a screen that reads all of them."""

@@ -202,17 +202,14 @@ def first_unrepresentable(
 ) -> tuple[tuple[int | str, ...], float | int] | None:
     """Where the first number :func:`loads` refuses sits in ``value``, in document order, and the
     number: ``(("steps", 2, "latency_ms"), inf)``; None when there is none. ``value`` may hold pydantic
-    models (their fields are walked in declaration order) and tuples. For error messages: it is the
-    slow, ordered twin of :func:`unrepresentable_in`."""
-    from pydantic import BaseModel
-
+    models and run records (whatever has ``model_fields``: walked in declaration order) and tuples.
+    For error messages: it is the slow, ordered twin of :func:`unrepresentable_in`."""
     stack: list[tuple[tuple[int | str, ...], Any]] = [(at, value)]
     while stack:
         where, node = stack.pop()
-        if isinstance(node, BaseModel):
-            items: list[tuple[int | str, Any]] = [
-                (name, getattr(node, name)) for name in type(node).model_fields
-            ]
+        fields = getattr(type(node), "model_fields", None)
+        if isinstance(fields, dict):
+            items: list[tuple[int | str, Any]] = [(name, getattr(node, name)) for name in fields]
         elif isinstance(node, dict):
             items = list(node.items())
         elif isinstance(node, list | tuple):

@@ -13,12 +13,14 @@ has no field of its own under ``metadata`` (runs) or ``state`` (steps).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from datetime import datetime
-from typing import Any, Final, Literal
+from typing import Any, ClassVar, Final, Literal, Self, TypeVar, cast, dataclass_transform
 
-from pydantic import BaseModel, ConfigDict, Field, JsonValue, field_validator, model_validator
-from pydantic_core import PydanticCustomError
+from pydantic import ConfigDict, Field, JsonValue, field_validator, model_validator
+from pydantic.dataclasses import dataclass as pydantic_dataclass
+from pydantic.fields import FieldInfo
+from pydantic_core import PydanticCustomError, SchemaSerializer, SchemaValidator
 
 from pathjudge._io import register_number_screen
 from pathjudge._json import BIG_INT as _BIG_INT
@@ -59,10 +61,129 @@ limit, an interruption, a benchmark reward that is missing where the source reco
 ``truncated:`` policy decides how such a run is graded; it is never graded as complete."""
 
 
-class _Record(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid", validate_default=False)
+class _Record:
+    """What the run-record types share: the model methods pathjudge and its users call.
+
+    Each record type is a frozen, slotted pydantic dataclass (see :func:`_record`), not a
+    ``BaseModel``. pydantic validates it as it would a model: the same fields, constraints, JSON
+    parser and JSON Schema, and the same messages but one (an unknown field is "Unexpected keyword
+    argument", type ``unexpected_keyword_argument``, where a model says ``extra_forbidden``). What
+    differs is the reading: a ``BaseModel`` defines ``__getattr__``, which sends every field read
+    through CPython's slow attribute hook (about seven times a slot read) and keeps the interpreter
+    from specialising it, and grading reads a run's step fields many times over. Here a field is a
+    slot. Assigning to a field raises :class:`dataclasses.FrozenInstanceError`.
+
+    The methods below are a model's, with a model's meaning: ``model_validate``,
+    ``model_validate_json``, ``model_dump``, ``model_dump_json``, ``model_copy`` (not validated),
+    ``model_json_schema`` and ``model_fields``.
+    """
+
+    __slots__ = ()
+
+    model_fields: ClassVar[dict[str, FieldInfo]]
+    """The fields, in declaration order (as on a model)."""
+    __pydantic_validator__: ClassVar[SchemaValidator]
+    __pydantic_serializer__: ClassVar[SchemaSerializer]
+
+    @classmethod
+    def model_validate(cls, obj: Any) -> Self:
+        """Validate a dict (or an instance, returned as it is) as this record."""
+        return cast(Self, cls.__pydantic_validator__.validate_python(obj))
+
+    @classmethod
+    def model_validate_json(cls, data: str | bytes | bytearray) -> Self:
+        """Parse and validate one JSON document as this record."""
+        return cast(Self, cls.__pydantic_validator__.validate_json(data))
+
+    @classmethod
+    def model_json_schema(
+        cls, mode: Literal["validation", "serialization"] = "validation"
+    ) -> dict[str, Any]:
+        """The record's JSON Schema."""
+        from pydantic import TypeAdapter
+
+        return TypeAdapter(cls).json_schema(mode=mode)
+
+    def model_dump(
+        self,
+        *,
+        mode: Literal["json", "python"] = "python",
+        include: Any = None,
+        exclude: Any = None,
+        exclude_none: bool = False,
+        exclude_defaults: bool = False,
+        round_trip: bool = False,
+    ) -> dict[str, Any]:
+        """The record as a dict (``mode="json"``: JSON-ready values); the options are a model's."""
+        return cast(
+            dict[str, Any],
+            self.__pydantic_serializer__.to_python(
+                self,
+                mode=mode,
+                include=include,
+                exclude=exclude,
+                exclude_none=exclude_none,
+                exclude_defaults=exclude_defaults,
+                round_trip=round_trip,
+            ),
+        )
+
+    def model_dump_json(
+        self,
+        *,
+        indent: int | None = None,
+        include: Any = None,
+        exclude: Any = None,
+        exclude_none: bool = False,
+        exclude_defaults: bool = False,
+        round_trip: bool = False,
+    ) -> str:
+        """The record as JSON text, fields in declaration order (compact unless ``indent``); the
+        options are a model's."""
+        return self.__pydantic_serializer__.to_json(
+            self,
+            indent=indent,
+            include=include,
+            exclude=exclude,
+            exclude_none=exclude_none,
+            exclude_defaults=exclude_defaults,
+            round_trip=round_trip,
+        ).decode("utf-8")
+
+    def to_json(self) -> bytes:
+        """The record as one compact JSON document (what the JSONL writers write)."""
+        return self.__pydantic_serializer__.to_json(self)
+
+    def model_copy(self, *, update: Mapping[str, Any] | None = None) -> Self:
+        """A copy with the fields in ``update`` replaced, not validated (as a model's ``model_copy``)."""
+        copy = object.__new__(type(self))
+        for name in type(self).model_fields:
+            object.__setattr__(copy, name, getattr(self, name))
+        for name, value in (update or {}).items():
+            if name not in type(self).model_fields:
+                raise TypeError(f"{type(self).__name__} has no field {name!r}")
+            object.__setattr__(copy, name, value)
+        return copy
 
 
+_R = TypeVar("_R", bound=type[_Record])
+
+
+@dataclass_transform(kw_only_default=True, frozen_default=True, field_specifiers=(Field,))
+def _record(cls: _R) -> _R:
+    """Make ``cls`` (a :class:`_Record` subclass) a frozen, slotted, keyword-only pydantic dataclass
+    that forbids unknown fields."""
+    made = pydantic_dataclass(
+        frozen=True,
+        slots=True,
+        kw_only=True,
+        config=ConfigDict(extra="forbid", validate_default=False),
+    )(cls)
+    made.model_fields = made.__pydantic_fields__  # type: ignore[attr-defined]
+    return cast(_R, made)
+
+
+@_record
 class Usage(_Record):
     """Token usage (and cost when known) of a run or of one model call."""
 
@@ -101,6 +222,7 @@ class Usage(_Record):
         )
 
 
+@_record
 class Timing(_Record):
     """Wall-clock timing of a run."""
 
@@ -113,6 +235,7 @@ class Timing(_Record):
     )
 
 
+@_record
 class AgentInfo(_Record):
     """Who produced the run: the agent, the model behind it, and their versions."""
 
@@ -124,6 +247,7 @@ class AgentInfo(_Record):
     backend: str | None = Field(default=None, description="Model backend, e.g. 'anthropic'.")
 
 
+@_record
 class Step(_Record):
     """One tool call and its result."""
 
@@ -164,6 +288,7 @@ class Step(_Record):
         return self.arguments_error is not None
 
 
+@_record
 class Reply(_Record):
     """One message of the agent to the user, and where it came among the tool calls."""
 
@@ -177,6 +302,7 @@ class Reply(_Record):
 _validate_reply = Reply.__pydantic_validator__.validate_python
 
 
+@_record
 class RunRecord(_Record):
     """One run of an agent on one task in one epoch.
 
@@ -311,42 +437,37 @@ def holds_unrepresentable_number(run: RunRecord) -> bool:
     :data:`NUMBER_FIELDS` to the models' fields).
     """
     # the typed integers are validated >= 0, so only the upper bound can be crossed; a float x is
-    # NaN or infinite exactly when x - x is not 0.0 (NaN - NaN and inf - inf are NaN). The fields are
-    # read from each model's __dict__ (where pydantic keeps them): an attribute read on a model goes
-    # through BaseModel's __getattr__ hook and costs about twice a dict subscript, and this screen
-    # runs on every line.
+    # NaN or infinite exactly when x - x is not 0.0 (NaN - NaN and inf - inf are NaN)
     big = _BIG_INT
-    fields = run.__dict__
-    usage = fields["usage"].__dict__
-    cost = usage["cost_usd"]
-    duration = fields["timing"].__dict__["duration_ms"]
+    usage = run.usage
+    cost = usage.cost_usd
+    duration = run.timing.duration_ms
     if (
-        fields["epoch"] >= big
-        or usage["input_tokens"] >= big
-        or usage["output_tokens"] >= big
-        or usage["cache_creation_input_tokens"] >= big
-        or usage["cache_read_input_tokens"] >= big
+        run.epoch >= big
+        or usage.input_tokens >= big
+        or usage.output_tokens >= big
+        or usage.cache_creation_input_tokens >= big
+        or usage.cache_read_input_tokens >= big
         or (cost is not None and cost - cost != 0.0)
         or (duration is not None and duration - duration != 0.0)
     ):
         return True
-    found = fields["input"]
+    found: Any = run.input
     if found is not None and type(found) is not str and unrepresentable_in(found):
         return True
-    found = fields["metadata"]
+    found = run.metadata
     if found and unrepresentable_in(found):
         return True
-    for step in fields["steps"]:
-        values = step.__dict__
-        latency = values["latency_ms"]
+    for step in run.steps:
+        latency = step.latency_ms
         if (
-            values["turn"] >= big
+            step.turn >= big
             or (latency is not None and latency - latency != 0.0)
-            or ((found := values["arguments"]) and unrepresentable_in(found))
-            or ((found := values["state"]) and unrepresentable_in(found))
+            or ((found := step.arguments) and unrepresentable_in(found))
+            or ((found := step.state) and unrepresentable_in(found))
         ):
             return True
-        found = values["result"]
+        found = step.result
         if found is not None and type(found) is not str and unrepresentable_in(found):
             return True
     # replies: after_steps is bounded by the number of steps (validated), its text a string
