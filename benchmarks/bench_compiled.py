@@ -6,11 +6,10 @@ Needs Cython and setuptools (``pip install cython setuptools``, neither a pathju
 and a C compiler; without them it says what is missing and stops. It answers one question of
 ``docs/PERFORMANCE.md``: would a compiled grading core meet the speed targets the pure one misses?
 
-1. Copies the pathjudge being measured (this checkout's ``src/pathjudge`` on ``PYTHONPATH``, or the
-   install) into a temporary folder and compiles its hot modules (:data:`HOT`) there with Cython,
-   unchanged: ``annotation_typing=False``, so no annotation changes what a value is. pydantic would
-   take a compiled method in a model's class body for a field without an annotation, so the copy
-   gets a ``sitecustomize`` that adds Cython's function type to pydantic's ignored types.
+1. Copies the pathjudge being measured (this checkout's ``src/pathjudge`` on ``PYTHONPATH``, or a
+   pure install) into a temporary folder and puts beside its sources the compiled modules a wheel
+   ships (:data:`HOT`, ``pathjudge._compiled.MODULES``), built as the wheel builds them
+   (``hatch_build.build_compiled``: Cython, the modules unchanged).
 2. Grades the realistic workload (``make_runs.py`` runs over the every-mode suite of
    ``bench_realistic.py``) with each, hashing every grade and the scorecard: the two must agree.
 3. In process: parsing and grading the runs (``grade_chunk`` over lines already read), CPU time,
@@ -50,55 +49,15 @@ from _common import (
 )
 from make_runs import write as write_runs
 
-HOT = (
-    "_json",
-    "_io",
-    "_records",
-    "agent/trajectory",
-    "rubrics/path",
-    "rubrics/checks",
-    "rubrics/scope",
-    "rubrics/assertions/steps",
-    "rubrics/assertions/tools",
-    "rubrics/assertions/recovery",
-    "rubrics/assertions/outcome",
-    "rubrics/assertions/arguments",
-    "rubrics/assertions/_normalize",
-    "rubrics/assertions/base",
-    "scoring/grade",
-    "scoring/chunk",
-    "scoring/scorecard",
-)
-"""The modules a graded run spends its time in (parsing, alignment, the checks, the grading loop and
-the partial scorecard), relative to the package."""
+from pathjudge._compiled import MODULES
 
-_BUILD = """
-import sys
-from Cython.Build import cythonize
-from setuptools import setup
-directives = {"language_level": 3, "annotation_typing": False, "binding": True}
-setup(
-    ext_modules=cythonize(sys.argv[1:], compiler_directives=directives, nthreads=2, quiet=True),
-    script_args=["build_ext", "--inplace", "--parallel", "2"],
-)
-"""
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the checkout's hatch_build.py
+from hatch_build import build_compiled
 
-_SHIM = """# pydantic ignores Cython's compiled functions in a model's class body, as it does others
-from pydantic._internal import _model_construction
+HOT = MODULES
+"""The modules the wheel compiles (``pathjudge._compiled.MODULES``): those a graded run spends its
+time in, relative to the package."""
 
-
-class _CompiledFunction(type):
-    def __instancecheck__(cls, value):
-        return type(value).__name__ in ("cython_function_or_method", "fused_cython_function")
-
-
-class CompiledFunction(metaclass=_CompiledFunction):
-    pass
-
-
-_plain = _model_construction.default_ignored_types
-_model_construction.default_ignored_types = lambda: (*_plain(), CompiledFunction)
-"""
 
 _GRADE = """
 import hashlib, json, sys, time
@@ -150,37 +109,33 @@ def _package() -> Path:
 
 def build(scratch: Path) -> tuple[str, float]:
     """The compiled copy's ``PYTHONPATH`` under ``scratch`` (built there, or reused from an earlier
-    ``--keep`` run), and the seconds the build took (0 when reused)."""
+    ``--keep`` run), and the seconds the build took (0 when reused). The copy is the pure package
+    with the compiled modules a wheel ships (``hatch_build.build_compiled``, the wheel's own build)
+    beside their sources."""
     source = scratch / "src"
-    site = scratch / "site"
     seconds = 0.0
     if source.exists():
         built = [
             [p for p in (source / "pathjudge").glob(f"{name}.*") if p.suffix in (".so", ".pyd")]
             for name in HOT
         ]
-        if not all(built) or not (site / "sitecustomize.py").exists():
+        if not all(built):
             raise SystemExit(f"{source} exists but holds no complete build: name a new folder")
     else:
-        shutil.copytree(
-            _package(), source / "pathjudge", ignore=shutil.ignore_patterns("__pycache__")
-        )
-        site.mkdir()
-        (site / "sitecustomize.py").write_text(_SHIM)
+        package = _package()
+        shutil.copytree(package, source / "pathjudge", ignore=shutil.ignore_patterns("__pycache__"))
         start = time.perf_counter()
-        done = subprocess.run(
-            [sys.executable, "-c", _BUILD, *(f"pathjudge/{name}.py" for name in HOT)],
-            cwd=source,
-            capture_output=True,
-            text=True,
-            check=False,
-        )
-        if done.returncode:
-            raise SystemExit(f"the Cython build failed:\n{done.stderr[-3000:]}")
+        with tempfile.TemporaryDirectory(prefix="pj-build-") as work:
+            try:
+                made = build_compiled(package, Path(work))
+            except RuntimeError as exc:
+                raise SystemExit(f"the Cython build failed:\n{exc}") from None
+            for built_file, in_wheel in made.items():
+                shutil.copyfile(built_file, source / in_wheel)
         seconds = time.perf_counter() - start
     # the bytecode of the modules left pure, as an install writes it (see _common.compile_package)
     compileall.compile_dir(source / "pathjudge", quiet=2, workers=1)
-    return f"{site}{os.pathsep}{source}", seconds
+    return str(source), seconds
 
 
 def _env(path: str) -> dict[str, str]:

@@ -35,6 +35,7 @@ from typing import IO, Any, Generic, Protocol, Self, TypeVar, cast
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError
 
+from pathjudge._compiled import FUNCTION_TYPES
 from pathjudge._json import (
     describe_unrepresentable,
     finite_problem,
@@ -352,7 +353,7 @@ def _utf8_probes(text: bytes) -> tuple[bytes, ...]:
 
 
 class _Utf8Probe(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", ignored_types=FUNCTION_TYPES)
     text: str = ""
     value: JsonValue = None
     mapping: dict[str, JsonValue] = Field(default_factory=dict)

@@ -308,8 +308,10 @@ def _interrupted() -> int:
 def _print_version(value: bool) -> None:
     if value:
         from pathjudge import __version__
+        from pathjudge._compiled import COMPILED
 
-        out_console.print(f"pathjudge {__version__}")
+        core = "compiled core" if COMPILED else "pure Python core"
+        out_console.print(f"pathjudge {__version__} ({core})")
         raise typer.Exit(0)
 
 

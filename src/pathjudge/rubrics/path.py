@@ -67,10 +67,11 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from itertools import filterfalse
-from typing import Any, Literal, assert_never
+from typing import Any, Literal, assert_never, cast
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, model_validator
 
+from pathjudge._compiled import FUNCTION_TYPES
 from pathjudge._records import builder, fast_init
 from pathjudge.agent.trajectory import RunRecord, Step
 from pathjudge.rubrics.assertions.arguments import (
@@ -120,11 +121,19 @@ _NO_CALLS: frozenset[int] = frozenset()
 # (reported as ``search_truncated``); never reached with the usual handful of reference steps.
 _NODE_LIMIT = 200_000
 
+MAX_AFTER_DEPTH = 1_000
+"""The longest chain of ``after`` a partial-order reference may have (each step's ancestors are
+kept whole, so a longer chain costs memory by its square)."""
+
+MAX_SEARCH_STEPS = 800
+"""The most steps a reference whose order has choices in it may have for the constrained search,
+which recurses once per step (beyond it, the path check breaks with an error that says so)."""
+
 
 class FaultCosts(BaseModel):
     """Points taken off 100 per path fault. Defaults are the path-score lesson's 25/10/20/15."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", ignored_types=FUNCTION_TYPES)
 
     missing: int = Field(
         default=25, ge=0, description="Per reference step not matched by any call."
@@ -548,6 +557,13 @@ def _constrained_search(
     ``order`` is a topological order of the refs; ``allowed(a, b)`` says call ``b`` may serve a step that
     depends on a step served by call ``a``. Returns the pairing and whether the node limit was hit.
     """
+    if len(order) > MAX_SEARCH_STEPS:
+        # the search recurses once per reference step: refuse what a stack could not hold (the
+        # same bound for the pure and the compiled core; a compiled one has no recursion limit)
+        raise ValueError(
+            f"a reference with an order among {len(order)} steps is over the "
+            f"{MAX_SEARCH_STEPS} the constrained search takes; split it into shorter references"
+        )
     candidates: dict[int, list[tuple[float, int]]] = {}
     for (r, c), w in weights.items():
         candidates.setdefault(r, []).append((w, c))
@@ -1398,21 +1414,41 @@ def _topology(
     parents = [[index[a] for a in after] for _, after in shape]
     ancestors: list[frozenset[int] | None] = [None] * len(refs)
 
-    def anc(i: int, stack: tuple[int, ...]) -> frozenset[int]:
-        known = ancestors[i]
-        if known is not None:
-            return known
-        if i in stack:
-            raise ValueError(f"reference step {shape[i][0]!r} depends on itself through 'after'")
-        acc: set[int] = set()
-        for p in parents[i]:
-            acc.add(p)
-            acc |= anc(p, (*stack, i))
-        result = frozenset(acc)
-        ancestors[i] = result
-        return result
+    def anc(start: int) -> frozenset[int]:
+        # depth first, parents in order, with an explicit stack (a chain of 'after' as long as the
+        # reference never overflows the interpreter's stack, nor a compiled core's C stack)
+        path = [start]
+        on_path = {start}
+        while path:
+            i = path[-1]
+            if ancestors[i] is not None:  # resolved meanwhile
+                path.pop()
+                on_path.discard(i)
+                continue
+            pending = next((p for p in parents[i] if ancestors[p] is None), None)
+            if pending is not None:
+                if pending in on_path:
+                    raise ValueError(
+                        f"reference step {shape[pending][0]!r} depends on itself through 'after'"
+                    )
+                if len(path) > MAX_AFTER_DEPTH:
+                    raise ValueError(
+                        f"reference step {shape[start][0]!r} comes after a chain of more than "
+                        f"{MAX_AFTER_DEPTH} steps through 'after'; split the reference"
+                    )
+                path.append(pending)
+                on_path.add(pending)
+                continue
+            acc: set[int] = set()
+            for p in parents[i]:
+                acc.add(p)
+                acc |= cast(frozenset[int], ancestors[p])
+            ancestors[i] = frozenset(acc)
+            path.pop()
+            on_path.discard(i)
+        return cast(frozenset[int], ancestors[start])
 
-    resolved = [anc(i, ()) for i in range(len(refs))]
+    resolved = [anc(i) for i in range(len(refs))]
     topo = sorted(range(len(refs)), key=lambda i: (len(resolved[i]), i))
     return topo, resolved
 
@@ -1539,7 +1575,7 @@ class ReferenceStep(CallExpectation):
 class ReferencePath(BaseModel):
     """An acceptable path: steps and the mode that says how a run must contain them."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", ignored_types=FUNCTION_TYPES)
 
     name: str | None = Field(
         default=None, description="Name shown in reasons (default: reference N)."

@@ -88,6 +88,7 @@ from pydantic import (
     model_validator,
 )
 
+from pathjudge._compiled import FUNCTION_TYPES
 from pathjudge._records import fast_init
 from pathjudge.errors import ImportFormatError
 from pathjudge.rubrics.assertions._bfcl import (
@@ -245,7 +246,7 @@ class CallMatch:
 
 
 class _MatcherBase(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", ignored_types=FUNCTION_TYPES)
 
     optional: bool = Field(default=False, description="The argument may be omitted.")
 
@@ -1145,7 +1146,7 @@ class CallExpectation(BaseModel):
     ``javascript``) says how ``$declared`` types read literals under ``bfcl``.
     """
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", ignored_types=FUNCTION_TYPES)
 
     tool: str = Field(min_length=1, description="The tool that must be called.")
     args: dict[str, ArgMatcher] = Field(

@@ -73,6 +73,7 @@ from pydantic import (
     field_validator,
 )
 
+from pathjudge._compiled import FUNCTION_TYPES
 from pathjudge._interrupt import stops_grading
 from pathjudge.agent.trajectory import RunRecord
 from pathjudge.errors import SuiteError
@@ -213,7 +214,7 @@ def extract_numbers(text: str) -> list[float]:
 
 
 class _Criterion(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", ignored_types=FUNCTION_TYPES)
 
 
 AnswerSource = Literal["final_answer", "any_reply", "all_replies"]

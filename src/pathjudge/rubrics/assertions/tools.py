@@ -31,6 +31,7 @@ from typing import Self
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from pathjudge._compiled import FUNCTION_TYPES
 from pathjudge.agent.trajectory import RunRecord
 from pathjudge.rubrics.assertions.base import CheckResult
 from pathjudge.rubrics.scope import ErroredCalls, ToolScope, matches_any, visible_calls
@@ -41,7 +42,7 @@ __all__ = ["ToolSelectionSpec", "check_tool_selection"]
 class ToolSelectionSpec(BaseModel):
     """Which tools a run must, must not, and should not call, and which it must call first."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", ignored_types=FUNCTION_TYPES)
 
     required: tuple[str, ...] = Field(default=(), description="Tools that must each be called.")
     forbidden: tuple[str, ...] = Field(
