@@ -33,15 +33,20 @@ from typing import Any
 from hatchling.builders.hooks.plugin.interface import BuildHookInterface
 
 _BUILD = """
+import os
 import sys
 from Cython.Build import cythonize
 from setuptools import setup
 directives = {"language_level": 3, "annotation_typing": False, "binding": True}
-jobs = max(1, min(len(sys.argv) - 1, len(__import__("os").sched_getaffinity(0))))
-setup(
-    ext_modules=cythonize(sys.argv[1:], compiler_directives=directives, nthreads=jobs, quiet=True),
-    script_args=["build_ext", "--inplace", "--parallel", str(jobs)],
-)
+cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+jobs = max(1, min(len(sys.argv) - 1, cores))
+extensions = cythonize(sys.argv[1:], compiler_directives=directives, nthreads=jobs, quiet=True)
+if os.name == "posix":
+    # no debug information (a wheel of 3 MB, not 14), after the interpreter's own flags (-O3 kept:
+    # setting CFLAGS instead would replace them in recent setuptools, and compile without -O)
+    for extension in extensions:
+        extension.extra_compile_args = [*extension.extra_compile_args, "-g0"]
+setup(ext_modules=extensions, script_args=["build_ext", "--inplace", "--parallel", str(jobs)])
 """
 
 
@@ -73,13 +78,9 @@ def build_compiled(package: Path, work: Path) -> dict[str, str]:
         while folder != work:
             (folder / "__init__.py").touch()
             folder = folder.parent
-    env = dict(os.environ)
-    if os.name == "posix":  # no debug information: a wheel of 2 MB, not 14
-        env["CFLAGS"] = f"{env.get('CFLAGS', '')} -g0".strip()
     done = subprocess.run(
         [sys.executable, "-c", _BUILD, *(f"pathjudge/{name}.py" for name in modules)],
         cwd=work,
-        env=env,
         capture_output=True,
         text=True,
         check=False,

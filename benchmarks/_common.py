@@ -336,3 +336,15 @@ def cpu_count() -> int:
 
 def disk_free(path: Path) -> int:
     return shutil.disk_usage(path).free
+
+
+def core() -> str:
+    """Which pathjudge core this process (and ``python -m pathjudge``) runs: the compiled one of a
+    wheel, or the pure modules (an editable install, ``PYTHONPATH=src``); each benchmark prints it."""
+    try:
+        from pathjudge._compiled import COMPILED
+    except ImportError:  # a pathjudge from before the compiled core
+        return "pure Python core"
+    return (
+        "compiled core" if COMPILED else "pure Python core (pip install . builds the compiled one)"
+    )
