@@ -264,9 +264,11 @@ def default_jobs() -> int:
         return max(1, os.cpu_count() or 1)
 
 
-def _split(path: Path, parts: int) -> list[tuple[int, int, int]]:
+def _split(path: Path, parts: int) -> Iterator[tuple[int, int, int]]:
     """``(start, end, first_line)`` byte ranges of about equal size, each starting at a line start,
-    with the number of its first line (newlines counted in one pass over the file)."""
+    with the number of its first line. Yielded one by one: a range is yielded before its newlines
+    are counted (the next range's first line needs them), so the first workers start grading while
+    the rest of the file is still being counted."""
     from pathjudge._io import count_newlines
 
     size = path.stat().st_size
@@ -278,13 +280,12 @@ def _split(path: Path, parts: int) -> list[tuple[int, int, int]]:
             position = handle.tell()
             if offsets[-1] < position < size:
                 offsets.append(position)
-        ranges: list[tuple[int, int, int]] = []
         line = 1
         handle.seek(0)
         for start, end in zip(offsets, [*offsets[1:], size], strict=True):
-            ranges.append((start, end, line))
-            line += count_newlines(handle, end - start)
-    return ranges
+            yield start, end, line
+            if end < size:  # the last range's count is never needed
+                line += count_newlines(handle, end - start)
 
 
 def _grade_range(
