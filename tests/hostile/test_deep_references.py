@@ -59,6 +59,14 @@ def test_a_chain_as_long_as_the_search_takes_aligns() -> None:
         align_path(run, longer)
 
 
+def test_a_step_after_thousands_of_others_resolves_once_each() -> None:
+    n = 20_000  # each parent list is walked once: linear, not quadratic, in the parents
+    steps = [{"id": f"s{i}", "tool": "t"} for i in range(n)]
+    steps.append({"id": "last", "tool": "t", "after": [f"s{i}" for i in range(n)]})
+    ref = ReferencePath.model_validate({"mode": "partial_order", "steps": steps})
+    assert len(ref.steps) == n + 1
+
+
 def test_a_cycle_in_a_long_chain_is_still_named() -> None:
     steps = [{"id": f"s{i}", "tool": "t", "after": [f"s{i - 1}"]} for i in range(1, 900)]
     steps.append({"id": "s0", "tool": "t", "after": ["s899"]})

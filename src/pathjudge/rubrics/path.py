@@ -1415,36 +1415,41 @@ def _topology(
     ancestors: list[frozenset[int] | None] = [None] * len(refs)
 
     def anc(start: int) -> frozenset[int]:
-        # depth first, parents in order, with an explicit stack (a chain of 'after' as long as the
-        # reference never overflows the interpreter's stack, nor a compiled core's C stack)
-        path = [start]
+        # depth first, parents in order, with an explicit stack of (step, next parent to look at): a
+        # chain of 'after' as long as the reference never overflows the interpreter's stack, nor a
+        # compiled core's C stack, and each parent list is walked once
+        known = ancestors[start]
+        if known is not None:
+            return known
+        stack = [[start, 0]]
         on_path = {start}
-        while path:
-            i = path[-1]
-            if ancestors[i] is not None:  # resolved meanwhile
-                path.pop()
-                on_path.discard(i)
-                continue
-            pending = next((p for p in parents[i] if ancestors[p] is None), None)
-            if pending is not None:
+        while stack:
+            frame = stack[-1]
+            i, k = frame
+            mine = parents[i]
+            while k < len(mine) and ancestors[mine[k]] is not None:
+                k += 1
+            frame[1] = k
+            if k < len(mine):
+                pending = mine[k]
                 if pending in on_path:
                     raise ValueError(
                         f"reference step {shape[pending][0]!r} depends on itself through 'after'"
                     )
-                if len(path) > MAX_AFTER_DEPTH:
+                if len(stack) > MAX_AFTER_DEPTH:
                     raise ValueError(
                         f"reference step {shape[start][0]!r} comes after a chain of more than "
                         f"{MAX_AFTER_DEPTH} steps through 'after'; split the reference"
                     )
-                path.append(pending)
+                stack.append([pending, 0])
                 on_path.add(pending)
                 continue
             acc: set[int] = set()
-            for p in parents[i]:
+            for p in mine:
                 acc.add(p)
                 acc |= cast(frozenset[int], ancestors[p])
             ancestors[i] = frozenset(acc)
-            path.pop()
+            stack.pop()
             on_path.discard(i)
         return cast(frozenset[int], ancestors[start])
 
