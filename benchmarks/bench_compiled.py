@@ -2,8 +2,9 @@
 
     python benchmarks/bench_compiled.py [--runs 30000] [--repeat 5] [--keep DIR]
 
-Needs Cython and setuptools (``pip install cython setuptools``, neither a pathjudge dependency)
-and a C compiler; without them it says what is missing and stops. It answers one question of
+Needs Cython and setuptools (``pip install cython setuptools``, neither a pathjudge dependency),
+hatchling (the ``dev`` extra has it) and a C compiler; without Cython, setuptools or a compiler it
+says what is missing and stops. It answers one question of
 ``docs/PERFORMANCE.md``: would a compiled grading core meet the speed targets the pure one misses?
 
 1. Copies the pathjudge being measured (this checkout's ``src/pathjudge`` on ``PYTHONPATH``, or a
@@ -62,13 +63,12 @@ time in, relative to the package."""
 _GRADE = """
 import hashlib, json, sys, time
 from pathlib import Path
-import pathjudge.scoring.grade
+from pathjudge._compiled import COMPILED as compiled
 from pathjudge.rubrics.checks import SuitePlan
 from pathjudge.rubrics.suite import load_suite
 from pathjudge.scoring.chunk import grade_chunk, iter_lines
 
 runs, suite_path, mode = Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3]
-compiled = pathjudge.scoring.grade.__file__.endswith((".so", ".pyd"))
 suite = load_suite(suite_path)
 if mode == "hash":
     digest = hashlib.sha256()
