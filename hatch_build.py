@@ -1,26 +1,32 @@
-"""The wheel's compiled core: the hot modules compiled with Cython, each beside its ``.py`` source.
+"""The compiled core: the hot modules compiled with Cython, installed as a folder of their own.
 
-hatchling calls :class:`CompiledCore` when it builds a wheel. For a standard wheel (``pip install .``,
-``pip wheel .``, ``python -m build``) it compiles the modules listed in
-``src/pathjudge/_compiled.py`` (``MODULES``), unchanged: ``annotation_typing=False``, so no type
-annotation changes what a value is, and ``binding=True``, so a compiled function behaves as a Python
-function does (methods bind, ``inspect`` sees a signature). The wheel then holds both each ``.py`` and
-its compiled extension; Python imports the extension.
+hatchling calls :class:`CompiledCore` when it builds a wheel, standard (``pip install .``,
+``pip wheel .``, ``python -m build``) or editable (``pip install -e .``). It compiles the modules
+listed in ``src/pathjudge/_compiled.py`` (``MODULES``), unchanged: ``annotation_typing=False``, so
+no type annotation changes what a value is, and ``binding=True``, so a compiled function behaves as a
+Python function does (methods bind, ``inspect`` sees a signature). The wheel installs them in
+``_pathjudge_core/`` with a ``MANIFEST`` that records the SHA-256 of each module's source; at import,
+``pathjudge._core_loader`` loads them only while the package's sources are exactly those (an
+editable install whose source you edit runs pure until it is reinstalled, never stale code).
+
+A build of the same sources by the same interpreter and hook is cached in ``build/pathjudge-core/``
+under the project (the three newest are kept), so a reinstall does not compile again.
 
 It builds no compiled core, and the wheel is the pure modules alone, when:
 
-- the build is an editable install (``pip install -e .``): an extension beside a source you edit
-  would keep running the old code;
 - ``PATHJUDGE_PURE=1`` is set;
 - Cython or a C compiler is missing, or the compilation fails: a warning says why, and the install
   goes on pure (the same results, slower; see docs/PERFORMANCE.md).
 
-``python -c "import pathjudge._compiled as c; print(c.COMPILED)"`` says which one is installed.
+``pathjudge --version`` says which core runs, and where it is pure, why.
 """
 
 from __future__ import annotations
 
 import ast
+import contextlib
+import hashlib
+import importlib.util
 import os
 import shutil
 import subprocess
@@ -97,31 +103,121 @@ def build_compiled(package: Path, work: Path) -> dict[str, str]:
     return built
 
 
+CACHE = Path("build") / "pathjudge-core"
+"""Where, under the project root, the compiled builds are cached (:func:`cached_build`)."""
+
+_KEEP = 3
+"""How many cached builds are kept (the newest)."""
+
+
+def _cython_version() -> str:
+    try:
+        import Cython  # the hook's build dependency
+
+        return str(Cython.__version__)
+    except ImportError:
+        return "none"
+
+
+def build_key(package: Path) -> str:
+    """What a compiled build depends on, hashed: the interpreter's extension suffix, Cython's version,
+    the build recipe and each compiled module's source."""
+    key = hashlib.sha256()
+    suffix = sysconfig.get_config_var("EXT_SUFFIX") or ".so"
+    for part in (suffix, sys.version, _cython_version(), _BUILD):
+        key.update(part.encode("utf-8") + b"\0")
+    for name in compiled_modules(package):
+        key.update(name.encode("utf-8") + b"\0" + (package / f"{name}.py").read_bytes() + b"\0")
+    return key.hexdigest()[:32]
+
+
+def cached_build(package: Path, cache: Path, work: Path) -> dict[str, str]:
+    """:func:`build_compiled`, reusing a build of the same :func:`build_key` from ``cache`` and
+    storing a new one there (a cache that cannot be written is skipped). ``{built file: its path
+    in the wheel, under _pathjudge_core/}``, the ``MANIFEST`` included."""
+    loader = _core_loader(package)
+    suffix = sysconfig.get_config_var("EXT_SUFFIX") or ".so"
+    modules = compiled_modules(package)
+    key = build_key(package)
+    stored = cache / key
+    names = [f"pathjudge/{name}{suffix}" for name in modules]
+    if all((stored / name).is_file() for name in names):
+        with contextlib.suppress(OSError):
+            os.utime(stored)  # the newest are kept
+    else:
+        built = build_compiled(package, work)
+        try:
+            partial = cache / f".{key}.{os.getpid()}"
+            for built_file, in_wheel in built.items():
+                (partial / in_wheel).parent.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(built_file, partial / in_wheel)
+            shutil.rmtree(stored, ignore_errors=True)
+            partial.rename(stored)
+            _prune(cache)
+        except OSError:  # a read-only project: no cache, the build is used from the work folder
+            shutil.rmtree(cache / f".{key}.{os.getpid()}", ignore_errors=True)
+            stored = work
+    digests = {
+        name: loader.source_digest((package / f"{name}.py").read_bytes()) for name in modules
+    }
+    manifest = work / loader.MANIFEST
+    manifest.write_text(loader.manifest_text(suffix, digests), encoding="utf-8")
+    files = {str(stored / name): f"{loader.CORE_FOLDER}/{name}" for name in names}
+    files[str(manifest)] = f"{loader.CORE_FOLDER}/{loader.MANIFEST}"
+    return files
+
+
+def _core_loader(package: Path) -> Any:
+    """``pathjudge/_core_loader.py`` (the manifest's format), loaded from its file: the package
+    itself is not importable at build time."""
+    spec = importlib.util.spec_from_file_location(
+        "_pathjudge_build_core_loader", package / "_core_loader.py"
+    )
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _prune(cache: Path) -> None:
+    builds = sorted(
+        (entry for entry in cache.iterdir() if entry.is_dir() and not entry.name.startswith(".")),
+        key=lambda entry: entry.stat().st_mtime,
+        reverse=True,
+    )
+    for old in builds[_KEEP:]:
+        shutil.rmtree(old, ignore_errors=True)
+
+
 class CompiledCore(BuildHookInterface):  # type: ignore[type-arg]
-    """Adds the compiled core to a standard wheel (see the module docstring)."""
+    """Adds the compiled core to a wheel, standard or editable (see the module docstring)."""
 
     PLUGIN_NAME = "custom"
 
     def initialize(self, version: str, build_data: dict[str, Any]) -> None:
         self._work: str | None = None
-        if self.target_name != "wheel" or version == "editable":
+        if self.target_name != "wheel":
             return
         if os.environ.get("PATHJUDGE_PURE", "").strip() not in ("", "0"):
             self.app.display_info("pathjudge: PATHJUDGE_PURE is set; building the pure wheel")
             return
         self._work = tempfile.mkdtemp(prefix="pathjudge-compiled-")
+        root = Path(self.root)
         try:
-            built = build_compiled(Path(self.root) / "src" / "pathjudge", Path(self._work))
+            files = cached_build(root / "src" / "pathjudge", root / CACHE, Path(self._work))
         except Exception as exc:  # no Cython, no compiler, a failed build: install pure
             self.app.display_warning(
                 "pathjudge: the compiled core was not built, so this install is the pure modules "
                 f"(the same results, slower): {exc}"
             )
             return
-        build_data["force_include"].update(built)
+        build_data["force_include_editable" if version == "editable" else "force_include"].update(
+            files
+        )
         build_data["pure_python"] = False
         build_data["infer_tag"] = True
-        self.app.display_info(f"pathjudge: compiled {len(built)} modules of the grading core")
+        self.app.display_info(f"pathjudge: compiled {len(files) - 1} modules of the grading core")
 
     def finalize(self, version: str, build_data: dict[str, Any], artifact_path: str) -> None:
         if self._work is not None:

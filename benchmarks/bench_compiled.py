@@ -7,10 +7,12 @@ hatchling (the ``dev`` extra has it) and a C compiler; without Cython, setuptool
 says what is missing and stops. It answers one question of
 ``docs/PERFORMANCE.md``: would a compiled grading core meet the speed targets the pure one misses?
 
-1. Copies the pathjudge being measured (this checkout's ``src/pathjudge`` on ``PYTHONPATH``, or a
-   pure install) into a temporary folder and puts beside its sources the compiled modules a wheel
-   ships (:data:`HOT`, ``pathjudge._compiled.MODULES``), built as the wheel builds them
-   (``hatch_build.build_compiled``: Cython, the modules unchanged).
+1. Copies the pathjudge being measured (this checkout's ``src/pathjudge`` on ``PYTHONPATH``, or an
+   install) into a temporary folder and puts beside it the compiled core a wheel installs
+   (``_pathjudge_core``: the modules of :data:`HOT`, ``pathjudge._compiled.MODULES``, and their
+   manifest), built as the wheel builds them (``hatch_build.cached_build``: Cython, the modules
+   unchanged; a build of the same sources in the checkout's ``build/pathjudge-core`` is reused).
+   The pure runs set ``PATHJUDGE_PURE=1``, so an installed compiled core stays out of them.
 2. Grades the realistic workload (``make_runs.py`` runs over the every-mode suite of
    ``bench_realistic.py``) with each, hashing every grade and the scorecard: the two must agree.
 3. In process: parsing and grading the runs (``grade_chunk`` over lines already read), CPU time,
@@ -53,7 +55,9 @@ from make_runs import write as write_runs
 from pathjudge._compiled import MODULES
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the checkout's hatch_build.py
-from hatch_build import build_compiled
+from hatch_build import CACHE, cached_build
+
+REPO = Path(__file__).resolve().parents[1]
 
 HOT = MODULES
 """The modules the wheel compiles (``pathjudge._compiled.MODULES``): those a graded run spends its
@@ -109,17 +113,13 @@ def _package() -> Path:
 
 def build(scratch: Path) -> tuple[str, float]:
     """The compiled copy's ``PYTHONPATH`` under ``scratch`` (built there, or reused from an earlier
-    ``--keep`` run), and the seconds the build took (0 when reused). The copy is the pure package
-    with the compiled modules a wheel ships (``hatch_build.build_compiled``, the wheel's own build)
-    beside their sources."""
+    ``--keep`` run), and the seconds the build took (0 when reused). The copy is the package and,
+    beside it, the compiled core a wheel installs (``hatch_build.cached_build``, the wheel's own
+    build)."""
     source = scratch / "src"
     seconds = 0.0
     if source.exists():
-        built = [
-            [p for p in (source / "pathjudge").glob(f"{name}.*") if p.suffix in (".so", ".pyd")]
-            for name in HOT
-        ]
-        if not all(built):
+        if not (source / "_pathjudge_core" / "MANIFEST").is_file():
             raise SystemExit(f"{source} exists but holds no complete build: name a new folder")
     else:
         package = _package()
@@ -127,10 +127,11 @@ def build(scratch: Path) -> tuple[str, float]:
         start = time.perf_counter()
         with tempfile.TemporaryDirectory(prefix="pj-build-") as work:
             try:
-                made = build_compiled(package, Path(work))
+                made = cached_build(package, REPO / CACHE, Path(work))
             except RuntimeError as exc:
                 raise SystemExit(f"the Cython build failed:\n{exc}") from None
             for built_file, in_wheel in made.items():
+                (source / in_wheel).parent.mkdir(parents=True, exist_ok=True)
                 shutil.copyfile(built_file, source / in_wheel)
         seconds = time.perf_counter() - start
     # the bytecode of the modules left pure, as an install writes it (see _common.compile_package)
@@ -138,16 +139,19 @@ def build(scratch: Path) -> tuple[str, float]:
     return str(source), seconds
 
 
-def _env(path: str) -> dict[str, str]:
+def _env(path: str, *, pure: bool) -> dict[str, str]:
     env = dict(os.environ)
     env["PYTHONPATH"] = path
+    env.pop("PATHJUDGE_PURE", None)
+    if pure:  # an installed compiled core would otherwise load for these sources too
+        env["PATHJUDGE_PURE"] = "1"
     return env
 
 
-def _child(path: str, *args: str) -> tuple[bool, str]:
+def _child(path: str, *args: str, pure: bool) -> tuple[bool, str]:
     done = subprocess.run(
         [sys.executable, "-c", _GRADE, *args],
-        env=_env(path),
+        env=_env(path, pure=pure),
         capture_output=True,
         text=True,
         check=False,
@@ -192,7 +196,9 @@ def main() -> None:
 
         hashes = {}
         for label, path in (("pure", pure), ("compiled", compiled)):
-            is_compiled, hashes[label] = _child(path, str(runs), str(suite), "hash")
+            is_compiled, hashes[label] = _child(
+                path, str(runs), str(suite), "hash", pure=label == "pure"
+            )
             if is_compiled != (label == "compiled"):
                 raise SystemExit(f"the {label} run imported the wrong pathjudge ({path})")
         same = hashes["pure"] == hashes["compiled"]
@@ -201,7 +207,8 @@ def main() -> None:
         cpu: dict[str, list[float]] = {"pure": [], "compiled": []}
         for _ in range(repeat):
             for label, path in (("pure", pure), ("compiled", compiled)):
-                cpu[label].append(float(_child(path, str(runs), str(suite), "time")[1]))
+                found = _child(path, str(runs), str(suite), "time", pure=label == "pure")
+                cpu[label].append(float(found[1]))
         mine, theirs = statistics.median(cpu["pure"]), statistics.median(cpu["compiled"])
         print(
             f"in process, parse + grade : pure {mine * 1e6:7.1f} us/run  compiled "
@@ -213,8 +220,8 @@ def main() -> None:
         score += ["--fast", "-q", "--jobs", "1"]
         cmds = {
             "floor": (floor_cmd(script, runs, table), None),
-            "pure": (score, _env(pure)),
-            "compiled": (score, _env(compiled)),
+            "pure": (score, _env(pure, pure=True)),
+            "compiled": (score, _env(compiled, pure=False)),
         }
         for cmd, env in cmds.values():  # warm the page cache and catch a broken command
             measure(cmd, env=env)
