@@ -1,11 +1,11 @@
 """Whether this pathjudge runs its compiled core, and which modules that core is.
 
-A wheel built from this source (``pip install .``, not an editable install) compiles the modules in
-:data:`MODULES` with Cython, unchanged, and ships each compiled module beside its ``.py`` source;
-Python imports the compiled one. They are the same code (one pipeline, no second implementation):
-the test suite runs against both in CI. Where Cython or a C compiler is missing, or
-``PATHJUDGE_PURE=1`` is set at build time, the wheel is the pure modules alone. See
-``hatch_build.py`` and docs/PERFORMANCE.md.
+Installing from this source (``pip install .`` or ``pip install -e .``) compiles the modules in
+:data:`MODULES` with Cython, unchanged, into a folder of their own that
+:mod:`pathjudge._core_loader` loads while their sources are unchanged. They are the same code (one
+pipeline, no second implementation): the test suite runs against both in CI. Where Cython or a C
+compiler is missing, or ``PATHJUDGE_PURE=1`` is set, the pure modules run. See ``hatch_build.py``
+and docs/PERFORMANCE.md.
 
 This module is itself compiled, so :data:`COMPILED` says which kind of module is running.
 """
