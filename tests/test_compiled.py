@@ -1,10 +1,12 @@
-"""The compiled core: which modules it is, that they can be compiled as they are, and the wheel hook.
+"""The compiled core: which modules it is, how an install ships it and when it is loaded.
 
-The compilation itself takes minutes, so it is not done here: CI builds the wheel, installs it in a
-venv of its own and runs this whole suite against it (``.ci/run``). These tests run against whichever
-core is installed and pin what both must keep: the list of compiled modules, the pydantic setting a
-compiled module's models need, the hook's choice between a compiled and a pure wheel, and the
-reference shapes that would recurse past any stack.
+The compilation itself takes minutes, so it is not done here: every install from the source
+compiles the core, so CI runs the README's test command against it, the whole suite again with
+``PATHJUDGE_PURE=1``, and these tests against a standard wheel it builds (``.ci/run``). These tests
+run against whichever core is installed and pin what both must keep: the list of compiled modules,
+the pydantic setting a compiled module's models need, the build hook's choice and cache, the
+loader's all-or-nothing choice (a changed source is never run compiled), and the reference shapes
+that would recurse past any stack.
 """
 
 from __future__ import annotations
