@@ -56,6 +56,11 @@ setup(ext_modules=extensions, script_args=["build_ext", "--inplace", "--parallel
 """
 
 
+EXT_SUFFIX: str = sysconfig.get_config_var("EXT_SUFFIX") or ".so"
+"""The file suffix of this interpreter's extension modules (what the build writes, what the
+manifest names)."""
+
+
 def compiled_modules(package: Path) -> tuple[str, ...]:
     """``MODULES`` of ``_compiled.py`` in the ``package`` folder, read as a literal (the package is
     not imported at build time)."""
@@ -93,13 +98,12 @@ def build_compiled(package: Path, work: Path) -> dict[str, str]:
     )
     if done.returncode:
         raise RuntimeError((done.stderr or done.stdout)[-2000:].strip())
-    suffix = sysconfig.get_config_var("EXT_SUFFIX") or ".so"
     built: dict[str, str] = {}
     for name in modules:
-        extension = source / f"{name}{suffix}"
+        extension = source / f"{name}{EXT_SUFFIX}"
         if not extension.is_file():
             raise RuntimeError(f"the build wrote no {extension.name} for pathjudge/{name}.py")
-        built[str(extension)] = f"pathjudge/{name}{suffix}"
+        built[str(extension)] = f"pathjudge/{name}{EXT_SUFFIX}"
     return built
 
 
@@ -119,16 +123,23 @@ def _cython_version() -> str:
         return "none"
 
 
-def build_key(package: Path) -> str:
-    """What a compiled build depends on, hashed: the interpreter's extension suffix, Cython's version,
-    the build recipe and each compiled module's source."""
+def build_key(digests: dict[str, str]) -> str:
+    """What a compiled build depends on, hashed: the interpreter's extension suffix and version,
+    Cython's version, the build recipe and each compiled module's source (``digests``: module →
+    the SHA-256 of its source, as the manifest records it)."""
     key = hashlib.sha256()
-    suffix = sysconfig.get_config_var("EXT_SUFFIX") or ".so"
-    for part in (suffix, sys.version, _cython_version(), _BUILD):
-        key.update(part.encode("utf-8") + b"\0")
-    for name in compiled_modules(package):
-        key.update(name.encode("utf-8") + b"\0" + (package / f"{name}.py").read_bytes() + b"\0")
+    for part in (EXT_SUFFIX, sys.version, _cython_version(), _BUILD, *digests.items()):
+        key.update(str(part).encode("utf-8") + b"\0")
     return key.hexdigest()[:32]
+
+
+def source_digests(package: Path) -> dict[str, str]:
+    """Each compiled module of ``package`` → the SHA-256 of its source (the manifest's)."""
+    loader = _core_loader(package)
+    return {
+        name: loader.source_digest((package / f"{name}.py").read_bytes())
+        for name in compiled_modules(package)
+    }
 
 
 def cached_build(package: Path, cache: Path, work: Path) -> dict[str, str]:
@@ -136,18 +147,17 @@ def cached_build(package: Path, cache: Path, work: Path) -> dict[str, str]:
     storing a new one there (a cache that cannot be written is skipped). ``{built file: its path
     in the wheel, under _pathjudge_core/}``, the ``MANIFEST`` included."""
     loader = _core_loader(package)
-    suffix = sysconfig.get_config_var("EXT_SUFFIX") or ".so"
-    modules = compiled_modules(package)
-    key = build_key(package)
+    digests = source_digests(package)
+    key = build_key(digests)
     stored = cache / key
-    names = [f"pathjudge/{name}{suffix}" for name in modules]
+    names = [f"pathjudge/{name}{EXT_SUFFIX}" for name in digests]
     if all((stored / name).is_file() for name in names):
         with contextlib.suppress(OSError):
             os.utime(stored)  # the newest are kept
     else:
         built = build_compiled(package, work)
+        partial = cache / f".{key}.{os.getpid()}"
         try:
-            partial = cache / f".{key}.{os.getpid()}"
             for built_file, in_wheel in built.items():
                 (partial / in_wheel).parent.mkdir(parents=True, exist_ok=True)
                 shutil.copyfile(built_file, partial / in_wheel)
@@ -155,13 +165,10 @@ def cached_build(package: Path, cache: Path, work: Path) -> dict[str, str]:
             partial.rename(stored)
             _prune(cache)
         except OSError:  # a read-only project: no cache, the build is used from the work folder
-            shutil.rmtree(cache / f".{key}.{os.getpid()}", ignore_errors=True)
+            shutil.rmtree(partial, ignore_errors=True)
             stored = work
-    digests = {
-        name: loader.source_digest((package / f"{name}.py").read_bytes()) for name in modules
-    }
     manifest = work / loader.MANIFEST
-    manifest.write_text(loader.manifest_text(suffix, digests), encoding="utf-8")
+    manifest.write_text(loader.manifest_text(EXT_SUFFIX, digests), encoding="utf-8")
     files = {str(stored / name): f"{loader.CORE_FOLDER}/{name}" for name in names}
     files[str(manifest)] = f"{loader.CORE_FOLDER}/{loader.MANIFEST}"
     return files

@@ -263,7 +263,7 @@ def _data() -> dict[str, Any]:
 
 def _fake_compiler(calls: list[Path]) -> Any:
     """A stand-in for the Cython build: writes an empty extension for each module."""
-    suffix = hatch_build.sysconfig.get_config_var("EXT_SUFFIX") or ".so"
+    suffix = hatch_build.EXT_SUFFIX
 
     def fake(package: Path, work: Path) -> dict[str, str]:
         calls.append(package)
@@ -296,7 +296,7 @@ def test_a_wheel_installs_the_compiled_core_and_its_manifest(
     assert calls == [PACKAGE]
     files = data[key]
     assert data["force_include" if key != "force_include" else "force_include_editable"] == {}
-    suffix = hatch_build.sysconfig.get_config_var("EXT_SUFFIX") or ".so"
+    suffix = hatch_build.EXT_SUFFIX
     assert sorted(files.values()) == sorted(
         [f"{CORE_FOLDER}/{MANIFEST}", *(f"{CORE_FOLDER}/pathjudge/{n}{suffix}" for n in MODULES)]
     )
@@ -326,13 +326,13 @@ def test_a_wheel_installs_the_compiled_core_and_its_manifest(
 def test_the_cache_key_follows_every_compiled_source(tmp_path: Path) -> None:
     package = tmp_path / "pathjudge"
     shutil.copytree(PACKAGE, package, ignore=shutil.ignore_patterns("__pycache__"))
-    key = hatch_build.build_key(package)
-    assert hatch_build.build_key(package) == key
+    key = hatch_build.build_key(hatch_build.source_digests(package))
+    assert hatch_build.build_key(hatch_build.source_digests(package)) == key
     (package / "cli.py").write_text("# not compiled\n", encoding="utf-8")
-    assert hatch_build.build_key(package) == key
+    assert hatch_build.build_key(hatch_build.source_digests(package)) == key
     grade = package / "scoring" / "grade.py"
     grade.write_text(grade.read_text(encoding="utf-8") + "\n", encoding="utf-8")
-    assert hatch_build.build_key(package) != key
+    assert hatch_build.build_key(hatch_build.source_digests(package)) != key
 
 
 def test_the_cache_keeps_the_newest_builds(tmp_path: Path) -> None:
