@@ -22,6 +22,7 @@ MODULES: Final = (
     "_io",
     "_records",
     "agent/trajectory",
+    "agent/io",
     "rubrics/path",
     "rubrics/checks",
     "rubrics/scope",

@@ -191,6 +191,34 @@ def test_chunked_and_merged_in_any_order_equals_one_process(name: str) -> None:
         assert _report(merged, suite) == whole
 
 
+def test_a_partial_folds_its_means_as_it_goes_and_pickles_with_values_pending(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # the means' values wait in a list and are summed every _FOLD_EVERY runs: whatever the number
+    # of runs, at most that many runs' values wait, and a partial pickled (to or from a worker)
+    # while some wait is the same scorecard
+    from pathjudge.scoring import scorecard
+
+    monkeypatch.setattr(scorecard, "_FOLD_EVERY", 3)
+    suite = load_suite(EXAMPLES / "suite.yaml")
+    lines = list(iter_lines(EXAMPLES / "runs.jsonl"))
+    many = [("runs.jsonl", n, raw) for n, (_, _, raw) in enumerate(lines * 4, 1)]
+    partial = PartialScorecard()
+    for grade_ in grade(
+        [RunRecord.model_validate_json(raw) for _, _, raw in many], suite, fast=True
+    ):
+        partial.add(grade_)
+        means = [partial.partial, partial.surfaced, *partial.axes.values()]
+        for acc in partial.tasks.values():
+            means += [acc.tool_calls, acc.trajectory, acc.path]
+        assert max(len(mean.pending) for mean in means) <= 3
+    assert any(mean.pending for mean in means)  # 4 x the runs is not a multiple of 3
+    again = pickle.loads(pickle.dumps(partial))
+    assert _report(again, suite) == _report(partial, suite)
+    whole = _report(grade_chunk(many, suite, fast=True), suite)
+    assert _report(partial, suite) == whole
+
+
 @settings(max_examples=30, deadline=None)
 @given(st.data())
 def test_merge_is_associative_and_commutative(data: st.DataObject) -> None:
@@ -268,8 +296,14 @@ def test_the_process_pool_equals_one_process(tmp_path: Path) -> None:
     big = tmp_path / "runs.jsonl"
     big.write_bytes(source * 5)  # 80 runs, several chunks per worker
     one = grade_chunk(iter_lines(big), suite, fast=True)
+    import gc
+
+    assert gc.get_freeze_count() == 0
     pooled = score_file_parallel(big, suite, fast=True, jobs=2)
     assert _report(pooled, suite) == _report(one, suite)
+    # the heap was parked outside the collector while the workers forked, and handed back after
+    assert gc.get_freeze_count() == 0
+    assert gc.isenabled()
     import gzip
 
     packed = tmp_path / "runs.jsonl.gz"

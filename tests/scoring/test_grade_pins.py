@@ -221,9 +221,14 @@ def _plain_add(mean: Any, value: float | None) -> None:
 def test_the_running_mean_of_the_usual_values_equals_the_plain_sum(values: list[Any]) -> None:
     from pathjudge.scoring.scorecard import _Mean
 
-    fast, plain = _Mean(), _Mean()
+    fast, plain, batched = _Mean(), _Mean(), _Mean()
     for value in values:
         fast.add(value)
+        fast.fold()  # value by value
+        batched.add(value)  # folded once, below
         _plain_add(plain, value)
         assert (fast.total, fast.shift, fast.n) == (plain.total, plain.shift, plain.n)
+    batched.fold()
+    assert (batched.total, batched.shift, batched.n) == (plain.total, plain.shift, plain.n)
+    assert batched.pending == []
     assert fast.value == plain.value

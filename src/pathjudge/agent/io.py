@@ -10,10 +10,14 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterable, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pathjudge._io import JsonlStream, iter_jsonl, record_line
 from pathjudge.agent.trajectory import RunRecord
 from pathjudge.errors import InputError, RecordError
+
+if TYPE_CHECKING:
+    from pathjudge.scoring.grade import RunGrade
 
 __all__ = ["RunKeys", "read_runs", "unique_runs"]
 
@@ -53,6 +57,14 @@ class RunKeys:
         if self._first is None:
             where = f"{file}:{line}" if file is not None and line else str(file or "runs")
             self._first = f"{where}: task {task_id!r} epoch {epoch}"
+
+    def on_grade(self, grade: RunGrade, position: tuple[str, int]) -> None:
+        """:meth:`note` the run of ``grade``, found at ``position`` (source, line): the ``on_grade``
+        hook of :func:`~pathjudge.scoring.chunk.grade_chunk`, for a caller that only checks keys."""
+        task_id = grade.task_id
+        epoch = grade.epoch
+        if not self.add(task_id, epoch):
+            self.repeated(task_id, epoch, file=position[0] or None, line=position[1] or None)
 
     def report(self) -> None:
         """Warn (logger ``pathjudge``, shown on stderr) when some (task, epoch) was seen twice.

@@ -13,7 +13,7 @@
 - k samples per item, aggregated by majority vote with the agreement rate (:func:`aggregate_samples`).
 - Failures are data: an item whose samples all failed is a :class:`JudgeFailure`, not a crash.
 - CPU per call is what caps throughput at high concurrency (one event loop): while calls run, the
-  heap that existed before the run is frozen out of the cyclic garbage collector (:func:`_frozen_heap`).
+  heap that existed before the run is frozen out of the cyclic garbage collector (:func:`pathjudge._heap.frozen_heap`).
 
 ``run_judge`` is the async core; ``run_judge_sync``, ``judge_requests`` and ``judge_requests_sync`` are
 thin wrappers.
@@ -24,14 +24,14 @@ from __future__ import annotations
 import asyncio
 import collections
 import contextlib
-import gc
 import time
-from collections.abc import AsyncIterator, Iterable, Iterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from pathjudge._aio import run_sync
+from pathjudge._heap import frozen_heap
 from pathjudge._progress import Progress, or_no_progress
 from pathjudge._secrets import redact
 from pathjudge.agent.trajectory import Usage
@@ -283,36 +283,6 @@ class _RetryState:
     attempt_number: int
 
 
-_freeze_depth = 0
-
-
-@contextlib.contextmanager
-def _frozen_heap(*, enabled: bool) -> Iterator[None]:
-    """Move the objects alive now out of the garbage collector's reach while calls run.
-
-    Every call leaves reference cycles (SDK, instructor and tenacity objects) for the cyclic collector,
-    and each full collection rescans the whole long-lived heap (imported modules, pydantic schemas,
-    the jobs): about a sixth of the client's CPU per call. :func:`gc.freeze` parks the pre-run heap in
-    the permanent generation, so collections only scan what the run allocates; the garbage the run
-    makes is still collected. :func:`gc.unfreeze` on exit (after the outermost of nested runs) hands
-    the parked objects back. Does nothing when ``enabled`` is false, the collector is disabled, or
-    something else has frozen objects already (its freeze is left alone).
-    """
-    global _freeze_depth
-    if not enabled or not gc.isenabled() or (_freeze_depth == 0 and gc.get_freeze_count()):
-        yield
-        return
-    if _freeze_depth == 0:
-        gc.freeze()
-    _freeze_depth += 1
-    try:
-        yield
-    finally:
-        _freeze_depth -= 1
-        if _freeze_depth == 0:
-            gc.unfreeze()
-
-
 def sample_keys(
     job: JudgeJob, backend: JudgeBackend, samples: int, *, criterion_hash: str | None = None
 ) -> list[CacheKey]:
@@ -558,7 +528,7 @@ async def run_judge(
     todo = [(job, key) for job in jobs for key in keys[job.item_id] if key not in done]
     prompts: dict[str, Any] = {}
     with (
-        _frozen_heap(enabled=bool(todo)),
+        frozen_heap(enabled=bool(todo)),
         or_no_progress(progress)(f"judging ({backend.name}:{backend.model})", len(todo)) as bar,
     ):
         tasks = [asyncio.ensure_future(one(job, key, prompts, bar)) for job, key in todo]

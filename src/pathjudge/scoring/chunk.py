@@ -25,6 +25,7 @@ from typing import IO, TYPE_CHECKING, cast
 
 from pydantic import ValidationError
 
+from pathjudge._heap import frozen_heap
 from pathjudge._interrupt import watching_interrupts
 from pathjudge._io import (
     DEFAULT_MAX_LINE_BYTES,
@@ -199,11 +200,15 @@ def _too_long(source: str, line_no: int, length: int) -> RecordError:
 # Reading a runs file as lines
 
 
+_READ_BUFFER = 1 << 16
+
+
 def _open(path: Path) -> IO[bytes]:
     try:
         if path.suffix == ".gz":
             return cast(IO[bytes], gzip.open(path, "rb"))
-        return path.open("rb")
+        # a buffer of many lines: one read per 64 KB, not one per line (runs are kilobytes each)
+        return path.open("rb", buffering=_READ_BUFFER)
     except FileNotFoundError:
         raise RecordError("file not found", file=path, hint="check the path") from None
     except IsADirectoryError:
@@ -392,7 +397,8 @@ def _map_chunks(
     from concurrent.futures import FIRST_COMPLETED, wait
 
     total = PartialScorecard(max_weak=max_weak)
-    with _pool(workers) as pool:
+    # the workers fork with the heap parked outside the collector (see frozen_heap)
+    with frozen_heap(), _pool(workers) as pool:
         pending: set[Future[PartialScorecard]] = set()
         if target.suffix != ".gz" and target.is_file():
             for start, end, first in _split(target, workers * 2):

@@ -581,7 +581,8 @@ def _grade(
                 verdicts,
                 fast=fast,
                 stop_at_error=True,
-                on_grade=streamed,
+                # only the keys checked: RunKeys' own (compiled) hook, not a closure per run
+                on_grade=streamed if appender is not None or keep else keys.on_grade,
                 **weak,
             )
         completed = partial.first_error() is None

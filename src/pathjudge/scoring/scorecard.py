@@ -257,48 +257,84 @@ class _Mean:
     ``total / 2**shift``, ``shift`` the largest denominator's exponent seen so far (the total is
     rescaled when a finer value arrives). Typical scores need a few dozen bits, not the 1,074 a
     fixed scale for every float would carry; the value is the same exact rational, correctly rounded.
+
+    Values are appended to ``pending`` (one list append per value in the grading loop) and summed
+    into ``total`` by :meth:`fold`, in one loop over local variables; :meth:`value`, :meth:`merge`
+    and pickling fold first, and :class:`PartialScorecard` folds every :data:`_FOLD_EVERY` runs, so
+    at most that many values wait.
     """
 
-    __slots__ = ("n", "shift", "total")
+    __slots__ = ("n", "pending", "shift", "total")
 
     def __init__(self) -> None:
         self.total = 0
         self.shift = 0
         self.n = 0
+        self.pending: list[float | None] = []
 
     def add(self, value: float | None) -> None:
         """Add a value (a float or an integer); None (undefined) adds nothing."""
-        if value is None:
+        self.pending.append(value)
+
+    def fold(self) -> None:
+        """Sum the pending values into ``total`` (exactly) and ``n``."""
+        pending = self.pending
+        if not pending:
             return
-        self.n += 1
-        # the usual values first, without splitting them into a ratio: 0 adds nothing
-        if value == 0.0:
-            return
-        if value == 1.0:
-            self.total += 1 << self.shift
-            return
-        numerator, denominator = value.as_integer_ratio()
-        if denominator == 1:  # an integer (a path score): no rescaling
-            self.total += numerator << self.shift
-            return
-        bits = denominator.bit_length() - 1  # the denominator is a power of two
+        n = self.n
+        total = self.total
         shift = self.shift
-        if bits > shift:
-            self.total <<= bits - shift
-            self.shift = shift = bits
-        self.total += numerator << (shift - bits)
+        for value in pending:
+            if value is None:  # undefined: adds nothing
+                continue
+            n += 1
+            # the usual values first, without splitting them into a ratio: 0 adds nothing
+            if value == 0.0:
+                continue
+            if value == 1.0:
+                total += 1 << shift
+                continue
+            numerator, denominator = value.as_integer_ratio()
+            if denominator == 1:  # an integer (a path score): no rescaling
+                total += numerator << shift
+                continue
+            bits = denominator.bit_length() - 1  # the denominator is a power of two
+            if bits > shift:
+                total <<= bits - shift
+                shift = bits
+            total += numerator << (shift - bits)
+        pending.clear()
+        self.n = n
+        self.total = total
+        self.shift = shift
 
     @property
     def value(self) -> float | None:
         # the exact mean, correctly rounded, then rounded to 12 decimals for the report text
+        self.fold()
         return round(self.total / (self.n << self.shift), 12) if self.n else None
 
     def merge(self, other: _Mean) -> None:
+        self.fold()
+        other.fold()
         if other.shift > self.shift:
             self.total <<= other.shift - self.shift
             self.shift = other.shift
         self.total += other.total << (self.shift - other.shift)
         self.n += other.n
+
+    def __getstate__(self) -> tuple[int, int, int]:
+        self.fold()
+        return self.n, self.shift, self.total
+
+    def __setstate__(self, state: tuple[int, int, int]) -> None:
+        self.n, self.shift, self.total = state
+        self.pending = []
+
+
+_FOLD_EVERY = 1024
+"""Runs between two folds of the pending values of a :class:`PartialScorecard`'s means (bounded
+memory: at most this many runs' values wait, whatever the number of tasks)."""
 
 
 class _TaskAcc:
@@ -379,6 +415,7 @@ class PartialScorecard:
         self.error_total = 0
         self.skipped: dict[str, int] = {}  # task the suite lacks -> runs left out (skip_unknown)
         self._weak_sorted = True
+        self._touched: dict[str, _TaskAcc] = {}  # tasks with values pending since the last fold
 
     def skip(self, task_id: str) -> None:
         """Count a run left out because the suite lacks its task (``score --skip-unknown-tasks``)."""
@@ -391,9 +428,13 @@ class PartialScorecard:
         if position is None:
             position = ("", self.runs)
         self.runs += 1
-        acc = self.tasks.get(grade.task_id)
+        task_id = grade.task_id
+        acc = self.tasks.get(task_id)
         if acc is None:
-            acc = self.tasks[grade.task_id] = _TaskAcc()
+            acc = self.tasks[task_id] = _TaskAcc()
+        self._touched[task_id] = acc
+        if not self.runs % _FOLD_EVERY:
+            self._fold()
         acc.runs += 1
         acc.steps += grade.steps
         verdict = acc.verdict  # passed, failed, undecided, excluded
@@ -413,16 +454,17 @@ class PartialScorecard:
             acc.failed += 1
         else:
             acc.undecided += 1
-        self.partial.add(grade.success_score)  # (a mean skips an undefined, None, value)
-        acc.tool_calls.add(grade.tool_calls)
-        acc.trajectory.add(grade.trajectory)
-        acc.path.add(grade.path_score)
+        # (a mean skips an undefined, None, value; see _Mean.add)
+        self.partial.pending.append(grade.success_score)
+        acc.tool_calls.pending.append(grade.tool_calls)
+        acc.trajectory.pending.append(grade.trajectory)
+        acc.path.pending.append(grade.path_score)
         if (surfaced := grade.surfaced) is not None:
-            self.surfaced.add(1.0 if surfaced else 0.0)
+            self.surfaced.pending.append(1.0 if surfaced else 0.0)
         axes = self.axes
         for axis, value in grade.axes.items():
             if value is not None:
-                axes[axis].add(value)
+                axes[axis].pending.append(value)
         for judged in grade.judged:
             counts = self.judged.setdefault(judged.criterion, [0, 0, 0, 0, 0])
             counts[_JUDGED_INDEX[judged.status]] += 1
@@ -445,6 +487,18 @@ class PartialScorecard:
                 self._weak_sorted = False
             if len(weak) > 2 * self.max_weak:
                 self._trim_weak()
+
+    def _fold(self) -> None:
+        """Fold the pending values of every mean (see :class:`_Mean`)."""
+        self.partial.fold()
+        self.surfaced.fold()
+        for mean in self.axes.values():
+            mean.fold()
+        for acc in self._touched.values():
+            acc.tool_calls.fold()
+            acc.trajectory.fold()
+            acc.path.fold()
+        self._touched.clear()
 
     def add_error(self, error: PathjudgeError, position: Position) -> None:
         """Keep a bad record (the caller decides whether to raise :meth:`first_error`)."""

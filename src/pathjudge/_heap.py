@@ -1,0 +1,42 @@
+"""Parking the long-lived heap outside the cyclic garbage collector while a long job runs.
+
+Shared by the judge runner (calls in flight) and the grading pool (workers forked from this
+process); see :func:`frozen_heap`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+from collections.abc import Iterator
+
+__all__ = ["frozen_heap"]
+
+_depth = 0
+
+
+@contextlib.contextmanager
+def frozen_heap(*, enabled: bool = True) -> Iterator[None]:
+    """Move the objects alive now out of the garbage collector's reach for the ``with`` block.
+
+    :func:`gc.freeze` parks the pre-job heap (imported modules, pydantic schemas, the suite) in the
+    permanent generation, so a full collection scans only what the job allocates, and the garbage the
+    job makes is still collected; a process forked inside the block inherits the parked heap, and its
+    collections never write to those objects' pages (which copy-on-write would then copy). On exit
+    (of the outermost of nested blocks) :func:`gc.unfreeze` hands the parked objects back. Does
+    nothing when ``enabled`` is false, the collector is disabled, or something else has frozen
+    objects already (its freeze is left alone).
+    """
+    global _depth
+    if not enabled or not gc.isenabled() or (_depth == 0 and gc.get_freeze_count()):
+        yield
+        return
+    if _depth == 0:
+        gc.freeze()
+    _depth += 1
+    try:
+        yield
+    finally:
+        _depth -= 1
+        if _depth == 0:
+            gc.unfreeze()
