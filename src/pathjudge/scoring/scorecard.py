@@ -258,10 +258,10 @@ class _Mean:
     rescaled when a finer value arrives). Typical scores need a few dozen bits, not the 1,074 a
     fixed scale for every float would carry; the value is the same exact rational, correctly rounded.
 
-    Values are appended to ``pending`` (one list append per value in the grading loop) and summed
-    into ``total`` by :meth:`fold`, in one loop over local variables; :meth:`value`, :meth:`merge`
-    and pickling fold first, and :class:`PartialScorecard` folds every :data:`_FOLD_EVERY` runs, so
-    at most that many values wait.
+    :meth:`add` appends a value to ``pending``, summed into ``total`` by :meth:`fold` in one loop over
+    local variables (:meth:`add_all`); :meth:`value`, :meth:`merge` and pickling fold first. The
+    grading loop does not call :meth:`add`: :class:`PartialScorecard` keeps each run's values in one
+    tuple and sums them in batches (see :meth:`PartialScorecard.add`).
     """
 
     __slots__ = ("n", "pending", "shift", "total")
@@ -279,12 +279,16 @@ class _Mean:
     def fold(self) -> None:
         """Sum the pending values into ``total`` (exactly) and ``n``."""
         pending = self.pending
-        if not pending:
-            return
+        if pending:
+            self.add_all(pending)
+            pending.clear()
+
+    def add_all(self, values: Iterable[float | None]) -> None:
+        """Sum ``values`` into ``total`` (exactly) and ``n``, now; None (undefined) adds nothing."""
         n = self.n
         total = self.total
         shift = self.shift
-        for value in pending:
+        for value in values:
             if value is None:  # undefined: adds nothing
                 continue
             n += 1
@@ -303,7 +307,6 @@ class _Mean:
                 total <<= bits - shift
                 shift = bits
             total += numerator << (shift - bits)
-        pending.clear()
         self.n = n
         self.total = total
         self.shift = shift
@@ -333,8 +336,8 @@ class _Mean:
 
 
 _FOLD_EVERY = 1024
-"""Runs between two folds of the pending values of a :class:`PartialScorecard`'s means (bounded
-memory: at most this many runs' values wait, whatever the number of tasks)."""
+"""Runs between two folds of the values a :class:`PartialScorecard` keeps pending (bounded memory:
+at most this many runs' values wait, whatever the number of tasks)."""
 
 
 class _TaskAcc:
@@ -342,6 +345,7 @@ class _TaskAcc:
         "failed",
         "passed",
         "path",
+        "pending",
         "runs",
         "steps",
         "tool_calls",
@@ -362,8 +366,22 @@ class _TaskAcc:
         self.steps = 0
         self.weak = 0
         self.verdict = [0, 0, 0, 0]  # passed, failed, undecided, excluded
+        # per run not yet summed: (tool calls, trajectory, path score), see fold
+        self.pending: list[tuple[float | None, float | None, float | None]] = []
+
+    def fold(self) -> None:
+        """Sum the pending runs' values into the three means."""
+        pending = self.pending
+        if pending:
+            tool_calls, trajectory, path = zip(*pending, strict=True)
+            self.tool_calls.add_all(tool_calls)
+            self.trajectory.add_all(trajectory)
+            self.path.add_all(path)
+            pending.clear()
 
     def merge(self, other: _TaskAcc) -> None:
+        self.fold()
+        other.fold()
         self.runs += other.runs
         self.passed += other.passed
         self.failed += other.failed
@@ -415,7 +433,9 @@ class PartialScorecard:
         self.error_total = 0
         self.skipped: dict[str, int] = {}  # task the suite lacks -> runs left out (skip_unknown)
         self._weak_sorted = True
-        self._touched: dict[str, _TaskAcc] = {}  # tasks with values pending since the last fold
+        # per run not yet summed: (success score, surfaced, axes); and the tasks with runs pending
+        self._pending: list[tuple[float | None, bool | None, Mapping[Axis, float | None]]] = []
+        self._touched: dict[str, _TaskAcc] = {}
 
     def skip(self, task_id: str) -> None:
         """Count a run left out because the suite lacks its task (``score --skip-unknown-tasks``)."""
@@ -454,17 +474,9 @@ class PartialScorecard:
             acc.failed += 1
         else:
             acc.undecided += 1
-        # (a mean skips an undefined, None, value; see _Mean.add)
-        self.partial.pending.append(grade.success_score)
-        acc.tool_calls.pending.append(grade.tool_calls)
-        acc.trajectory.pending.append(grade.trajectory)
-        acc.path.pending.append(grade.path_score)
-        if (surfaced := grade.surfaced) is not None:
-            self.surfaced.pending.append(1.0 if surfaced else 0.0)
-        axes = self.axes
-        for axis, value in grade.axes.items():
-            if value is not None:
-                axes[axis].pending.append(value)
+        # the values the means take, summed in batches (see _fold); the axes mapping is immutable
+        acc.pending.append((grade.tool_calls, grade.trajectory, grade.path_score))
+        self._pending.append((grade.success_score, grade.surfaced, grade.axes))
         for judged in grade.judged:
             counts = self.judged.setdefault(judged.criterion, [0, 0, 0, 0, 0])
             counts[_JUDGED_INDEX[judged.status]] += 1
@@ -489,16 +501,24 @@ class PartialScorecard:
                 self._trim_weak()
 
     def _fold(self) -> None:
-        """Fold the pending values of every mean (see :class:`_Mean`)."""
-        self.partial.fold()
-        self.surfaced.fold()
-        for mean in self.axes.values():
-            mean.fold()
+        """Sum the values of the runs pending into the means (a mean skips an undefined, None,
+        value); called every :data:`_FOLD_EVERY` runs and before the means are read, merged or
+        pickled."""
+        pending = self._pending
+        if pending:
+            scores, surfaced, axes = zip(*pending, strict=True)
+            self.partial.add_all(scores)
+            self.surfaced.add_all([None if s is None else 1.0 if s else 0.0 for s in surfaced])
+            for axis, mean in self.axes.items():
+                mean.add_all([values.get(axis) for values in axes])
+            pending.clear()
         for acc in self._touched.values():
-            acc.tool_calls.fold()
-            acc.trajectory.fold()
-            acc.path.fold()
+            acc.fold()
         self._touched.clear()
+
+    def __getstate__(self) -> dict[str, Any]:
+        self._fold()  # a partial crosses processes summed (nothing pending)
+        return self.__dict__.copy()
 
     def add_error(self, error: PathjudgeError, position: Position) -> None:
         """Keep a bad record (the caller decides whether to raise :meth:`first_error`)."""
@@ -536,6 +556,8 @@ class PartialScorecard:
     def merge(self, other: PartialScorecard) -> PartialScorecard:
         """Add ``other``'s runs into this partial (in place) and return it. Associative and
         commutative: the finished scorecard does not depend on how partials were split or merged."""
+        self._fold()
+        other._fold()
         for task_id, count in other.skipped.items():
             self.skipped[task_id] = self.skipped.get(task_id, 0) + count
         self.runs += other.runs
@@ -568,6 +590,7 @@ class PartialScorecard:
     def totals(self) -> _TaskAcc:
         """The suite's success and verdict counts and tool-call, trajectory and path means: every
         task's summed (exact sums, so the same whatever the order the tasks are summed in)."""
+        self._fold()
         total = _TaskAcc()
         for acc in self.tasks.values():
             total.merge(acc)
@@ -580,6 +603,7 @@ class PartialScorecard:
         suite's, else :data:`DEFAULT_WEIGHTS`). Bad records are not raised here: see
         :meth:`first_error`."""
         chosen: dict[WeightKey, float] = dict(weights or suite.weights or DEFAULT_WEIGHTS)
+        self._fold()
         if not self._weak_sorted or len(self.weak) > self.max_weak:
             self._trim_weak()
         total = self.totals()
