@@ -61,10 +61,7 @@ class RunKeys:
     def on_grade(self, grade: RunGrade, position: tuple[str, int]) -> None:
         """:meth:`note` the run of ``grade``, found at ``position`` (source, line): the ``on_grade``
         hook of :func:`~pathjudge.scoring.chunk.grade_chunk`, for a caller that only checks keys."""
-        task_id = grade.task_id
-        epoch = grade.epoch
-        if not self.add(task_id, epoch):
-            self.repeated(task_id, epoch, file=position[0] or None, line=position[1] or None)
+        self.note(grade.task_id, grade.epoch, file=position[0] or None, line=position[1] or None)
 
     def report(self) -> None:
         """Warn (logger ``pathjudge``, shown on stderr) when some (task, epoch) was seen twice.

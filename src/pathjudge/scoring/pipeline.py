@@ -564,7 +564,7 @@ def _grade(
 
     def streamed(graded: RunGrade, position: tuple[str, int]) -> None:
         # a repeated (task, epoch) is counted twice in every rate: flagged (see RunKeys.report)
-        keys.note(graded.task_id, graded.epoch, file=runs, line=position[1] or None)
+        keys.on_grade(graded, position)
         if appender is not None:
             appender.write(graded)
         if keep:
