@@ -234,7 +234,14 @@ _build_grade = builder(RunGrade)
 """``RunGrade(...)``, built faster (one per graded run)."""
 
 
-def _frozen_axes(axes: Mapping[Axis, float | None]) -> Mapping[Axis, float | None]:
+# The types ``cast`` names in the hot path, built once: a subscripted type written inside a function
+# is built again at every call (``Mapping[Axis, ...]`` looks the ``Literal`` up in typing's cache;
+# about 1,900 instructions of the 165,000 a run costs in ``bench_fast.py``, by callgrind).
+_AxisValues: TypeAlias = Mapping[Axis, float | None]
+_Results: TypeAlias = tuple[CheckResult, ...]
+
+
+def _frozen_axes(axes: _AxisValues) -> _AxisValues:
     return cast(_AxisValues, FrozenDict(cast(Mapping[str, Any], axes)))
 
 
@@ -251,14 +258,7 @@ _GRADE_ADAPTER: Any = None
 
 
 _CALL_AXES = ("tool_selection", "argument_correctness")
-
 _EXCERPT = 160
-
-# The types ``cast`` names in the hot path, built once: a subscripted type written inside a function
-# is built again at every call (``Mapping[Axis, ...]`` looks the ``Literal`` up in typing's cache;
-# about 1,900 instructions of the 165,000 a run costs in ``bench_fast.py``, by callgrind).
-_AxisValues: TypeAlias = Mapping[Axis, float | None]
-_Results: TypeAlias = tuple[CheckResult, ...]
 
 
 def _wrong_call(check: CheckResult) -> bool:
