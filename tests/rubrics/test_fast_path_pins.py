@@ -142,6 +142,38 @@ def test_nested_literal_shortcut_equals_the_matchers(
     )
 
 
+@settings(max_examples=400, deadline=None)
+@given(
+    st.dictionaries(st.sampled_from(["a", "b"]), _JSON, max_size=2),
+    st.dictionaries(st.sampled_from(["a", "b", "c"]), _JSON, max_size=3),
+    st.booleans(),
+    st.sampled_from(["lenient", "bfcl"]),
+    st.sampled_from(["forbid", "allow"]),
+)
+@example({"a": [1, {"p": False}]}, {"a": [True, {"p": False}]}, False, "lenient", "forbid")
+@example({"a": [1, {"p": False}]}, {"a": [1.0, {"p": 0}]}, False, "lenient", "forbid")
+@example({"a": [1]}, {"a": [1.0]}, False, "bfcl", "forbid")
+def test_an_argument_equal_to_its_literal_is_matched_as_the_matchers_match_it(
+    expected: dict[str, Any], given_args: dict[str, Any], same: bool, types: str, extra: str
+) -> None:
+    # match_call skips the matchers of an argument equal to its literal (a scalar, or under the
+    # lenient profile a literal list or object with bools where the literal has them): the same
+    # result as the matchers, run here through an $all_of of one part, which is never a literal
+    from pathjudge.rubrics.assertions.arguments import AllOfMatcher, CallExpectation, is_optional
+
+    if same:
+        given_args = {**expected}
+    fast = CallExpectation.model_validate(
+        {"tool": "t", "args": expected, "types": types, "extra_args": extra}
+    )
+    wrapped = {
+        name: AllOfMatcher(parts=(matcher,), optional=is_optional(matcher))
+        for name, matcher in fast.args.items()
+    }
+    plain = fast.model_copy(update={"args": wrapped})
+    assert match_call("t", given_args, fast) == match_call("t", given_args, plain)
+
+
 _WORDS = ["Café", "cafe", "Straße", "x", "refund", "A17"]
 
 

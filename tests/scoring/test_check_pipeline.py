@@ -391,3 +391,24 @@ def test_a_partial_keeps_a_bounded_weak_list_and_error_list_lowest_positions_fir
     first = partial.first_error()
     assert first is not None
     assert first.line == 1
+
+
+def test_a_grade_read_back_without_some_axes_counts_them_as_undefined() -> None:
+    # a partial takes each run's five axis values in one call; a grade read back from JSON may lack
+    # an axis, which counts as undefined (None), exactly as when it is present and None
+    import dataclasses
+
+    suite = load_suite(EXAMPLES / "suite.yaml")
+    graded = list(grade(_example_runs(), suite, fast=True))
+    present, absent = PartialScorecard(), PartialScorecard()
+    for g in graded:
+        axes = {**g.axes, "error_recovery": None}
+        present.add(dataclasses.replace(g, axes=FrozenDict(axes)))
+        del axes["error_recovery"]
+        absent.add(dataclasses.replace(g, axes=FrozenDict(axes)))
+    assert present.finish(suite).axes["error_recovery"] is None
+    assert _report(absent, suite) == _report(present, suite)
+
+
+def _example_runs() -> list[RunRecord]:
+    return [RunRecord.model_validate_json(raw) for _, _, raw in iter_lines(EXAMPLES / "runs.jsonl")]

@@ -75,11 +75,13 @@ from pathjudge._compiled import FUNCTION_TYPES
 from pathjudge._records import builder, fast_init
 from pathjudge.agent.trajectory import RunRecord, Step
 from pathjudge.rubrics.assertions.arguments import (
+    NOT_LITERAL,
     CallExpectation,
     EqMatcher,
-    ItemsMatcher,
-    ObjectMatcher,
+    literal_value,
     match_call,
+    number_leaves,
+    same_kinds,
 )
 from pathjudge.rubrics.assertions.base import FrozenDict
 from pathjudge.rubrics.scope import ErroredCalls, ToolScope, describe_scope, tool_in_scope
@@ -322,6 +324,8 @@ class PathAlignment:
 # Constructors for the aligner's own results (equal records, built without the class swap back and
 # forth of ``__init__``; see :func:`pathjudge._records.builder`).
 _new_pair = builder(PairedStep)
+_new_match = builder(StepMatch)
+_new_diff = builder(ArgDiff)
 _new_alignment = builder(PathAlignment)
 
 
@@ -1649,8 +1653,8 @@ def literal_arguments(step: CallExpectation) -> dict[str, JsonValue] | None:
     out: dict[str, JsonValue] = {}
     for key, matcher in step.args.items():
         if step.types == "lenient":
-            value = _literal(matcher)
-            if value is _NOT_LITERAL:
+            value = literal_value(matcher)
+            if value is NOT_LITERAL:
                 return None
             out[key] = value
         elif (
@@ -1665,50 +1669,6 @@ def literal_arguments(step: CallExpectation) -> dict[str, JsonValue] | None:
     return out
 
 
-_NOT_LITERAL: Any = object()
-
-
-def _literal(matcher: Any) -> Any:
-    """The exact JSON value ``matcher`` stands for, or :data:`_NOT_LITERAL`."""
-    if matcher.optional:
-        return _NOT_LITERAL
-    if isinstance(matcher, EqMatcher):
-        return matcher.value if matcher.normalize == "none" else _NOT_LITERAL
-    if isinstance(matcher, ItemsMatcher):
-        items = [_literal(item) for item in matcher.items]
-        return _NOT_LITERAL if any(item is _NOT_LITERAL for item in items) else items
-    if isinstance(matcher, ObjectMatcher):
-        fields = {key: _literal(sub) for key, sub in matcher.fields.items()}
-        return _NOT_LITERAL if any(v is _NOT_LITERAL for v in fields.values()) else fields
-    return _NOT_LITERAL
-
-
-def _number_leaves(value: Any, at: tuple[Any, ...] = ()) -> list[tuple[tuple[Any, ...], bool]]:
-    """Where ``value`` holds a number or a bool: ``(path, is_bool)`` for each.
-
-    A call whose arguments ``==`` the literal has the literal's shape, so it is JSON-equal to it
-    exactly when the value at each of these paths is a bool where the literal's is one and not one
-    where it is not (Python's ``==`` takes ``True`` for ``1``; JSON does not).
-    """
-    if isinstance(value, dict):
-        return [leaf for key, item in value.items() for leaf in _number_leaves(item, (*at, key))]
-    if isinstance(value, list):
-        return [leaf for i, item in enumerate(value) for leaf in _number_leaves(item, (*at, i))]
-    if isinstance(value, bool | int | float):
-        return [(at, isinstance(value, bool))]
-    return []
-
-
-def _same_kinds(arguments: Any, leaves: Sequence[tuple[tuple[Any, ...], bool]]) -> bool:
-    for path, is_bool in leaves:
-        found = arguments
-        for key in path:
-            found = found[key]
-        if isinstance(found, bool) is not is_bool:
-            return False
-    return True
-
-
 def _step_matcher(step: ReferenceStep, exits: bool = True) -> StepMatcher:
     """The matcher of one reference step: the call's arguments by :func:`match_call`, then the
     step's ``result_contains``.
@@ -1720,17 +1680,17 @@ def _step_matcher(step: ReferenceStep, exits: bool = True) -> StepMatcher:
     """
     wanted = step.result_contains
     literal = literal_arguments(step) if exits else None
-    leaves = _number_leaves(literal) if literal is not None else []
-    exact = StepMatch(True, 1.0, ())
+    leaves = number_leaves(literal) if literal is not None else ()
+    exact = _new_match(True, 1.0, ())
     anything = exits and not step.args and step.extra_args != "forbid" and step.json_schema is None
 
     def match(call: Step) -> StepMatch:
         if call.arguments_error is not None:
-            return StepMatch(
+            return _new_match(
                 False,
                 0.0,
                 (
-                    ArgDiff(
+                    _new_diff(
                         path="",
                         reason=f"arguments not valid JSON: {call.arguments_error}",
                         kind="malformed",
@@ -1740,7 +1700,7 @@ def _step_matcher(step: ReferenceStep, exits: bool = True) -> StepMatcher:
         if anything or (
             literal is not None
             and call.arguments == literal
-            and (not leaves or _same_kinds(call.arguments, leaves))
+            and (not leaves or same_kinds(call.arguments, leaves))
         ):
             found = exact
         else:
@@ -1748,20 +1708,20 @@ def _step_matcher(step: ReferenceStep, exits: bool = True) -> StepMatcher:
             found = (
                 exact
                 if exits and result.ok  # no mismatch: score 1.0 (match_call's shared success)
-                else StepMatch(
+                else _new_match(
                     result.ok,
                     result.score,
-                    tuple([ArgDiff(m.path, m.reason, m.kind) for m in result.mismatches]),
+                    tuple([_new_diff(m.path, m.reason, m.kind) for m in result.mismatches]),
                 )
             )
         if wanted:
             absent = [w for w in wanted if not result_contains(call.result, w)]
             if absent:
                 reason = "does not contain " + ", ".join(absent)
-                return StepMatch(
+                return _new_match(
                     False,
                     found.score,
-                    (*found.diffs, ArgDiff(path="result", reason=reason, kind="result")),
+                    (*found.diffs, _new_diff(path="result", reason=reason, kind="result")),
                 )
         return found
 

@@ -298,6 +298,9 @@ class _Mean:
             if value == 1.0:
                 total += 1 << shift
                 continue
+            if type(value) is int:  # a path score: no ratio to take
+                total += value << shift
+                continue
             numerator, denominator = value.as_integer_ratio()
             if denominator == 1:  # an integer (a path score): no rescaling
                 total += numerator << shift

@@ -182,8 +182,24 @@ def describe_normalization(spec: NormalizeSpec) -> str:
     return spec if isinstance(spec, str) else spec.describe()
 
 
+_PLAIN_KINDS: dict[type, JsonKind] = {
+    str: "string",
+    int: "number",
+    float: "number",
+    bool: "boolean",
+    type(None): "null",
+    list: "array",
+    tuple: "array",
+    dict: "object",
+}
+"""The JSON type of a value of each plain Python type (a subclass goes through the tests below)."""
+
+
 def json_kind(value: object) -> JsonKind:
     """The JSON type of ``value``; ints and floats are both ``number``, bools are ``boolean``."""
+    plain = _PLAIN_KINDS.get(type(value))
+    if plain is not None:
+        return plain
     if value is None:
         return "null"
     if isinstance(value, bool):
@@ -225,6 +241,9 @@ def normalize_json(value: JsonValue, mode: NormalizeMode) -> JsonValue:
 
 def json_equal(left: object, right: object) -> bool:
     """JSON equality: bools are not numbers, ``5 == 5.0``, lists are order-sensitive, dicts are not."""
+    kind = type(left)
+    if kind is type(right) and (kind is str or kind is int or kind is float):
+        return left == right  # (what the tests below give two plain values of one such type)
     if isinstance(left, bool) or isinstance(right, bool):
         return isinstance(left, bool) and isinstance(right, bool) and left == right
     if isinstance(left, int | float) and isinstance(right, int | float):

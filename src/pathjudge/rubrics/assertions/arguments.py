@@ -73,7 +73,7 @@ import functools
 import json
 import math
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal, TypeAlias, assert_never
 
@@ -89,7 +89,7 @@ from pydantic import (
 )
 
 from pathjudge._compiled import FUNCTION_TYPES
-from pathjudge._records import fast_init
+from pathjudge._records import builder, fast_init
 from pathjudge.errors import ImportFormatError
 from pathjudge.rubrics.assertions._bfcl import (
     BFCL_TYPES,
@@ -238,6 +238,12 @@ class CallMatch:
             "expected": self.expected,
             "mismatches": [m.as_dict() for m in self.mismatches],
         }
+
+
+# The mismatches and call matches of the matching hot path, built the cheap way (one class exchange
+# instead of two; see :func:`pathjudge._records.builder`).
+_new_mismatch = builder(ArgMismatch)
+_new_call_match = builder(CallMatch)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -866,7 +872,7 @@ def _bfcl_one_of(
     if declared is None:  # only null (or "") listed: typed equality with some value
         if not any(_bfcl_equal(value, v, matcher.normalize, level) for v in matcher.values):
             out.append(
-                ArgMismatch(
+                _new_mismatch(
                     path, f"expected {describe_matcher(matcher)}, got {_got(value)}", "wrong_value"
                 )
             )
@@ -877,7 +883,7 @@ def _bfcl_one_of(
     if problem is not None:
         kind, reason, sub = problem
         where = path + sub if sub.startswith("[") else _join(path, sub) if sub else path
-        out.append(ArgMismatch(where, reason, kind))  # type: ignore[arg-type]
+        out.append(_new_mismatch(where, reason, kind))
 
 
 def _closeness(found: list[ArgMismatch]) -> tuple[int, int]:
@@ -893,7 +899,37 @@ def _check(
     bfcl: _Bfcl | None = None,
     level: int = 0,
 ) -> None:
-    if bfcl is not None and isinstance(matcher, EqMatcher):
+    """Append to ``out`` how ``value`` (at ``path``) fails ``matcher``; nothing when it matches.
+
+    Dispatched on the matcher's class (:data:`_CHECKS`): a matcher is one of eleven classes, and a
+    chain of ``isinstance`` tests on them costs more than the comparison it leads to."""
+    checker = _CHECKS.get(type(matcher))
+    if checker is None:
+        checker = _CHECKS[_matcher_class(matcher)]
+    checker(matcher, value, path, out, bfcl, level)
+
+
+def _matcher_class(matcher: Matcher) -> type:
+    """The matcher class ``matcher`` is an instance of (for an instance of a subclass)."""
+    for cls in _MATCHER_CLASSES:
+        if isinstance(matcher, cls):
+            return cls
+    raise TypeError(f"not a matcher: {type(matcher).__name__}")
+
+
+def _mismatch(matcher: Matcher, value: JsonValue, path: str, kind: MismatchKind) -> ArgMismatch:
+    return _new_mismatch(path, f"expected {describe_matcher(matcher)}, got {_got(value)}", kind)
+
+
+def _check_eq(
+    matcher: EqMatcher,
+    value: JsonValue,
+    path: str,
+    out: list[ArgMismatch],
+    bfcl: _Bfcl | None,
+    level: int,
+) -> None:
+    if bfcl is not None:
         if not _bfcl_equal(value, matcher.value, matcher.normalize, level):
             kind: MismatchKind = (
                 "wrong_value"
@@ -901,138 +937,220 @@ def _check(
                 or (level == 0 and type(matcher.value) is float and type(value) is int)
                 else "wrong_type"
             )
-            out.append(
-                ArgMismatch(path, f"expected {describe_matcher(matcher)}, got {_got(value)}", kind)
-            )
-    elif bfcl is not None and isinstance(matcher, OneOfMatcher):
+            out.append(_mismatch(matcher, value, path, kind))
+        return
+    expected = normalize_json(matcher.value, matcher.normalize)
+    if not json_equal(normalize_json(value, matcher.normalize), expected):
+        kind = "wrong_value" if json_kind(value) == json_kind(matcher.value) else "wrong_type"
+        out.append(_mismatch(matcher, value, path, kind))
+
+
+def _check_one_of(
+    matcher: OneOfMatcher,
+    value: JsonValue,
+    path: str,
+    out: list[ArgMismatch],
+    bfcl: _Bfcl | None,
+    level: int,
+) -> None:
+    if bfcl is not None:
         _bfcl_one_of(matcher, value, path, out, bfcl, level)
-    elif bfcl is not None and isinstance(matcher, TypeMatcher):
-        if not any(
+        return
+    actual = normalize_json(value, matcher.normalize)
+    if not any(
+        json_equal(actual, normalize_json(option, matcher.normalize)) for option in matcher.values
+    ):
+        kinds = {
+            json_kind(option)
+            for option in matcher.values
+            if not (isinstance(option, str) and option == "")
+        } or {"string"}
+        kind: MismatchKind = "wrong_value" if json_kind(value) in kinds else "wrong_type"
+        out.append(_mismatch(matcher, value, path, kind))
+
+
+def _check_approx(
+    matcher: ApproxMatcher,
+    value: JsonValue,
+    path: str,
+    out: list[ArgMismatch],
+    bfcl: _Bfcl | None,
+    level: int,
+) -> None:
+    if not _is_number(value):
+        out.append(_new_mismatch(path, f"expected a number, got {_got(value)}", "wrong_type"))
+        return
+    assert isinstance(value, int | float)
+    if not math.isclose(value, matcher.value, rel_tol=matcher.rel, abs_tol=matcher.abs):
+        out.append(
+            _new_mismatch(
+                path,
+                f"expected {describe_matcher(matcher)}, got {render_value(value)} "
+                f"(off by {abs(value - matcher.value):g})",
+                "wrong_value",
+            )
+        )
+
+
+def _check_regex(
+    matcher: RegexMatcher,
+    value: JsonValue,
+    path: str,
+    out: list[ArgMismatch],
+    bfcl: _Bfcl | None,
+    level: int,
+) -> None:
+    if not isinstance(value, str):
+        out.append(_new_mismatch(path, f"expected a string, got {_got(value)}", "wrong_type"))
+    elif search(matcher.pattern, value, ignore_case=matcher.ignore_case) is None:
+        out.append(
+            _new_mismatch(
+                path,
+                f"expected {describe_matcher(matcher)}, got {render_value(value)}",
+                "wrong_value",
+            )
+        )
+
+
+def _check_any(
+    matcher: AnyMatcher,
+    value: JsonValue,
+    path: str,
+    out: list[ArgMismatch],
+    bfcl: _Bfcl | None,
+    level: int,
+) -> None:
+    return
+
+
+def _check_type(
+    matcher: TypeMatcher,
+    value: JsonValue,
+    path: str,
+    out: list[ArgMismatch],
+    bfcl: _Bfcl | None,
+    level: int,
+) -> None:
+    if bfcl is not None:
+        ok = any(
             type(value) is int if name == "integer" else _type_ok(value, name)
             for name in matcher.types
-        ):
-            out.append(
-                ArgMismatch(
-                    path, f"expected {describe_matcher(matcher)}, got {_got(value)}", "wrong_type"
-                )
-            )
-    elif isinstance(matcher, EqMatcher):
-        expected = normalize_json(matcher.value, matcher.normalize)
-        if not json_equal(normalize_json(value, matcher.normalize), expected):
-            kind = "wrong_value" if json_kind(value) == json_kind(matcher.value) else "wrong_type"
-            out.append(
-                ArgMismatch(path, f"expected {describe_matcher(matcher)}, got {_got(value)}", kind)
-            )
-    elif isinstance(matcher, OneOfMatcher):
-        actual = normalize_json(value, matcher.normalize)
-        if not any(
-            json_equal(actual, normalize_json(option, matcher.normalize))
-            for option in matcher.values
-        ):
-            kinds = {
-                json_kind(option)
-                for option in matcher.values
-                if not (isinstance(option, str) and option == "")
-            } or {"string"}
-            kind = "wrong_value" if json_kind(value) in kinds else "wrong_type"
-            out.append(
-                ArgMismatch(path, f"expected {describe_matcher(matcher)}, got {_got(value)}", kind)
-            )
-    elif isinstance(matcher, ApproxMatcher):
-        if not _is_number(value):
-            out.append(ArgMismatch(path, f"expected a number, got {_got(value)}", "wrong_type"))
-        else:
-            assert isinstance(value, int | float)
-            if not math.isclose(value, matcher.value, rel_tol=matcher.rel, abs_tol=matcher.abs):
-                out.append(
-                    ArgMismatch(
-                        path,
-                        f"expected {describe_matcher(matcher)}, got {render_value(value)} "
-                        f"(off by {abs(value - matcher.value):g})",
-                        "wrong_value",
-                    )
-                )
-    elif isinstance(matcher, RegexMatcher):
-        if not isinstance(value, str):
-            out.append(ArgMismatch(path, f"expected a string, got {_got(value)}", "wrong_type"))
-        elif search(matcher.pattern, value, ignore_case=matcher.ignore_case) is None:
-            out.append(
-                ArgMismatch(
-                    path,
-                    f"expected {describe_matcher(matcher)}, got {render_value(value)}",
-                    "wrong_value",
-                )
-            )
-    elif isinstance(matcher, AnyMatcher):
-        return
-    elif isinstance(matcher, TypeMatcher):
-        if not any(_type_ok(value, name) for name in matcher.types):
-            out.append(
-                ArgMismatch(
-                    path, f"expected {describe_matcher(matcher)}, got {_got(value)}", "wrong_type"
-                )
-            )
-    elif isinstance(matcher, KeysMatcher | ObjectMatcher):
-        if not isinstance(value, dict):
-            out.append(ArgMismatch(path, f"expected an object, got {_got(value)}", "wrong_type"))
-            return
-        superset = isinstance(matcher, KeysMatcher) and matcher.mode == "superset"
-        subset = isinstance(matcher, KeysMatcher) and matcher.mode == "subset"
-        for key, sub in matcher.fields.items():
-            sub_path = _join(path, key)
-            if key in value:
-                _check(sub, value[key], sub_path, out, bfcl, level + 1)
-            elif not subset and not is_optional(sub):
-                out.append(
-                    ArgMismatch(sub_path, f"missing (expected {describe_matcher(sub)})", "missing")
-                )
-        if not superset:
-            for key in value:
-                if key not in matcher.fields:
-                    out.append(
-                        ArgMismatch(
-                            _join(path, key),
-                            f"unexpected key (value {render_value(value[key])})",
-                            "unexpected",
-                        )
-                    )
-    elif isinstance(matcher, ItemsMatcher):
-        if not isinstance(value, list):
-            out.append(ArgMismatch(path, f"expected a list, got {_got(value)}", "wrong_type"))
-            return
-        if len(value) != len(matcher.items):
-            out.append(
-                ArgMismatch(
-                    path,
-                    f"expected {len(matcher.items)} items, got {len(value)}: {render_value(value)}",
-                    "wrong_value",
-                )
-            )
-        for index, (sub, item) in enumerate(zip(matcher.items, value, strict=False)):
-            _check(sub, item, f"{path}[{index}]", out, bfcl, level + 1)
-    elif isinstance(matcher, AllOfMatcher):
-        for part in matcher.parts:
-            _check(part, value, path, out, bfcl, level)
-    elif isinstance(matcher, AnyOfMatcher):
-        best: list[ArgMismatch] | None = None
-        for part in matcher.parts:
-            found: list[ArgMismatch] = []
-            _check(part, value, path, found, bfcl, level)
-            if not found:
-                return
-            if best is None or _closeness(found) < _closeness(best):
-                best = found
-        assert best is not None
-        if len(matcher.parts) > 1:
-            best = [
-                ArgMismatch(
-                    m.path, f"{m.reason} (closest of {len(matcher.parts)} alternatives)", m.kind
-                )
-                for m in best
-            ]
-        out.extend(best)
+        )
     else:
-        assert_never(matcher)
+        ok = any(_type_ok(value, name) for name in matcher.types)
+    if not ok:
+        out.append(_mismatch(matcher, value, path, "wrong_type"))
+
+
+def _check_fields(
+    matcher: KeysMatcher | ObjectMatcher,
+    value: JsonValue,
+    path: str,
+    out: list[ArgMismatch],
+    bfcl: _Bfcl | None,
+    level: int,
+) -> None:
+    if not isinstance(value, dict):
+        out.append(_new_mismatch(path, f"expected an object, got {_got(value)}", "wrong_type"))
+        return
+    superset = isinstance(matcher, KeysMatcher) and matcher.mode == "superset"
+    subset = isinstance(matcher, KeysMatcher) and matcher.mode == "subset"
+    for key, sub in matcher.fields.items():
+        sub_path = _join(path, key)
+        if key in value:
+            _check(sub, value[key], sub_path, out, bfcl, level + 1)
+        elif not subset and not is_optional(sub):
+            out.append(
+                _new_mismatch(sub_path, f"missing (expected {describe_matcher(sub)})", "missing")
+            )
+    if not superset:
+        for key in value:
+            if key not in matcher.fields:
+                out.append(
+                    _new_mismatch(
+                        _join(path, key),
+                        f"unexpected key (value {render_value(value[key])})",
+                        "unexpected",
+                    )
+                )
+
+
+def _check_items(
+    matcher: ItemsMatcher,
+    value: JsonValue,
+    path: str,
+    out: list[ArgMismatch],
+    bfcl: _Bfcl | None,
+    level: int,
+) -> None:
+    if not isinstance(value, list):
+        out.append(_new_mismatch(path, f"expected a list, got {_got(value)}", "wrong_type"))
+        return
+    if len(value) != len(matcher.items):
+        out.append(
+            _new_mismatch(
+                path,
+                f"expected {len(matcher.items)} items, got {len(value)}: {render_value(value)}",
+                "wrong_value",
+            )
+        )
+    for index, (sub, item) in enumerate(zip(matcher.items, value, strict=False)):
+        _check(sub, item, f"{path}[{index}]", out, bfcl, level + 1)
+
+
+def _check_all_of(
+    matcher: AllOfMatcher,
+    value: JsonValue,
+    path: str,
+    out: list[ArgMismatch],
+    bfcl: _Bfcl | None,
+    level: int,
+) -> None:
+    for part in matcher.parts:
+        _check(part, value, path, out, bfcl, level)
+
+
+def _check_any_of(
+    matcher: AnyOfMatcher,
+    value: JsonValue,
+    path: str,
+    out: list[ArgMismatch],
+    bfcl: _Bfcl | None,
+    level: int,
+) -> None:
+    best: list[ArgMismatch] | None = None
+    for part in matcher.parts:
+        found: list[ArgMismatch] = []
+        _check(part, value, path, found, bfcl, level)
+        if not found:
+            return
+        if best is None or _closeness(found) < _closeness(best):
+            best = found
+    assert best is not None
+    if len(matcher.parts) > 1:
+        best = [
+            _new_mismatch(
+                m.path, f"{m.reason} (closest of {len(matcher.parts)} alternatives)", m.kind
+            )
+            for m in best
+        ]
+    out.extend(best)
+
+
+_CHECKS: dict[type, Callable[[Any, JsonValue, str, list[ArgMismatch], _Bfcl | None, int], None]] = {
+    EqMatcher: _check_eq,
+    OneOfMatcher: _check_one_of,
+    ApproxMatcher: _check_approx,
+    RegexMatcher: _check_regex,
+    AnyMatcher: _check_any,
+    TypeMatcher: _check_type,
+    KeysMatcher: _check_fields,
+    ObjectMatcher: _check_fields,
+    ItemsMatcher: _check_items,
+    AllOfMatcher: _check_all_of,
+    AnyOfMatcher: _check_any_of,
+}
+"""How each matcher class checks a value (see :func:`_check`)."""
 
 
 # --------------------------------------------------------------------------------------------------
@@ -1075,7 +1193,7 @@ def _schema_mismatches(validator: Any, arguments: object) -> list[ArgMismatch]:
             for name in error.validator_value:
                 if name not in error.instance:
                     out.append(
-                        ArgMismatch(
+                        _new_mismatch(
                             _join(base, name), "missing (required by the schema)", "missing"
                         )
                     )
@@ -1084,7 +1202,7 @@ def _schema_mismatches(validator: Any, arguments: object) -> list[ArgMismatch]:
             for name in error.instance:
                 if name not in declared:
                     out.append(
-                        ArgMismatch(
+                        _new_mismatch(
                             _join(base, name),
                             "unexpected (not declared in the schema)",
                             "unexpected",
@@ -1092,7 +1210,7 @@ def _schema_mismatches(validator: Any, arguments: object) -> list[ArgMismatch]:
                     )
         elif error.validator == "type":
             out.append(
-                ArgMismatch(
+                _new_mismatch(
                     base,
                     f"expected type {render_value(error.validator_value)} per the schema, "
                     f"got {_got(error.instance)}",
@@ -1100,7 +1218,7 @@ def _schema_mismatches(validator: Any, arguments: object) -> list[ArgMismatch]:
                 )
             )
         else:
-            out.append(ArgMismatch(base, f"schema: {error.message}", "schema"))
+            out.append(_new_mismatch(base, f"schema: {error.message}", "schema"))
     return out
 
 
@@ -1122,6 +1240,64 @@ def validate_arguments(
 # --------------------------------------------------------------------------------------------------
 
 
+NOT_LITERAL: Any = object()
+"""What :func:`literal_value` gives for a matcher that stands for no one exact value."""
+
+
+def literal_value(matcher: Matcher) -> Any:
+    """The exact JSON value ``matcher`` stands for, or :data:`NOT_LITERAL`: ``$eq`` (or a bare
+    value) with no string normalisation, a literal list (same length, items in order) or a literal
+    object (exactly its keys), at any depth, none of them ``$optional``. Under the lenient typing
+    profile a value matches such a matcher exactly when it is JSON-equal to this value: ``==`` and
+    the same kinds at the number leaves (see :func:`number_leaves`)."""
+    if matcher.optional:
+        return NOT_LITERAL
+    if isinstance(matcher, EqMatcher):
+        return matcher.value if matcher.normalize == "none" else NOT_LITERAL
+    if isinstance(matcher, ItemsMatcher):
+        items = [literal_value(item) for item in matcher.items]
+        return NOT_LITERAL if any(item is NOT_LITERAL for item in items) else items
+    if isinstance(matcher, ObjectMatcher):
+        fields = {key: literal_value(sub) for key, sub in matcher.fields.items()}
+        return NOT_LITERAL if any(v is NOT_LITERAL for v in fields.values()) else fields
+    return NOT_LITERAL
+
+
+Leaves: TypeAlias = tuple[tuple[tuple[Any, ...], bool], ...]
+
+
+def number_leaves(value: Any, at: tuple[Any, ...] = ()) -> Leaves:
+    """Where ``value`` holds a number or a bool: ``(path, is_bool)`` for each.
+
+    A value that ``==`` a literal has the literal's shape, so it is JSON-equal to it exactly when
+    the value at each of these paths is a bool where the literal's is one and not one where it is
+    not (Python's ``==`` takes ``True`` for ``1``; JSON does not).
+    """
+    if isinstance(value, dict):
+        return tuple(
+            [leaf for key, item in value.items() for leaf in number_leaves(item, (*at, key))]
+        )
+    if isinstance(value, list):
+        return tuple(
+            [leaf for i, item in enumerate(value) for leaf in number_leaves(item, (*at, i))]
+        )
+    if isinstance(value, bool | int | float):
+        return ((at, isinstance(value, bool)),)
+    return ()
+
+
+def same_kinds(value: Any, leaves: Leaves) -> bool:
+    """Whether ``value`` (which ``==`` the literal ``leaves`` were taken from) has a bool exactly
+    where the literal has one (see :func:`number_leaves`)."""
+    for path, is_bool in leaves:
+        found = value
+        for key in path:
+            found = found[key]
+        if isinstance(found, bool) is not is_bool:
+            return False
+    return True
+
+
 _NO_LITERAL: Any = object()
 
 
@@ -1129,7 +1305,8 @@ _NO_LITERAL: Any = object()
 class _Plan:
     source: tuple[str, object, str, object, str, str]  # the fields it was built from
     profile: _Bfcl | None  # None: the lenient profile
-    entries: tuple[tuple[str, Matcher, Any, bool], ...]  # name, matcher, fast literal, optional
+    # name, matcher, fast literal, its number leaves (for a list or an object), optional
+    entries: tuple[tuple[str, Matcher, Any, Leaves, bool], ...]
     names: frozenset[str]
     forbid_extra: bool
     validator: Any
@@ -1219,21 +1396,12 @@ class CallExpectation(BaseModel):
     def compiled(self) -> _Plan:
         """The expectation prepared for fast matching (built once, on first use)."""
         entries = tuple(
-            (
-                name,
-                matcher,
-                matcher.value
-                if isinstance(matcher, EqMatcher)
-                and matcher.normalize == "none"
-                and not isinstance(matcher.value, dict | list)
-                else _NO_LITERAL,
-                is_optional(matcher),
-            )
+            (name, matcher, *self._literal(matcher), is_optional(matcher))
             for name, matcher in self.args.items()
         )
         validator = _make_validator(self.json_schema) if self.json_schema is not None else None
         n = len(self.args)
-        success = CallMatch(self.tool, self.tool, True, 1.0, n, n, ())
+        success = _new_call_match(self.tool, self.tool, True, 1.0, n, n, ())
         return _Plan(
             (self.tool, self.args, self.extra_args, self.json_schema, self.types, self.language),
             _profile(self.types, self.language),
@@ -1243,6 +1411,24 @@ class CallExpectation(BaseModel):
             validator,
             success,
         )
+
+    def _literal(self, matcher: Matcher) -> tuple[Any, Leaves]:
+        """The value an argument that matches ``matcher`` exactly equals, and its number leaves:
+        a scalar of ``$eq`` (equal and of the same type: a match under every profile), or under the
+        lenient profile a literal list or object (see :func:`literal_value`); else
+        ``_NO_LITERAL``."""
+        if (
+            isinstance(matcher, EqMatcher)
+            and matcher.normalize == "none"
+            and not isinstance(matcher.value, dict | list)
+        ):
+            return matcher.value, ()
+        if self.types != "lenient":
+            return _NO_LITERAL, ()
+        value = literal_value(matcher)
+        if value is NOT_LITERAL or not isinstance(value, dict | list):
+            return _NO_LITERAL, ()
+        return value, number_leaves(value)
 
     def describe(self) -> str:
         """``tool(arg=matcher, ...)`` for reasons and diffs."""
@@ -1296,15 +1482,20 @@ def match_call(
     '1 of 2 expected arguments of search_docs() matched; k: expected 2, got number 3'
     """
     if tool != expected.tool:
-        mismatch = ArgMismatch("", f"called {tool!r}, expected {expected.tool!r}", "wrong_tool")
-        return CallMatch(tool, expected.tool, False, 0.0, 0, len(expected.args), (mismatch,))
+        mismatch = _new_mismatch("", f"called {tool!r}, expected {expected.tool!r}", "wrong_tool")
+        return _new_call_match(tool, expected.tool, False, 0.0, 0, len(expected.args), (mismatch,))
     plan = _plan_of(expected)
     mismatches: list[ArgMismatch] = []
     failed: set[str] = set()
-    for name, matcher, literal, optional in plan.entries:
+    for name, matcher, literal, leaves, optional in plan.entries:
         if name in arguments:
             value = arguments[name]
-            if literal is not _NO_LITERAL and type(value) is type(literal) and value == literal:
+            if (
+                literal is not _NO_LITERAL
+                and type(value) is type(literal)
+                and value == literal
+                and (not leaves or same_kinds(value, leaves))
+            ):
                 continue
             before = len(mismatches)
             _check(matcher, value, name, mismatches, plan.profile)
@@ -1312,14 +1503,14 @@ def match_call(
                 failed.add(name)
         elif not optional:
             mismatches.append(
-                ArgMismatch(name, f"missing (expected {describe_matcher(matcher)})", "missing")
+                _new_mismatch(name, f"missing (expected {describe_matcher(matcher)})", "missing")
             )
             failed.add(name)
     if plan.forbid_extra:
         for name in arguments:
             if name not in plan.names:
                 mismatches.append(
-                    ArgMismatch(
+                    _new_mismatch(
                         name,
                         f"unexpected argument (value {render_value(arguments[name])})",
                         "unexpected",
@@ -1340,7 +1531,9 @@ def match_call(
     total = len(expected.args)
     matched = total - len(failed)
     score = matched / total if total else 1.0
-    return CallMatch(tool, expected.tool, not mismatches, score, matched, total, tuple(mismatches))
+    return _new_call_match(
+        tool, expected.tool, not mismatches, score, matched, total, tuple(mismatches)
+    )
 
 
 def call_cost(tool: str, arguments: Mapping[str, JsonValue], expected: CallExpectation) -> float:
