@@ -113,13 +113,17 @@ _JSON = st.recursive(
 )
 
 
-@settings(max_examples=400, deadline=None)
-@given(
+# expected arguments, the call's arguments, whether the call passes the expected ones, the profile
+_LITERAL_CASES = (
     st.dictionaries(st.sampled_from(["a", "b"]), _JSON, max_size=2),
     st.dictionaries(st.sampled_from(["a", "b", "c"]), _JSON, max_size=3),
     st.booleans(),
     st.sampled_from(["lenient", "bfcl"]),
 )
+
+
+@settings(max_examples=400, deadline=None)
+@given(*_LITERAL_CASES)
 @example({"a": [1, {"p": False}]}, {"a": [True, {"p": False}]}, False, "lenient")
 @example({"a": [1, {"p": False}]}, {"a": [1.0, {"p": 0}]}, False, "lenient")
 @example({"a": {"p": None, "q": "x"}}, {"a": {"p": None, "q": "x"}}, False, "lenient")
@@ -143,13 +147,7 @@ def test_nested_literal_shortcut_equals_the_matchers(
 
 
 @settings(max_examples=400, deadline=None)
-@given(
-    st.dictionaries(st.sampled_from(["a", "b"]), _JSON, max_size=2),
-    st.dictionaries(st.sampled_from(["a", "b", "c"]), _JSON, max_size=3),
-    st.booleans(),
-    st.sampled_from(["lenient", "bfcl"]),
-    st.sampled_from(["forbid", "allow"]),
-)
+@given(*_LITERAL_CASES, st.sampled_from(["forbid", "allow"]))
 @example({"a": [1, {"p": False}]}, {"a": [True, {"p": False}]}, False, "lenient", "forbid")
 @example({"a": [1, {"p": False}]}, {"a": [1.0, {"p": 0}]}, False, "lenient", "forbid")
 @example({"a": [1]}, {"a": [1.0]}, False, "bfcl", "forbid")
