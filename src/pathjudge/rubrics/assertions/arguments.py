@@ -871,11 +871,7 @@ def _bfcl_one_of(
         language = "python"
     if declared is None:  # only null (or "") listed: typed equality with some value
         if not any(_bfcl_equal(value, v, matcher.normalize, level) for v in matcher.values):
-            out.append(
-                _new_mismatch(
-                    path, f"expected {describe_matcher(matcher)}, got {_got(value)}", "wrong_value"
-                )
-            )
+            out.append(_mismatch(matcher, value, path, "wrong_value"))
         return
     problem = check_param(
         value, matcher.values, declared, items, language, matcher.normalize, top=level == 0
@@ -1298,9 +1294,6 @@ def same_kinds(value: Any, leaves: Leaves) -> bool:
     return True
 
 
-_NO_LITERAL: Any = object()
-
-
 @dataclass(frozen=True, slots=True)
 class _Plan:
     source: tuple[str, object, str, object, str, str]  # the fields it was built from
@@ -1416,7 +1409,7 @@ class CallExpectation(BaseModel):
         """The value an argument that matches ``matcher`` exactly equals, and its number leaves:
         a scalar of ``$eq`` (equal and of the same type: a match under every profile), or under the
         lenient profile a literal list or object (see :func:`literal_value`); else
-        ``_NO_LITERAL``."""
+        :data:`NOT_LITERAL`."""
         if (
             isinstance(matcher, EqMatcher)
             and matcher.normalize == "none"
@@ -1424,10 +1417,10 @@ class CallExpectation(BaseModel):
         ):
             return matcher.value, ()
         if self.types != "lenient":
-            return _NO_LITERAL, ()
+            return NOT_LITERAL, ()
         value = literal_value(matcher)
-        if value is NOT_LITERAL or not isinstance(value, dict | list):
-            return _NO_LITERAL, ()
+        if not isinstance(value, dict | list):  # NOT_LITERAL (a scalar was taken above)
+            return NOT_LITERAL, ()
         return value, number_leaves(value)
 
     def describe(self) -> str:
@@ -1491,7 +1484,7 @@ def match_call(
         if name in arguments:
             value = arguments[name]
             if (
-                literal is not _NO_LITERAL
+                literal is not NOT_LITERAL
                 and type(value) is type(literal)
                 and value == literal
                 and (not leaves or same_kinds(value, leaves))
