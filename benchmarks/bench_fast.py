@@ -38,7 +38,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import (
     MIN_REPEAT,
     MODES,
-    core,
     cpu_count,
     floor_cmd,
     four_checks,
@@ -170,7 +169,6 @@ def main() -> None:
         ],
         args.repeat,
     )
-    print(f"pathjudge: {core()}")
     print(
         f"runs: {n} over {args.tasks} tasks (seed {args.seed}), "
         f"medians of {max(MIN_REPEAT, args.repeat)}"

@@ -36,7 +36,6 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _common import (
-    core,
     cpu_count,
     floor_cmd,
     measure,
@@ -279,7 +278,6 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=5, help="timed rounds, median kept (min 5)")
     parser.add_argument("--seed", type=int, default=7)
     args = parser.parse_args()
-    print(f"pathjudge: {core()}")
     with tempfile.TemporaryDirectory(prefix="pj-bench-") as name:
         tmp = Path(name)
         suite_text, plain = realistic_suite()

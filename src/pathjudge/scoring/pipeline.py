@@ -581,8 +581,7 @@ def _grade(
                 verdicts,
                 fast=fast,
                 stop_at_error=True,
-                # only the keys checked: RunKeys' own (compiled) hook, not a closure per run
-                on_grade=streamed if appender is not None or keep else keys.on_grade,
+                on_grade=streamed,
                 **weak,
             )
         completed = partial.first_error() is None

@@ -30,7 +30,6 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
 
-from pathjudge._compiled import FUNCTION_TYPES
 from pathjudge._vocab import canonical_metric
 from pathjudge.errors import InputError, PathjudgeError
 from pathjudge.rubrics.assertions.base import AXES, Axis
@@ -96,7 +95,7 @@ GATE_METRICS: tuple[GateMetric, ...] = (
 
 
 class _Record(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid", ignored_types=FUNCTION_TYPES)
+    model_config = ConfigDict(frozen=True, extra="forbid")
 
 
 class WeakPath(_Record):

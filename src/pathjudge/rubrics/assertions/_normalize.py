@@ -20,8 +20,6 @@ from typing import Any, Literal, TypeAlias, assert_never, cast
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
-from pathjudge._compiled import FUNCTION_TYPES
-
 __all__ = [
     "JsonKind",
     "NormalizeMode",
@@ -79,7 +77,7 @@ class TextNormalization(BaseModel):
     'total: 23553.'
     """
 
-    model_config = ConfigDict(frozen=True, extra="forbid", ignored_types=FUNCTION_TYPES)
+    model_config = ConfigDict(frozen=True, extra="forbid")
 
     casefold: bool = Field(default=False, description="Compare case-insensitively (str.casefold).")
     remove: str = Field(default="", description="Characters deleted before comparing.")
