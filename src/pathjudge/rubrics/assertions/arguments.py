@@ -75,7 +75,7 @@ import math
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Annotated, Any, Literal, TypeAlias, assert_never
+from typing import Annotated, Any, Literal, TypeAlias, assert_never, cast
 
 from pydantic import (
     BaseModel,
@@ -869,7 +869,8 @@ def _bfcl_one_of(
     if problem is not None:
         kind, reason, sub = problem
         where = path + sub if sub.startswith("[") else _join(path, sub) if sub else path
-        out.append(ArgMismatch(where, reason, kind))
+        # check_param's kinds are mismatch kinds (its Problem types them as str)
+        out.append(ArgMismatch(where, reason, cast(MismatchKind, kind)))
 
 
 def _closeness(found: list[ArgMismatch]) -> tuple[int, int]:
