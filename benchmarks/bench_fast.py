@@ -48,7 +48,6 @@ from _common import (
     pathjudge_cmd,
     plain_checks,
     task_plans,
-    verdict,
     write_floor,
 )
 
