@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from contextlib import AbstractContextManager, nullcontext
+from collections.abc import Iterator
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -254,7 +255,7 @@ def score(
             field="--weights",
             hint="give at least one weight above 0, e.g. success=1,trajectory=0",
         )
-    with ray_scope(on_ray):
+    with ray_scope(on_ray), runs_not_transcript(None if on_ray else runs):
         judge: JudgeSession | bool = False
         if judging:  # the judge is set up (and its settings checked) only when something is judged
             from pathjudge.judge.session import JudgeSession
@@ -326,12 +327,48 @@ def score(
         )
         err_console.print(f"thresholds missed: {missed}")
         return 1
+    if junit is not None and not any(g.metric == "passed" for g in gates):
+        from pathjudge.report.junit import task_verdict
+
+        rows = {row.task_id: row for row in card.task_rows}
+        failed = sum(task_verdict(rows.get(t.id), strict=strict) == "failed" for t in loaded.tasks)
+        if failed:  # the JUnit route exits 0 on failed cases unless a gate says otherwise
+            err_console.print(
+                f"warning: {failed} of {len(loaded.tasks)} JUnit cases in {junit} failed, but no "
+                "gate was missed, so this exits 0; add --fail-under passed=1.0 to exit 1 when a "
+                "run does not pass",
+                markup=False,
+            )
     return 0
 
 
 def _actual(value: float | None) -> str:
     """A gate's measured value rounded to 3 decimals (``0.933``, ``0.75``), or "—" when undefined."""
     return "—" if value is None else str(round(value, 3))
+
+
+@contextmanager
+def runs_not_transcript(runs: Path | None) -> Iterator[None]:
+    """An error reading ``runs`` that is a transcript or trace export, not runs, names the
+    ``pathjudge import`` command that converts it (:func:`~pathjudge.agent.importers.import_hint`)."""
+    from pathjudge.errors import InputError, RecordError
+
+    try:
+        yield
+    except InputError as exc:
+        if runs is None or exc.file != str(runs):
+            raise
+        from pathjudge.agent.importers import import_hint
+
+        hint = import_hint(runs)
+        if hint is None:
+            raise
+        raise RecordError(
+            hint.problem,
+            file=runs,
+            line=exc.line,
+            hint=f"convert it first: {hint.command}, then score {hint.output}",
+        ) from None
 
 
 def ray_scope(on_ray: bool) -> AbstractContextManager[None]:
