@@ -3,12 +3,12 @@
     pytest examples/docent/suite.yaml --pathjudge-runs examples/docent/runs.jsonl
 
 collects exactly the suite's tasks (the suite file given as the path to collect is the suite, so the
-project's own tests are not collected). ``--pathjudge-suite PATH`` names the suite explicitly; then the
-items are collected wherever pytest would look (with no path given, pytest's ``testpaths`` or the
-current folder) and are added even when the suite file lies outside them. Each task is one item with
-the node id ``<suite file>::<task id>``, so a failing task reruns with
-``pytest 'examples/docent/suite.yaml::free-storage' --pathjudge-runs ...``; ``--pathjudge-task ID``
-(repeatable) selects tasks by id whatever characters the id holds. In JUnit XML (``--junitxml``) a
+project's own tests are not collected; without ``--pathjudge-runs`` that is a usage error saying so).
+``--pathjudge-suite PATH`` names the suite explicitly; then the items are added to whatever pytest
+collects (the paths named, or with none, ``testpaths`` or the current folder), even when the suite
+file lies outside them. Each task is one item with the node id ``<suite file>::<task id>``, so a
+failing task reruns with ``pytest 'examples/docent/suite.yaml::free-storage' --pathjudge-runs ...``;
+``--pathjudge-task ID`` (repeatable) selects tasks by id whatever characters the id holds. In JUnit XML (``--junitxml``) a
 task's ``classname`` is the suite's name. Or configure it in ``pytest.ini`` / ``pyproject.toml``::
 
     [tool.pytest.ini_options]
@@ -17,9 +17,12 @@ task's ``classname`` is the suite's name. Or configure it in ``pytest.ini`` / ``
 
 Grading is assertion-only (fast mode: judged criteria are "not run", never pass or fail) unless
 ``--pathjudge-verdicts`` gives recorded verdicts. One item per task: it fails when any run of the task
-failed, showing the reason and the alignment diff; it is skipped when the task has no runs or none could
-be decided. ``--pathjudge-strict`` also fails tasks whose runs succeeded by a poor path or repeated a
-call. The assertion helpers for your own tests live in :mod:`pathjudge.testing` and are re-exported here.
+failed, showing what its JUnit case shows (the runs that did not pass, the first one's reason, blockers
+and alignment diff); it is skipped when the task has no runs or none could be decided. Nothing graded is
+never green: a session in which no task of the suite was graded (every one skipped, or, with the suite
+or runs given on the command line, none selected) exits 5 instead of 0 and says why.
+``--pathjudge-strict`` also fails tasks whose runs succeeded by a poor path or repeated a call. The
+assertion helpers for your own tests live in :mod:`pathjudge.testing` and are re-exported here.
 """
 
 from __future__ import annotations
