@@ -249,15 +249,54 @@ def test_junit_with_failed_cases_and_no_gate_says_how_to_fail_the_job(
     assert 'failures="1"' in junit.read_text(encoding="utf-8")
     err = capsys.readouterr().err
     assert f"1 of 1 JUnit cases in {junit} failed" in err
-    assert "add --fail-under passed=1.0" in err
+    assert "add --fail-on-failed (or --fail-under passed=1.0)" in err
     assert score(runs, "--suite", suite, "--junit", junit, "--fail-under", "passed=1.0") == 1
-    assert "add --fail-under" not in capsys.readouterr().err
+    assert "--fail-on-failed" not in capsys.readouterr().err
+    assert score(runs, "--suite", suite, "--junit", junit, "--fail-on-failed", "-q") == 1
+    assert "failed tasks (1): refund" in capsys.readouterr().err
     # nothing failed: no warning
     docent = Path(__file__).resolve().parents[2] / "examples" / "docent"
     code = score(docent / "capstone-runs.jsonl", "--suite", docent / "capstone-suite.yaml")
     assert code == 0
     assert score(runs, "--suite", suite, "-q") == 0
     assert "JUnit" not in capsys.readouterr().err
+
+
+def test_fail_on_failed_follows_the_junit_cases_strict_included(
+    docent: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Under --strict two capstone tasks fail for a weak path alone: the passed gate does not see
+    them (the warning says so), --fail-on-failed does."""
+    runs, suite = docent / "capstone-runs.jsonl", docent / "capstone-suite.yaml"
+    junit = tmp_path / "junit.xml"
+    args = (runs, "--suite", suite, "--junit", junit, "--strict", "-q")
+    assert score(*args, "--fail-under", "passed=1.0") == 0
+    assert 'failures="2"' in junit.read_text(encoding="utf-8")
+    assert "which does not see the weak paths --strict fails" in capsys.readouterr().err
+    assert score(*args, "--fail-on-failed") == 1
+    assert "failed tasks (2): region, oos-mongo" in capsys.readouterr().err
+    assert score(runs, "--suite", suite, "--fail-on-failed", "-q") == 0
+
+
+def test_fail_on_failed_with_nothing_graded_is_not_a_pass(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Every run cut short (undecided): every JUnit case is skipped, and --fail-on-failed exits 1."""
+    from pathjudge.agent.trajectory import RunRecord, Step
+
+    suite, _ = _runs_that_fail_a_gating_check(tmp_path)
+    runs = tmp_path / "cut.jsonl"
+    cut = RunRecord(
+        run_id="r0",
+        task_id="refund",
+        steps=(Step(tool="refund", arguments={}, turn=0),),
+        final_answer="done",
+        stop_reason="max_turns",
+    )
+    runs.write_text(cut.model_dump_json() + "\n", encoding="utf-8")
+    assert score(runs, "--suite", suite, "-q") == 0
+    assert score(runs, "--suite", suite, "-q", "--fail-on-failed") == 1
+    assert "no task was graded" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize(
