@@ -336,13 +336,13 @@ def score(
         )
         err_console.print(f"thresholds missed: {missed}")
         return 1
-    verdicts = task_verdicts(card, [t.id for t in loaded.tasks], strict=strict)
-    failed = [task for task, verdict in verdicts.items() if verdict == "failed"]
+    cases = task_verdicts(card, [t.id for t in loaded.tasks], strict=strict)
+    failed = [task for task, verdict in cases.items() if verdict == "failed"]
     if fail_on_failed and failed:
         names = ", ".join(failed[:10]) + (" ..." if len(failed) > 10 else "")
         err_console.print(f"failed tasks ({len(failed)}): {names}", markup=False)
         return 1
-    if fail_on_failed and "passed" not in verdicts.values():  # nothing graded is not a pass
+    if fail_on_failed and "passed" not in cases.values():  # nothing graded is not a pass
         err_console.print(
             "no task was graded (every JUnit case would be skipped: no runs, or none decided)"
         )
