@@ -266,7 +266,9 @@ def report_view(
         notes.append(f"Tasks with no runs: {', '.join(card.tasks_without_runs)}.")
     if model.runs is None:
         notes.append(
-            "The report holds no per-run grades; rerun `pathjudge score` with per-run output for the viewer."
+            "The report holds no per-run grades, so no run below shows its grade: rerun `pathjudge "
+            "score ... --json FILE --include-runs`, or pass `pathjudge report --grades` the file of "
+            "`pathjudge score --grades`."
         )
     subtitle = " · ".join(
         part
