@@ -36,7 +36,7 @@ def test_table_json_plots_and_few_shot(
     )  # fmt: skip
     out = capsys.readouterr()
     assert code == 1  # not trusted: a missed gate is exit 1
-    assert "Cohen's kappa" in out.out
+    assert "kappa (decided)" in out.out
     assert "0.467" in out.out  # 7/15
     assert "NOT TRUSTED" in out.out
     assert "success rate: PPI++" in out.out

@@ -248,6 +248,8 @@ class CriterionCalibrationView:
     notes: tuple[str, ...]
     disagreements: tuple[DisagreementView, ...]
     judge: str = ""
+    confusions: tuple[tuple[str, tuple[tuple[int, ...], ...]], ...] = ()
+    """More confusion matrices over ``labels`` (what each shows, matrix), e.g. one per order."""
 
 
 @dataclass(frozen=True, slots=True)
