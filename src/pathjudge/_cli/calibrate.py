@@ -606,12 +606,8 @@ _PAIRWISE_ONLY_UNUSED = (
 
 def _given(ctx: typer.Context, name: str) -> bool:
     """True when the option ``name`` was written on the command line (not a default)."""
-    from click.core import ParameterSource
-
-    return ctx.get_parameter_source(name) in (
-        ParameterSource.COMMANDLINE,
-        ParameterSource.ENVIRONMENT,
-    )
+    source = ctx.get_parameter_source(name)  # typer's own click: compare by name
+    return source is not None and source.name in ("COMMANDLINE", "ENVIRONMENT")
 
 
 def _flag(ctx: typer.Context, name: str) -> str:
