@@ -22,6 +22,7 @@ from typing import Any, cast
 
 from pathjudge._io import write_bytes_atomic
 from pathjudge._optional import require
+from pathjudge.report.text import one_line
 
 __all__ = [
     "confusion_matrix_png",
@@ -112,7 +113,7 @@ def confusion_matrix_png(
     side = max(3.2, 1.1 * size + 1.8)
     with _figure(side + 0.6, side) as fig:
         ax = fig.add_subplot(1, 1, 1)
-        ax.set_title(title, color=_INK)
+        ax.set_title(one_line(title), color=_INK)  # a title is data: controls shown
         if size == 0:
             _empty_note(ax, "no labelled items")
             return _png(fig)
@@ -156,7 +157,7 @@ def reliability_png(points: Sequence[tuple[float, float, int]], title: str) -> b
             )
     with _figure(4.6, 4.2) as fig:
         ax = fig.add_subplot(1, 1, 1)
-        ax.set_title(title, color=_INK)
+        ax.set_title(one_line(title), color=_INK)
         ax.plot(
             [0, 1], [0, 1], linestyle="--", color=_MUTED, linewidth=1, label="perfect calibration"
         )
