@@ -214,7 +214,8 @@ def test_an_abstaining_judge_report_leads_with_the_gated_numbers(
     section = page[page.index('id="calibration"') :]
     first_row = section[section.index("<tbody><tr><td>") + len("<tbody><tr><td>") :]
     assert first_row.startswith("TPR, unsure counts as wrong (gated)")
-    assert "<td>Accuracy</td>" not in section and "<td>Cohen&#x27;s kappa</td>" not in section
+    assert "<td>Accuracy</td>" not in section
+    assert "<td>Cohen&#x27;s kappa</td>" not in section
     assert "Accuracy, decided items only" in section
     assert "Cohen&#x27;s kappa, decided items only" in section
     assert "judge-human kappa 1.000" not in section
@@ -238,7 +239,8 @@ def test_counts_sample_sizes_formulas_and_the_criterion_version_read_right(
         tmp_path,
     )
     out = done.stdout
-    assert "1 sample per item" in out and "samples/item" not in out
+    assert "1 sample per item" in out
+    assert "samples/item" not in out
     # kappa with unsure counted as wrong is over every labelled item, not "decided" ones
     assert "over 20 labelled items" in out
     assert "over 20 decided items" not in out
@@ -285,7 +287,8 @@ def test_pairwise_writes_html_and_plots_and_is_gated(write: Writer, tmp_path: Pa
     assert done.returncode == 1, done.stderr
     page = html.read_text(encoding="utf-8")
     assert "pairwise judge, both orders" in page
-    assert "Position-consistent accuracy" in page and "not trusted" in page
+    assert "Position-consistent accuracy" in page
+    assert "not trusted" in page
     assert page.count("<img") == 2  # the two orders' confusion matrices
     for order in ("ab", "ba"):
         assert (plots / f"pairwise-confusion-{order}.png").read_bytes().startswith(b"\x89PNG")
@@ -296,6 +299,11 @@ def test_pairwise_writes_html_and_plots_and_is_gated(write: Writer, tmp_path: Pa
     assert sum(map(sum, data["confusion_ab"])) == 40
     for path in (html, plots / "pairwise-confusion-ab.png", report):
         assert f"wrote {path}" in done.stderr
+    # `pathjudge report --calibration` reads the pairwise JSON as well as the pass/fail one
+    from pathjudge.report.html import write_html_report
+
+    again_page = write_html_report(None, tmp_path / "again.html", calibration=report)
+    assert "pairwise judge, both orders" in again_page.read_text(encoding="utf-8")
     again = _cli(
         ["calibrate", "--pairwise", "--labels", str(prefs), "--verdicts", str(verdicts),
          "--bootstrap", "50", "--report-only"],
@@ -331,7 +339,12 @@ def test_pairwise_refuses_an_option_it_cannot_use(
 
 @pytest.mark.parametrize(
     "extra",
-    [["--save-verdicts", "s.jsonl"], ["--samples", "3"], ["--concurrency", "4"], ["--cache", "c.db"]],
+    [
+        ["--save-verdicts", "s.jsonl"],
+        ["--samples", "3"],
+        ["--concurrency", "4"],
+        ["--cache", "c.db"],
+    ],
 )
 def test_recorded_verdicts_refuse_the_live_judges_options(
     write: Writer, tmp_path: Path, capsys: pytest.CaptureFixture[str], extra: list[str]

@@ -342,9 +342,9 @@ _CRITERION_HASH = "sha256:0f3c9a1be27d44aa91c2e0b7"
 def _calibration_workspace(ws: Path) -> None:
     """A sampling judge (pathjudge's own verdict records, 3 samples, a failure, long reasoning), an
     abstaining judge, and a pairwise judge that favours the first slot; all deterministic."""
-    from pathjudge.judge.verdict import JudgeFailure, SampleVerdict, aggregate_samples
-
     import random
+
+    from pathjudge.judge.verdict import JudgeFailure, SampleVerdict, aggregate_samples
 
     rng = random.Random(3)
     ws.mkdir(parents=True, exist_ok=True)
@@ -450,9 +450,7 @@ def test_calibrate_output_has_no_markup_control_or_broken_word(
         cleaned = _clean(text)
         assert not _MARKUP.search(cleaned), (name, cleaned)
         assert _CONTROL.search(cleaned) is None, name
-        vocabulary = {
-            token for token in _SPLIT.split(_clean(calibrate_outputs[(160, "pipe")][name][1]))
-        }
+        vocabulary = set(_SPLIT.split(_clean(calibrate_outputs[(160, "pipe")][name][1])))
         assert _broken(text, vocabulary) == [], (name, text)
         assert "…" not in cleaned.split("disagreements (")[0], (name, cleaned)  # nothing cut
 
@@ -488,7 +486,7 @@ def _calibrate_snapshot(command: str, width: int, mode: str) -> Path:
 
 
 @pytest.mark.parametrize(("width", "mode"), CALIBRATE_LAYOUTS)
-@pytest.mark.parametrize("command", ("calibrate", "calibrate-pairwise"))
+@pytest.mark.parametrize("command", ["calibrate", "calibrate-pairwise"])
 def test_calibrate_snapshots(
     calibrate_outputs: dict[tuple[int, str], dict[str, tuple[int, str]]],
     command: str,

@@ -1,7 +1,10 @@
 """``pathjudge calibrate``: how far the judge can be trusted, against human labels.
 
 Exit codes: 0 when the judge passes the trust gates on every criterion (or with ``--report-only``),
-1 when it misses a gate, 2 for bad input.
+1 when it misses a gate, 2 for bad input. A ``--pairwise`` judge is gated on kappa, position bias
+and its unsure share (:func:`pathjudge.calibration.pairwise.pairwise_trust`) with the same codes.
+An option the chosen mode cannot use (``--few-shot`` with ``--pairwise``, ``--save-verdicts`` with
+recorded ``--verdicts``) is refused with exit 2, never ignored.
 """
 
 from __future__ import annotations
@@ -705,7 +708,8 @@ def _pairwise(
             _render_pairwise(report)
         if json_out is not None:
             _write_text(json_out, document + "\n")
-            err_console.print(f"wrote {json_out}")
+            if not quiet:
+                err_console.print(f"wrote {json_out}")
     if plots is not None:
         for path in _pairwise_plots(report, plots):
             err_console.print(f"wrote {path}")

@@ -739,13 +739,26 @@ def _variance_part(variance: Any | None) -> VarianceView | None:
     return _part(variance, "variance report", variance_view)
 
 
+def _calibration_or_pairwise_view(
+    report: Any, *, source: str | Path | None = None
+) -> CalibrationView:
+    """``calibrate --json`` output of either mode: a pairwise report says so in its ``kind``."""
+    if isinstance(report, Mapping) and report.get("kind") == "pathjudge.pairwise":
+        return pairwise_view(report, source=source)
+    from pathjudge.calibration.pairwise import PairwiseReport
+
+    if isinstance(report, PairwiseReport):
+        return pairwise_view(report, source=source)
+    return calibration_view(report, source=source)
+
+
 def _calibration_part(
     calibration: Any | None, pairwise: Any | None = None
 ) -> CalibrationView | None:
     views = [
         view
         for view in (
-            _part(calibration, "calibration report", calibration_view),
+            _part(calibration, "calibration report", _calibration_or_pairwise_view),
             _part(pairwise, "pairwise report", pairwise_view),
         )
         if view is not None

@@ -30,6 +30,7 @@ import hashlib
 import html
 import json
 from collections.abc import Callable
+from functools import partial
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -553,8 +554,11 @@ def _calibration_criterion(crit: CriterionCalibrationView) -> str:
     for shown, more in crit.confusions:
         plots.append(
             _plot(
-                lambda more=more, shown=shown: confusion_matrix_png(
-                    more, crit.labels, f"{crit.criterion}, {shown}: judge against humans"
+                partial(
+                    confusion_matrix_png,
+                    more,
+                    crit.labels,
+                    f"{crit.criterion}, {shown}: judge against humans",
                 ),
                 f"confusion matrix of the judge ({shown}) against human labels",
                 f"{shown}. Rows: human label; columns: judge answer.",
