@@ -295,7 +295,8 @@ def test_pairwise_writes_html_and_plots_and_is_gated(write: Writer, tmp_path: Pa
     data = json.loads(report.read_text())
     assert data["trusted"] is False
     assert {gate["name"] for gate in data["trust"]["gates"]} == {"kappa", "position bias", "unsure"}
-    assert data["confusion_labels"] == ["A", "B", "tie", "unsure"]
+    assert data["confusion_rows"] == ["A", "B", "tie"]  # humans never answer "unsure"
+    assert data["confusion_columns"] == ["A", "B", "tie", "unsure"]
     assert sum(map(sum, data["confusion_ab"])) == 40
     for path in (html, plots / "pairwise-confusion-ab.png", report):
         assert f"wrote {path}" in done.stderr

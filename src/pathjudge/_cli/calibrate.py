@@ -695,7 +695,7 @@ def _pairwise(
         judges=tuple(f"{who} ({n} answers)" for who, n in found.judges.items()),
         gates=gate_values,
         trust=pairwise_trust(stats, gate_values),
-        confusion_labels=names,
+        confusion_columns=names,
         confusion_ab=ab,
         confusion_ba=ba,
         stats=stats,
@@ -723,13 +723,13 @@ def _pairwise(
 def _pairwise_plots(report: PairwiseReport, folder: Path) -> list[Path]:
     from pathjudge.report.plots import plot_confusion_matrix
 
-    labels = list(report.confusion_labels)
     return [
         plot_confusion_matrix(
             [list(row) for row in matrix],
-            labels,
+            list(report.confusion_rows),
             f"pairwise judge, {shown} shown first, vs humans",
             folder / f"pairwise-confusion-{order}.png",
+            columns=list(report.confusion_columns),
         )
         for order, shown, matrix in (
             ("ab", "A", report.confusion_ab),

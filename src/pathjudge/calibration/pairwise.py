@@ -451,20 +451,21 @@ def pairwise_trust(stats: PairwiseStats, gates: Gates | None = None) -> TrustDec
 def pairwise_confusion(
     items: Sequence[PairwiseItem], unsure_as: UnsureAs, order: Order
 ) -> tuple[tuple[str, ...], tuple[tuple[int, ...], ...]]:
-    """``(labels, matrix)`` of the human preference (rows) against one order's answer (columns).
+    """``(judge answers, matrix)``: the human preference (rows A, B, tie) against one order's answer
+    (columns: the answers returned).
 
-    The items and answers are those the statistics use: ``unsure`` is a category of its own under
-    ``wrong`` (a human row of zeros keeps the matrix square), read as ``tie`` under ``tie``, and items
-    with an unsure answer are left out under ``drop``.
+    The items and answers are those the statistics use: ``unsure`` is a column of its own under
+    ``wrong``, read as ``tie`` under ``tie``, and items with an unsure answer are left out under
+    ``drop``.
     """
-    labels: list[str] = [*WINNERS, _U] if unsure_as == "wrong" else list(WINNERS)
-    index = {label: i for i, label in enumerate(labels)}
+    columns: list[str] = [*WINNERS, _U] if unsure_as == "wrong" else list(WINNERS)
+    index = {label: i for i, label in enumerate(columns)}
     kept = [i for i in items if i.ab != _U and i.ba != _U] if unsure_as == "drop" else list(items)
-    matrix = [[0] * len(labels) for _ in labels]
+    matrix = [[0] * len(columns) for _ in WINNERS]
     for item in kept:
         answer = _read(item.ab if order == "ab" else item.ba, unsure_as)
-        matrix[index[item.human]][index[answer]] += 1
-    return tuple(labels), tuple(tuple(row) for row in matrix)
+        matrix[WINNERS.index(item.human)][index[answer]] += 1
+    return tuple(columns), tuple(tuple(row) for row in matrix)
 
 
 class PairwiseReport(BaseModel):
@@ -482,7 +483,12 @@ class PairwiseReport(BaseModel):
     )
     gates: Gates = Field(default_factory=Gates)
     trust: TrustDecision | None = None
-    confusion_labels: tuple[str, ...] = ()
+    confusion_rows: tuple[str, ...] = Field(
+        default=WINNERS, description="The human preferences: the rows of both matrices."
+    )
+    confusion_columns: tuple[str, ...] = Field(
+        default=(), description="The judge's answers: the columns of both matrices."
+    )
     confusion_ab: tuple[tuple[int, ...], ...] = Field(
         default=(), description="Human preference (rows) against the answer with A shown first."
     )

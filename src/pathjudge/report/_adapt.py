@@ -558,14 +558,14 @@ def pairwise_view(report: Any, *, source: str | Path | None = None) -> Calibrati
         metrics=tuple(
             _estimate(key, label, getattr(stats, key)) for key, label in _PAIRWISE_METRICS
         ),
-        labels=tuple(model.confusion_labels),
+        labels=tuple(model.confusion_rows),
         confusion=None,
         reliability=None,
         notes=tuple(model.notes),
         disagreements=(),
         judge=", ".join(model.judges),
         confusions=tuple(
-            (shown, matrix)
+            (shown, tuple(model.confusion_rows), tuple(model.confusion_columns), matrix)
             for shown, matrix in (
                 ("A shown first", model.confusion_ab),
                 ("B shown first", model.confusion_ba),

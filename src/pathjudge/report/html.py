@@ -551,14 +551,15 @@ def _calibration_criterion(crit: CriterionCalibrationView) -> str:
                 "Rows: human label; columns: judge verdict (unsure verdicts are counted apart).",
             )
         )
-    for shown, more in crit.confusions:
+    for shown, rows_labels, columns, more in crit.confusions:
         plots.append(
             _plot(
                 partial(
                     confusion_matrix_png,
                     more,
-                    crit.labels,
+                    rows_labels,
                     f"{crit.criterion}, {shown}: judge against humans",
+                    columns=columns,
                 ),
                 f"confusion matrix of the judge ({shown}) against human labels",
                 f"{shown}. Rows: human label; columns: judge answer.",
