@@ -94,7 +94,7 @@ def _clip_words(text: str, limit: int = 120) -> str:
     if len(flat) <= limit:
         return flat
     head = flat[:limit].rsplit(" ", 1)[0] if " " in flat[:limit] else flat[:limit]
-    return head.rstrip(",;:") + " …"
+    return head.rstrip(",;:") + "…"
 
 
 def _trust_lines(trust: TrustDecision) -> None:
