@@ -205,7 +205,9 @@ def test_score_reports_name_the_judge(tmp_path: Path, capsys: pytest.CaptureFixt
     )  # fmt: skip
     out = capsys.readouterr().out
     assert code in (0, 1)
-    assert "judge: anthropic:claude-opus-4-8 · summary-covers-points v1 sha256:abcdef0123456789" in out
+    assert (
+        "judge: anthropic:claude-opus-4-8 · summary-covers-points v1 sha256:abcdef0123456789" in out
+    )
     data = json.loads(js.read_text())
     assert data["judges"][0]["model"] == "claude-opus-4-8"
     assert data["judges"][0]["criterion_hash"] == "sha256:abcdef0123456789"
