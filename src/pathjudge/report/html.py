@@ -30,6 +30,7 @@ import hashlib
 import html
 import json
 from collections.abc import Callable
+from functools import partial
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -550,6 +551,20 @@ def _calibration_criterion(crit: CriterionCalibrationView) -> str:
                 "Rows: human label; columns: judge verdict (unsure verdicts are counted apart).",
             )
         )
+    for shown, rows_labels, columns, more in crit.confusions:
+        plots.append(
+            _plot(
+                partial(
+                    confusion_matrix_png,
+                    more,
+                    rows_labels,
+                    f"{crit.criterion}, {shown}: judge against humans",
+                    columns=columns,
+                ),
+                f"confusion matrix of the judge ({shown}) against human labels",
+                f"{shown}. Rows: human label; columns: judge answer.",
+            )
+        )
     if crit.reliability is not None:
         points = crit.reliability
         plots.append(
@@ -672,6 +687,7 @@ def write_html_report(
     variance: Any | None = None,
     calibration: Any | None = None,
     runs: Any | None = None,
+    pairwise: Any | None = None,
 ) -> Path:
     """Write the self-contained HTML report for a ``pathjudge score`` report; return ``path``.
 
@@ -679,13 +695,19 @@ def write_html_report(
     JSON file; None makes a page of the optional sections only (``pathjudge calibrate --html``). Optional sections, each a report object, its JSON or its JSON file: ``baseline`` (the
     :class:`~pathjudge.scoring.diff.DiffReport` against a baseline), ``variance``
     (:class:`~pathjudge.scoring.variance.VarianceReport`) and ``calibration``
-    (:class:`~pathjudge.calibration.calibrate.CalibrationReport`). ``runs`` (run records or their JSONL
+    (:class:`~pathjudge.calibration.calibrate.CalibrationReport`) and ``pairwise``
+    (:class:`~pathjudge.calibration.pairwise.PairwiseReport`). ``runs`` (run records or their JSONL
     file) puts each graded run's trajectory in the viewer. A malformed input is an
     :class:`~pathjudge.errors.InputError` naming the file and field.
     """
     from pathjudge.report._adapt import build_view
 
     view = build_view(
-        results, runs=runs, baseline=baseline, variance=variance, calibration=calibration
+        results,
+        runs=runs,
+        baseline=baseline,
+        variance=variance,
+        calibration=calibration,
+        pairwise=pairwise,
     )
     return write_html(view, path)
