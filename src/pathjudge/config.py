@@ -48,9 +48,10 @@ Optional keys (``*.base_url``, ``budget_usd``, ``calibration.max_unsure``, ``fai
 ``none`` (or an empty value) in the environment or on the command line. Strings from the environment and
 the command line are parsed by the key's type; values in a file must already have the right TOML type.
 
-Errors are :class:`~pathjudge.errors.ConfigError` naming where the bad value came from: the file and the
-line of the key (found by scanning the TOML text, as :mod:`tomllib` gives no positions), the environment
-variable, or the command-line key. Unknown keys are errors, never ignored.
+Errors are :class:`~pathjudge.errors.ConfigError` naming where the bad value came from and how to fix it:
+the file and the full dotted key (``judge.model``, under ``[tool.pathjudge]`` in ``pyproject.toml``; a
+TOML syntax error also gives the line :mod:`tomllib` reports), the environment variable, or the
+command-line key. Unknown keys are errors, never ignored.
 
 The defaults follow the course material: the agent under test on ``claude-haiku-4-5`` and the judge on
 ``claude-opus-4-8``. When the two resolve to the same model, :func:`twin_warning` says that the judge is
@@ -65,7 +66,7 @@ import re
 import types
 import typing
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, assert_never
 
@@ -435,147 +436,68 @@ def _parse_toml(path: Path, text: str) -> dict[str, Any]:
         ) from None
 
 
-_BARE = r"[A-Za-z0-9_-]+"
-_QUOTED = r"\"(?:[^\"\\]|\\.)*\"|'[^']*'"
-_KEY_PART = rf"(?:{_BARE}|{_QUOTED})"
-_DOTTED = rf"{_KEY_PART}(?:\s*\.\s*{_KEY_PART})*"
-_HEADER = re.compile(rf"^\[\[?\s*({_DOTTED})\s*\]\]?\s*(?:#.*)?$")
-_ASSIGN = re.compile(rf"^({_DOTTED})\s*=\s*(.*)$")
-_INLINE_KEY = re.compile(rf"[{{,]\s*({_DOTTED})\s*=")
-
-
-def _split_key(dotted: str) -> tuple[str, ...]:
-    parts = re.findall(_KEY_PART, dotted)
-    return tuple(p[1:-1] if p[:1] in "\"'" else p for p in parts)
-
-
-def key_lines(text: str) -> dict[tuple[str, ...], int]:
-    """The 1-based line where each table and key of a TOML text is first written.
-
-    Handles ``[table]`` / ``[[array]]`` headers, dotted and quoted keys, keys of inline tables on the
-    same line, and skips multi-line strings and comments. Keys inside multi-line arrays are not listed.
-    """
-    lines: dict[tuple[str, ...], int] = {}
-    table: tuple[str, ...] = ()
-    in_string: str | None = None
-    depth = 0  # open brackets of a multi-line array value
-    for number, raw in enumerate(text.splitlines(), start=1):
-        stripped = raw.strip()
-        if in_string is not None:
-            if in_string in stripped:
-                in_string = None
-            continue
-        if depth > 0:
-            depth += stripped.count("[") - stripped.count("]")
-            continue
-        if not stripped or stripped.startswith("#"):
-            continue
-        header = _HEADER.match(stripped)
-        if header:
-            table = _split_key(header.group(1))
-            for i in range(1, len(table) + 1):
-                lines.setdefault(table[:i], number)
-            continue
-        assign = _ASSIGN.match(stripped)
-        if not assign:
-            continue
-        path = table + _split_key(assign.group(1))
-        for i in range(len(table) + 1, len(path) + 1):
-            lines.setdefault(path[:i], number)
-        value = assign.group(2)
-        if value.startswith("{"):
-            # keys of an inline table: attach them one level deep (nested inline tables approximate)
-            for inner in _INLINE_KEY.finditer(value):
-                lines.setdefault(path + _split_key(inner.group(1)), number)
-        for quote in ('"""', "'''"):
-            if value.startswith(quote) and value.count(quote) == 1:
-                in_string = quote
-        if value.startswith("[") and value.count("[") > value.count("]"):
-            depth = value.count("[") - value.count("]")
-    return lines
-
-
 @dataclass(frozen=True, slots=True)
 class _FileLayer:
+    """The keys one configuration file sets, flattened to dotted keys."""
+
     path: Path
-    values: dict[str, Any]
-    lines: dict[tuple[str, ...], int]
-    prefix: tuple[str, ...]
+    table: str
+    """Where the keys sit in the file: ``""`` (``pathjudge.toml``) or ``"[tool.pathjudge]"``."""
+    values: dict[str, Any] = field(default_factory=dict)
+    written: dict[str, str] = field(default_factory=dict)
+    """A deprecated spelling as written, by the key it stands for."""
 
-    def line(self, key: str) -> int | None:
-        return _line_of(self.lines, self.prefix + tuple(key.split(".")))
+    def error(self, key: str, message: str, hint: str | None = None) -> ConfigError:
+        """An error naming this file and the key (its table in ``pyproject.toml``, and the
+        deprecated spelling it was written as)."""
+        notes = [f"under {self.table}"] if self.table else []
+        if key in self.written:
+            notes.append(f"written as '{self.written[key]}'")
+        where = f" ({', '.join(notes)})" if notes else ""
+        return ConfigError(message + where, file=self.path, field=key, hint=hint)
 
-
-def _line_of(lines: Mapping[tuple[str, ...], int], parts: tuple[str, ...]) -> int | None:
-    """The line of the key ``parts``, or of its nearest enclosing table written in the file."""
-    for i in range(len(parts), 0, -1):
-        found = lines.get(parts[:i])
-        if found is not None:
-            return found
-    return None
-
-
-def _flatten_file(
-    table: Mapping[str, Any],
-    layer_path: Path,
-    lines: dict[tuple[str, ...], int],
-    prefix: tuple[str, ...],
-) -> dict[str, Any]:
-    """Flatten a config table to dotted keys; an unknown key raises naming the file and line."""
-    out: dict[str, Any] = {}
-
-    def line_of(key: str) -> int | None:
-        return _line_of(lines, prefix + tuple(key.split(".")))
-
-    def walk(value: Mapping[str, Any], at: str) -> None:
-        for name, item in value.items():
-            key = f"{at}{name}"
-            if key in _RENAMED_KEYS:
-                current = _current_key(key)
-                old_line = line_of(key)
-                if old_line is not None:
-                    lines.setdefault(prefix + tuple(current.split(".")), old_line)
-                key = current
+    def read(self, table: Mapping[str, Any], at: str = "") -> None:
+        """Flatten ``table`` into :attr:`values`; an unknown key raises naming the file and key."""
+        for name, item in table.items():
+            key = _current_key(f"{at}{name}")
+            if key != f"{at}{name}":
+                self.written[key] = f"{at}{name}"
             if key in _KEYS:
-                out[key] = item
+                self.values[key] = item
             elif key in _TABLES:
                 if not isinstance(item, dict):
-                    raise ConfigError(
+                    prefix = "tool.pathjudge." if self.table else ""
+                    raise self.error(
+                        key,
                         f"'{key}' must be a table of keys, got {type(item).__name__}",
-                        file=layer_path,
-                        line=line_of(key),
-                        field=key,
-                        hint=f"write [{'.'.join((*prefix, key))}] with keys under it",
+                        hint=f"write [{prefix}{key}] with keys under it",
                     )
-                walk(item, f"{key}.")
+                self.read(item, f"{key}.")
             else:
-                raise _unknown_key(key, file=layer_path, line=line_of(key))
-
-    walk(table, "")
-    return out
+                unknown = _unknown_key(key)
+                raise self.error(key, unknown.message, hint=unknown.hint)
 
 
 def _read_file(path: Path) -> _FileLayer:
-    text = _read_text(path)
-    data = _parse_toml(path, text)
-    lines = key_lines(text)
-    if path.name == "pyproject.toml":
-        prefix: tuple[str, ...] = ("tool", "pathjudge")
-        tool = data.get("tool")
-        table = tool.get("pathjudge") if isinstance(tool, dict) else None
-        if table is None:
-            table = {}
-        if not isinstance(table, dict):
-            raise ConfigError(
-                "[tool.pathjudge] must be a table",
-                file=path,
-                line=lines.get(prefix),
-                hint="write [tool.pathjudge] followed by key = value lines",
-            )
-    else:
-        prefix = ()
-        table = data
-    return _FileLayer(path, _flatten_file(table, path, lines, prefix), lines, prefix)
+    data = _parse_toml(path, _read_text(path))
+    if path.name != "pyproject.toml":
+        layer = _FileLayer(path, "")
+        layer.read(data)
+        return layer
+    tool = data.get("tool")
+    table = tool.get("pathjudge") if isinstance(tool, dict) else None
+    if table is None:
+        table = {}
+    if not isinstance(table, dict):
+        raise ConfigError(
+            "[tool.pathjudge] must be a table",
+            file=path,
+            field="tool.pathjudge",
+            hint="write [tool.pathjudge] followed by key = value lines",
+        )
+    layer = _FileLayer(path, "[tool.pathjudge]")
+    layer.read(table)
+    return layer
 
 
 # --------------------------------------------------------------------------------------------------
@@ -818,9 +740,7 @@ def resolve_config(
             try:
                 value = _native(spec, raw)
             except ValueError as exc:
-                raise ConfigError(
-                    str(exc), file=layer.path, line=layer.line(key), field=key, hint=_hint(spec)
-                ) from None
+                raise layer.error(key, str(exc), hint=_hint(spec)) from None
             if spec.kind == "path" and value is not None:
                 value = layer.path.parent / value
             values[key], sources[key] = value, f"file:{layer.path}"
@@ -876,7 +796,9 @@ def resolve_config(
         origin = sources.get(key, "default")
         message = str(first.get("msg", "invalid value"))
         if origin.startswith("file:") and layer is not None:
-            raise ConfigError(message, file=layer.path, line=layer.line(key), field=key) from None
+            raise layer.error(
+                key, message, hint=_hint(_KEYS[key]) if key in _KEYS else None
+            ) from None
         if origin == "env":
             raise ConfigError(
                 f"environment variable {ENV_VARS[key]}: {message}", field=key
