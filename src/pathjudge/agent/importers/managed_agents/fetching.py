@@ -226,8 +226,7 @@ def _same_origin_redirects_only(anthropic: Any) -> Any:
     hook raises an error of the SDK's own family, which the SDK passes through unwrapped.
     """
 
-    class Refused(_RedirectRefused, anthropic.AnthropicError):
-        pass
+    refused: Any = type("RedirectRefused", (_RedirectRefused, anthropic.AnthropicError), {})
 
     def check(response: Any) -> None:
         if not response.has_redirect_location:
@@ -235,7 +234,7 @@ def _same_origin_redirects_only(anthropic: Any) -> Any:
         source = response.request.url
         target = source.join(response.headers["location"])
         if (target.scheme, target.host, target.port) != (source.scheme, source.host, source.port):
-            raise Refused(
+            raise refused(
                 f"{target.scheme}://{target.host}" + (f":{target.port}" if target.port else "")
             )
 
