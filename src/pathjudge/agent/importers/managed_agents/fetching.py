@@ -68,7 +68,10 @@ def fetch_session(
     A bad server cannot hang it: each request times out after ``timeout`` seconds (default
     :data:`DEFAULT_TIMEOUT_S`), the whole fetch stops after ``deadline`` seconds (default
     :data:`DEFAULT_DEADLINE_S`; None for none), a page cursor the server already sent is an error
-    (a loop), and a reply that is not JSON is an error, not a traceback.
+    (a loop), and a reply that is not JSON is an error, not a traceback. A redirect to another
+    host (scheme, host or port) is refused before it is followed, with one
+    :class:`RemoteImportError`; a redirect on the same host is followed. (A caller's
+    ``http_client`` keeps its own redirect policy.)
     """
     try:
         events, session, pages = _fetch(
