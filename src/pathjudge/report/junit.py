@@ -9,8 +9,9 @@ such runs are listed in the case's ``<system-out>``. The checks that broke (stat
 in the testsuite's ``<system-err>``, never counted as failures or errors. The document follows the common
 JUnit schema (``testsuites/testsuite/testcase/failure/skipped`` with ``name, tests, failures, errors,
 time``, and ``skipped`` on the testsuite) and contains no timestamp, so the same scorecard gives the same bytes.
-Characters XML 1.0 cannot hold (control characters in an id, an answer or a reason) are written as
-visible escapes (``\\x1b``), so the document stays well-formed whatever the data holds.
+Characters XML 1.0 cannot hold (control characters in an id, an answer or a reason), C1 controls and
+bidi marks are written as visible escapes (``\\x1b``, ``\\u202e``), so the document stays well-formed
+and reads in order whatever the data holds.
 """
 
 from __future__ import annotations
