@@ -1,7 +1,18 @@
-"""Shared file plumbing: line-numbered JSONL reading, atomic writes and output-path safety.
+"""Shared file plumbing: input-path checks, line-numbered JSONL reading, atomic writes and
+output-path safety.
 
-Every part of pathjudge that reads or writes records on disk (runs, items, verdicts, labels, reports)
-goes through this module, so there is one reader, one writer and one rule for each.
+Every part of pathjudge that reads or writes records on disk (runs, items, verdicts, labels, reports,
+grade shards, criteria) goes through this module, so there is one reader, one writer and one rule for
+each.
+
+Every input is opened by :func:`open_input`: a regular file only (a FIFO, a device such as
+``/dev/zero``, a socket or a folder is refused unread; a pipe only where the user named a stream on
+purpose), no NUL byte in the path, and, for a path a data file names (a manifest's shard, a suite's
+criterion), inside the folder it is allowed in, symlinks followed (:func:`check_inside`). A file read
+whole is read with a bound (:func:`read_input`, :func:`read_utf8`); a JSON value from elsewhere is
+decoded by :func:`json_value`, which names file, line and field for nesting past 200 levels and for
+``NaN``/``Infinity``. ``.gz`` is one rule (:func:`is_gzip_name`, :func:`open_records`) for every
+engine.
 
 Reading streams one line at a time, so memory stays flat however large the file; a line longer than
 ``max_line_bytes`` is skipped in chunks and reported, never loaded. Every problem is a

@@ -3,7 +3,8 @@
 Two entry points (``pip install 'pathjudge[ray]'``):
 
 - :func:`score_files` grades runs JSONL files — a local path, a glob, a folder, or an ``s3://`` /
-  ``gs://`` URI (any filesystem pyarrow reaches). Each file is cut at line starts into byte ranges; a
+  ``gs://`` URI (any filesystem pyarrow reaches); a ``.jsonl.gz`` is one range, read as a single
+  process reads it (:func:`pathjudge.scoring.chunk.read_lines`). Each file is cut at line starts into byte ranges; a
   parallel pass counts each range's newlines (so every line keeps its number); one Ray task per range
   runs :func:`~pathjudge.scoring.chunk.grade_chunk` on it (as many at once as there are workers), and
   the driver merges the :class:`~pathjudge.scoring.scorecard.PartialScorecard` s in any order. Bad
@@ -41,6 +42,7 @@ from pathjudge.errors import InputError, MissingExtraError, PathjudgeError, Reco
 if TYPE_CHECKING:
     from pathjudge.report.json_report import ScoreReport
     from pathjudge.rubrics.suite import Suite, WeightKey
+    from pathjudge.scoring.chunk import Line
     from pathjudge.scoring.judged import VerdictLike
     from pathjudge.scoring.scorecard import GateMetric, PartialScorecard, Scorecard
 
@@ -340,9 +342,7 @@ def _lines(handle: Any, start: int, end: int, limit: int) -> Iterator[tuple[byte
 # -- workers ----------------------------------------------------------------------------------------
 
 
-def _range_lines(
-    path: str, start: int, end: int, first_line: int
-) -> Iterator[tuple[str, int, bytes]]:
+def _range_lines(path: str, start: int, end: int, first_line: int) -> Iterator[Line]:
     """The lines of ``path`` starting in ``[start, end)`` as ``(source, line, raw)`` for
     :func:`~pathjudge.scoring.chunk.grade_chunk`; an over-long line comes truncated (still too long)."""
     from pathjudge.scoring.chunk import MAX_LINE_BYTES, read_lines
@@ -397,7 +397,7 @@ def _grade_range(setup: list[Any], item: dict[str, Any]) -> tuple[int, int, int,
     writer = _ShardWriter(config.grades, file, index) if config.grades else None
     broken: list[RecordError] = []
 
-    def lines() -> Iterator[tuple[str, int, bytes]]:
+    def lines() -> Iterator[Line]:
         try:
             yield from _range_lines(path, start, end, int(item["first_line"]))
         except RecordError as exc:  # a truncated or fake .gz: kept with its line, as one process
