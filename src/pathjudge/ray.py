@@ -49,6 +49,7 @@ if TYPE_CHECKING:
 __all__ = [
     "expand_runs",
     "grade_dataset",
+    "grades_sources",
     "read_grades_file",
     "read_grades_manifest",
     "runtime_scope",
@@ -791,6 +792,19 @@ def read_grades_manifest(folder: str | Path) -> Iterator[Any]:
     inside = None if not _is_local(base) else _filesystem(base)[1]
     for name in names:
         yield from _read_grades(f"{base.rstrip('/')}/{name}", inside=inside)
+
+
+def grades_sources(source: str | Path) -> list[str]:
+    """The local files ``report --grades SOURCE`` reads: the file itself, or a shard folder's
+    manifest and the shards it lists (none for object storage), for the output check."""
+    text = str(source)
+    if not _is_local(text):
+        return []
+    local = _filesystem(text)[1]
+    if os.path.isdir(local) or local.endswith(MANIFEST):
+        base, names = _read_manifest(local)
+        return [f"{base}/{MANIFEST}", *(f"{base}/{name}" for name in names)]
+    return [local]
 
 
 def read_grades_file(path: str) -> Iterator[Any]:

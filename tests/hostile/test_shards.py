@@ -176,3 +176,28 @@ def test_a_grade_line_that_is_not_a_grade_names_its_field(
     with pytest.raises(RecordError) as info:
         list(read_grades_file(str(shard)))
     assert (info.value.line, info.value.field) == (1, "steps")
+
+
+def test_report_never_writes_over_a_shard_or_the_runs_file_it_reads(
+    tmp_path: Path, graded: tuple[Path, list[bytes]], capsys: pytest.CaptureFixture[str]
+) -> None:
+    _, lines = graded
+    runs = tmp_path / "runs.jsonl"
+    runs.write_bytes((EXAMPLES / "runs.jsonl").read_bytes())
+    report = tmp_path / "report.json"
+    code = main(
+        ["score", str(runs), "--suite", str(EXAMPLES / "suite.yaml"), "--fast", "--json",
+         str(report), "-q"]
+    )  # fmt: skip
+    assert code in (0, 1)
+    folder = _folder(tmp_path / "g", {"part-0.jsonl": b"".join(lines)})
+    kept = {p: p.read_bytes() for p in (runs, folder / "part-0.jsonl")}
+    for output in (folder / "part-0.jsonl", runs):  # a listed shard; the runs the report names
+        for option in ("-o", "--markdown"):
+            argv = ["report", str(report), "-o", str(tmp_path / "r.html"), "--grades", str(folder)]
+            argv += [option, str(output)]
+            assert main(argv) == 2
+            err = capsys.readouterr().err
+            assert f"{output}:" in err
+            assert "is also an input of this command" in err
+    assert {p: p.read_bytes() for p in kept} == kept
