@@ -538,7 +538,7 @@ def json_value(
             line=line if line is not None else spot + 1,
             hint="no pathjudge file nests this deep; it was not written by pathjudge, or was damaged",
         )
-    if unrepresentable_in(value):
+    if suspect_number(text) and unrepresentable_in(value):  # a cheap byte screen first
         found = first_unrepresentable(value)
         where, number = found if found is not None else ((), float("nan"))
         raise error(
