@@ -7,11 +7,20 @@ from __future__ import annotations
 import json
 import os
 import stat
+import threading
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from pathjudge._io import iter_jsonl, write_jsonl, write_text_atomic
+from pathjudge._io import (
+    iter_jsonl,
+    json_value,
+    open_input,
+    read_input,
+    write_jsonl,
+    write_text_atomic,
+)
 from pathjudge.agent.io import read_runs
 from pathjudge.agent.trajectory import RunRecord
 from pathjudge.errors import RecordError
@@ -166,3 +175,99 @@ def test_show_names_the_file_and_line_of_a_first_line_nested_too_deeply(
     bom = tmp_path / "verdicts.jsonl"
     bom.write_bytes(b"\xef\xbb\xbf" + b'{"item_id": "a", "verdict": "pass"}\n')
     assert is_verdicts_file(bom) is True
+
+
+def _bounded(read: Callable[[], object], release: Path | None = None) -> BaseException | None:
+    """What ``read()`` raised (None: it returned), failing the test when it is still reading after
+    30 s (a FIFO is released by opening it for writing)."""
+    outcome: list[BaseException | None] = []
+
+    def run() -> None:
+        try:
+            read()
+        except BaseException as exc:  # recorded for the caller's assertions
+            outcome.append(exc)
+        else:
+            outcome.append(None)
+
+    worker = threading.Thread(target=run, daemon=True)
+    worker.start()
+    worker.join(30)
+    if worker.is_alive():
+        if release is not None:
+            with open(release, "wb"):
+                pass
+        pytest.fail("the reader did not stop")
+    return outcome[0]
+
+
+@pytest.mark.parametrize("reader", ["records", "score lines"])
+def test_a_device_as_a_records_file_is_refused_unread(reader: str) -> None:
+    # /dev/zero is one endless line: before, every reader skipped it in chunks for ever
+    read = (
+        (lambda: list(iter_jsonl("/dev/zero", RunRecord)))
+        if reader == "records"
+        else (lambda: list(iter_lines("/dev/zero")))
+    )
+    error = _bounded(read)
+    assert isinstance(error, RecordError), repr(error)
+    assert error.file == "/dev/zero"
+    assert "is a character device, not a regular file" in error.message
+
+
+def test_a_fifo_is_streamed_where_a_stream_is_named_and_refused_where_a_file_is_read(
+    tmp_path: Path,
+) -> None:
+    fifo = tmp_path / "runs.jsonl"
+    os.mkfifo(fifo)
+    error = _bounded(lambda: read_input(fifo), release=fifo)  # a file read whole: never waits
+    assert isinstance(error, RecordError)
+    assert "FIFO" in error.message
+    got: list[str] = []
+    worker = threading.Thread(target=lambda: got.extend(r.run_id for r in read_runs(fifo)))
+    worker.start()
+    with open(fifo, "w") as writer:  # the runs reader streams a pipe the user named on purpose
+        writer.write(_line() + "\n")
+    worker.join(30)
+    assert got == ["r1"]
+
+
+def test_a_path_from_a_data_file_stays_in_its_folder_and_holds_no_nul(tmp_path: Path) -> None:
+    inside = tmp_path / "folder"
+    inside.mkdir()
+    (tmp_path / "secret.jsonl").write_text(_line() + "\n")
+    (inside / "link.jsonl").symlink_to(tmp_path / "secret.jsonl")
+    with pytest.raises(RecordError, match="lies outside its folder"):
+        open_input(inside / "link.jsonl", inside=inside)
+    with pytest.raises(RecordError, match="lies outside its folder"):
+        open_input(inside / ".." / "secret.jsonl", inside=inside)
+    with pytest.raises(RecordError, match="NUL byte") as info:
+        open_input(f"{inside}/a\0b.jsonl")
+    assert info.value.file == f"{inside}/a\\0b.jsonl"
+    big = inside / "big.json"
+    big.write_bytes(b" " * 2048)
+    with pytest.raises(RecordError, match="is larger than 1,024 bytes"):
+        read_input(big, limit=1024)
+    assert read_input(big, limit=2048) == b" " * 2048
+
+
+@pytest.mark.parametrize(
+    ("raw", "line", "field", "words"),
+    [
+        (b'{"a": {"b": [1, NaN]}}', 7, "a.b[1]", "NaN"),
+        (b'{"a": -Infinity}', 7, "a", "an infinity"),
+        (b'{"a": 1e999}', 7, "a", "an infinity"),
+        (b'{"a": "NaN and Infinity are words here"}', None, None, None),
+        (b'\n\n{"a": ' + b"[" * 5000 + b"]" * 5000 + b"}", 3, None, "nested more than 200"),
+    ],
+)
+def test_a_json_value_names_file_line_and_field_of_what_json_cannot_carry(
+    raw: bytes, line: int | None, field: str | None, words: str | None
+) -> None:
+    if words is None:
+        assert json_value(raw, file="f.json", line=7) == json.loads(raw)
+        return
+    with pytest.raises(RecordError) as info:
+        json_value(raw, file="f.json", line=None if line == 3 else line)
+    assert (info.value.file, info.value.line, info.value.field) == ("f.json", line, field)
+    assert words in info.value.message

@@ -252,6 +252,74 @@ def test_grades_shards_and_manifest_feed_pathjudge_report(
     ]
 
 
+def test_a_second_run_into_the_same_grades_folder_replaces_it_and_a_failed_one_leaves_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], small_ranges: None
+) -> None:
+    suite = EXAMPLES / "suite.yaml"
+    shards = tmp_path / "grades"
+    big, small = tmp_path / "big.jsonl", tmp_path / "small.jsonl"
+    _many_runs(big, 3)
+    n = _many_runs(small, 1)
+
+    def run(runs: Path) -> tuple[int, str]:
+        code, _, err = _call(
+            capsys, "score", runs, "--suite", suite, "--fast", "--engine", "ray", "--grades",
+            shards, "-q",
+        )  # fmt: skip
+        return code, err
+
+    assert run(big)[0] in (0, 1)
+    first = {p.name: p.read_bytes() for p in shards.iterdir()}
+    assert len(first) > 2
+    code, err = run(small)  # before: refused, "is a folder; this option needs a file path"
+    assert code in (0, 1), err
+    second = {p.name: p.read_bytes() for p in shards.iterdir()}
+    manifest = json.loads(second["manifest.json"])
+    assert manifest["runs"] == n
+    # only this run's shards are left: the earlier run's extra shards are gone
+    assert sorted(second) == sorted(["manifest.json", *(s["path"] for s in manifest["shards"])])
+    from pathjudge._cli.report import read_grades
+
+    assert len(read_grades(str(shards))) == n
+    broken = tmp_path / "broken.jsonl"
+    broken.write_bytes(big.read_bytes() + b"{not json\n")
+    code, err = run(broken)
+    assert code == 2
+    assert f"{broken}:" in err
+    assert {p.name: p.read_bytes() for p in shards.iterdir()} == second  # left as it was
+
+
+def test_gzipped_runs_are_graded_as_one_process_grades_them(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], small_ranges: None
+) -> None:
+    import gzip
+
+    plain = tmp_path / "runs.jsonl"
+    _many_runs(plain, 3)
+    packed = tmp_path / "runs.jsonl.gz"
+    packed.write_bytes(gzip.compress(plain.read_bytes()))
+    suite = EXAMPLES / "suite.yaml"
+    outputs = {}
+    for engine in ("local", "ray"):
+        out = tmp_path / f"{engine}.json"
+        code, _, err = _call(
+            capsys, "score", packed, "--suite", suite, "--fast", "--json", out, "--engine", engine,
+            "-q",
+        )  # fmt: skip
+        assert code in (0, 1), err
+        outputs[engine] = out.read_bytes()
+    assert outputs["ray"] == outputs["local"]  # before: every line "not valid UTF-8" on Ray
+    fake = tmp_path / "fake.jsonl.gz"
+    fake.write_bytes(plain.read_bytes())  # not gzip, though its name says so
+    errors = [
+        _call(capsys, "score", fake, "--suite", suite, "--fast", "-q", "--engine", engine)
+        for engine in ("local", "ray")
+    ]
+    assert errors[0][0] == errors[1][0] == 2
+    assert f"{fake}:1: is not a gzip file" in errors[0][2]
+    assert errors[1][2].splitlines()[-1] == errors[0][2].splitlines()[-1]
+
+
 def test_parquet_layout_round_trips_and_scores_like_jsonl(tmp_path: Path) -> None:
     from pathjudge._parquet import record_from_row, row_from_record, write_runs_parquet
     from pathjudge.agent.io import read_runs

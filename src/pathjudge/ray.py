@@ -3,7 +3,8 @@
 Two entry points (``pip install 'pathjudge[ray]'``):
 
 - :func:`score_files` grades runs JSONL files — a local path, a glob, a folder, or an ``s3://`` /
-  ``gs://`` URI (any filesystem pyarrow reaches). Each file is cut at line starts into byte ranges; a
+  ``gs://`` URI (any filesystem pyarrow reaches); a ``.jsonl.gz`` is one range, read as a single
+  process reads it (:func:`pathjudge.scoring.chunk.read_lines`). Each file is cut at line starts into byte ranges; a
   parallel pass counts each range's newlines (so every line keeps its number); one Ray task per range
   runs :func:`~pathjudge.scoring.chunk.grade_chunk` on it (as many at once as there are workers), and
   the driver merges the :class:`~pathjudge.scoring.scorecard.PartialScorecard` s in any order. Bad
@@ -26,6 +27,7 @@ import itertools
 import json
 import os
 import pickle
+import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -40,12 +42,14 @@ from pathjudge.errors import InputError, MissingExtraError, PathjudgeError, Reco
 if TYPE_CHECKING:
     from pathjudge.report.json_report import ScoreReport
     from pathjudge.rubrics.suite import Suite, WeightKey
+    from pathjudge.scoring.chunk import Line
     from pathjudge.scoring.judged import VerdictLike
     from pathjudge.scoring.scorecard import GateMetric, PartialScorecard, Scorecard
 
 __all__ = [
     "expand_runs",
     "grade_dataset",
+    "grades_sources",
     "read_grades_file",
     "read_grades_manifest",
     "runtime_scope",
@@ -58,6 +62,8 @@ __all__ = [
 _URI_SCHEMES = ("s3://", "gs://", "gcs://", "hdfs://", "abfs://", "file://")
 _MIN_RANGE = 1 << 20  # 1 MiB: smaller ranges cost more in scheduling than they save
 _MAX_RANGE = 64 << 20  # 64 MiB: bounds a worker's read and its share of a straggler
+_RUNS_SUFFIXES = (".jsonl", ".jsonl.gz", ".parquet")
+"""The runs files a folder holds (a ``.jsonl.gz`` is read whole, decompressed, by one task)."""
 
 
 def _ray() -> Any:
@@ -182,13 +188,14 @@ def _match_uri(item: str) -> list[str]:
         return [
             f"{scheme}://{i.path}"
             for i in infos
-            if i.type == fs.FileType.File and i.path.endswith((".jsonl", ".parquet"))
+            if i.type == fs.FileType.File and i.path.endswith(_RUNS_SUFFIXES)
         ]
     return [item] if info.type == fs.FileType.File else []
 
 
 def expand_runs(spec: str | Sequence[str]) -> list[str]:
-    """The files ``spec`` names, sorted: a local file, a local glob, a local folder (its ``*.jsonl``),
+    """The files ``spec`` names, sorted: a local file, a local glob, a local folder (its ``*.jsonl``,
+    ``*.jsonl.gz`` and ``*.parquet``),
     or a URI, itself possibly a glob (``s3://bucket/runs/*.jsonl``). No match is an InputError."""
     specs = [spec] if isinstance(spec, str) else list(spec)
     found: list[str] = []
@@ -210,7 +217,7 @@ def expand_runs(spec: str | Sequence[str]) -> list[str]:
                 matches = [
                     str(p)
                     for p in Path(local).iterdir()
-                    if p.is_file() and p.suffix in (".jsonl", ".parquet")
+                    if p.is_file() and p.name.endswith(_RUNS_SUFFIXES)
                 ]
             else:
                 matches = [local] if os.path.isfile(local) else []
@@ -232,11 +239,21 @@ def _size(path: str) -> int:
     return size
 
 
-def _open(path: str) -> Any:
+def _open(path: str, *, inside: str | None = None) -> Any:
+    """A binary handle on ``path``: a local file through :func:`pathjudge._io.open_input`'s checks
+    (a regular file, inside ``inside`` when given), an object through its filesystem."""
     filesystem, inner = _filesystem(path)
     if filesystem is None:
-        return open(inner, "rb")
+        from pathjudge._io import open_input
+
+        return open_input(inner, inside=inside)
     return filesystem.open_input_file(inner)
+
+
+def _gzipped(path: str) -> bool:
+    from pathjudge._io import is_gzip_name
+
+    return is_gzip_name(path)
 
 
 def _next_line_start(handle: Any, offset: int, size: int) -> int:
@@ -272,7 +289,7 @@ def _plan_ranges(files: Sequence[str], parts: int) -> list[_Range]:
     ranges: list[_Range] = []
     for number, (path, size) in enumerate(zip(files, sizes, strict=True)):
         cuts = [0]
-        if size > target:
+        if size > target and not _gzipped(path):  # a gzip stream is read whole, from its start
             with _open(path) as handle:
                 for k in range(1, -(-size // target)):
                     start = _next_line_start(handle, k * target, size)
@@ -326,13 +343,17 @@ def _lines(handle: Any, start: int, end: int, limit: int) -> Iterator[tuple[byte
 # -- workers ----------------------------------------------------------------------------------------
 
 
-def _range_lines(
-    path: str, start: int, end: int, first_line: int
-) -> Iterator[tuple[str, int, bytes]]:
+def _range_lines(path: str, start: int, end: int, first_line: int) -> Iterator[Line]:
     """The lines of ``path`` starting in ``[start, end)`` as ``(source, line, raw)`` for
     :func:`~pathjudge.scoring.chunk.grade_chunk`; an over-long line comes truncated (still too long)."""
-    from pathjudge.scoring.chunk import MAX_LINE_BYTES
+    from pathjudge.scoring.chunk import MAX_LINE_BYTES, read_lines
 
+    if _gzipped(path):  # decompressed and checked as one process reads it
+        from pathjudge._io import gunzipped
+
+        with gunzipped(_open(path)) as stream:
+            yield from read_lines(stream, path, first_line=first_line)
+        return
     number = first_line - 1
     with _open(path) as handle:
         for raw, _length in _lines(handle, start, end, MAX_LINE_BYTES):
@@ -375,14 +396,24 @@ def _grade_range(setup: list[Any], item: dict[str, Any]) -> tuple[int, int, int,
     file, index = int(item["file"]), int(item["index"])
     start, end = int(item["start"]), int(item["end"])
     writer = _ShardWriter(config.grades, file, index) if config.grades else None
+    broken: list[RecordError] = []
+
+    def lines() -> Iterator[Line]:
+        try:
+            yield from _range_lines(path, start, end, int(item["first_line"]))
+        except RecordError as exc:  # a truncated or fake .gz: kept with its line, as one process
+            broken.append(exc)
+
     partial = grade_chunk(
-        _range_lines(path, start, end, int(item["first_line"])),
+        lines(),
         plans,
         config.verdicts,
         fast=config.fast,
         max_weak=config.max_weak,
         on_grade=None if writer is None else writer.grade,
     )
+    for exc in broken:
+        partial.add_error(exc, (path, exc.line or 0))
     shard = writer.close(path) if writer is not None else None
     return (
         file,
@@ -413,7 +444,7 @@ class _ShardWriter:
     """Per-run grades of one range as a JSONL shard ``part-FFFFF-RRRRR.jsonl`` under the grades folder."""
 
     def __init__(self, folder: str, file: int, index: int) -> None:
-        self.name = f"part-{file:05d}-{index:05d}.jsonl"
+        self.name = _shard_name(file, index)
         self.target = f"{folder.rstrip('/')}/{self.name}"
         filesystem, inner = _filesystem(self.target)
         self.handle = (
@@ -516,31 +547,33 @@ def score_files(
         )
     ranges = _plan_ranges(files, actors * 4)
     total = sum(r.end - r.start for r in ranges)
-    if grades is not None:
-        _prepare_grades(grades)
+    staging = _prepare_grades(grades, files, ranges) if grades is not None else None
     items = [
         {"file": r.file, "index": r.index, "path": r.path, "start": r.start, "end": r.end}
         for r in ranges
     ]
-    _first_lines(ray, items)
     merged = PartialScorecard(max_weak=max_weak)
     shards: list[tuple[tuple[int, int], dict[str, Any]]] = []
     seen = 0
-    setup = ray.put(_Setup(suite, verdicts, fast, grades, max_weak))
-    with or_no_progress(progress)("grading on Ray (bytes)", total) as bar:
-        for file, index, size, blob in _map_ranges(ray, setup, items, actors):
-            partial, shard = pickle.loads(blob)  # partials merge in any order
-            merged.merge(partial)
-            if shard is not None:
-                shards.append(((file, index), shard))
-            seen += size
-            bar.advance(size)
-    if seen < total:  # pragma: no cover - Ray returned fewer rows than ranges
-        raise RuntimeError("a grading task's result never came back from Ray; rerun")
-    if grades is not None and merged.first_error() is None:
-        _write_manifest(
-            grades, [shard for _, shard in sorted(shards, key=lambda s: s[0])], merged.runs
-        )
+    try:
+        _first_lines(ray, items)
+        setup = ray.put(_Setup(suite, verdicts, fast, staging, max_weak))
+        with or_no_progress(progress)("grading on Ray (bytes)", total) as bar:
+            for file, index, size, blob in _map_ranges(ray, setup, items, actors):
+                partial, shard = pickle.loads(blob)  # partials merge in any order
+                merged.merge(partial)
+                if shard is not None:
+                    shards.append(((file, index), shard))
+                seen += size
+                bar.advance(size)
+        if seen < total:  # pragma: no cover - Ray returned fewer rows than ranges
+            raise RuntimeError("a grading task's result never came back from Ray; rerun")
+        if grades is not None and staging is not None and merged.first_error() is None:
+            ordered = [shard for _, shard in sorted(shards, key=lambda s: s[0])]
+            _publish_grades(grades, staging, ordered, merged.runs)
+    finally:  # a failed run (bad records, an error, Ctrl-C) leaves the earlier grades in place
+        if grades is not None and staging is not None:
+            _discard_staging(grades, staging)
     return merged
 
 
@@ -579,24 +612,79 @@ def _map_ranges(
 
 
 MANIFEST = "manifest.json"
+_MAX_MANIFEST_BYTES = 64 << 20
+"""The largest manifest read (a million shards list in well under this)."""
+_SHARD_NAME = re.compile(r"part-[0-9]+-[0-9]+\.jsonl")
+"""The shards :func:`score_files` writes; only these are ever removed from a grades folder."""
+_GRADES_HINT = "pass the JSONL of score --grades, or the folder of score --engine ray --grades"
 
 
-def _prepare_grades(folder: str) -> None:
+def _shard_name(file: int, index: int) -> str:
+    return f"part-{file:05d}-{index:05d}.jsonl"
+
+
+def _prepare_grades(folder: str, files: Sequence[str], ranges: Sequence[_Range]) -> str:
+    """Where this run's shards are written: for a local folder, a fresh hidden staging folder
+    inside it (:func:`_publish_grades` moves the shards into place once every range is graded;
+    a failed run leaves the folder's earlier grades as they were); for object storage, the folder.
+
+    A shard or the manifest that would be one of the runs files is refused first.
+    """
     filesystem, inner = _filesystem(folder)
-    if filesystem is None:
-        path = Path(inner)
-        if path.exists() and not path.is_dir():
-            raise InputError(
-                "--grades with --engine ray is a folder of shards, and this is a file",
-                file=inner,
-                hint="pass a folder (it gets part-*.jsonl shards and manifest.json)",
-            )
-        path.mkdir(parents=True, exist_ok=True)
-        for old in path.glob("part-*.jsonl"):  # a fresh set: grades of this run only
-            old.unlink()
-        (path / MANIFEST).unlink(missing_ok=True)
-    else:
+    if filesystem is not None:
         filesystem.create_dir(inner, recursive=True)
+        return folder
+    from pathjudge._io import ensure_not_input
+
+    path = Path(inner)
+    if path.exists() and not path.is_dir():
+        raise InputError(
+            "--grades with --engine ray is a folder of shards, and this is a file",
+            file=inner,
+            field="--grades",
+            hint="pass a folder (it gets part-*.jsonl shards and manifest.json)",
+        )
+    local = [f.removeprefix("file://") for f in files if _is_local(f)]
+    for name in [MANIFEST, *sorted({_shard_name(r.file, r.index) for r in ranges})]:
+        ensure_not_input(path / name, local, option="--grades")
+    path.mkdir(parents=True, exist_ok=True)
+    import tempfile
+
+    return tempfile.mkdtemp(prefix=".pathjudge-staging-", dir=path)
+
+
+def _discard_staging(folder: str, staging: str) -> None:
+    """Remove a run's staging folder (and the shards in it); object storage has none."""
+    if staging != folder:
+        import shutil
+
+        shutil.rmtree(staging, ignore_errors=True)
+
+
+def _publish_grades(folder: str, staging: str, shards: list[dict[str, Any]], runs: int) -> None:
+    """Put a finished run's shards in place and write the manifest that lists them (last, and
+    atomically); then remove the shards of the run before that this run did not rewrite."""
+    if staging == folder:  # object storage: the shards are in place
+        _write_manifest(folder, shards, runs)
+        return
+    base = Path(_filesystem(folder)[1])
+    earlier = _listed_shards(base)
+    for shard in shards:
+        os.replace(Path(staging) / shard["path"], base / shard["path"])
+    _write_manifest(folder, shards, runs)
+    _discard_staging(folder, staging)
+    kept = {shard["path"] for shard in shards}
+    for name in earlier - kept:
+        (base / name).unlink(missing_ok=True)
+
+
+def _listed_shards(base: Path) -> set[str]:
+    """The shard names the folder's current manifest lists (none when it has no readable one)."""
+    try:
+        listed = _read_manifest(str(base))[1]
+    except (InputError, OSError):
+        return set()
+    return {name for name in listed if _SHARD_NAME.fullmatch(name)}
 
 
 def _write_manifest(folder: str, shards: list[dict[str, Any]], runs: int) -> None:
@@ -618,73 +706,152 @@ def _write_manifest(folder: str, shards: list[dict[str, Any]], runs: int) -> Non
             out.write(text.encode("utf-8"))
 
 
-def read_grades_manifest(folder: str | Path) -> Iterator[Any]:
-    """Stream the per-run grades of a shard folder written by ``--engine ray --grades`` (in run order).
+def _read_manifest(folder: str | Path) -> tuple[str, list[str]]:
+    """``(base, shard names)`` of a grades folder's manifest, every problem one :class:`RecordError`
+    naming the manifest, its line and its field.
 
-    Shards are read from the manifest's folder only: a shard name with a path separator is refused.
+    The manifest is read bounded and parsed strictly (:func:`pathjudge._io.json_value`); a shard is
+    a plain ``.jsonl`` file name beside it: a name with a path separator, a NUL byte or a leading
+    dot is refused.
     """
+    from pathjudge._io import json_value, read_input
+
     base = str(folder)
     if base.endswith(MANIFEST):
         base = base[: -len(MANIFEST)].rstrip("/") or "."
-    manifest_path = f"{base.rstrip('/')}/{MANIFEST}"
-    try:
-        with _open(manifest_path) as handle:
-            manifest = json.loads(handle.read())
-    except (OSError, ValueError) as exc:
-        raise RecordError(
-            f"is not a readable grades manifest ({type(exc).__name__})",
-            file=manifest_path,
-            hint="pass the folder that pathjudge score --engine ray --grades wrote",
-        ) from None
+    base = base.rstrip("/") or "/"
+    manifest_path = f"{base}/{MANIFEST}" if base != "/" else f"/{MANIFEST}"
+    hint = "pass the folder that pathjudge score --engine ray --grades wrote"
+    filesystem, inner = _filesystem(manifest_path)
+    if filesystem is None:
+        raw = read_input(
+            inner,
+            limit=_MAX_MANIFEST_BYTES,
+            what="grades manifest",
+            not_found="no grades manifest here (file not found)",
+        )
+    else:
+        try:
+            with filesystem.open_input_file(inner) as handle:
+                raw = handle.read(_MAX_MANIFEST_BYTES + 1)
+        except OSError as exc:
+            raise RecordError(
+                f"is not a readable grades manifest ({type(exc).__name__})",
+                file=manifest_path,
+                hint=hint,
+            ) from None
+        if len(raw) > _MAX_MANIFEST_BYTES:
+            raise RecordError("is too large for a grades manifest", file=manifest_path, hint=hint)
+    manifest = json_value(raw, file=manifest_path, hint=hint)
     if not isinstance(manifest, dict) or manifest.get("kind") != "pathjudge.grades":
-        raise RecordError("is not a pathjudge grades manifest", file=manifest_path)
+        raise RecordError(
+            "is not a pathjudge grades manifest", file=manifest_path, field="kind", hint=hint
+        )
     shards = manifest.get("shards")
     if not isinstance(shards, list):
-        raise RecordError("lists no shards", file=manifest_path, field="shards")
+        raise RecordError("lists no shards", file=manifest_path, field="shards", hint=hint)
+    names: list[str] = []
     for number, shard in enumerate(shards):
         name = shard.get("path") if isinstance(shard, dict) else None
         if (
             not isinstance(name, str)
-            or not name
-            or "/" in name
-            or "\\" in name
+            or not name.endswith(".jsonl")
             or name.startswith(".")
+            or any(ch in name for ch in "/\\\0")
         ):
             raise RecordError(
-                f"shard {number} has no plain file name",
+                f"shard {number} is not a plain .jsonl file name",
                 file=manifest_path,
+                line=_line_of_key(raw, number),
                 field=f"shards[{number}].path",
                 hint="shards are files beside manifest.json, e.g. part-00000-00000.jsonl",
             )
-        path = f"{base.rstrip('/')}/{name}"
-        yield from read_grades_file(path)
+        names.append(name)
+    return base, names
+
+
+def _line_of_key(raw: bytes, number: int) -> int | None:
+    """The line of the ``number``-th ``"path"`` key of a manifest (as :func:`_write_manifest`
+    writes it, one key a line), or None when the text is laid out otherwise."""
+    position = -1
+    for _ in range(number + 1):
+        position = raw.find(b'"path"', position + 1)
+        if position < 0:
+            return None
+    return raw.count(b"\n", 0, position) + 1
+
+
+def read_grades_manifest(folder: str | Path) -> Iterator[Any]:
+    """Stream the per-run grades of a shard folder written by ``--engine ray --grades`` (in run order).
+
+    Shards are read from the manifest's folder only: a shard name with a path separator is refused,
+    and so is a local shard that resolves outside the folder (a symlink) or is not a regular file (a
+    FIFO would wait for ever). Every line is checked as :func:`read_grades_file` checks it.
+    """
+    base, names = _read_manifest(folder)
+    inside = None if not _is_local(base) else _filesystem(base)[1]
+    for name in names:
+        yield from _read_grades(f"{base.rstrip('/')}/{name}", inside=inside)
+
+
+def grades_sources(source: str | Path) -> list[str]:
+    """The local files ``report --grades SOURCE`` reads: the file itself, or a shard folder's
+    manifest and the shards it lists (none for object storage), for the output check."""
+    text = str(source)
+    if not _is_local(text):
+        return []
+    local = _filesystem(text)[1]
+    if os.path.isdir(local) or local.endswith(MANIFEST):
+        base, names = _read_manifest(local)
+        return [f"{base}/{MANIFEST}", *(f"{base}/{name}" for name in names)]
+    return [local]
 
 
 def read_grades_file(path: str) -> Iterator[Any]:
     """Stream the per-run grades of one JSONL file (a shard, or the file ``score --grades`` writes),
-    local or a URI; a line that is not a grade is a :class:`RecordError` naming file and line."""
+    local or a URI; a line that is not a grade is a :class:`RecordError` naming file, line and field:
+    invalid JSON, nesting past 200 levels, NaN or Infinity, a field a grade does not have."""
+    return _read_grades(path)
+
+
+def _read_grades(path: str, *, inside: str | None = None) -> Iterator[Any]:
+    from pathjudge._io import json_value
     from pathjudge.scoring.chunk import MAX_LINE_BYTES
-    from pathjudge.scoring.grade import RunGrade
 
     try:
-        size = _size(path)
-    except (OSError, FileNotFoundError):
+        handle = _open(path, inside=inside)
+    except FileNotFoundError:  # object storage
         raise RecordError("file not found", file=path, hint="check the path") from None
-    with _open(path) as handle:
-        for number, (raw, _length) in enumerate(_lines(handle, 0, size, MAX_LINE_BYTES), 1):
-            if raw is not None and not raw.strip():
-                continue
-            try:
-                if raw is None:
-                    raise ValueError("over-long line")
-                yield RunGrade.from_dict(json.loads(raw))
-            except (ValueError, TypeError, AttributeError):  # ValidationError is a ValueError
+    with handle:
+        for number, (raw, length) in enumerate(_lines(handle, 0, 1 << 62, MAX_LINE_BYTES), 1):
+            if raw is None:
                 raise RecordError(
-                    "is not a run grade",
+                    f"line is {length / 1e6:.1f} MB, over the limit of "
+                    f"{MAX_LINE_BYTES / 1e6:.1f} MB per record",
                     file=path,
                     line=number,
-                    hint="pass the JSONL of score --grades, or the folder of score --engine ray --grades",
-                ) from None
+                    hint=_GRADES_HINT,
+                )
+            if raw.strip():
+                yield _grade(
+                    json_value(raw, file=path, line=number, hint=_GRADES_HINT), path, number
+                )
+
+
+def _grade(value: Any, path: str, number: int) -> Any:
+    from pathjudge._io import record_error_from_validation
+    from pathjudge.scoring.grade import RunGrade
+
+    if not isinstance(value, dict):
+        raise RecordError(
+            "expected a JSON object for a grade", file=path, line=number, hint=_GRADES_HINT
+        )
+    try:
+        return RunGrade.from_dict(value)
+    except ValidationError as exc:
+        raise record_error_from_validation(exc, file=path, line=number, what="grade") from None
+    except (ValueError, TypeError, AttributeError, KeyError):
+        raise RecordError("is not a run grade", file=path, line=number, hint=_GRADES_HINT) from None
 
 
 # -- datasets ---------------------------------------------------------------------------------------

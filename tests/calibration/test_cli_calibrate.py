@@ -385,3 +385,41 @@ def test_pairwise_at_80_columns_is_compact_and_names_the_judge_and_the_verdict(
     assert any(line.startswith("NOT TRUSTED: ") for line in lines)
     assert re.findall(r"\d\.\d{4}", out) == []  # 3 decimals, as calibrate prints them
     assert re.search(r"position-consistent accuracy +\d\.\d{3} +\[\d\.\d{3}, \d\.\d{3}\]", out)
+
+
+@pytest.mark.parametrize("option", ["--few-shot", "--plots"])
+def test_a_file_named_after_a_criterion_is_never_written_over_an_input(
+    write: Writer, tmp_path: Path, capsys: pytest.CaptureFixture[str], option: str
+) -> None:
+    # two criteria, one of them named "labels": --few-shot few.jsonl would write few-labels.jsonl
+    # (and few-other.jsonl); with the labels file at that very path, nothing may be written at all
+    rows = _labels(criterion="labels") + [
+        {**r, "item_id": f"o{r['item_id']}"} for r in _labels(criterion="other")
+    ]
+    verdict_rows = _verdicts("labels") + [
+        {**r, "item_id": f"o{r['item_id']}"} for r in _verdicts("other")
+    ]
+    if option == "--few-shot":
+        labels = write("few-labels.jsonl", rows)
+        target = tmp_path / "few.jsonl"
+    else:
+        (tmp_path / "plots").mkdir()
+        labels = tmp_path / "plots" / "confusion-labels.png"
+        labels.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+        target = tmp_path / "plots"
+    verdicts = write("v.jsonl", verdict_rows)
+    before = labels.read_bytes()
+    report = tmp_path / "report.json"
+    code = main(
+        ["calibrate", "--labels", str(labels), "--verdicts", str(verdicts), option, str(target),
+         "--json", str(report), "--bootstrap", "20"]
+    )  # fmt: skip
+    err = capsys.readouterr().err
+    assert code == 2, err
+    assert "is also this command's input (--labels)" in err
+    assert str(labels) in err
+    assert labels.read_bytes() == before
+    assert not report.exists()  # refused before anything was written
+    assert sorted(p.name for p in tmp_path.rglob("*") if p.is_file()) == sorted(
+        [labels.name, "v.jsonl"]
+    )

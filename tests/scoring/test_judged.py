@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from pathjudge.agent.trajectory import RunRecord, Step
-from pathjudge.errors import LabelsError, SuiteError
+from pathjudge.errors import CriterionError, LabelsError, SuiteError
 from pathjudge.judge.session import judge_unavailable
 from pathjudge.rubrics.suite import parse_suite_text
 from pathjudge.scoring.judged import (
@@ -115,7 +115,9 @@ def test_judge_unavailable_reasons(tmp_path: Path) -> None:
     assert judge_unavailable("llama-cpp", model=str(gguf), base_url=None, env={}) is None
 
 
-def test_criterion_files_resolve_beside_the_suite(tmp_path: Path) -> None:
+def test_criterion_files_resolve_beside_the_suite(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     import pathjudge.rubrics
 
     builtin = Path(pathjudge.rubrics.__file__).parent / "criteria" / "summary-covers-points.yaml"
@@ -133,4 +135,9 @@ def test_criterion_files_resolve_beside_the_suite(tmp_path: Path) -> None:
     found = judged_criteria(requests, folder)
     assert list(found) == ["mine.yaml"]  # built-ins are left to the judge's own lookup
     assert found["mine.yaml"].id == "my-points"
-    assert judged_criteria(requests, None) == {}
+    # a suite with no file resolves its criteria inside the working folder, and only there
+    monkeypatch.chdir(folder)
+    assert judged_criteria(requests, None)["mine.yaml"].id == "my-points"
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(CriterionError, match="criterion file not found"):
+        judged_criteria(requests, None)

@@ -136,6 +136,13 @@ OUTPUT_OPTIONS: dict[str, OutputKind] = {
 """Parameter names that are outputs, in every command (every other path parameter is an input)."""
 
 
+def _output_kind(name: str, values: Mapping[str, Any]) -> OutputKind:
+    """What an output option names: ``score --engine ray --grades`` writes a folder of shards."""
+    if name == "grades_out" and values.get("engine") == "ray":
+        return "folder"
+    return OUTPUT_OPTIONS[name]
+
+
 def _check_values(flags: Mapping[str, str], values: Mapping[str, Any]) -> None:
     """The rules every command obeys before it runs: finite floats, and safe output paths."""
     for name, value in values.items():
@@ -154,7 +161,7 @@ def _check_values(flags: Mapping[str, str], values: Mapping[str, Any]) -> None:
             if name in OUTPUT_OPTIONS:
                 if isinstance(path, str | Path) and not (name == "json_out" and str(path) == "-"):
                     # "--json -" is stdout, not a file
-                    outputs[flags.get(name, name)] = (Path(path), OUTPUT_OPTIONS[name])
+                    outputs[flags.get(name, name)] = (Path(path), _output_kind(name, values))
             elif isinstance(path, Path):
                 inputs.append((flags.get(name, name), path))
             elif isinstance(path, str) and path and "://" not in path and os.path.exists(path):

@@ -468,6 +468,22 @@ def calibrate(
         allow_single_class=allow_single_class,
         unverified_as_unsure=unverified_as_unsure,
     )
+    # the files named after each criterion are outputs too: checked, as every output is, before
+    # anything is written (a criterion named "labels" must not make --few-shot few.jsonl write
+    # few-labels.jsonl over the labels)
+    _check_derived_outputs(
+        report,
+        outputs={"--json": json_out, "--html": html, "--save-verdicts": save_verdicts},
+        few_shot=few_shot,
+        plots=plots,
+        inputs={
+            "--labels": labels,
+            "--verdicts": verdicts,
+            "--unlabelled": unlabelled,
+            "--config": config_file,
+            "--criterion": Path(criterion) if criterion and Path(criterion).is_file() else None,
+        },
+    )
     if not json_to_stdout(json_out) and not quiet:
         _render(report, disagreements)
     if quiet and json_out is not None and not json_to_stdout(json_out):
@@ -498,12 +514,62 @@ def _write_text(path: Path, text: str) -> None:
     write_text_atomic(path, text)
 
 
+def _check_derived_outputs(
+    report: CalibrationReport,
+    *,
+    outputs: dict[str, Path | None],
+    few_shot: Path | None,
+    plots: Path | None,
+    inputs: dict[str, Path | None],
+) -> None:
+    """Refuse, before anything is written, a file named after a criterion (``--few-shot``'s
+    per-criterion YAML, ``--plots``' PNGs) that is one of the command's inputs or another output
+    (see :func:`pathjudge._outputs.check_outputs`)."""
+    from pathjudge._outputs import OutputKind, check_outputs
+
+    named: dict[str, tuple[Path, OutputKind]] = {
+        option: (path, "file")
+        for option, path in outputs.items()
+        if path is not None and not json_to_stdout(path)
+    }
+    if few_shot is not None:
+        for crit, path in _few_shot_paths(report, few_shot):
+            named[f"--few-shot (criterion {crit.criterion!r})"] = (path, "file")
+    if plots is not None:
+        for crit in report.criteria:
+            for path in _plot_paths(crit, plots):
+                named[f"--plots ({path.name})"] = (path, "file")
+    check_outputs(named, [(option, path) for option, path in inputs.items() if path is not None])
+
+
+def _plot_paths(crit: CriterionCalibration, folder: Path) -> tuple[Path, Path]:
+    slug = _slug(crit.criterion)
+    return folder / f"confusion-{slug}.png", folder / f"reliability-{slug}.png"
+
+
+def _few_shot_paths(
+    report: CalibrationReport, target: Path
+) -> list[tuple[CriterionCalibration, Path]]:
+    """Where each criterion's few-shot YAML goes: ``target`` itself for one criterion, else
+    ``target``'s name with ``-<criterion>`` before its suffix."""
+    many = len(report.criteria) > 1
+    return [
+        (
+            crit,
+            target.with_name(f"{target.stem}-{_slug(crit.criterion)}{target.suffix}")
+            if many
+            else target,
+        )
+        for crit in report.criteria
+    ]
+
+
 def _plots(report: CalibrationReport, folder: Path) -> list[Path]:
     from pathjudge.report.plots import plot_confusion_matrix, plot_reliability
 
     written: list[Path] = []
     for crit in report.criteria:
-        slug = _slug(crit.criterion)
+        confusion, reliability = _plot_paths(crit, folder)
         cm = crit.agreement.confusion
         unsure = crit.agreement.n_unsure
         written.append(
@@ -512,14 +578,14 @@ def _plots(report: CalibrationReport, folder: Path) -> list[Path]:
                 list(cm.labels),
                 f"{crit.criterion or 'judge'} vs humans"
                 + (f" ({unsure} unsure not shown)" if unsure else ""),
-                folder / f"confusion-{slug}.png",
+                confusion,
             )
         )
         written.append(
             plot_reliability(
                 crit.reliability.points,
                 f"{crit.criterion or 'judge'}: vote share vs human pass rate",
-                folder / f"reliability-{slug}.png",
+                reliability,
             )
         )
     return written
@@ -529,17 +595,11 @@ def _few_shot(report: CalibrationReport, labels: LabelSet, target: Path) -> list
     from pathjudge.calibration.disagreements import few_shot_examples, few_shot_yaml
 
     written: list[tuple[Path, int]] = []
-    many = len(report.criteria) > 1
-    for crit in report.criteria:
+    for crit, path in _few_shot_paths(report, target):
         examples = few_shot_examples(
             crit.train_disagreements,
             {item.item_id: item for item in labels.items(crit.criterion)},
             file=labels.file,
-        )
-        path = (
-            target.with_name(f"{target.stem}-{_slug(crit.criterion)}{target.suffix}")
-            if many
-            else target
         )
         _write_text(path, few_shot_yaml(examples, criterion=crit.criterion))
         written.append((path, len(examples)))

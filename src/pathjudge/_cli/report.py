@@ -102,6 +102,19 @@ def diff_against(
     return diff, str(base_runs), str(cand_runs)
 
 
+def _check_read_files(
+    output: Path, markdown: Path | None, runs_file: Path | None, grades: str | None
+) -> None:
+    """Refuse an output that is a file read on the way: the runs file the report names, a grade
+    shard the --grades manifest lists (the options themselves are checked before the command)."""
+    from pathjudge._io import ensure_not_input
+    from pathjudge.ray import grades_sources
+
+    read = [runs_file, *(grades_sources(grades) if grades is not None else [])]
+    ensure_not_input(output, read, option="--output")
+    ensure_not_input(markdown, read, option="--markdown")
+
+
 def read_grades(source: str) -> list[Any]:
     """Per-run grades from a ``score --grades`` JSONL, or from a shard folder / its manifest.json."""
     from pathjudge.ray import read_grades_file, read_grades_manifest
@@ -177,6 +190,7 @@ def report(
             markup=False,
         )
     runs_file = runs if runs is not None else _recorded_path(loaded.runs_file, results)
+    _check_read_files(output, markdown, runs_file, grades)
     if runs_file is None and loaded.runs_file:
         err_console.print(
             f"warning: the report's runs file {loaded.runs_file} is not in the current folder or "

@@ -38,19 +38,23 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
 
-from pathjudge._io import format_loc
-from pathjudge._yaml import load_yaml, read_text
+from pathjudge._io import format_loc, read_utf8
+from pathjudge._yaml import load_yaml
 from pathjudge.errors import CriterionError, InputError
 
 __all__ = [
     "BUILTIN_CRITERIA",
+    "MAX_CRITERION_BYTES",
     "Criterion",
     "CriterionExample",
     "builtin_criteria",
     "get_criterion",
     "input_text",
+    "is_criterion_path",
     "load_criterion",
     "parse_criterion",
+    "suite_criterion",
+    "suite_criterion_problem",
 ]
 
 BUILTIN_CRITERIA: tuple[str, ...] = (
@@ -207,14 +211,27 @@ def _node_line(root: yaml.Node | None, loc: tuple[int | str, ...]) -> int | None
     return line
 
 
+_SHAPE = "a criterion is a YAML mapping with id, version, criterion, inputs, pass_means, fail_means"
+
+
 def parse_criterion(text: str, *, source: str | Path = "<criterion>") -> Criterion:
-    """Parse and validate one criterion from YAML text; errors name ``source``, line and field."""
+    """Parse and validate one criterion from YAML text; errors name ``source``, line and field.
+
+    A document with none of a criterion's fields is not a criterion at all: it is refused in words
+    that quote nothing of it (a wrong path must not print the file it names).
+    """
     data, root = load_yaml(text, file=source, error=CriterionError)
     if not isinstance(data, dict):
         raise CriterionError(
             "a criterion must be a YAML mapping with id, version, criterion, inputs, pass_means, fail_means",
             file=source,
             line=1,
+        )
+    if not any(isinstance(key, str) and key in Criterion.model_fields for key in data):
+        raise CriterionError(
+            "is not a criterion file: none of its keys is a criterion field",
+            file=source,
+            hint=f"{_SHAPE}; check the path",
         )
     try:
         return Criterion.model_validate(data)
@@ -240,11 +257,74 @@ def parse_criterion(text: str, *, source: str | Path = "<criterion>") -> Criteri
         ) from None
 
 
-def load_criterion(path: str | Path) -> Criterion:
-    """Load one criterion YAML file."""
+MAX_CRITERION_BYTES = 4 * 1024 * 1024
+"""The largest criterion file read (the built-ins are a few KB; many few-shot examples fit)."""
+
+_SUFFIXES = (".yaml", ".yml")
+
+
+def load_criterion(path: str | Path, *, inside: str | Path | None = None) -> Criterion:
+    """Load one criterion YAML file: a regular file (never a FIFO or a device) of at most
+    :data:`MAX_CRITERION_BYTES`, inside the folder ``inside`` when given (symlinks followed)."""
     path = Path(path)
-    text = read_text(path, error=CriterionError, what="criterion file")
+    text = read_utf8(
+        path,
+        error=CriterionError,
+        not_found="criterion file not found",
+        directory="is a directory, not a criterion file",
+        unreadable="criterion file could not be read",
+        limit=MAX_CRITERION_BYTES,
+        inside=inside,
+    )
     return parse_criterion(text, source=path)
+
+
+def is_criterion_path(ref: str) -> bool:
+    """Whether a criterion reference names a file (a path, or a ``.yaml``/``.yml`` name) rather
+    than an id."""
+    return "/" in ref or "\\" in ref or ref.endswith(_SUFFIXES)
+
+
+def suite_criterion_problem(ref: str) -> str | None:
+    """Why ``ref`` cannot be a suite's judged criterion, or None: a suite names a built-in id or a
+    relative ``.yaml``/``.yml`` path inside its own folder (no absolute path, no ``..``)."""
+    if any(ord(ch) < 0x20 or ch == "\x7f" for ch in ref):
+        return "a criterion reference may not hold control characters"
+    if not is_criterion_path(ref):
+        return None
+    path = Path(ref.replace("\\", "/"))
+    if path.is_absolute() or ".." in path.parts:
+        return (
+            "a suite's criterion file must be a relative path inside the suite's folder "
+            "(no absolute path, no '..')"
+        )
+    if not ref.endswith(_SUFFIXES):
+        return "a criterion file is a .yaml or .yml file"
+    return None
+
+
+def suite_criterion(ref: str, folder: str | Path) -> Criterion:
+    """The criterion a suite names: a built-in id, or a ``.yaml`` file inside ``folder`` (the
+    suite's folder), checked as :func:`load_criterion` checks it with ``inside=folder``.
+
+    A suite is data from elsewhere: a reference that reaches outside its folder (an absolute path,
+    ``..``, a symlink out) is refused, and no error quotes a file that is not a criterion.
+    """
+    library = builtin_criteria()
+    if ref in library:
+        return library[ref]
+    problem = suite_criterion_problem(ref)
+    if problem is not None:
+        raise CriterionError(problem, field="criterion", hint=_REFERENCE_HINT)
+    if not is_criterion_path(ref):
+        raise CriterionError(f"unknown criterion {ref!r}", field="criterion", hint=_REFERENCE_HINT)
+    return load_criterion(Path(folder) / ref, inside=folder)
+
+
+_REFERENCE_HINT = (
+    "use a built-in id (" + ", ".join(BUILTIN_CRITERIA) + ") or a criterion .yaml file inside the "
+    "suite's folder, by its path relative to that folder"
+)
 
 
 @cache

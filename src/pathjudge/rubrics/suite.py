@@ -43,6 +43,7 @@ from pydantic import (
     JsonValue,
     PrivateAttr,
     ValidationError,
+    field_validator,
     model_validator,
 )
 
@@ -62,6 +63,7 @@ from pathjudge.rubrics.assertions.outcome import (
 from pathjudge.rubrics.assertions.recovery import RecoverySpec
 from pathjudge.rubrics.assertions.steps import StepSpec
 from pathjudge.rubrics.assertions.tools import ToolSelectionSpec
+from pathjudge.rubrics.criteria import suite_criterion_problem
 from pathjudge.rubrics.path import FaultCosts, ReferencePath
 from pathjudge.rubrics.scope import ErroredCalls, matches_any, needs_read_only
 
@@ -148,6 +150,15 @@ class JudgedSpec(_Record):
     reference: str | None = Field(
         default=None, description="Text fed to inputs whose source is 'reference'."
     )
+
+    @field_validator("criterion")
+    @classmethod
+    def _criterion_inside_the_suite(cls, value: str) -> str:
+        # a suite is data: its criterion files are resolved inside its own folder, never elsewhere
+        problem = suite_criterion_problem(value)
+        if problem is not None:
+            raise ValueError(problem)
+        return value
 
     @model_validator(mode="after")
     def _reference_given(self) -> JudgedSpec:

@@ -16,12 +16,11 @@ it somewhere.
 
 from __future__ import annotations
 
-import gzip
 import os
 import zlib
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, cast
+from typing import IO, TYPE_CHECKING
 
 from pydantic import ValidationError
 
@@ -30,7 +29,9 @@ from pathjudge._interrupt import watching_interrupts
 from pathjudge._io import (
     DEFAULT_MAX_LINE_BYTES,
     UTF8_BOM,
+    describe_read_failure,
     line_problem,
+    open_records,
     record_error_from_validation,
 )
 from pathjudge.agent.trajectory import RunRecord
@@ -51,6 +52,7 @@ __all__ = [
     "grade_chunk",
     "grade_records_chunk",
     "iter_lines",
+    "read_lines",
     "score_file_parallel",
 ]
 
@@ -204,15 +206,9 @@ _READ_BUFFER = 1 << 16
 
 
 def _open(path: Path) -> IO[bytes]:
-    try:
-        if path.suffix == ".gz":
-            return cast(IO[bytes], gzip.open(path, "rb"))
-        # a buffer of many lines: one read per 64 KB, not one per line (runs are kilobytes each)
-        return path.open("rb", buffering=_READ_BUFFER)
-    except FileNotFoundError:
-        raise RecordError("file not found", file=path, hint="check the path") from None
-    except IsADirectoryError:
-        raise RecordError("is a directory, not a JSONL file", file=path) from None
+    # the input checks and the .gz rule every reader shares; a buffer of many lines: one read per
+    # 64 KB, not one per line (runs are kilobytes each)
+    return open_records(path, buffering=_READ_BUFFER)
 
 
 def iter_lines(
@@ -224,37 +220,47 @@ def iter_lines(
     the number of its first line). A line over :data:`MAX_LINE_BYTES` is yielded as a truncated
     placeholder whose length :func:`grade_chunk` reports as too long, never held whole.
     """
-    target = Path(path)
-    source = str(path)
-    number = first_line - 1
-    with _open(target) as handle:
-        try:
-            if start:
-                handle.seek(start)
-            position = start
-            while end is None or position < end:
-                raw = handle.readline(MAX_LINE_BYTES + 1)
-                if not raw:
-                    return
-                number += 1
-                position += len(raw)
-                if len(raw) > MAX_LINE_BYTES and not raw.endswith(b"\n"):
-                    while True:  # skip the rest of the over-long line
-                        rest = handle.readline(1 << 20)
-                        position += len(rest)
-                        if not rest or rest.endswith(b"\n"):
-                            break
-                yield source, number, raw
-        except (OSError, EOFError, zlib.error) as exc:
-            from pathjudge._io import describe_read_failure
+    with _open(Path(path)) as handle:
+        yield from read_lines(handle, str(path), start=start, end=end, first_line=first_line)
 
-            # a truncated or fake .gz names the line it stopped at, like every other reader
-            raise RecordError(
-                describe_read_failure(exc),
-                file=target,
-                line=number + 1,
-                hint="recompress or re-export the file; every line before this one was read",
-            ) from None
+
+def read_lines(
+    handle: IO[bytes],
+    source: str,
+    *,
+    start: int = 0,
+    end: int | None = None,
+    first_line: int = 1,
+) -> Iterator[Line]:
+    """:func:`iter_lines` over an open binary handle (a runs file, or its gzip stream: any engine
+    reads runs this way); a broken stream (a truncated or fake ``.gz``) is a :class:`RecordError`
+    naming ``source`` and the line it stopped at."""
+    number = first_line - 1
+    try:
+        if start:
+            handle.seek(start)
+        position = start
+        while end is None or position < end:
+            raw = handle.readline(MAX_LINE_BYTES + 1)
+            if not raw:
+                return
+            number += 1
+            position += len(raw)
+            if len(raw) > MAX_LINE_BYTES and not raw.endswith(b"\n"):
+                while True:  # skip the rest of the over-long line
+                    rest = handle.readline(1 << 20)
+                    position += len(rest)
+                    if not rest or rest.endswith(b"\n"):
+                        break
+            yield source, number, raw
+    except (OSError, EOFError, zlib.error) as exc:
+        # a truncated or fake .gz names the line it stopped at, like every other reader
+        raise RecordError(
+            describe_read_failure(exc),
+            file=source,
+            line=number + 1,
+            hint="recompress or re-export the file; every line before this one was read",
+        ) from None
 
 
 # --------------------------------------------------------------------------------------------------

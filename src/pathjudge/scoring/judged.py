@@ -218,24 +218,22 @@ def suite_has_judged(suite: Suite) -> bool:
 def judged_criteria(
     requests: Iterable[JudgeRequest], base_dir: str | Path | None = None
 ) -> dict[str, Criterion]:
-    """Criterion files named by ``requests`` that exist relative to ``base_dir`` (the suite's folder).
+    """The criterion files named by ``requests``, resolved as a suite's criteria are: inside
+    ``base_dir`` (the suite's folder; the working folder for a suite with no file), see
+    :func:`~pathjudge.rubrics.criteria.suite_criterion`.
 
-    Built-in ids and paths that exist as given are left to the judge's own lookup; a relative path
-    that only exists under ``base_dir`` is loaded from there. Empty input gives ``{}``.
+    Built-in ids are left to the judge's own lookup; every other reference is resolved here, so none
+    reaches a file outside the suite's folder. Empty input gives ``{}``.
     """
-    from pathjudge.rubrics.criteria import builtin_criteria, load_criterion
+    from pathjudge.rubrics.criteria import builtin_criteria, suite_criterion
 
-    if base_dir is None:
-        return {}
+    folder = Path(base_dir) if base_dir is not None else Path.cwd()
     library = builtin_criteria()
     out: dict[str, Criterion] = {}
     for request in requests:
         ref = request.criterion_id
-        if ref in out or ref in library or Path(ref).exists():
-            continue
-        candidate = Path(base_dir) / ref
-        if candidate.is_file():
-            out[ref] = load_criterion(candidate)
+        if ref not in out and ref not in library:
+            out[ref] = suite_criterion(ref, folder)
     return out
 
 
