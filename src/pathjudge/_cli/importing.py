@@ -89,13 +89,11 @@ def import_(
     ] = None,
     timeout: Annotated[
         float,
-        typer.Option("--timeout", help="--session: seconds one request may take (default 60)."),
+        typer.Option("--timeout", help="--session: seconds one request may take."),
     ] = 60.0,
     deadline: Annotated[
         float,
-        typer.Option(
-            "--deadline", help="--session: seconds the whole fetch may take (default 600)."
-        ),
+        typer.Option("--deadline", help="--session: seconds the whole fetch may take."),
     ] = 600.0,
 ) -> None:
     """Convert a transcript/trace file (or a live session) into pathjudge's runs JSONL.
