@@ -83,7 +83,7 @@ def list_criteria(
                 c.version,
                 ", ".join(c.inputs),
                 str(len(c.examples)),
-                c.title,
+                c.title or "—",
             )
             for c in library.values()
         ],

@@ -249,7 +249,7 @@ def _variance_wide(
         (
             task.task_id,
             f"{task.c}/{task.n}",
-            task.stability,
+            str(task.stability),
             *(_rate(task.pass_at[x]) for x in ks),
             *(_rate(task.pass_hat[x]) for x in ks),
             _path_spread(task),
@@ -273,11 +273,11 @@ def _variance_tall(
     """One row per task with a line per k: columns k, pass@k and pass^k."""
     from pathjudge.report.text import Column
 
-    rows = [
+    rows: list[tuple[str, ...]] = [
         (
             task.task_id,
             f"{task.c}/{task.n}",
-            task.stability,
+            str(task.stability),
             "\n".join(str(x) for x in ks),
             "\n".join(_rate(task.pass_at[x]) for x in ks),
             "\n".join(_rate(task.pass_hat[x]) for x in ks),
