@@ -162,7 +162,9 @@ def import_(
     skipped = f" · [yellow]{len(errors)} skipped[/]" if errors else ""
     out_console.print(
         f"[green]imported[/] {tally.runs} run{'s' if tally.runs != 1 else ''} from {escape(origin)} "
-        f"([bold]{fmt}[/]) → {escape(str(output))} · {tally.steps} tool calls · {tally.errors} errored results · "
-        f"{tally.malformed} malformed arguments{skipped}",
+        f"([bold]{fmt}[/]) → {escape(str(output))} · {tally.steps} tool call"
+        f"{'s' if tally.steps != 1 else ''} · {tally.errors} errored result"
+        f"{'s' if tally.errors != 1 else ''} · {tally.malformed} malformed argument"
+        f"{'s' if tally.malformed != 1 else ''}{skipped}",
         markup=True,
     )

@@ -114,9 +114,14 @@ def show(
             f"... {len(summary.tasks) - len(listed)} more tasks not listed (--max-tasks 0 lists all)"
         )
     out_console.print(
-        f"{summary.runs} runs · {summary.steps} tool calls · {summary.errors} errored results · "
-        f"{len(summary.tools)} distinct tools"
+        f"{_count(summary.runs, 'run')} · {_count(summary.steps, 'tool call')} · "
+        f"{_count(summary.errors, 'errored result')} · {_count(len(summary.tools), 'distinct tool')}"
     )
+
+
+def _count(n: int, noun: str) -> str:
+    """``1 run``, ``2 runs``."""
+    return f"{n} {noun}{'' if n == 1 else 's'}"
 
 
 def _advancing(records: Iterable[T], bar: ProgressHandle) -> Iterator[T]:
