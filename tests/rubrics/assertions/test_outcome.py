@@ -429,6 +429,7 @@ REAL_ANSWERS = [
     "I looked it up: Meridian does not support MongoDB aggregation, but it supports SQL views.",
     "I don't think you need to upgrade; the Free plan covers 1 GB.",
     "Wi-Fi can't help with latency here; use a wired connection.",
+    "I'm sorry, but I want to clarify: the limit is 600 requests per minute.",
 ]
 
 

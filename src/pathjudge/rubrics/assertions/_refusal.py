@@ -119,8 +119,8 @@ _OTHER = (
     # an apology that turns the request down: "I'm sorry, but I ... not ...", "Sorry, but we don't"
     (
         "sorry",
-        r"sorry\s*,?\s+but\s+(?:i|we)\b[^.!?\n]{0,60}?(?:\bnot\b|n'?t\b|\bcannot\b|\bunable\b"
-        r"|\bdecline\b|\brefuse\b|\bno\s+(?:longer|way)\b)",
+        r"sorry\s*,?\s+but\s+(?:i|we)\b[^.!?\n]{0,60}?(?:\bnot\b|n't\b|\b(?:cannot|cant|wont|dont"
+        r"|didnt|unable|decline|refuse)\b|\bno\s+(?:longer|way)\b)",
     ),
     # out of scope: "that's outside what I can help with", "beyond my capabilities", "outside the
     # scope of this assistant", "not something I can do", "not within my remit"
@@ -170,6 +170,18 @@ _OPENING = (
     r"|politely|kindly|have|need|decline|refuse|was|were|found|do|did)\w*\b)"
 )
 _APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'"})
+
+# Every form holds one of these words (or a word ending in "n't"): a negation, "only", "decline",
+# "refuse", "outside", "beyond". An ASCII answer without any is no refusal, told by splitting it into
+# words once instead of trying the forms.
+_GATE_WORDS = frozenset(
+    (
+        b"not no cannot cant wont unable decline refuse only outside beyond dont doesnt didnt couldnt "
+        b"mustnt shallnt isnt arent wasnt werent hasnt havent hadnt"
+    ).split()
+)
+# ASCII punctuation to spaces, as a bytes table (bytes.translate runs at memory speed)
+_TO_SPACE = bytes(c if chr(c).isalnum() or chr(c) == "'" else ord(" ") for c in range(256))
 _I_FORM = re.compile(f"{_OPENING}(?:{'|'.join((*_FIRST_PERSON, *_I_ONLY))})")
 _WE_FORM = re.compile(f"{_OPENING}(?:{'|'.join(_FIRST_PERSON)})")
 _OTHER_FORMS = tuple((anchor, re.compile(form)) for anchor, form in _OTHER)
@@ -202,6 +214,8 @@ def _refusal_span(text: str) -> tuple[int, int] | None:
     low = text.lower()
     if not low.isascii():
         low = low.translate(_APOSTROPHES)
+    elif "n't" not in low and _GATE_WORDS.isdisjoint(low.encode().translate(_TO_SPACE).split()):
+        return None
     for subject, form in (("i", _I_FORM), ("we", _WE_FORM)):
         for follow in (" ", "'"):
             needle = subject + follow
