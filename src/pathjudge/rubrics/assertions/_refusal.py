@@ -14,10 +14,12 @@ assistant's own sources ("the docs", "the search results"), so a statement about
 Free plan can't use webhooks") never matches. Matching is case-insensitive and reads straight and
 curly apostrophes alike.
 
-Speed: most answers are not refusals, so the forms are tried only where they can start: a
-first-person form right after a word "I" or "we" (found with ``str.find``), every other form only
-when its key word occurs in the answer (``in``), from a literal prefix. An ordinary answer costs one
-lower-casing and a few substring searches; the patterns nest no repetition, so no answer is slow.
+Speed: most answers are not refusals. Every form holds a negation ("not", "no", "can't", "unable",
+a word ending in "n't"), "only", "decline", "refuse", "outside" or "beyond", so an ASCII answer with
+none of these words is told apart by one split into words. Otherwise the forms are tried only where
+they can start: a first-person form right after a word "I" or "we" followed by a space or an
+apostrophe (found with ``str.find``), every other form only when its key word occurs (``in``), from
+a literal prefix. The patterns nest no repetition, so no answer is slow.
 """
 
 from __future__ import annotations
