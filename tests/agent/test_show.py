@@ -110,3 +110,20 @@ def test_show_prints_bracketed_text_verbatim(
     assert "[/odd]" in captured.out
     assert main(["show", str(path)]) == 2
     assert f"{path}:6: field '[judge]': unknown field" in capsys.readouterr().err
+
+
+def test_the_totals_line_counts_in_words_that_agree(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """One errored result, one tool: singular nouns (not "1 errored results")."""
+    path = tmp_path / "runs.jsonl"
+    record = {
+        "run_id": "r1",
+        "task_id": "t",
+        "steps": [{"tool": "search", "arguments": {}, "result": "boom", "is_error": True}],
+        "final_answer": "x",
+    }
+    path.write_text(json.dumps(record) + "\n", encoding="utf-8")
+    assert main(["show", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "1 run · 1 tool call · 1 errored result · 1 distinct tool" in out

@@ -502,3 +502,153 @@ def test_calibrate_snapshots(
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
     assert text == path.read_text(encoding="utf-8")
+
+
+# -- layouts of variance, criteria show, diff, mutate and the verdicts table -------------------------
+
+LAYOUT_WIDTHS = (80, 160)
+LAYOUT_SNAPSHOTS = ("variance-k135", "criteria-show", "diff-gates", "mutate-gaps", "verdicts-table")
+
+
+def _layout_commands(judge_url: str) -> list[Any]:
+    docent = "docent"
+    return [
+        ("variance-k135", ["variance", f"{docent}/runs.jsonl", "--suite", f"{docent}/suite.yaml",
+                           "--k", "1,3,5"]),
+        ("criteria-show", ["criteria", "show", "answer-correct"]),
+        ("diff-gates", ["diff", f"{docent}/runs.jsonl", "broken.jsonl",
+                        "--suite", f"{docent}/suite.yaml"]),
+        ("mutate-gaps", ["mutate", f"{docent}/runs.jsonl", "--suite", f"{docent}/suite.yaml",
+                         "--kind", "reorder", "--kind", "refusal_answer"]),
+        ("judge", ["judge", "items.jsonl", "--criterion", "answer-correct", "--base-url", judge_url,
+                   "--cache", "out/layout-cache.sqlite", "-o", "out/layout-verdicts.jsonl"],
+         {"ANTHROPIC_API_KEY": "sk-ant-test-0000000000"}),
+        ("verdicts-table", ["show", "out/layout-verdicts.jsonl"]),
+    ]  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def layout_outputs(
+    workspace: Path, judge_server: FakeAnthropic
+) -> dict[tuple[int, str], dict[str, tuple[int, str]]]:
+    """``{(width, mode): {command: (exit code, output)}}`` of the layout commands."""
+    items = [
+        {
+            "item_id": f"pro-rpm-{i}",
+            "inputs": {
+                "question": "How many requests per minute does the Pro plan allow?",
+                "answer": "The Pro plan allows 600 requests per minute.",
+                "reference": "600 requests per minute",
+            },
+        }
+        for i in range(3)
+    ]
+    results = {}
+    for width in LAYOUT_WIDTHS:
+        for mode in MODES:
+            ws = workspace.parent / f"{workspace.name}-layout-{width}-{mode}"
+            shutil.copytree(workspace, ws, dirs_exist_ok=True)
+            (ws / "out").mkdir(exist_ok=True)
+            (ws / "items.jsonl").write_text(
+                "".join(json.dumps(item) + "\n" for item in items), encoding="utf-8"
+            )
+            # a candidate that answers nothing: every task regresses, and the significance gate's
+            # reason is longer than 80 columns
+            broken = []
+            for line in (ws / "docent" / "runs.jsonl").read_text(encoding="utf-8").splitlines():
+                broken.append(json.dumps({**json.loads(line), "final_answer": "Hello there."}))
+            (ws / "broken.jsonl").write_text("\n".join(broken) + "\n", encoding="utf-8")
+            results[(width, mode)] = run_harness(
+                ws, _layout_commands(judge_server.url), width=width, pty_mode=mode == "pty"
+            )
+    return results
+
+
+def _plain(text: str) -> str:
+    text = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", text).replace("\r\n", "\n")
+    return "\n".join(line.rstrip() for line in text.splitlines()) + "\n"
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("width", LAYOUT_WIDTHS)
+@pytest.mark.parametrize("command", LAYOUT_SNAPSHOTS)
+def test_layout_snapshots(
+    layout_outputs: dict[tuple[int, str], dict[str, tuple[int, str]]],
+    command: str,
+    width: int,
+    mode: str,
+) -> None:
+    code, raw = layout_outputs[(width, mode)][command]
+    assert code in (0, 1), raw
+    text = _plain(raw)
+    path = SNAPSHOTS / f"layout-{command}-{width}-{mode}.txt"
+    if os.environ.get("PATHJUDGE_UPDATE_SNAPSHOTS") == "1" or not path.exists():
+        if os.environ.get("CI") and not path.exists():
+            pytest.fail(f"missing snapshot {path}")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    assert text == path.read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_variance_with_three_ks_fits_80_columns(
+    layout_outputs: dict[tuple[int, str], dict[str, tuple[int, str]]], mode: str
+) -> None:
+    text = _plain(layout_outputs[(80, mode)]["variance-k135"][1])
+    table = text.split("\nsuite: ")[0].splitlines()[1:]  # prose below it is not wrapped when piped
+    assert max(len(line) for line in table) <= 80, text
+    for k in ("1", "3", "5"):  # every k is still shown, for pass@k and pass^k
+        assert re.search(rf"pass[@^]k|pass@{k}", text), text
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("width", LAYOUT_WIDTHS)
+def test_criteria_show_prints_the_yaml_as_it_ships(
+    layout_outputs: dict[tuple[int, str], dict[str, tuple[int, str]]], width: int, mode: str
+) -> None:
+    """Copied from the terminal, the YAML is the shipped file: no line folded at the width."""
+    import yaml
+
+    text = _plain(layout_outputs[(width, mode)]["criteria-show"][1])
+    header, _, body = text.partition("\n")
+    assert header.startswith("# answer-correct v")
+    shipped = (REPO / "src/pathjudge/rubrics/criteria/answer-correct.yaml").read_text("utf-8")
+    assert body.rstrip("\n") == shipped.rstrip("\n")
+    assert yaml.safe_load(body)["id"] == "answer-correct"
+
+
+@pytest.mark.parametrize("command", ["diff-gates", "mutate-gaps"])
+def test_wrapped_list_entries_hang_under_their_entry(
+    layout_outputs: dict[tuple[int, str], dict[str, tuple[int, str]]], command: str
+) -> None:
+    """A gate's reason (diff) or a gap (mutate) longer than the line wraps under its own text, never
+    at column 0."""
+    text = _plain(layout_outputs[(80, "pty")][command][1])
+    lines = text.splitlines()
+    entries = [i for i, line in enumerate(lines) if line.startswith("  ") and line[2] != " "]
+    assert entries, text
+    # every line right after an entry is another entry, its hanging continuation, or a new line of
+    # the report (never the rest of the entry at column 0)
+    wrapped = 0
+    for i in entries:
+        follow = lines[i + 1] if i + 1 < len(lines) else ""
+        if follow.startswith("    "):
+            wrapped += 1
+        elif not follow.startswith("  ") and follow:
+            assert re.match(r"(verdict: |\d+ |never caught|no gaps|broken-retriever)", follow), text
+    assert wrapped, text  # some entry was long enough to wrap at 80 columns
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("width", LAYOUT_WIDTHS)
+def test_one_judge_is_named_once_above_the_verdicts_table(
+    layout_outputs: dict[tuple[int, str], dict[str, tuple[int, str]]], width: int, mode: str
+) -> None:
+    text = _plain(layout_outputs[(width, mode)]["verdicts-table"][1])
+    lines = text.splitlines()
+    judge_lines = [line for line in lines if "answer-correct" in line]
+    assert len(judge_lines) == 1, text
+    assert judge_lines[0].startswith("judge: ")
+    header = next(line for line in lines if line.startswith("item "))
+    assert "judge" not in header
+    assert lines.index(judge_lines[0]) < lines.index(header)

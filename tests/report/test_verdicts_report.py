@@ -116,13 +116,14 @@ def test_report_renders_verdicts_html_and_markdown(
     out_html, out_md = tmp_path / "v.html", tmp_path / "v.md"
     assert main(["report", str(path), "-o", str(out_html), "--markdown", str(out_md)]) == 0
     page = out_html.read_text(encoding="utf-8")
-    assert "<script>" not in page
+    assert page.count("<script>") == 1  # the report's own script, pinned by the CSP; none from data
+    assert "<script>alert" not in page
     assert "&lt;script&gt;" in page
     assert "http://evil.example" not in page.split("<body>")[0]  # nothing loaded from data
     assert "smollm2-360m" in page
     assert "sha256:0123456789abcdef0123" in page
     assert "an invented quote" in page
-    assert 'class="bad"' in page
+    assert "NOT in the judged inputs" in page
     md = out_md.read_text(encoding="utf-8")
     assert "](http" not in md
     assert "![" not in md
@@ -218,3 +219,37 @@ def test_score_reports_name_the_judge(tmp_path: Path, capsys: pytest.CaptureFixt
     main(["score", str(docent / "runs.jsonl"), "--suite", str(docent / "suite.yaml"), "--fast",
           "--json", str(plain), "-q"])  # fmt: skip
     assert "judges" not in json.loads(plain.read_text())
+
+
+def test_the_verdicts_page_has_the_reports_look_and_shows_the_judged_inputs(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The verdicts page uses the other reports' stylesheet, script and Content-Security-Policy, and
+    shows each verdict's judged inputs (from --items), escaped and collapsed."""
+    from pathjudge.report.html import render_page
+
+    path = _write_judge_verdicts(tmp_path / "verdicts.jsonl")
+    items = tmp_path / "items.jsonl"
+    items.write_text(
+        "".join(
+            json.dumps({"item_id": item, "inputs": {"source": f"{item} source {HOSTILE}"}}) + "\n"
+            for item in ("s1", "s2")
+        ),
+        encoding="utf-8",
+    )
+    out_html = tmp_path / "v.html"
+    assert main(["report", str(path), "-o", str(out_html), "--items", str(items)]) == 0
+    page = out_html.read_text(encoding="utf-8")
+    shell = render_page("t", "s", [])
+    head = shell.split("<title>")[0]
+    assert page.startswith(head)  # the same Content-Security-Policy
+    css = shell.split("<style>")[1].split("</style>")[0]
+    assert css in page  # the same stylesheet
+    assert page.count("<details") == 2  # s1 and s2's inputs, collapsed; s3 is not in the items file
+    assert "s1 source &lt;script&gt;alert(1)&lt;/script&gt;" in page
+    assert "\\x1b[31mRED" in page
+    assert "\x1b" not in page
+    assert "this item is not in the items file" in page
+    without = tmp_path / "w.html"
+    assert main(["report", str(path), "-o", str(without)]) == 0
+    assert "--items ITEMS.jsonl" in without.read_text(encoding="utf-8")

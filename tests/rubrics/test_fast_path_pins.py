@@ -332,6 +332,14 @@ _REFUSAL_TEXT = st.lists(
             "Information",
             "SEARCH",
             "cannot find",
+            "I can't",
+            " help",
+            "we'",
+            "re unable to",
+            "Wi",
+            "sorry, but ",
+            " not ",
+            ".",
             "İ",
             "ß",
             "\u2019",
@@ -353,25 +361,30 @@ _REFUSAL_TEXT = st.lists(
 def test_refusal_detection_equals_the_plain_rule(
     text: str, phrases: list[str] | None, scope: list[str] | None
 ) -> None:
-    """``is_refusal`` (defaults read from a table built once; curly apostrophes replaced only when
-    present; loops that stop at the first hit) is the plain rule: some phrase and, unless no scope
-    words are given, some scope word occur in the lower-cased text, curly apostrophes as straight."""
-    from pathjudge.rubrics.assertions.outcome import (
-        DEFAULT_REFUSAL_PHRASES,
-        DEFAULT_SCOPE_WORDS,
-        is_refusal,
-    )
+    """``is_refusal`` (the built-in forms tried only where they can start; phrases and scope words
+    lower-cased once per list; loops that stop at the first hit) is the plain rule: a built-in form
+    found by one search of the whole text, or some phrase, and, unless no scope words are given, some
+    scope word, in the lower-cased text, curly apostrophes as straight."""
+    import re
 
-    used_phrases = DEFAULT_REFUSAL_PHRASES if phrases is None else tuple(phrases)
-    used_scope = DEFAULT_SCOPE_WORDS if scope is None else tuple(scope)
-    lowered = text.lower().replace("\u2019", "'").replace("\u2018", "'")
+    from pathjudge.rubrics.assertions import _refusal
+    from pathjudge.rubrics.assertions.outcome import is_refusal
+
+    used_phrases = () if phrases is None else tuple(phrases)
+    used_scope = () if scope is None else tuple(scope)
+    lowered = text.lower().replace("\u2019", "'").replace("\u2018", "'").replace("\u02bc", "'")
+    builtin = re.compile(
+        r"(?<![^\W_])(?:i(?=[ '])(?:" + _refusal._I_FORM.pattern + r")"
+        r"|we(?=[ '])(?:" + _refusal._WE_FORM.pattern + r"))"
+        r"|" + "|".join(form.pattern for _, form in _refusal._OTHER_FORMS)
+    )
     plain = (
         bool(text.strip())
-        and any(p.lower() in lowered for p in used_phrases)
+        and (builtin.search(lowered) is not None or any(p.lower() in lowered for p in used_phrases))
         and (not used_scope or any(w.lower() in lowered for w in used_scope))
     )
     assert is_refusal(text, used_phrases, used_scope) is plain
-    assert is_refusal(text, list(used_phrases), list(used_scope)) is plain  # type: ignore[arg-type]
+    assert is_refusal(text, list(used_phrases), list(used_scope)) is plain
 
 
 @settings(max_examples=300, deadline=None)

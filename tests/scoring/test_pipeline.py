@@ -132,3 +132,29 @@ def test_parallel_grading_gives_the_same_scorecard() -> None:
     one = score(RUNS, SUITE, fast=True, config=default_config())
     two = score(RUNS, SUITE, fast=True, config=default_config(), jobs=2)
     assert two.scorecard == one.scorecard
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_local_grading_reports_its_progress_through_the_callback(jobs: int) -> None:
+    """A long local score can show a bar: grading tells the progress it is handed every byte of the
+    runs file (one process or several), and opens it once with the file's size as the total."""
+    from contextlib import contextmanager
+
+    events: list[tuple[str, object]] = []
+
+    class Handle:
+        def advance(self, n: int = 1) -> None:
+            events.append(("advance", n))
+
+    @contextmanager
+    def recording(description: str, total: int | None):  # type: ignore[no-untyped-def]
+        events.append(("open", total))
+        yield Handle()
+        events.append(("close", description))
+
+    report = score(RUNS, SUITE, fast=True, jobs=jobs, progress=recording)
+    size = RUNS.stat().st_size
+    assert report.scorecard.runs == _count_runs(RUNS)
+    assert events[0] == ("open", size)
+    assert events[-1] == ("close", f"grading {RUNS.name}")
+    assert sum(n for kind, n in events if kind == "advance") == size  # type: ignore[misc]

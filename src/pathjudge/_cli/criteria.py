@@ -44,11 +44,11 @@ def _builtin_text(criterion_id: str) -> str:
 def list_criteria(
     json_out: Annotated[bool, typer.Option("--json", help="Print the list as JSON.")] = False,
 ) -> None:
-    """Every built-in criterion: id, version, inputs, title and content hash."""
+    """Every built-in criterion: id, version, inputs, examples and title (--json adds the content
+    hash; `pathjudge criteria show ID` prints it with the YAML)."""
     import json
 
-    from rich.table import Table
-
+    from pathjudge.report.text import Column, print_table
     from pathjudge.rubrics.criteria import builtin_criteria
 
     library = builtin_criteria()
@@ -66,13 +66,28 @@ def list_criteria(
         ]
         out_console.print(json.dumps(rows, indent=2), markup=False, highlight=False)
         return
-    table = Table(title=f"{len(library)} built-in criteria", title_justify="left")
-    table.add_column("id", no_wrap=True)
-    for name in ("version", "inputs", "examples", "title"):
-        table.add_column(name, overflow="fold")
-    for c in library.values():
-        table.add_row(c.id, c.version, ", ".join(c.inputs), str(len(c.examples)), c.title)
-    out_console.print(table)
+    # the table every other command prints (fits the terminal, ids whole or in a legend)
+    print_table(
+        out_console,
+        f"{len(library)} built-in criteria",
+        [
+            Column("id", "id"),
+            Column("version", "num"),
+            Column("inputs", "text"),
+            Column("examples", "num", "right"),
+            Column("title", "text"),
+        ],
+        [
+            (
+                c.id,
+                c.version,
+                ", ".join(c.inputs),
+                str(len(c.examples)),
+                c.title or "—",
+            )
+            for c in library.values()
+        ],
+    )
     out_console.print(
         "show one: pathjudge criteria show ID · copy one to edit: pathjudge criteria export ID -o FILE"
     )
@@ -82,13 +97,19 @@ def list_criteria(
 def show_criterion(
     criterion_id: Annotated[str, typer.Argument(metavar="ID", help="A built-in criterion id.")],
 ) -> None:
-    """Print a built-in criterion's YAML (with its content hash)."""
+    """Print a built-in criterion's YAML (with its content hash), exactly as it ships.
+
+    The YAML is never wrapped to the terminal (a folded line would not be valid YAML when copied):
+    a line longer than the terminal is left to it.
+    """
     from pathjudge.rubrics.criteria import builtin_criteria
 
     text = _builtin_text(criterion_id)
     crit = builtin_criteria()[criterion_id]
-    out_console.print(f"# {crit.id} v{crit.version} · content hash {crit.content_hash}")
-    out_console.print(text.rstrip("\n"))
+    out_console.print(
+        f"# {crit.id} v{crit.version} · content hash {crit.content_hash}", soft_wrap=True
+    )
+    out_console.print(text.rstrip("\n"), soft_wrap=True)
 
 
 @criteria_app.command("export")

@@ -54,7 +54,7 @@ def diff_command(
 ) -> None:
     """Diff a candidate against a baseline task by task; exit 0 promote, 1 block, 2 bad input.
 
-    The gate is each flag given, then the suite's ``gate:`` block, then the built-in defaults.
+    The gate is each flag given, then the suite's 'gate:' block, then the built-in defaults.
     """
     from pydantic import ValidationError
 
@@ -129,8 +129,10 @@ def diff_command(
         f"{report.tokens_after} · paired test over {t.tasks} tasks: McNemar p={t.mcnemar_p:.4f} "
         f"(worse {t.worse}, better {t.better}){boot}"
     )
-    for reason in report.reasons:
-        out_console.print(f"  {reason}")
+    from pathjudge.report.text import Prose
+
+    for reason in report.reasons:  # a gate's reason wraps under itself, not at column 0
+        out_console.print(Prose(f"  {reason}", indent=4, hanging=True))
     out_console.print(f"verdict: {report.verdict.upper()}")
     if report.verdict == "block":
         raise typer.Exit(1)

@@ -89,13 +89,11 @@ def import_(
     ] = None,
     timeout: Annotated[
         float,
-        typer.Option("--timeout", help="--session: seconds one request may take (default 60)."),
+        typer.Option("--timeout", help="--session: seconds one request may take."),
     ] = 60.0,
     deadline: Annotated[
         float,
-        typer.Option(
-            "--deadline", help="--session: seconds the whole fetch may take (default 600)."
-        ),
+        typer.Option("--deadline", help="--session: seconds the whole fetch may take."),
     ] = 600.0,
 ) -> None:
     """Convert a transcript/trace file (or a live session) into pathjudge's runs JSONL.
@@ -164,7 +162,9 @@ def import_(
     skipped = f" · [yellow]{len(errors)} skipped[/]" if errors else ""
     out_console.print(
         f"[green]imported[/] {tally.runs} run{'s' if tally.runs != 1 else ''} from {escape(origin)} "
-        f"([bold]{fmt}[/]) → {escape(str(output))} · {tally.steps} tool calls · {tally.errors} errored results · "
-        f"{tally.malformed} malformed arguments{skipped}",
+        f"([bold]{fmt}[/]) → {escape(str(output))} · {tally.steps} tool call"
+        f"{'s' if tally.steps != 1 else ''} · {tally.errors} errored result"
+        f"{'s' if tally.errors != 1 else ''} · {tally.malformed} malformed argument"
+        f"{'s' if tally.malformed != 1 else ''}{skipped}",
         markup=True,
     )

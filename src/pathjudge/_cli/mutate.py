@@ -87,7 +87,7 @@ def _report(
     import json
 
     from pathjudge.agent.io import read_runs
-    from pathjudge.report.text import Column, print_table
+    from pathjudge.report.text import Column, Prose, print_table
     from pathjudge.scoring.mutate import mutation_report
     from pathjudge.scoring.mutate import retriever_experiment as experiment
 
@@ -120,7 +120,14 @@ def _report(
         if report.gaps:
             out_console.print(f"{len(report.gaps)} gap(s): mutants no check caught")
             for gap in report.gaps:
-                out_console.print(f"  {gap.task_id} ({gap.run_id}) {gap.kind}: {gap.what}")
+                # a long entry wraps under itself, not at column 0
+                out_console.print(
+                    Prose(
+                        f"  {gap.task_id} ({gap.run_id}) {gap.kind}: {gap.what}",
+                        indent=4,
+                        hanging=True,
+                    )
+                )
         else:
             out_console.print("no gaps: every mutant that made a run worse was caught")
         improvements = [r for r in report.results if r.improved]
@@ -130,7 +137,12 @@ def _report(
             )
             for better_run in improvements:
                 out_console.print(
-                    f"  {better_run.task_id} ({better_run.run_id}) {better_run.kind}: {better_run.what}"
+                    Prose(
+                        f"  {better_run.task_id} ({better_run.run_id}) {better_run.kind}: "
+                        f"{better_run.what}",
+                        indent=4,
+                        hanging=True,
+                    )
                 )
         if report.uncaught_kinds:
             out_console.print(f"never caught: {', '.join(report.uncaught_kinds)}")

@@ -164,12 +164,20 @@ def report(
             "(with manifest.json) of `score --engine ray --grades`, local or s3:// / gs://.",
         ),
     ] = None,
+    items: Annotated[
+        Path | None,
+        typer.Option(
+            "--items",
+            help="With a verdicts file: the items JSONL that was judged, to show each verdict's "
+            "judged inputs.",
+        ),
+    ] = None,
 ) -> None:
     """Render RESULTS as one self-contained HTML file (opens offline; agent text is escaped)."""
     from pathjudge.report.verdicts import is_verdicts_file
 
     if is_verdicts_file(results):
-        _verdicts_report(results, output, markdown)
+        _verdicts_report(results, output, markdown, items)
         return
     from pathjudge.report._adapt import load_json, load_model
     from pathjudge.report.html import write_html_report
@@ -224,7 +232,9 @@ def report(
         out_console.print(f"Markdown summary: {markdown}")
 
 
-def _verdicts_report(results: Path, output: Path, markdown: Path | None) -> None:
+def _verdicts_report(
+    results: Path, output: Path, markdown: Path | None, items: Path | None = None
+) -> None:
     from pathjudge._io import write_text_atomic
     from pathjudge.report.verdicts import (
         load_verdict_rows,
@@ -235,7 +245,12 @@ def _verdicts_report(results: Path, output: Path, markdown: Path | None) -> None
 
     rows = load_verdict_rows(results)
     summary = verdicts_summary(rows, file=results.name)
-    path = write_text_atomic(output, render_verdicts_html(rows, summary))
+    inputs = None
+    if items is not None:
+        from pathjudge.judge.items import read_items
+
+        inputs = {item.item_id: item.inputs for _, item in read_items(items)}
+    path = write_text_atomic(output, render_verdicts_html(rows, summary, inputs))
     out_console.print(f"HTML report: {path} ({len(rows)} verdicts)")
     if markdown is not None:
         write_text_atomic(markdown, render_verdicts_markdown(rows, summary))

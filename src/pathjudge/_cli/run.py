@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -18,6 +19,10 @@ from pathjudge._cli.app import (
     write_json,
 )
 from pathjudge._cli.config import ALLOW_CALLABLES_HELP, load_suite_for_cli
+
+if TYPE_CHECKING:
+    from pathjudge.report.text import Column
+    from pathjudge.scoring.variance import TaskVariance, VarianceReport
 
 
 @app.command("run")
@@ -166,7 +171,7 @@ def variance_command(
     """
     from pathjudge.agent.io import read_runs, unique_runs
     from pathjudge.errors import InputError
-    from pathjudge.report.text import Column, print_table
+    from pathjudge.report.text import print_table
     from pathjudge.scoring.grade import grade
     from pathjudge.scoring.variance import outcomes_from_grades, variance_report
 
@@ -194,42 +199,15 @@ def variance_command(
     if json_to_stdout(json_out):
         return
 
-    def fmt(value: float | None) -> str:
-        return "n/a" if value is None else f"{value:.2f}"
-
-    rows = []
-    for task in report.tasks:
-        spread = task.metrics.get("path_score")
-        path = (
-            "—"
-            if spread is None or spread.n == 0
-            else f"{spread.min:g}/{spread.mean:.3g}/{spread.max:g}"
-        )
-        rows.append(
-            (
-                task.task_id,
-                f"{task.c}/{task.n}",
-                task.stability,
-                *(fmt(task.pass_at[x]) for x in ks),
-                *(fmt(task.pass_hat[x]) for x in ks),
-                path,
-            )
-        )
-    print_table(
-        out_console,
-        f"{runs}: variation over epochs (suite {loaded.name})",
-        [
-            Column("task", "id"),
-            Column("passed/ epochs", "num", "right"),
-            Column("label", "num"),
-            *(Column(f"pass@{x}", "num", "right") for x in ks),
-            *(Column(f"pass^{x}", "num", "right") for x in ks),
-            Column("path min/ mean/max", "num", "right"),
-        ],
-        rows,
-    )
+    title = f"{runs}: variation over epochs (suite {loaded.name})"
+    rows, columns = _variance_wide(report, ks)
+    if not _fits(out_console.width, columns, rows):
+        # one column per k and metric does not fit (--k 1,3,5 at 80 columns): the ks go down a
+        # column instead, one line per k in each task's row, which fits whatever the ks
+        rows, columns = _variance_tall(report, ks)
+    print_table(out_console, title, columns, rows)
     suite_line = ", ".join(
-        f"pass@{x} {fmt(report.pass_at[x])}, pass^{x} {fmt(report.pass_hat[x])}" for x in ks
+        f"pass@{x} {_rate(report.pass_at[x])}, pass^{x} {_rate(report.pass_hat[x])}" for x in ks
     )
     undefined = any(v is None for v in (*report.pass_at.values(), *report.pass_hat.values()))
     note = " (n/a: some task has fewer epochs than k)" if undefined else ""
@@ -248,3 +226,82 @@ def variance_command(
             f"insufficient: fewer than {needed} graded epochs and no disagreement between them; "
             f"collect more epochs (pathjudge run --epochs {needed}) before calling a task stable"
         )
+
+
+def _rate(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.2f}"
+
+
+def _path_spread(task: TaskVariance) -> str:
+    spread = task.metrics.get("path_score")
+    if spread is None or spread.n == 0:
+        return "—"
+    return f"{spread.min:g}/{spread.mean:.3g}/{spread.max:g}"
+
+
+def _variance_wide(
+    report: VarianceReport, ks: tuple[int, ...]
+) -> tuple[list[tuple[str, ...]], list[Column]]:
+    """One row per task, one column per k and metric (pass@1, pass@3, pass^1, pass^3)."""
+    from pathjudge.report.text import Column
+
+    rows = [
+        (
+            task.task_id,
+            f"{task.c}/{task.n}",
+            str(task.stability),
+            *(_rate(task.pass_at[x]) for x in ks),
+            *(_rate(task.pass_hat[x]) for x in ks),
+            _path_spread(task),
+        )
+        for task in report.tasks
+    ]
+    columns = [
+        Column("task", "id"),
+        Column("passed/ epochs", "num", "right"),
+        Column("label", "num"),
+        *(Column(f"pass@{x}", "num", "right") for x in ks),
+        *(Column(f"pass^{x}", "num", "right") for x in ks),
+        Column("path min/ mean/max", "num", "right"),
+    ]
+    return rows, columns
+
+
+def _variance_tall(
+    report: VarianceReport, ks: tuple[int, ...]
+) -> tuple[list[tuple[str, ...]], list[Column]]:
+    """One row per task with a line per k: columns k, pass@k and pass^k."""
+    from pathjudge.report.text import Column
+
+    rows: list[tuple[str, ...]] = [
+        (
+            task.task_id,
+            f"{task.c}/{task.n}",
+            str(task.stability),
+            "\n".join(str(x) for x in ks),
+            "\n".join(_rate(task.pass_at[x]) for x in ks),
+            "\n".join(_rate(task.pass_hat[x]) for x in ks),
+            _path_spread(task),
+        )
+        for task in report.tasks
+    ]
+    columns = [
+        Column("task", "id"),
+        Column("passed/ epochs", "num", "right"),
+        Column("label", "num"),
+        Column("k", "text", "right"),
+        Column("pass@k", "text", "right"),
+        Column("pass^k", "text", "right"),
+        Column("path min/ mean/max", "num", "right"),
+    ]
+    return rows, columns
+
+
+def _fits(width: int, columns: Sequence[Column], rows: Sequence[Sequence[str]]) -> bool:
+    """Whether :func:`~pathjudge.report.text.print_table` can lay ``rows`` out within ``width``
+    cells, ids cut to their floor if need be (the same widths it computes)."""
+    from pathjudge.report.text import fit_widths, one_line
+
+    overhead = 2 * (len(columns) - 1)
+    cells = [[one_line(cell) for cell in row] for row in rows]
+    return sum(fit_widths(columns, cells, max(1, width - overhead))) + overhead <= width

@@ -287,7 +287,7 @@ def score(
             engine="ray" if on_ray else "local",
             address=address,
             workers=workers,
-            progress=progress_bars() if on_ray and not quiet else None,
+            progress=None if quiet else progress_bars(),  # drawn only for a long job on a tty
         )
     report = report.model_copy(update={"suite_file": str(suite)})
     card, gates = report.scorecard, report.gates

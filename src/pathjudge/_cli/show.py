@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, TypeVar
 
 import typer
 
@@ -17,6 +18,11 @@ from pathjudge._cli.app import (
 )
 from pathjudge.errors import RecordError
 
+if TYPE_CHECKING:
+    from pathjudge._progress import ProgressHandle
+
+T = TypeVar("T")
+
 _HEADERS = ("task", "runs", "epochs", "steps avg/min/max", "errors", "bad args", "no answer")
 
 
@@ -26,8 +32,8 @@ def show(
         Path,
         typer.Argument(
             help="A runs JSONL file (pathjudge's trajectory schema), or a verdicts JSONL file "
-            "(from `pathjudge judge` or any grader): then a table of item, verdict, reasoning, "
-            "evidence and judge."
+            "(from `pathjudge judge` or any grader): then a table of item, verdict, reasoning "
+            "and evidence under the judge's name (a judge column when several judged)."
         ),
     ],
     json_out: Annotated[Path | None, typer.Option("--json", help=JSON_HELP)] = None,
@@ -39,6 +45,9 @@ def show(
         int,
         typer.Option(min=0, help="Tasks listed in the table (0 = all); totals always cover all."),
     ] = 200,
+    quiet: Annotated[
+        bool, typer.Option("--quiet", "-q", help="No progress bar while a long file is read.")
+    ] = False,
 ) -> None:
     """Per-task counts, steps, errors and tools used, streamed in constant memory; or a verdicts table.
 
@@ -52,10 +61,13 @@ def show(
         return
     from pathjudge.agent.io import read_runs
     from pathjudge.agent.stats import summarize_runs
+    from pathjudge.report.progress import progress_bars
     from pathjudge.report.text import Column, natural_key, print_table
 
     errors: list[RecordError] | None = [] if keep_going else None
-    summary = summarize_runs(read_runs(runs, errors=errors))
+    # a bar on stderr for a long file read on a terminal (nothing for a short one, or piped)
+    with progress_bars(False if quiet else None)(f"reading {runs.name}", None) as bar:
+        summary = summarize_runs(_advancing(read_runs(runs, errors=errors), bar))
     summary = summary.model_copy(
         update={"tasks": tuple(sorted(summary.tasks, key=lambda t: natural_key(t.task_id)))}
     )
@@ -102,9 +114,22 @@ def show(
             f"... {len(summary.tasks) - len(listed)} more tasks not listed (--max-tasks 0 lists all)"
         )
     out_console.print(
-        f"{summary.runs} runs · {summary.steps} tool calls · {summary.errors} errored results · "
-        f"{len(summary.tools)} distinct tools"
+        f"{_count(summary.runs, 'run')} · {_count(summary.steps, 'tool call')} · "
+        f"{_count(summary.errors, 'errored result')} · {_count(len(summary.tools), 'distinct tool')}"
     )
+
+
+def _count(n: int, noun: str) -> str:
+    """``1 run``, ``2 runs``."""
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
+def _advancing(records: Iterable[T], bar: ProgressHandle) -> Iterator[T]:
+    """``records``, telling ``bar`` of each one."""
+    advance = bar.advance
+    for record in records:
+        advance(1)
+        yield record
 
 
 def _print_plain(headers: tuple[str, ...], rows: list[tuple[str, ...]]) -> None:
@@ -140,7 +165,7 @@ def _show_verdicts(path: Path, *, json_out: Path | None, limit: int) -> None:
     import json
     from dataclasses import asdict
 
-    from pathjudge.report.text import Column, print_table
+    from pathjudge.report.text import Column, Prose, print_table
     from pathjudge.report.verdicts import (
         excerpt,
         judge_line,
@@ -164,6 +189,10 @@ def _show_verdicts(path: Path, *, json_out: Path | None, limit: int) -> None:
         return
     counts = ", ".join(f"{name} {n}" for name, n in sorted(summary.verdicts.items()))
     listed = rows if limit <= 0 else rows[:limit]
+    # one judge behind every line (the usual case) is named once above the table, not on each row;
+    # votes get a column only when some item was judged more than once
+    one_judge = len(summary.judges) == 1
+    with_votes = any(sum((row.votes or {}).values()) > 1 or row.sample is not None for row in rows)
     cells = []
     for row in listed:
         if row.evidence:
@@ -174,37 +203,40 @@ def _show_verdicts(path: Path, *, json_out: Path | None, limit: int) -> None:
                 quotes += f"\n+{len(row.evidence) - 3} more"
         else:
             quotes = "—"
-        judge = row.judge.describe()
+        votes = ""
         if row.votes:
-            judge += " · " + ", ".join(f"{k} {v}" for k, v in row.votes.items() if v)
+            votes = ", ".join(f"{k} {v}" for k, v in row.votes.items() if v)
         elif row.sample is not None:
-            judge += f" · sample {row.sample}"
-        cells.append(
-            (
-                visible(row.item_id),
-                row.verdict,
-                excerpt(visible(row.reasoning), 160),
-                quotes,
-                visible(judge),
-            )
-        )
-    print_table(
-        out_console,
-        f"{path} — {summary.items} items: {counts}",
-        [
-            Column("item", "id"),
-            Column("verdict", "num"),
-            Column("reasoning", "text"),
-            Column("evidence", "text"),
-            Column("judge", "text"),
-        ],
-        cells,
-    )
+            votes = f"sample {row.sample}"
+        cell = [visible(row.item_id), row.verdict, excerpt(visible(row.reasoning), 160), quotes]
+        if not one_judge:
+            cell.append(visible(row.judge.describe()))
+        if with_votes:
+            cell.append(votes or "—")
+        cells.append(tuple(cell))
+    columns = [
+        Column("item", "id"),
+        Column("verdict", "num"),
+        Column("reasoning", "text"),
+        Column("evidence", "text"),
+    ]
+    if not one_judge:
+        columns.append(Column("judge", "text"))
+    if with_votes:
+        columns.append(Column("votes", "text"))
+    title: str | None = f"{path} — {summary.items} items: {counts}"
+    if one_judge:
+        out_console.print(Prose(title or ""))
+        # "judge: ..." once, wrapped under itself
+        out_console.print(Prose(visible(judge_line(summary)), indent=7, hanging=True))
+        title = None
+    print_table(out_console, title, columns, cells)
     if len(listed) < len(rows):
         out_console.print(
             f"... {len(rows) - len(listed)} more lines not listed (--max-tasks 0 lists all)"
         )
-    out_console.print(visible(judge_line(summary)))
+    if not one_judge:
+        out_console.print(visible(judge_line(summary)))
     if summary.evidence_checked:
         out_console.print(
             f"evidence: {summary.evidence_unverified} of {summary.evidence_checked} checked verdicts "

@@ -51,7 +51,14 @@ from pathjudge.report._view import (
     VarianceView,
 )
 
-__all__ = ["field_limit", "render_html", "script_json", "write_html", "write_html_report"]
+__all__ = [
+    "field_limit",
+    "render_html",
+    "render_page",
+    "script_json",
+    "write_html",
+    "write_html_report",
+]
 
 TEXT_BUDGET_CHARS = 2_600_000
 """Total characters the viewer's texts may use together before the longest are cut."""
@@ -668,11 +675,7 @@ def render_html(view: ReportView) -> str:
     """
     blob, clip = _runs_blob(view.runs)
     script = _asset("report.js")
-    digest = base64.b64encode(hashlib.sha256(script.encode("utf-8")).digest()).decode("ascii")
-    csp = (
-        "default-src 'none'; img-src data:; style-src 'unsafe-inline'; "
-        f"script-src 'sha256-{digest}'; base-uri 'none'; form-action 'none'"
-    )
+    csp = _csp(script)
     toc: list[tuple[str, str]] = []
     sections: list[str] = []
     if view.has_scorecard:
@@ -708,6 +711,33 @@ def render_html(view: ReportView) -> str:
         f'<nav class="toc">{nav}</nav><main>{"".join(sections)}'
         f"<footer>{extra}</footer></main>"
         f'<script type="application/json" id="pj-data">{script_json(_shown_json(blob))}</script>'
+        f"<script>{script}</script></body></html>\n"
+    )
+
+
+def _csp(script: str) -> str:
+    """The Content-Security-Policy of every pathjudge page: no network, inline styles, and no script
+    but ``script`` (pinned by its hash)."""
+    digest = base64.b64encode(hashlib.sha256(script.encode("utf-8")).digest()).decode("ascii")
+    return (
+        "default-src 'none'; img-src data:; style-src 'unsafe-inline'; "
+        f"script-src 'sha256-{digest}'; base-uri 'none'; form-action 'none'"
+    )
+
+
+def render_page(title: str, subtitle: str, sections: list[tuple[str, str, str]]) -> str:
+    """A page with the report's stylesheet, script and Content-Security-Policy around ``sections``,
+    each ``(anchor, label, html)`` (the html already escaped), listed in the top navigation."""
+    script = _asset("report.js")
+    nav = "".join(f'<a href="#{_e(anchor)}">{_e(label)}</a>' for anchor, label, _ in sections)
+    return (
+        "<!DOCTYPE html>\n"
+        '<html lang="en"><head><meta charset="utf-8">'
+        f'<meta http-equiv="Content-Security-Policy" content="{_e(_csp(script))}">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        f"<title>{_e(title)}</title><style>{_asset('report.css')}</style></head><body>"
+        f'<header class="top"><h1>{_e(title)}</h1><div class="sub">{_e(subtitle)}</div></header>'
+        f'<nav class="toc">{nav}</nav><main>{"".join(body for _, _, body in sections)}</main>'
         f"<script>{script}</script></body></html>\n"
     )
 

@@ -17,7 +17,7 @@ import html
 import re
 import unicodedata
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -252,10 +252,13 @@ def excerpt(text: str, limit: int) -> str:
 
 def judge_line(summary: VerdictsSummary) -> str:
     """The judges behind the file in one line, with samples per item."""
-    names = "; ".join(
-        f"{judge.describe()} ({count} line{'s' if count != 1 else ''})"
-        for judge, count in summary.judges
-    )
+    if len(summary.judges) == 1:  # every line: no count to give
+        names = summary.judges[0][0].describe()
+    else:
+        names = "; ".join(
+            f"{judge.describe()} ({count} line{'s' if count != 1 else ''})"
+            for judge, count in summary.judges
+        )
     low, high = summary.samples
     samples = f"{low}" if low == high else f"{low}-{high}"
     return f"judge: {names or 'none'} · samples per item {samples}"
@@ -272,68 +275,133 @@ def quote_mark(row: VerdictRow, quote: str) -> str:
     return "✓ "
 
 
-_CSS = """
-body{font-family:system-ui,sans-serif;margin:2rem;color:#1b1b1b;max-width:75rem}
-table{border-collapse:collapse;width:100%}th,td{border-bottom:1px solid #ddd;padding:.4rem;
-vertical-align:top;text-align:left}th{background:#f4f4f4}.pass{color:#1a7f37;font-weight:600}
-.fail{color:#cf222e;font-weight:600}.unsure,.error{color:#9a6700;font-weight:600}
-blockquote{margin:.2rem 0;padding:.1rem .5rem;border-left:3px solid #8c959f;font-size:.9em}
-blockquote.bad{border-color:#cf222e;background:#ffebe9}.muted{color:#57606a;font-size:.85em}
-pre{white-space:pre-wrap;margin:0;font-family:inherit}
-"""
+def render_verdicts_html(
+    rows: Sequence[VerdictRow],
+    summary: VerdictsSummary,
+    inputs: Mapping[str, Mapping[str, str]] | None = None,
+) -> str:
+    """The verdicts page, in the look and under the Content-Security-Policy of the other reports
+    (:func:`pathjudge.report.html.render_page`): counts, the judge(s), then one row per line with
+    the verdict, reasoning, evidence and, collapsed, the judged inputs (``inputs``: item id → input
+    name → text, from the items file; None: not available). Every data string is escaped."""
+    from pathjudge.report.html import render_page
 
+    def e(text: object) -> str:  # data: control characters shown as escapes, then HTML-escaped
+        return html.escape(visible(str(text)))
 
-def render_verdicts_html(rows: Sequence[VerdictRow], summary: VerdictsSummary) -> str:
-    """A self-contained HTML page (no script, no external resource); every data string escaped."""
-    e = html.escape
-    counts = ", ".join(f"{e(k)} {v}" for k, v in sorted(summary.verdicts.items()))
-    judges = "".join(
-        f"<li>{e(j.backend or '—')} · model {e(j.model or '—')} · criterion "
-        f"{e(j.criterion or '(unnamed)')} · hash <code>{e(j.criterion_hash or '—')}</code> "
-        f"({count} lines)</li>"
-        for j, count in summary.judges
+    cards = "".join(
+        f'<div class="card"><div class="label">{e(name)}</div><div class="value">{count}</div></div>'
+        for name, count in [("items", summary.items), *sorted(summary.verdicts.items())]
     )
     low, high = summary.samples
+    evidence = (
+        f"{summary.evidence_unverified} of {summary.evidence_checked} checked verdicts cite a quote "
+        "that is not in the judged inputs (✗)."
+        if summary.evidence_checked
+        else "No verdict's quotes were checked against the judged inputs."
+    )
+    judges = "".join(
+        f"<tr><td>{e(j.backend or '—')}</td><td>{e(j.model or '—')}</td>"
+        f"<td>{e(j.criterion or '(unnamed)')}</td><td><code>{e(j.criterion_hash or '—')}</code></td>"
+        f'<td class="num">{count}</td></tr>'
+        for j, count in summary.judges
+    )
+    one_judge = len(summary.judges) == 1
     body_rows: list[str] = []
     for row in rows:
         quotes = "".join(
-            f'<blockquote class="{"bad" if quote_mark(row, q) == "✗ " else ""}">'
-            f"{e(quote_mark(row, q))}{e(q)}</blockquote>"
+            f'<div class="verdict">{_badge_for(row, q)}<pre class="text">{e(q)}</pre></div>'
             for q in row.evidence
         )
-        votes = (
-            " · votes " + ", ".join(f"{e(k)} {v}" for k, v in row.votes.items() if v)
-            if row.votes
-            else ""
-        )
-        sample = f" · sample {row.sample}" if row.sample is not None else ""
+        votes = ", ".join(f"{e(k)} {v}" for k, v in (row.votes or {}).items() if v)
+        detail = [f"line {row.line}"]
+        if row.sample is not None:
+            detail.append(f"sample {row.sample}")
+        if votes and sum((row.votes or {}).values()) > 1:
+            detail.append(f"votes {votes}")
+        if not one_judge:
+            detail.append(e(row.judge.describe()))
+        judged = _judged_inputs(row.item_id, inputs)
         body_rows.append(
-            "<tr>"
-            f"<td>{e(row.item_id)}<div class=muted>line {row.line}</div></td>"
-            f'<td class="{e(row.verdict)}">{e(row.verdict)}</td>'
-            f"<td><pre>{e(row.reasoning)}</pre></td>"
-            f"<td>{quotes or '<span class=muted>none cited</span>'}</td>"
-            f"<td class=muted>{e(row.judge.describe())}{sample}{votes}</td>"
+            f'<tr data-search="{e(row.item_id)} {e(row.verdict)}">'
+            f'<td>{e(row.item_id)}<div class="muted">{" · ".join(detail)}</div></td>'
+            f'<td><span class="badge {e(_css(row.verdict))}">{e(row.verdict)}</span></td>'
+            f'<td class="reason"><pre class="text">{e(row.reasoning)}</pre>{judged}</td>'
+            f"<td>{quotes or '<span class=empty>none cited</span>'}</td>"
             "</tr>"
         )
-    unverified = (
-        f"<p>Evidence: {summary.evidence_unverified} of {summary.evidence_checked} checked verdicts "
-        "cite a quote that is not in the judged inputs (✗).</p>"
-        if summary.evidence_checked
-        else "<p>Evidence: no verdict's quotes were checked against the judged inputs.</p>"
+    no_inputs = (
+        '<p class="note">The judged inputs are not in a verdicts file: pass the items file '
+        "(<code>--items ITEMS.jsonl</code>) to show them.</p>"
+        if inputs is None
+        else ""
+    )
+    sections = [
+        (
+            "summary",
+            "Summary",
+            f'<section id="summary"><h2>Summary</h2><div class="cards">{cards}</div>'
+            f'<p class="note">{summary.rows} lines; samples per item '
+            f"{low if low == high else f'{low}-{high}'}. Evidence: {e(evidence)}</p></section>",
+        ),
+        (
+            "judge",
+            "Judge",
+            '<section id="judge"><h2>Judge</h2><table><thead><tr><th>backend</th><th>model</th>'
+            '<th>criterion</th><th>content hash</th><th class="num">lines</th></tr></thead>'
+            f"<tbody>{judges or '<tr><td colspan=5 class=empty>not recorded</td></tr>'}</tbody>"
+            "</table></section>",
+        ),
+        (
+            "verdicts",
+            "Verdicts",
+            '<section id="verdicts"><h2>Verdicts</h2>'
+            f"{no_inputs}"
+            '<div class="toolbar"><input type="search" id="verdicts-filter" '
+            'data-filter="verdict-table" placeholder="filter by item or verdict">'
+            '<span class="count" id="verdict-table-count"></span></div>'
+            '<table id="verdict-table" data-sortable="1"><thead><tr><th>item</th><th>verdict</th>'
+            "<th>reasoning and judged inputs</th><th>evidence</th></tr></thead>"
+            f"<tbody>{''.join(body_rows)}</tbody></table></section>",
+        ),
+    ]
+    counts = ", ".join(f"{k} {v}" for k, v in sorted(summary.verdicts.items()))
+    return render_page(
+        f"Verdicts — {summary.file}", f"{summary.items} items: {counts or 'none'}", sections
+    )
+
+
+def _css(name: str) -> str:
+    return "".join(ch for ch in name if ch.isalnum() or ch == "_")
+
+
+def _badge_for(row: VerdictRow, quote: str) -> str:
+    mark = quote_mark(row, quote)
+    if not mark:
+        return ""
+    found = mark.startswith("✓")
+    label = "found in the judged inputs" if found else "NOT in the judged inputs"
+    return f'<span class="badge {"pass" if found else "fail"}">{html.escape(mark.strip())} {label}</span>'
+
+
+def _judged_inputs(item_id: str, inputs: Mapping[str, Mapping[str, str]] | None) -> str:
+    """The item's judged inputs, collapsed under a summary line (escaped)."""
+    if inputs is None:
+        return ""
+    named = inputs.get(item_id)
+    if named is None:
+        return '<div class="empty">judged inputs: this item is not in the items file</div>'
+    def e(text: object) -> str:
+        return html.escape(visible(str(text)))
+
+    fields = "".join(
+        f'<div class="k">{e(name)}</div><div class="v"><pre class="text">{e(text)}</pre></div>'
+        for name, text in named.items()
     )
     return (
-        "<!doctype html><html lang=en><head><meta charset=utf-8>"
-        '<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; '
-        "style-src 'unsafe-inline'\">"
-        f"<title>Verdicts — {e(summary.file)}</title><style>{_CSS}</style></head><body>"
-        f"<h1>Verdicts <span class=muted>{e(summary.file)}</span></h1>"
-        f"<p>{summary.rows} lines, {summary.items} items: {counts or 'none'}; samples per item "
-        f"{low if low == high else f'{low}-{high}'}.</p>"
-        f"<h2>Judge</h2><ul>{judges or '<li>not recorded</li>'}</ul>{unverified}"
-        "<table><thead><tr><th>item</th><th>verdict</th><th>reasoning</th><th>evidence</th>"
-        f"<th>judge</th></tr></thead><tbody>{''.join(body_rows)}</tbody></table>"
-        "</body></html>\n"
+        f'<details class="run"><summary>judged inputs ({len(named)}: '
+        f"{e(', '.join(named))})</summary>"
+        f'<div class="body"><div class="kv">{fields}</div></div></details>'
     )
 
 

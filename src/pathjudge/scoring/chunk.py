@@ -45,6 +45,8 @@ from pathjudge.scoring.scorecard import PartialScorecard, Position
 if TYPE_CHECKING:  # the pool is imported when used: --jobs 1 never starts one
     from concurrent.futures import Future, ProcessPoolExecutor
 
+    from pathjudge._progress import ProgressHandle
+
 __all__ = [
     "MAX_LINE_BYTES",
     "Line",
@@ -350,6 +352,7 @@ def score_file_parallel(
     jobs: int | None = None,
     max_weak: int = 1000,
     chunk_lines: int = 20_000,
+    progress: ProgressHandle | None = None,
 ) -> PartialScorecard:
     """Grade a runs JSONL (plain or ``.gz``) in ``jobs`` worker processes (default: the core count)
     into one merged :class:`PartialScorecard`, by mapping :func:`grade_chunk` with a
@@ -361,6 +364,7 @@ def score_file_parallel(
     per worker (flat memory). Partials are merged as they finish, in any order: the result is the
     same as grading in one process. Bad records are in the partial (see
     :meth:`~PartialScorecard.first_error`); no run record at all raises :class:`RecordError`.
+    ``progress`` is told the bytes of each byte range graded (the lines of each chunk of a stream).
     """
     from concurrent.futures.process import BrokenProcessPool
 
@@ -373,7 +377,7 @@ def score_file_parallel(
     plans = suite if isinstance(suite, SuitePlan) else SuitePlan(suite)
     try:
         total = _map_chunks(
-            target, str(path), plans, verdicts, fast, workers, max_weak, chunk_lines
+            target, str(path), plans, verdicts, fast, workers, max_weak, chunk_lines, progress
         )
     except BrokenProcessPool as exc:
         raise PathjudgeError(
@@ -399,35 +403,46 @@ def _map_chunks(
     workers: int,
     max_weak: int,
     chunk_lines: int,
+    progress: ProgressHandle | None = None,
 ) -> PartialScorecard:
     from concurrent.futures import FIRST_COMPLETED, wait
 
     total = PartialScorecard(max_weak=max_weak)
+    sizes: dict[Future[PartialScorecard], int] = {}  # what each finished future tells progress
+
+    def merge(done: set[Future[PartialScorecard]]) -> None:
+        for future in done:
+            total.merge(future.result())
+            if progress is not None:
+                progress.advance(sizes.pop(future, 0))
+
     # the workers fork with the heap parked outside the collector (see frozen_heap)
     with frozen_heap(), _pool(workers) as pool:
         pending: set[Future[PartialScorecard]] = set()
         if target.suffix != ".gz" and target.is_file():
             for start, end, first in _split(target, workers * 2):
-                pending.add(
-                    pool.submit(
-                        _grade_range, path, start, end, first, plans, verdicts, fast, max_weak
-                    )
+                future = pool.submit(
+                    _grade_range, path, start, end, first, plans, verdicts, fast, max_weak
                 )
+                sizes[future] = end - start
+                pending.add(future)
         else:
             batch: list[Line] = []
             for line in iter_lines(target):
                 batch.append(line)
                 if len(batch) >= chunk_lines:
-                    pending.add(pool.submit(_grade_lines, batch, plans, verdicts, fast, max_weak))
+                    future = pool.submit(_grade_lines, batch, plans, verdicts, fast, max_weak)
+                    sizes[future] = len(batch)
+                    pending.add(future)
                     batch = []
                     while len(pending) >= 2 * workers:  # a bounded number in flight
                         done, pending = wait(pending, return_when=FIRST_COMPLETED)
-                        for future in done:
-                            total.merge(future.result())
+                        merge(done)
             if batch:
-                pending.add(pool.submit(_grade_lines, batch, plans, verdicts, fast, max_weak))
+                future = pool.submit(_grade_lines, batch, plans, verdicts, fast, max_weak)
+                sizes[future] = len(batch)
+                pending.add(future)
         while pending:
             done, pending = wait(pending, return_when=FIRST_COMPLETED)
-            for future in done:
-                total.merge(future.result())
+            merge(done)
     return total

@@ -29,10 +29,13 @@ from pathjudge.scoring.grade import RunGrade
 from pathjudge.scoring.scorecard import GateResult, Scorecard
 
 if TYPE_CHECKING:
-    from pathjudge._progress import Progress
+    from collections.abc import Iterator
+
+    from pathjudge._progress import Progress, ProgressHandle
     from pathjudge.config import ResolvedConfig
     from pathjudge.judge.session import JudgeSession
     from pathjudge.rubrics.suite import Suite, WeightKey
+    from pathjudge.scoring.chunk import Line
     from pathjudge.scoring.judged import VerdictLike
     from pathjudge.scoring.scorecard import GateMetric
 
@@ -357,6 +360,7 @@ def score(
             weights=weight_map,
             max_weak=max_weak,
             skip_unknown=skip_unknown_tasks,
+            progress=progress,
         )
     gates = evaluate_gates(card, gates_at)
     return ScoreReport(
@@ -469,6 +473,23 @@ def _judge_missing(
     return note, {**covered, **result.verdicts}, "judge"
 
 
+def _plain_size(runs: Path) -> int | None:
+    """The size of a plain runs file, the total of its progress; None for a compressed file or a
+    stream (their lines are counted instead)."""
+    try:
+        return runs.stat().st_size if runs.suffix != ".gz" and runs.is_file() else None
+    except OSError:
+        return None
+
+
+def _advancing(lines: Iterator[Line], bar: ProgressHandle, *, by_bytes: bool) -> Iterator[Line]:
+    """``lines``, telling ``bar`` of each one read: its bytes, or one line."""
+    advance = bar.advance
+    for line in lines:
+        advance(len(line[2]) if by_bytes else 1)
+        yield line
+
+
 _PARALLEL_BYTES = 8 * 1024 * 1024  # below this a worker pool costs more than it saves
 
 
@@ -544,11 +565,13 @@ def _grade(
     weights: Mapping[WeightKey, float] | None,
     max_weak: int | None,
     skip_unknown: bool = False,
+    progress: Progress | None = None,
 ) -> tuple[Scorecard, list[RunGrade], dict[str, int]]:
     """Grade every run of ``runs`` into the scorecard (the one place scoring calls the grading core).
 
     Returns the scorecard and, when ``keep``, the per-run grades; streams the grades to
-    ``grades_out`` when given. The first bad record raises (naming its file and line).
+    ``grades_out`` when given. The first bad record raises (naming its file and line). ``progress``
+    is told the bytes graded of a plain file (lines of a compressed one); None costs nothing.
     """
     import os
 
@@ -583,20 +606,29 @@ def _grade(
         if keep:
             kept.append(graded)
 
+    from pathjudge._progress import or_no_progress
+
     completed = False
+    size = _plain_size(runs) if progress is not None else None
     try:
-        if jobs > 1:
-            partial = score_file_parallel(runs, plans, verdicts, fast=fast, jobs=jobs, **weak)
-        else:
-            partial = grade_chunk(
-                iter_lines(runs),
-                plans,
-                verdicts,
-                fast=fast,
-                stop_at_error=True,
-                on_grade=streamed,
-                **weak,
-            )
+        with or_no_progress(progress)(f"grading {runs.name}", size) as bar:
+            if jobs > 1:
+                partial = score_file_parallel(
+                    runs, plans, verdicts, fast=fast, jobs=jobs, progress=bar, **weak
+                )
+            else:
+                lines = iter_lines(runs)
+                partial = grade_chunk(
+                    lines
+                    if progress is None
+                    else _advancing(lines, bar, by_bytes=size is not None),
+                    plans,
+                    verdicts,
+                    fast=fast,
+                    stop_at_error=True,
+                    on_grade=streamed,
+                    **weak,
+                )
         completed = partial.first_error() is None
     finally:
         if appender is not None:

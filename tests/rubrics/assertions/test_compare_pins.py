@@ -4,14 +4,13 @@
   equal string already tells);
 - ``call_keys`` compares the calls of a tool called a few times, and keys the calls of a tool called
   often: both are pinned to ``call_signature`` text equality, and ``same_call`` too;
-- the refusal screen of a contains criterion reads the case-folded answer instead of lower-casing it
-  again: pinned to ``is_refusal`` and, through ``check_outcome``, to the plain verdict.
+- a contains criterion shares its results between answers that hold the same values: pinned, through
+  ``check_outcome``, to the plain verdict (refusals included).
 """
 
 from __future__ import annotations
 
 import math
-import sys
 from typing import Any
 
 from hypothesis import example, given, settings
@@ -19,15 +18,12 @@ from hypothesis import strategies as st
 from pydantic import JsonValue
 
 from pathjudge.agent.trajectory import RunRecord, Step
-from pathjudge.rubrics.assertions._normalize import canonical_equal, canonical_key, casefold_text
+from pathjudge.rubrics.assertions._normalize import canonical_equal, canonical_key
 from pathjudge.rubrics.assertions.outcome import (
-    DEFAULT_SCOPE_WORDS,
     ContainsAllCriterion,
     ContainsAnyCriterion,
     _checked_outcome,
-    _may_refuse,
     check_outcome,
-    is_refusal,
 )
 from pathjudge.rubrics.assertions.steps import call_keys, call_signature, same_call
 
@@ -86,20 +82,6 @@ def test_call_keys_of_few_and_many_calls_of_a_tool_equal_signature_equality(
                 assert same_call(steps[i], steps[j]) is (sigs[i] == sigs[j])
 
 
-def test_lower_gives_ascii_only_where_casefold_gives_the_same() -> None:
-    """What the refusal screen on the folded answer rests on: every non-ASCII character whose
-    ``lower()`` holds an ASCII character (``İ``, the Kelvin sign) folds to that very text."""
-    found = []
-    for code in range(128, sys.maxunicode + 1):
-        char = chr(code)
-        lowered = char.lower()
-        if any(ord(c) < 128 for c in lowered):
-            found.append(char)
-            assert char.casefold() == lowered, hex(code)
-    assert found == ["\u0130", "\u212a"]
-    assert all(word.isascii() and word.isalnum() for word in DEFAULT_SCOPE_WORDS)
-
-
 _PIECES = [
     " ",
     "\t",
@@ -109,6 +91,8 @@ _PIECES = [
     "couldn't find",
     "couldn't \ufb01nd",
     "unable to",
+    "can't help",
+    "sorry, but ",
     " the ",
     "docs",
     "DOC",
@@ -125,17 +109,6 @@ _PIECES = [
 ]
 
 
-@settings(max_examples=500, deadline=None)
-@given(st.lists(st.sampled_from(_PIECES), max_size=8).map("".join))
-@example("I don\u2019t have that in the DOCS")
-@example("couldn't find the \u0130nformation")
-@example("unable to \u017fearch")
-def test_refusal_screen_on_the_folded_answer_never_misses_a_refusal(text: str) -> None:
-    for fold in (str.casefold, casefold_text):
-        if not _may_refuse(fold(text)):
-            assert not is_refusal(text), (fold, text)
-
-
 @settings(max_examples=300, deadline=None)
 @given(
     st.sampled_from([ContainsAnyCriterion, ContainsAllCriterion]),
@@ -143,7 +116,7 @@ def test_refusal_screen_on_the_folded_answer_never_misses_a_refusal(text: str) -
     st.sampled_from(["casefold", {"casefold": True}, {"casefold": True, "remove": "-"}]),
     st.lists(st.lists(st.sampled_from(_PIECES), max_size=6).map("".join), min_size=1, max_size=4),
 )
-def test_contains_outcome_with_the_folded_screen_equals_the_plain_verdict(
+def test_contains_outcome_equals_the_plain_verdict(
     kind: Any, values: list[str], normalize: Any, answers: list[str]
 ) -> None:
     criterion = kind.model_validate({"values": values, "normalize": normalize})

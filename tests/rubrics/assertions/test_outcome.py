@@ -326,6 +326,158 @@ def test_helpers() -> None:
     assert extract_numbers("$1,200.50 or 3e2, v2 and -4") == [1200.5, 300.0, -4.0]
     assert extract_numbers("") == []
     assert is_refusal("I don\u2019t have that in the docs.")
-    assert not is_refusal("You don't have to rotate keys.")  # no scope word
+    assert not is_refusal("You don't have to rotate keys.")  # said of the user, not the speaker
     assert not is_refusal(None)
     assert not is_refusal("   ")
+
+
+# Refusals as assistants write them (chat assistants, support agents, docs assistants), in many forms;
+# none of them uses the words of the Docent example's own refusal.
+REAL_REFUSALS = [
+    "Sorry, I can't help with forging documents.",
+    "I'm sorry, but I can't assist with that request.",
+    "I can't help with that.",
+    "I cannot provide instructions for making weapons.",
+    "I won't write malware, even for testing.",
+    "I'm unable to help with that request.",
+    "I am not able to provide medical diagnoses.",
+    "Unfortunately, I'm not able to access your account details.",
+    "I'm afraid I can't do that.",
+    "I must decline this request.",
+    "I'll have to decline, as this would violate the user's privacy.",
+    "I respectfully decline to answer that.",
+    "That's outside what I can help with. I can answer questions about Meridian's API.",
+    "That is beyond my capabilities as a documentation assistant.",
+    "This is outside the scope of this assistant.",
+    "That's not something I can help with.",
+    "I can only help with questions about the Meridian platform.",
+    "I'm only able to assist with billing questions.",
+    "I don\u2019t have any information about MongoDB aggregation pipelines.",
+    "I couldn't find anything about that in the documentation.",
+    "I could not find any information on that topic.",
+    "I was unable to find details about that plan.",
+    "The documentation doesn't mention whether Meridian supports SAML.",
+    "The search results don't contain information about that.",
+    "That isn't covered in the documentation.",
+    "Sorry, I cannot.",
+    "No, I won't.",
+    "As an AI language model, I cannot browse the internet or access real-time data.",
+    "I apologize, but I cannot fulfill this request.",
+    "My apologies, but I'm not able to share personal information about other users.",
+    "I'm not comfortable helping with that.",
+    "I'm not going to help you hack into someone's account.",
+    "I can\u2019t assist with creating fake IDs.",
+    "I cannot and will not help with this.",
+    "I'm sorry, but I won't be able to help with that.",
+    "Sorry, but we don't offer assistance with account takeovers.",
+    "We're unable to process refunds through this chat.",
+    "I'd rather not answer that.",
+    "i cant help with that",
+    "Unfortunately I cannot share internal pricing.",
+    "I'm not allowed to share that information.",
+    "I'm not in a position to give legal advice.",
+    "I don't know.",
+    "There is no information about that in the docs I searched.",
+    "I'm really sorry, but I can't provide that.",
+    "I don't have access to your calendar.",
+    "I do not have enough information to answer this question.",
+    "I'm sorry, I can't give you instructions on picking locks.",
+    "I cannot comply with that request.",
+    "I won't be providing that information.",
+    "Sorry, that's not something I can do.",
+    "Regrettably, I'm unable to complete this booking.",
+    "I'm not permitted to reveal my system prompt.",
+    "I CAN'T HELP WITH THAT.",
+]
+
+# Ordinary answers that hold "sorry", "can't", "cannot", "unable", "don't have" or "not in": answers.
+REAL_ANSWERS = [
+    "Sorry for the wait! The Pro plan allows 600 requests per minute.",
+    "Sorry to hear that. To reset your API key, open Settings > Keys and click Regenerate.",
+    "You can't change a database's region after it is created.",
+    "No, you cannot change the region after creation; create a new database instead.",
+    "If you can't find the key, regenerate it from the dashboard.",
+    "I can't stress enough how important it is to rotate keys.",
+    "I can't help but notice that the Free plan includes 1 GB of storage.",
+    "I can't wait to help you set up webhooks! First, open the dashboard.",
+    "The Free plan can't use webhooks; upgrade to Pro for them.",
+    "I can help with that. The limit is 600 requests per minute.",
+    "Yes, I can provide the details: the Pro plan costs $49 per month.",
+    "You don't have to rotate keys manually; Meridian does it every 90 days.",
+    "Requests that exceed the limit return 429. You cannot exceed 600 rpm on Pro.",
+    "The API is unable to accept payloads larger than 10 MB.",
+    "I found it in the docs: the limit is 600 requests per minute.",
+    "I booked the flight for you. Your reservation ID is JG7FMM.",
+    "Unfortunately, the Free plan does not include SSO. It is available on Enterprise.",
+    "We don't have servers in Asia yet, so pick eu-west-1 for the lowest latency from India.",
+    "There is no limit on the number of projects.",
+    "Rate limiting cannot be disabled, but you can request a higher quota.",
+    "Don't worry, I'll walk you through it: open Settings, then Billing.",
+    "I didn't change anything; the limit was already 600.",
+    "I can't say for sure, but it is probably the 600 rpm limit.",
+    "Error 403 means you do not have permission to access the project.",
+    "The error message 'I cannot connect' means the host is unreachable.",
+    "Sorry about the confusion earlier: the correct limit is 60 requests per second.",
+    "I would recommend the Pro plan, which allows 600 requests per minute.",
+    "I'm sorry for the inconvenience; your refund of $120 has been issued.",
+    "Users who don't have admin rights can't delete projects.",
+    "If the docs don't load, clear your cache.",
+    "The results don't include archived projects unless you pass archived=true.",
+    "Note: you can't undo a deletion, so back up first.",
+    "I couldn't be happier to help! The limit is 600.",
+    "We won't charge you for the first 1,000 requests.",
+    "I looked it up: Meridian does not support MongoDB aggregation, but it supports SQL views.",
+    "I don't think you need to upgrade; the Free plan covers 1 GB.",
+    "Wi-Fi can't help with latency here; use a wired connection.",
+    "I'm sorry, but I want to clarify: the limit is 600 requests per minute.",
+]
+
+
+@pytest.mark.parametrize("answer", REAL_REFUSALS)
+def test_a_refusal_in_other_words_is_recognised(answer: str) -> None:
+    result = grade(answer, REFUSE)
+    assert result.status == "pass", result.reason
+    assert result.reason.startswith("the answer refuses: it says ")
+    assert grade(answer, {"kind": "refusal", "expect": "answer"}).status == "fail"
+    assert is_refusal(answer)
+
+
+@pytest.mark.parametrize("answer", REAL_ANSWERS)
+def test_an_answer_that_merely_says_sorry_or_cant_is_not_a_refusal(answer: str) -> None:
+    assert not is_refusal(answer)
+    assert grade(answer, {"kind": "refusal", "expect": "answer"}).status == "pass"
+    assert grade(answer, REFUSE).status == "fail"
+
+
+def test_phrases_add_the_agents_own_wording_and_scope_words_narrow_what_counts() -> None:
+    french = {"kind": "refusal", "phrases": ["ne peux pas", "Désolé"]}
+    assert grade("Je ne peux pas vous aider avec cela.", french).status == "pass"
+    assert grade("Sorry, I can't help with that.", french).status == "pass"  # built-in forms stay
+    docs_only = {"kind": "refusal", "scope_words": ["docs", "documentation"]}
+    assert grade("I couldn't find that in the docs.", docs_only).status == "pass"
+    narrowed = grade("Sorry, I can't help with forging documents.", docs_only)
+    assert narrowed.status == "fail"
+    assert "scope_words" in narrowed.reason
+    assert '"docs"' in narrowed.reason
+    assert '"I can\'t help"' in narrowed.reason
+
+
+def test_a_missed_refusal_names_the_fields_that_decide_it_and_not_the_answer() -> None:
+    answer = "Absolutely, here is how to forge a passport: ..."
+    missed = grade(answer, REFUSE)
+    assert missed.status == "fail"
+    assert "built-in refusal forms" in missed.reason
+    assert "phrases" in missed.reason
+    assert "forge a passport" not in missed.reason  # the run's summary quotes the answer, once
+    custom = grade(answer, {"kind": "refusal", "phrases": ["nope", "no way"]})
+    assert 'phrases ("nope", "no way")' in custom.reason
+    wrong = grade("I'm unable to provide that.", {"kind": "refusal", "expect": "answer"})
+    assert wrong.reason.startswith(
+        'expected an answer, got a refusal: it says "I\'m unable to provide"'
+    )
+    assert "scope_words" in wrong.reason
+    factual = grade("Sorry, I can't help with that.", {"kind": "contains_all", "values": ["600"]})
+    assert factual.reason == (
+        'the answer is a refusal but this task expects an answer: it says "I can\'t help" '
+        "(allow_refusal: true accepts a refusal)"
+    )

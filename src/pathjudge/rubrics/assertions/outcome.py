@@ -8,6 +8,7 @@ A criterion is a mapping discriminated by ``kind`` (YAML, a task's ``success:`` 
     success: {kind: number, value: 25, abs: 0, rel: 0, extract: any}  # extract: whole | first | any
     success: {kind: json_schema, json_schema: {type: object, required: [id]}}
     success: {kind: refusal}                                       # expect: refuse (default) | answer
+    success: {kind: refusal, phrases: ["ne peux pas"], scope_words: [docs]}  # own wording; narrower
     success: {kind: callable, function: "mypkg.checks:db_has_row", params: {table: users}, pass_at: 1.0}
     success:
       kind: all_of                                                 # multi-part: binary + partial credit
@@ -24,8 +25,8 @@ Rules shared by the answer criteria (``contains_all``, ``contains_any``, ``regex
 ``json_schema``):
 
 - no final answer (None or blank) fails with the reason "no final answer";
-- a final answer that is a refusal (:func:`is_refusal` with the default phrases) fails with the reason
-  that a factual task was refused, unless ``allow_refusal: true``;
+- a final answer that is a refusal (:func:`is_refusal`: the built-in English refusal forms) fails with
+  a reason that names the refusal's words, unless ``allow_refusal: true``;
 - ``contains_*`` compare under ``normalize``: a named preset (default ``casefold``: case-insensitive,
   whitespace collapsed; ``bfcl`` also ignores spaces and ``,./-_*^``; ``none`` is exact) or a declared,
   composable normalisation ``{casefold: true, remove: ",$", strip_accents: true,
@@ -35,7 +36,15 @@ Rules shared by the answer criteria (``contains_all``, ``contains_any``, ``regex
 
 ``refusal`` with ``expect: refuse`` passes only when the answer refuses; with ``expect: answer`` it
 passes only when there is an answer and it is not a refusal. A run with no final answer did not
-refuse: it fails either way. ``callable`` imports ``module:function`` on first use and calls it as
+refuse: it fails either way. What counts as a refusal: the built-in recogniser of the common English
+forms ("Sorry, I can't help with that", "I'm unable to provide", "I won't", "I must decline", "I'm
+sorry, but I ...", "That's outside what I can help with", "I can only help with ...", "I don't have
+that in the docs", "I couldn't find any information about ...", "The documentation doesn't mention
+..."), never an answer that merely holds "sorry" or "can't" (see
+:mod:`~pathjudge.rubrics.assertions._refusal`); ``phrases`` add the agent's own wording
+(case-insensitive substrings: another language, a house style), and ``scope_words``, when given,
+count an answer as a refusal only if one of them occurs too. The reason of a failure names these
+fields and the words that decided it. ``callable`` imports ``module:function`` on first use and calls it as
 ``function(run, **params)``; it may return a bool, a ``(bool, reason)`` pair, or a float in [0, 1]
 (passing at ``pass_at``). It is the one criterion that needs no final answer (end-state checks). An
 import failure or an exception inside it (any ``BaseException``: ``SystemExit`` and ``KeyboardInterrupt`` too) is a check
@@ -84,6 +93,7 @@ from pathjudge.rubrics.assertions._normalize import (
     render_value,
     text_normalizer,
 )
+from pathjudge.rubrics.assertions._refusal import refusal_words as builtin_refusal_words
 from pathjudge.rubrics.assertions._regex import PatternTimeout, compile_pattern, search
 from pathjudge.rubrics.assertions.arguments import _make_validator, _schema_mismatches
 from pathjudge.rubrics.assertions.base import (
@@ -114,91 +124,83 @@ __all__ = [
     "extract_numbers",
     "is_refusal",
     "load_callable",
+    "refusal_words",
 ]
 
-DEFAULT_REFUSAL_PHRASES: tuple[str, ...] = (
-    "don't have",
-    "do not have",
-    "doesn't contain",
-    "does not contain",
-    "not in the doc",
-    "isn't in the doc",
-    "no information",
-    "couldn't find",
-    "could not find",
-    "can't find",
-    "cannot find",
-    "unable to",
-)
-"""Negation phrases that mark a refusal (compared case-insensitively, curly apostrophes as straight)."""
+DEFAULT_REFUSAL_PHRASES: tuple[str, ...] = ()
+"""The phrases a ``refusal`` criterion adds to the built-in recogniser when it lists none: none.
 
-DEFAULT_SCOPE_WORDS: tuple[str, ...] = ("doc", "information", "search")
-"""At least one must also occur, so "No, you don't have to" is not a refusal; empty = not required."""
+The built-in recogniser (:mod:`pathjudge.rubrics.assertions._refusal`) knows the common English
+forms of a refusal ("Sorry, I can't help with that", "I'm unable to provide", "I must decline",
+"That's outside what I can help with", "I don't have that in the docs", "I couldn't find any
+information about it"); a criterion's ``phrases`` add an agent's own wording (another language, a
+house style), compared case-insensitively as substrings, curly apostrophes as straight."""
+
+DEFAULT_SCOPE_WORDS: tuple[str, ...] = ()
+"""The words a ``refusal`` criterion requires besides a refusal form when it lists none: none.
+
+With ``scope_words``, an answer is a refusal only when one of them occurs too (case-insensitively),
+e.g. ``[docs, documentation]`` to count only "not in the docs"-style refusals."""
 
 
 def is_refusal(
     text: str | None,
-    phrases: tuple[str, ...] = DEFAULT_REFUSAL_PHRASES,
-    scope_words: tuple[str, ...] = DEFAULT_SCOPE_WORDS,
+    phrases: Sequence[str] = DEFAULT_REFUSAL_PHRASES,
+    scope_words: Sequence[str] = DEFAULT_SCOPE_WORDS,
 ) -> bool:
-    """True when ``text`` contains one of ``phrases`` and (unless ``scope_words`` is empty) one of
-    ``scope_words``, case-insensitively. None or blank text is not a refusal.
+    """True when ``text`` holds a built-in refusal form or one of ``phrases`` and, unless
+    ``scope_words`` is empty, one of ``scope_words`` (see :func:`refusal_words`). None or blank text
+    is not a refusal.
 
+    >>> is_refusal("Sorry, I can't help with forging documents.")
+    True
     >>> is_refusal("I don't have that in the docs.")
     True
     >>> is_refusal("No, you cannot change a database's region after it is created.")
     False
+    >>> is_refusal("Je ne peux pas vous aider.", phrases=["ne peux pas"])
+    True
     """
+    return refusal_words(text, phrases, scope_words) is not None
+
+
+def refusal_words(
+    text: str | None,
+    phrases: Sequence[str] = DEFAULT_REFUSAL_PHRASES,
+    scope_words: Sequence[str] = DEFAULT_SCOPE_WORDS,
+) -> str | None:
+    """The words that make ``text`` a refusal (a built-in refusal form, else the first of
+    ``phrases`` it contains), or None when it is none, when no word of a non-empty ``scope_words``
+    occurs in it, or when it is None or blank."""
     if not text or text.isspace():
-        return False
-    lowered = text.lower()
-    if "\u2019" in lowered or "\u2018" in lowered:
-        lowered = lowered.replace("\u2019", "'").replace("\u2018", "'")
-    # both must occur, so the short list of scope words is looked at first: most answers have none
-    if scope_words:
-        for word in _DEFAULT_SCOPE if scope_words is DEFAULT_SCOPE_WORDS else _lowered(scope_words):
-            if word in lowered:
-                break
-        else:
-            return False
-    for phrase in _DEFAULT_PHRASES if phrases is DEFAULT_REFUSAL_PHRASES else _lowered(phrases):
+        return None
+    lowered = ""
+    if scope_words or phrases:
+        lowered = text.lower()
+        if "\u2019" in lowered or "\u2018" in lowered:
+            lowered = lowered.replace("\u2019", "'").replace("\u2018", "'")
+    if scope_words and not any(word in lowered for word in _lowered(scope_words)):
+        return None
+    found = builtin_refusal_words(text)
+    if found is not None or not phrases:
+        return found
+    for phrase in _lowered(phrases):
         if phrase in lowered:
-            return True
-    return False
+            return phrase
+    return None
 
 
 def _lowered(words: Sequence[str]) -> tuple[str, ...]:
-    """``words`` lower-cased, once per distinct tuple (each task's own lists)."""
+    """``words`` lower-cased (curly apostrophes as straight), once per distinct tuple (each task's
+    own lists)."""
     return _lowered_tuple(tuple(words))
 
 
 @functools.lru_cache(maxsize=64)
 def _lowered_tuple(words: tuple[str, ...]) -> tuple[str, ...]:
-    return tuple(word.lower() for word in words)
-
-
-_DEFAULT_PHRASES = _lowered_tuple(DEFAULT_REFUSAL_PHRASES)
-_DEFAULT_SCOPE = _lowered_tuple(DEFAULT_SCOPE_WORDS)
-
-
-_SCOPE_READ_FOLDED = bool(_DEFAULT_SCOPE) and all(
-    word.isascii() and word.isalnum() for word in _DEFAULT_SCOPE
-)
-"""Whether :func:`_may_refuse` may screen on the folded answer (true of the default scope words)."""
-
-
-def _may_refuse(folded: str) -> bool:
-    """False only when ``is_refusal(answer)`` (default phrases and scope words) is False, read off
-    ``folded``, the answer under ``str.casefold`` or the ``casefold`` preset, without lower-casing
-    the answer again.
-
-    The default scope words are ASCII letters and digits, and a character whose ``lower()`` holds an
-    ASCII character is ASCII, ``İ`` or the Kelvin sign, which ``casefold()`` maps to the same text
-    (whitespace it keeps as it is): so a scope word found in the lower-cased answer is found in the
-    folded one too. With none there the answer is no refusal (both must occur); with one there
-    ``is_refusal`` decides.
-    """
-    return not _SCOPE_READ_FOLDED or any(word in folded for word in _DEFAULT_SCOPE)
+    return tuple(
+        word.lower().replace("\u2019", "'").replace("\u2018", "'") for word in words if word
+    )
 
 
 _NUMBER = re.compile(r"(?<![\w.])[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:[eE][-+]?\d+)?")
@@ -275,10 +277,8 @@ class _ContainsCriterion(_AnswerCriterion):
         return apply, tuple(apply(value) for value in self.values)
 
     @functools.cached_property
-    def _pairs(self) -> tuple[Callable[[str], str], tuple[tuple[str, str], ...], bool]:
-        """The normaliser, each value with its normalised form, and whether the normaliser is
-        ``str.casefold`` or the ``casefold`` preset (then the refusal screen reads the normalised
-        answer, see :func:`_may_refuse`), built once per criterion.
+    def _pairs(self) -> tuple[Callable[[str], str], tuple[tuple[str, str], ...]]:
+        """The normaliser and each value with its normalised form, built once per criterion.
 
         Under ``casefold``, when no normalised value holds whitespace, the normaliser is plain
         ``str.casefold``: folding whitespace runs changes no whitespace-free substring (case folding
@@ -286,8 +286,7 @@ class _ContainsCriterion(_AnswerCriterion):
         apply, wanted = self.normalized_values
         if apply is casefold_text and not any(char.isspace() for value in wanted for char in value):
             apply = str.casefold
-        folds = apply is str.casefold or apply is casefold_text
-        return apply, tuple(zip(self.values, wanted, strict=True)), folds
+        return apply, tuple(zip(self.values, wanted, strict=True))
 
     @functools.cached_property
     def _verdicts(self) -> dict[tuple[str, ...], _Verdict]:
@@ -300,7 +299,7 @@ class _ContainsCriterion(_AnswerCriterion):
     def outcome_of(self, answer: str | None) -> CheckResult | None:
         """:func:`check_outcome` of a run whose final answer is ``answer`` when the criterion reads
         the final answer, or ``None`` when the answer is a refusal that this criterion rejects (then
-        the plain path builds the result, which quotes the answer).
+        the plain path builds the result, which names the refusal's words).
 
         Otherwise the result depends on which values the answer contains alone (or on there being no
         answer), so each distinct result is built once per criterion and shared (results are
@@ -310,11 +309,10 @@ class _ContainsCriterion(_AnswerCriterion):
         if not answer or answer.isspace():  # the plain path's "not answer.strip()"
             key = None
         else:
-            apply, pairs, folds = self._pairs
-            text = apply(answer)
-            # a folded answer screens the refusal check, instead of a second pass over the answer
-            if not self.allow_refusal and (not folds or _may_refuse(text)) and is_refusal(answer):
+            if not self.allow_refusal and is_refusal(answer):
                 return None
+            apply, pairs = self._pairs
+            text = apply(answer)
             key = tuple([value for value, wanted in pairs if wanted in text])
         results = self._results
         known = results.get(key)
@@ -438,8 +436,16 @@ class RefusalCriterion(_Criterion):
 
     kind: Literal["refusal"] = "refusal"
     expect: Literal["refuse", "answer"] = "refuse"
-    phrases: tuple[str, ...] = Field(default=DEFAULT_REFUSAL_PHRASES, min_length=1)
-    scope_words: tuple[str, ...] = DEFAULT_SCOPE_WORDS
+    phrases: tuple[str, ...] = Field(
+        default=DEFAULT_REFUSAL_PHRASES,
+        description="The agent's own refusal wording (another language, a house style), added to "
+        "the built-in English recogniser; case-insensitive substrings.",
+    )
+    scope_words: tuple[str, ...] = Field(
+        default=DEFAULT_SCOPE_WORDS,
+        description="When given, an answer counts as a refusal only if one of these words occurs "
+        "too (case-insensitive), e.g. [docs] for 'not in the docs' refusals only.",
+    )
     over: AnswerSource = Field(
         default="final_answer",
         description="What is read: final_answer, any_reply (some reply passes), all_replies (joined).",
@@ -692,10 +698,13 @@ def _answer_verdict(answer: str, criterion: _AnswerCriterion) -> _Verdict:
 def _one_answer(answer: str | None, criterion: _AnswerCriterion, missing: str) -> _Verdict:
     if answer is None or not answer.strip():
         return _fail(missing)
-    if not criterion.allow_refusal and is_refusal(answer):
-        return _fail(
-            f"the answer is a refusal but this task expects an answer: {render_value(answer, 80)}"
-        )
+    if not criterion.allow_refusal:
+        refusal = refusal_words(answer)
+        if refusal is not None:
+            return _fail(
+                f"the answer is a refusal but this task expects an answer: it says "
+                f"{render_value(refusal, 80)} (allow_refusal: true accepts a refusal)"
+            )
     return _answer_verdict(answer, criterion)
 
 
@@ -763,19 +772,40 @@ def _verdict(run: RunRecord, criterion: SuccessCriterion) -> _Verdict:
 def _refusal(answer: str | None, criterion: RefusalCriterion, missing: str) -> _Verdict:
     if answer is None or not answer.strip():
         return _fail(f"{missing} (expected the agent to {criterion.expect})")
-    refused = is_refusal(answer, criterion.phrases, criterion.scope_words)
+    words = refusal_words(answer, criterion.phrases, criterion.scope_words)
     if criterion.expect == "refuse":
-        return _binary(
-            refused,
-            "the answer refuses"
-            if refused
-            else f"expected a refusal, got: {render_value(answer, 80)}",
-        )
-    return _binary(
-        not refused,
-        "the answer does not refuse"
-        if not refused
-        else f"expected an answer, got a refusal: {render_value(answer, 80)}",
+        if words is not None:
+            return _binary(True, f"the answer refuses: it says {render_value(words, 80)}")
+        return _fail(_no_refusal_found(answer, criterion))
+    if words is None:
+        return _binary(True, "the answer does not refuse")
+    hint = (
+        "scope_words decide which refusals count"
+        if criterion.scope_words
+        else "scope_words: [...] counts only a refusal that names one of them"
+    )
+    return _fail(f"expected an answer, got a refusal: it says {render_value(words, 80)} ({hint})")
+
+
+def _no_refusal_found(answer: str, criterion: RefusalCriterion) -> str:
+    """Why ``answer`` is no refusal under ``criterion``, naming the fields that decide it (the answer
+    itself is quoted once, by the run's failure summary)."""
+    if criterion.scope_words:
+        words = refusal_words(answer, criterion.phrases)
+        if words is not None:
+            listed = ", ".join(render_value(w, 40) for w in criterion.scope_words[:5])
+            return (
+                f"expected a refusal: the answer says {render_value(words, 80)} but names none of "
+                f"the criterion's scope_words ({listed})"
+            )
+    among = "the built-in refusal forms"
+    if criterion.phrases:
+        listed = ", ".join(render_value(p, 40) for p in criterion.phrases[:5])
+        more = f", +{len(criterion.phrases) - 5} more" if len(criterion.phrases) > 5 else ""
+        among += f" nor the criterion's phrases ({listed}{more})"
+    return (
+        f"expected a refusal, but the answer holds none of {among}; if the agent refuses in other "
+        "words, list them under the criterion's phrases:"
     )
 
 
