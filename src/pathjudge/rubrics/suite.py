@@ -169,9 +169,12 @@ class PassedSpec(_Record):
     success makes the run *undecided*, which counts as ``undecided`` says (``exclude``: left out of
     the passed rate and counted apart). ``checks`` picks the checks that count by id (glob patterns;
     default all; ``[]``: none). With ``path: true`` the best reference path must also be satisfied
-    (it then blocks as ``path``); by default the path is trajectory quality, reported apart, as a
-    right answer by a poor path is. A task with no success criterion, no ``kind`` and no judged
-    criterion is judged on its checks (and path) alone. Checks that did not run (``not_run``: nothing
+    (it then blocks as ``path``); with ``path: false`` the path is trajectory quality, reported
+    apart, as a right answer by a poor path is. Left out, the path counts exactly when the task has
+    references and nothing else says what done means (no success criterion, no ``kind``, no judged
+    criterion): the references are then the task's only statement of the expected outcome, and a run
+    that misses them must not pass. A task with no success criterion, no ``kind`` and no judged
+    criterion is judged on its checks and path alone. Checks that did not run (``not_run``: nothing
     to check) and diagnostics (``gating: false``) never count. A run cut short always counts
     (``outcome.truncated``, whatever ``checks`` says): it fails under the task's ``truncated: fail``
     and is undecided otherwise, never graded as complete.
@@ -186,9 +189,11 @@ class PassedSpec(_Record):
         description="Glob patterns of the check ids that count, e.g. ['tools.*', 'arguments.*']; "
         "default: every gating check; []: none.",
     )
-    path: bool = Field(
-        default=False,
-        description="Whether the best reference path must be satisfied too (it blocks as 'path').",
+    path: bool | None = Field(
+        default=None,
+        description="Whether the best reference path must be satisfied too (it blocks as 'path'); "
+        "default: only on a task with references and no success criterion, kind or judged "
+        "criterion.",
     )
 
 
