@@ -64,7 +64,11 @@ def test_the_score_headline_is_bfcls_own_verdict(
     # the README's own commands: simple_python and simple_java, 400 + 100 ground-truth runs
     root = shared_data / "bfcl_v4"
     categories = ["simple_python", "simple_java"]
-    suite_file, runs_file, out = tmp_path / "bfcl.yaml", tmp_path / "runs.jsonl", tmp_path / "o.json"
+    suite_file, runs_file, out = (
+        tmp_path / "bfcl.yaml",
+        tmp_path / "runs.jsonl",
+        tmp_path / "o.json",
+    )
     assert make_suite.main([str(root), *categories, "-o", str(suite_file)]) == 0
     assert make_runs.main([str(root), *categories, "-o", str(runs_file)]) == 0
     # BFCL's verdict on a ground-truth run: its checker passes it, except the calls it rejects
@@ -132,3 +136,15 @@ def test_a_wrong_java_literal_fails_with_a_reason(suite: Suite) -> None:
     assert graded.path is not None
     assert not graded.path.satisfied
     assert "expected type long" in graded.path.reason
+
+
+def test_calls_differing_in_letter_case_are_not_repeats(shared_data: Path, suite: Suite) -> None:
+    # parallel_116: genotypes "AA", "Aa" and "aa", three different calls, all correct by BFCL
+    (run,) = [
+        r
+        for r in make_runs.runs_for(shared_data / "bfcl_v4", "parallel")
+        if r.task_id == "parallel_116"
+    ]
+    assert [s.arguments["genotype"] for s in run.steps] == ["AA", "Aa", "aa"]
+    (graded,) = grade([run], suite)
+    assert (graded.redundant, graded.trajectory, graded.passed) == (0, 1.0, True)
