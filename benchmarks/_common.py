@@ -99,7 +99,7 @@ def pathjudge_cmd(*args: str) -> list[str]:
     return [sys.executable, "-m", "pathjudge", *args]
 
 
-_COMPILED: list[bool] = []
+_BYTECODE_WRITTEN: list[bool] = []
 
 
 def compile_package() -> None:
@@ -111,9 +111,9 @@ def compile_package() -> None:
     timed process would compile all of pathjudge again (about 0.2 s a process here), a cost no
     install has. ``compileall`` writes them regardless; a read-only install is left as it is.
     """
-    if _COMPILED:
+    if _BYTECODE_WRITTEN:
         return
-    _COMPILED.append(True)
+    _BYTECODE_WRITTEN.append(True)
     import compileall
     import importlib.util
 
@@ -336,15 +336,3 @@ def cpu_count() -> int:
 
 def disk_free(path: Path) -> int:
     return shutil.disk_usage(path).free
-
-
-def core() -> str:
-    """Which pathjudge core this process (and ``python -m pathjudge``) runs: the compiled one of a
-    wheel, or the pure modules (an editable install, ``PYTHONPATH=src``); each benchmark prints it."""
-    try:
-        from pathjudge._compiled import COMPILED
-    except ImportError:  # a pathjudge from before the compiled core
-        return "pure Python core"
-    return (
-        "compiled core" if COMPILED else "pure Python core (pip install . builds the compiled one)"
-    )

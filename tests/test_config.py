@@ -1,4 +1,4 @@
-"""Project configuration: precedence per key kind, file discovery, errors with file:line, twin warning."""
+"""Project configuration: precedence per key kind, file discovery, errors naming file and key, twin warning."""
 
 from __future__ import annotations
 
@@ -213,7 +213,7 @@ def _error(tmp_path: Path, name: str, text: str) -> ConfigError:
     return caught.value
 
 
-def test_unknown_key_names_file_and_line_with_a_suggestion(tmp_path: Path) -> None:
+def test_unknown_key_names_file_and_key_with_a_suggestion(tmp_path: Path) -> None:
     error = _error(
         tmp_path,
         "pyproject.toml",
@@ -221,54 +221,57 @@ def test_unknown_key_names_file_and_line_with_a_suggestion(tmp_path: Path) -> No
         '[tool.pathjudge.judge]\nbackend = "anthropic"\nmodle = "claude-opus-4-8"\n',
     )
     assert error.file == str(tmp_path / "pyproject.toml")
-    assert error.line == 9
     assert error.field == "judge.modle"
-    assert f"{tmp_path / 'pyproject.toml'}:9:" in str(error)
+    assert str(error).startswith(f"{tmp_path / 'pyproject.toml'}: field 'judge.modle':")
+    assert "(under [tool.pathjudge])" in str(error)
     assert "did you mean 'judge.model'" in str(error)
     assert error.exit_code == 2
 
 
-def test_unknown_table_dotted_key_and_inline_table_lines(tmp_path: Path) -> None:
+def test_unknown_table_dotted_key_and_inline_table_keys(tmp_path: Path) -> None:
     table = _error(
         tmp_path, "pathjudge.toml", "concurrency = 2\n\n# weights\n[wieghts.axes]\nx = 1\n"
     )
-    assert (table.line, table.field) == (4, "wieghts")
+    assert (table.file, table.field) == (str(tmp_path / "pathjudge.toml"), "wieghts")
     assert "did you mean 'weights'" in str(table)
     dotted = _error(tmp_path, "pathjudge.toml", 'judge.model = "a"\ncalibration.tpr_min = 0.9\n')
-    assert (dotted.line, dotted.field) == (2, "calibration.tpr_min")
+    assert dotted.field == "calibration.tpr_min"
     inline = _error(
         tmp_path, "pathjudge.toml", "concurrency = 2\nweights = { axes = { tool_selction = 2 } }\n"
     )
-    assert (inline.line, inline.field) == (2, "weights.axes.tool_selction")
+    assert inline.field == "weights.axes.tool_selction"
     after_string = _error(
         tmp_path,
         "pathjudge.toml",
         'judge.model = """\nbudget_usd = 1\n"""\nbudgt_usd = 2\n',
     )
-    assert after_string.line == 4  # the look-alike line inside the multi-line string is skipped
+    assert after_string.field == "budgt_usd"  # not the look-alike line inside the string
 
 
 @pytest.mark.parametrize(
-    ("text", "line", "field", "words"),
+    ("text", "line", "field", "words"),  # a line only for a TOML syntax error
     [
-        ('concurrency = "four"\n', 1, "concurrency", "whole number"),
-        ("[judge]\nmodel = 4\n", 2, "judge.model", "string"),
-        ("\nconcurrency = true\n", 2, "concurrency", "whole number"),
-        ("concurrency = 0\n", 1, "concurrency", "greater than or equal to 1"),
-        ("[fail_under]\noverall = 1.5\n", 2, "fail_under.overall", "less than or equal to 1"),
-        ('[agent]\nbackend = "vllm"\n', 2, "agent.backend", "anthropic, openai-compatible"),
-        ("judge = 3\n", 1, "judge", "must be a table"),
+        ('concurrency = "four"\n', None, "concurrency", "whole number"),
+        ("[judge]\nmodel = 4\n", None, "judge.model", "string"),
+        ("\nconcurrency = true\n", None, "concurrency", "whole number"),
+        ("concurrency = 0\n", None, "concurrency", "greater than or equal to 1"),
+        ("[fail_under]\noverall = 1.5\n", None, "fail_under.overall", "less than or equal to 1"),
+        ('[agent]\nbackend = "vllm"\n', None, "agent.backend", "anthropic, openai-compatible"),
+        ("judge = 3\n", None, "judge", "must be a table"),
         ("concurrency = [1,\n", 1, None, "not valid TOML"),
     ],
 )
-def test_bad_values_in_the_file_name_file_and_line(
-    tmp_path: Path, text: str, line: int, field: str | None, words: str
+def test_bad_values_in_the_file_name_file_and_key(
+    tmp_path: Path, text: str, line: int | None, field: str | None, words: str
 ) -> None:
     error = _error(tmp_path, "pathjudge.toml", text)
     assert error.file == str(tmp_path / "pathjudge.toml")
     assert error.line == line
     assert error.field == field
     assert words in str(error)
+    if field is not None:  # the key, and how to fix it
+        assert f"field '{field}':" in str(error)
+        assert " — " in str(error)
 
 
 def test_bad_env_and_cli_values_name_their_origin(tmp_path: Path) -> None:
@@ -407,7 +410,7 @@ def test_cli_config_errors_exit_2(clean_env: Path, capsys: pytest.CaptureFixture
     (clean_env / "pathjudge.toml").write_text("[judge]\nmodel = 'x'\nmdel = 'y'\n")
     code, _, err = _cli(["config"], capsys)
     assert code == 2
-    assert f"{clean_env / 'pathjudge.toml'}:3:" in err
+    assert f"{clean_env / 'pathjudge.toml'}: field 'judge.mdel':" in err
     assert "Traceback" not in err
     code, _, err = _cli(["config", "--set", "concurrency"], capsys)
     assert code == 2
@@ -416,7 +419,7 @@ def test_cli_config_errors_exit_2(clean_env: Path, capsys: pytest.CaptureFixture
 
 def test_an_unknown_key_of_a_known_table_lists_what_the_table_takes(tmp_path: Path) -> None:
     metric = _error(tmp_path, "pathjudge.toml", "[fail_under]\nbogus = 0.5\n")
-    assert (metric.line, metric.field) == (2, "fail_under.bogus")
+    assert (metric.file, metric.field) == (str(tmp_path / "pathjudge.toml"), "fail_under.bogus")
     assert "did you mean 'fail_under'" not in str(metric)  # not the table it is already in
     assert "'fail_under' takes:" in str(metric)
     assert "tool_calls" in str(metric)

@@ -1,4 +1,4 @@
-"""The README's items, labels, verdicts and pairwise examples are real: each parses with the model
+"""The documented items, labels, verdicts and pairwise examples are real: each parses with the model
 that reads it (issue 14, point 9), and the SummEval scripts say what to do without the data."""
 
 from __future__ import annotations
@@ -23,8 +23,8 @@ def test_readme_format_examples_parse() -> None:
     from pathjudge.calibration.verdicts import RecordedVerdict
     from pathjudge.judge.items import JudgeItem
 
-    text = (REPO / "README.md").read_text(encoding="utf-8")
-    section = text.split("### Judge and calibration file formats", 1)[1].split("\n### ", 1)[0]
+    text = (REPO / "docs" / "reference" / "formats.md").read_text(encoding="utf-8")
+    section = text.split("## Judge and calibration files", 1)[1]
     records = _json_lines(section)
     kinds = {"item": 0, "label": 0, "verdict": 0, "pairwise": 0}
     for record in records:
@@ -42,7 +42,8 @@ def test_readme_format_examples_parse() -> None:
             kinds["label"] += 1
     assert all(kinds.values()), kinds
     PairwisePreference.model_validate({"item_id": "p1", "preference": "A"})
-    assert "Exit codes of `judge`" in text
+    judge_page = (REPO / "docs" / "reference" / "judge.md").read_text(encoding="utf-8")
+    assert "## Exit codes of `judge`" in judge_page
 
 
 def test_summeval_scripts_explain_missing_data(tmp_path: Path) -> None:
@@ -61,3 +62,12 @@ def test_summeval_scripts_explain_missing_data(tmp_path: Path) -> None:
     assert "--data PATH or set SUMMEVAL_DATA" in done.stderr
     assert "Traceback" not in done.stderr
     assert (REPO / "examples" / "summeval" / "README.md").is_file()
+
+
+def test_the_readme_is_short_and_every_link_in_it_resolves() -> None:
+    readme = REPO / "README.md"
+    assert readme.stat().st_size <= 10 * 1024  # the map; the manual lives in docs/
+    links = re.findall(r"\]\(([^)#]+)(?:#[^)]*)?\)", readme.read_text(encoding="utf-8"))
+    assert links
+    missing = [link for link in links if "://" not in link and not (REPO / link).exists()]
+    assert missing == []

@@ -203,3 +203,159 @@ def test_a_task_whose_check_broke_is_skipped_naming_the_check(pytester: pytest.P
     )  # fmt: skip
     result.assert_outcomes(skipped=1)
     result.stdout.fnmatch_lines(["*checks that broke: outcome.callable x1*kaboom*"])
+
+
+def test_a_named_test_folder_does_not_drop_the_suite(
+    pytester: pytest.Pytester, docent: Path
+) -> None:
+    """`pytest t --pathjudge-suite ...`: the suite's items are collected beside the folder's tests
+    (pytest walks the folder holding the suite and drops the suite's collector; that is not
+    "collected")."""
+    pytester.mkpydir("t").joinpath("test_own.py").write_text("def test_own():\n    pass\n")
+    suite = pytester.path / "suite.yaml"  # beside the named folder, in the folder pytest walks
+    suite.write_text((docent / "suite.yaml").read_text(encoding="utf-8"), encoding="utf-8")
+    result = pytester.runpytest_inprocess(
+        "-p", "no:cacheprovider", "t",
+        "--pathjudge-suite", str(suite), "--pathjudge-runs", str(docent / "runs.jsonl"),
+    )  # fmt: skip
+    result.assert_outcomes(passed=15, failed=1)
+
+
+def _suite_that_fails_a_gating_check(here: Path) -> tuple[Path, Path]:
+    """A task whose two runs answer right (success passes) but never call the required tool."""
+    suite = here / "refunds.yaml"
+    suite.write_text(
+        "name: refunds\ntasks:\n  - id: refund\n"
+        "    success: {kind: contains_all, values: [done]}\n"
+        "    tools: {required: [refund]}\n",
+        encoding="utf-8",
+    )
+    runs = here / "refund-runs.jsonl"
+    runs.write_text(
+        "".join(
+            RunRecord(
+                run_id=f"r{epoch}",
+                task_id="refund",
+                epoch=epoch,
+                steps=(Step(tool="lookup_order", arguments={"order_id": "A17"}, turn=0),),
+                final_answer="done",
+            ).model_dump_json()
+            + "\n"
+            for epoch in range(2)
+        ),
+        encoding="utf-8",
+    )
+    return suite, runs
+
+
+def test_a_failing_task_counts_its_runs_and_names_the_blockers_as_junit_does(
+    pytester: pytest.Pytester,
+) -> None:
+    """Both runs succeeded but failed a gating check: the item counts 2 of 2 runs that did not
+    pass (not "0 of 2 runs failed") and shows the lines of the task's JUnit failure, blockers too."""
+    import xml.etree.ElementTree as ET
+
+    from pathjudge import score
+    from pathjudge.config import default_config
+    from pathjudge.report.junit import junit_xml
+
+    suite, runs = _suite_that_fails_a_gating_check(pytester.path)
+    result = pytester.runpytest_inprocess(
+        "-p", "no:cacheprovider", str(suite), "--pathjudge-runs", str(runs)
+    )  # fmt: skip
+    result.assert_outcomes(failed=1)
+    report = score(runs, suite, fast=True, judge=False, config=default_config())
+    failure = ET.fromstring(junit_xml(report.scorecard, ["refund"])).find(".//failure")
+    assert failure is not None
+    assert failure.text is not None
+    assert "did not pass: tools.required" in failure.text.splitlines()
+    result.stdout.fnmatch_lines(
+        ["task 'refund': 2 of 2 runs did not pass", *failure.text.splitlines()], consecutive=True
+    )
+
+
+def test_a_session_that_grades_no_task_of_the_suite_is_not_green(
+    pytester: pytest.Pytester, docent: Path
+) -> None:
+    """Every selected task skipped (its runs are not in the runs file), or every task deselected:
+    the session exits 5 and says nothing was graded, never 0."""
+    args = (
+        "-p", "no:cacheprovider",
+        "--pathjudge-suite", str(docent / "suite.yaml"),
+        "--pathjudge-runs", str(docent / "capstone-runs.jsonl"),
+    )  # fmt: skip
+    skipped = pytester.runpytest_inprocess(*args, "--pathjudge-task", "error-401")
+    skipped.assert_outcomes(skipped=1, deselected=14)
+    assert skipped.ret == pytest.ExitCode.NO_TESTS_COLLECTED
+    skipped.stdout.fnmatch_lines(["*none of the suite's 1 selected task(s) was graded*"])
+    deselected = pytester.runpytest_inprocess(*args, "-k", "no-such-name")
+    assert deselected.ret == pytest.ExitCode.NO_TESTS_COLLECTED
+    deselected.stdout.fnmatch_lines(["*none of the suite's tasks was selected*"])
+    graded = pytester.runpytest_inprocess(*args, "--pathjudge-task", "region")
+    graded.assert_outcomes(passed=1, deselected=14)
+    assert graded.ret == pytest.ExitCode.OK
+
+
+def test_an_ini_suite_deselected_to_run_other_tests_stays_green(
+    pytester: pytest.Pytester, docent: Path
+) -> None:
+    """The suite configured in the ini file and left out with -k to run one's own tests: that is
+    a choice, not a suite that graded nothing."""
+    pytester.makeini(
+        f"""
+        [pytest]
+        pathjudge_suite = {docent / "suite.yaml"}
+        pathjudge_runs = {docent / "runs.jsonl"}
+        """
+    )
+    pytester.makepyfile(test_own="def test_own():\n    pass\n")
+    result = pytester.runpytest_inprocess("-p", "no:cacheprovider", "-k", "test_own")
+    result.assert_outcomes(passed=1, deselected=15)
+    assert result.ret == pytest.ExitCode.OK
+
+
+def test_a_suite_named_without_runs_says_that_pathjudge_runs_is_needed(
+    pytester: pytest.Pytester, docent: Path
+) -> None:
+    suite = pytester.path / "travel.yaml"
+    suite.write_text((docent / "suite.yaml").read_text(encoding="utf-8"), encoding="utf-8")
+    result = pytester.runpytest_inprocess("-p", "no:cacheprovider", "travel.yaml")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(
+        ["*travel.yaml is a pathjudge suite*pytest travel.yaml --pathjudge-runs RUNS.jsonl*"]
+    )
+    # a YAML file that is not a suite is left to pytest (and to other plugins)
+    (pytester.path / "other.yaml").write_text("steps: [a, b]\n", encoding="utf-8")
+    other = pytester.runpytest_inprocess("-p", "no:cacheprovider", "other.yaml")
+    assert "is a pathjudge suite" not in other.stderr.str()
+    other.stderr.fnmatch_lines(["ERROR: not found: *other.yaml"])
+
+
+def test_runs_that_do_not_fit_the_suite_fail_each_item_with_the_one_error(
+    pytester: pytest.Pytester, docent: Path
+) -> None:
+    """Bad input is one line naming the file and line, no traceback."""
+    _, runs = _suite_that_fails_a_gating_check(pytester.path)
+    result = pytester.runpytest_inprocess(
+        "-p", "no:cacheprovider",
+        "--pathjudge-suite", str(docent / "suite.yaml"), "--pathjudge-runs", str(runs),
+    )  # fmt: skip
+    result.assert_outcomes(failed=15)
+    result.stdout.fnmatch_lines(["*refund-runs.jsonl:1: task 'refund'*"])
+    assert "Traceback" not in result.stdout.str()
+    assert "runner.py" not in result.stdout.str()
+
+
+@pytest.mark.parametrize("readme", ["README.md", "examples/docent/README.md"])
+def test_the_readme_pytest_line_grades_only_the_suite(
+    pytester: pytest.Pytester, repo_root: Path, readme: str
+) -> None:
+    """Run from a project root whose testpaths hold other tests, the README's pytest command
+    collects the suite's tasks and nothing else."""
+    lines = (repo_root / readme).read_text(encoding="utf-8").splitlines()
+    command = next(line for line in lines if line.startswith("pytest ") and "pathjudge" in line)
+    pytester.makeini("[pytest]\ntestpaths = tests\n")
+    pytester.mkpydir("tests").joinpath("test_own.py").write_text("def test_own():\n    pass\n")
+    (pytester.path / "examples").symlink_to(repo_root / "examples")
+    result = pytester.runpytest_inprocess("-p", "no:cacheprovider", *command.split()[1:])
+    result.assert_outcomes(passed=14, failed=1)

@@ -171,14 +171,15 @@ def test_old_metric_keys_in_file_env_and_cli(tmp_path: Path) -> None:
     assert cli.config.fail_under.tool_calls == 0.3
 
 
-def test_bad_value_under_an_old_key_names_the_file_line(tmp_path: Path) -> None:
+def test_bad_value_under_an_old_key_names_the_file_and_the_key_as_written(tmp_path: Path) -> None:
     (tmp_path / "pathjudge.toml").write_text(
         "[fail_under]\n\ncorrectness = 1.5\n", encoding="utf-8"
     )
     with pytest.raises(ConfigError) as info, pytest.warns(DeprecationWarning, match="deprecated"):
         resolve_config(cwd=tmp_path, env={})
-    assert info.value.line == 3
+    assert info.value.file == str(tmp_path / "pathjudge.toml")
     assert info.value.field == "fail_under.tool_calls"
+    assert "written as 'fail_under.correctness'" in str(info.value)
 
 
 def test_score_gate_from_the_config_uses_every_metric(

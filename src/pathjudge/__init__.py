@@ -15,12 +15,7 @@ needs it is used.
 
 import typing as _typing
 
-from pathjudge._core_loader import install as _install_core
 from pathjudge._lazy import lazy_exports as _lazy_exports
-
-# first, before any module of the core is imported: its compiled form where one is installed and
-# matches these sources (see pathjudge._core_loader)
-_install_core()
 
 __version__ = "0.1.0"
 

@@ -35,7 +35,6 @@ from typing import IO, Any, Generic, Protocol, Self, TypeVar, cast
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError
 
-from pathjudge._compiled import FUNCTION_TYPES
 from pathjudge._json import (
     describe_unrepresentable,
     finite_problem,
@@ -353,7 +352,7 @@ def _utf8_probes(text: bytes) -> tuple[bytes, ...]:
 
 
 class _Utf8Probe(BaseModel):
-    model_config = ConfigDict(extra="forbid", ignored_types=FUNCTION_TYPES)
+    model_config = ConfigDict(extra="forbid")
     text: str = ""
     value: JsonValue = None
     mapping: dict[str, JsonValue] = Field(default_factory=dict)

@@ -3,12 +3,12 @@
     pytest examples/docent/suite.yaml --pathjudge-runs examples/docent/runs.jsonl
 
 collects exactly the suite's tasks (the suite file given as the path to collect is the suite, so the
-project's own tests are not collected). ``--pathjudge-suite PATH`` names the suite explicitly; then the
-items are collected wherever pytest would look (with no path given, pytest's ``testpaths`` or the
-current folder) and are added even when the suite file lies outside them. Each task is one item with
-the node id ``<suite file>::<task id>``, so a failing task reruns with
-``pytest 'examples/docent/suite.yaml::free-storage' --pathjudge-runs ...``; ``--pathjudge-task ID``
-(repeatable) selects tasks by id whatever characters the id holds. In JUnit XML (``--junitxml``) a
+project's own tests are not collected; without ``--pathjudge-runs`` that is a usage error saying so).
+``--pathjudge-suite PATH`` names the suite explicitly; then the items are added to whatever pytest
+collects (the paths named, or with none, ``testpaths`` or the current folder), even when the suite
+file lies outside them. Each task is one item with the node id ``<suite file>::<task id>``, so a
+failing task reruns with ``pytest 'examples/docent/suite.yaml::free-storage' --pathjudge-runs ...``;
+``--pathjudge-task ID`` (repeatable) selects tasks by id whatever characters the id holds. In JUnit XML (``--junitxml``) a
 task's ``classname`` is the suite's name. Or configure it in ``pytest.ini`` / ``pyproject.toml``::
 
     [tool.pytest.ini_options]
@@ -17,13 +17,17 @@ task's ``classname`` is the suite's name. Or configure it in ``pytest.ini`` / ``
 
 Grading is assertion-only (fast mode: judged criteria are "not run", never pass or fail) unless
 ``--pathjudge-verdicts`` gives recorded verdicts. One item per task: it fails when any run of the task
-failed, showing the reason and the alignment diff; it is skipped when the task has no runs or none could
-be decided. ``--pathjudge-strict`` also fails tasks whose runs succeeded by a poor path or repeated a
-call. The assertion helpers for your own tests live in :mod:`pathjudge.testing` and are re-exported here.
+failed, showing what its JUnit case shows (the runs that did not pass, the first one's reason, blockers
+and alignment diff); it is skipped when the task has no runs or none could be decided. Nothing graded is
+never green: a session in which no task of the suite was graded (every one skipped, or, with the suite
+or runs given on the command line, none selected) exits 5 instead of 0 and says why.
+``--pathjudge-strict`` also fails tasks whose runs succeeded by a poor path or repeated a call. The
+assertion helpers for your own tests live in :mod:`pathjudge.testing` and are re-exported here.
 """
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -117,23 +121,31 @@ class _Graded:
         self.runs = runs
         self.verdicts = verdicts
         self._done: tuple[Any, dict[str, list[Any]]] | None = None
+        self._error: Exception | None = None
 
     def result(self) -> tuple[Any, dict[str, list[Any]]]:
+        if self._error is not None:  # bad input fails every item with the one error, graded once
+            raise self._error
         if self._done is None:
             from pathjudge.config import default_config
+            from pathjudge.errors import PathjudgeError
             from pathjudge.scoring.pipeline import score
 
             # the plugin never calls a judge and reads no project configuration: recorded verdicts
             # or fast mode, and no gates (each task is its own test)
-            report = score(
-                self.runs,
-                self.suite,
-                fast=self.verdicts is None,
-                verdicts=self.verdicts,
-                judge=False,
-                config=default_config(),
-                max_weak=10**9,
-            )
+            try:
+                report = score(
+                    self.runs,
+                    self.suite,
+                    fast=self.verdicts is None,
+                    verdicts=self.verdicts,
+                    judge=False,
+                    config=default_config(),
+                    max_weak=10**9,
+                )
+            except PathjudgeError as exc:
+                self._error = exc
+                raise
             card = report.scorecard
             weak: dict[str, list[Any]] = {}
             for entry in card.weak:
@@ -191,6 +203,9 @@ class TaskItem(pytest.Item):
         self, *, task_id: str, graded: _Graded, strict: bool, line: int | None, **kwargs: Any
     ) -> None:
         super().__init__(**kwargs)
+        # marks the item's reports (also across processes), so the session can tell whether any task
+        # of the suite was graded
+        self.keywords[_KEYWORD] = True
         self.task_id = task_id
         self.graded = graded
         self.strict = strict
@@ -207,7 +222,7 @@ class TaskItem(pytest.Item):
             xml.node_reporter(self.nodeid).add_attribute("classname", self.graded.suite.name)
 
     def runtest(self) -> None:
-        from pathjudge.report.junit import task_verdict
+        from pathjudge.report.junit import failure_details, task_verdict
 
         card, weak = self.graded.result()
         row = next((r for r in card.task_rows if r.task_id == self.task_id), None)
@@ -225,21 +240,18 @@ class TaskItem(pytest.Item):
                 )
             pytest.skip(why + ")")
         if verdict == "failed":
-            failing = [e for e in entries if "failed" in e.flags] or entries
-            lines = [
-                f"task {self.task_id!r}: {row.failed if row else 0} of {row.runs if row else 0} runs failed"
-            ]
-            for entry in failing[:5]:
-                lines.append(f"run {entry.run_id} (epoch {entry.epoch}): {entry.reason}")
-                if entry.diff:
-                    lines.append("alignment diff:")
-                    lines.extend(entry.diff)
-            raise PathjudgeTaskFailure("\n".join(lines))
+            assert row is not None  # a task without runs is skipped above
+            # the same head, blockers and diff as the task's JUnit case of `pathjudge score --junit`
+            head, details = failure_details(row, entries, strict=self.strict)
+            raise PathjudgeTaskFailure(f"task {self.task_id!r}: {head}\n{details}")
         for entry in entries:
             self.add_report_section("call", "weak paths", f"run {entry.run_id}: {entry.reason}")
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
-        if isinstance(excinfo.value, PathjudgeTaskFailure):
+        from pathjudge.errors import PathjudgeError
+
+        # a failed task, or bad input (one line naming file, line and field): no traceback
+        if isinstance(excinfo.value, PathjudgeTaskFailure | PathjudgeError):
             return str(excinfo.value)
         return str(super().repr_failure(excinfo))
 
@@ -249,6 +261,40 @@ class TaskItem(pytest.Item):
             (self.line - 1) if self.line else None,
             f"pathjudge task {self.task_id}",
         )
+
+
+def _looks_like_suite(path: Path) -> bool:
+    """Whether a YAML file is a pathjudge suite: a mapping with a top-level ``tasks`` key."""
+    import re
+
+    from pathjudge._yaml import load_yaml
+    from pathjudge.errors import InputError
+
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError):
+        return False
+    try:
+        data, _ = load_yaml(text, file=str(path), error=InputError)
+    except InputError:  # a suite with a YAML error still has its 'tasks:' line
+        return re.search(r"^tasks[ \t]*:", text, re.MULTILINE) is not None
+    return isinstance(data, dict) and "tasks" in data
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """A suite file named on the command line without runs: say that --pathjudge-runs is needed
+    (pytest alone would answer "not found ... no match in any of [<Dir ...>]")."""
+    config = session.config
+    if _setting(config, "runs") is not None or _setting(config, "suite") is not None:
+        return
+    for path in sorted(_explicit_paths(config)):
+        if path.suffix in (".yaml", ".yml") and path.is_file() and _looks_like_suite(path):
+            shown = os.path.relpath(path, config.invocation_params.dir)
+            raise pytest.UsageError(
+                f"pathjudge: {shown} is a pathjudge suite; to grade it, pytest needs the runs to "
+                f"grade as well: pytest {shown} --pathjudge-runs RUNS.jsonl (or set the "
+                "pathjudge_runs ini option)"
+            )
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> SuiteFile | None:
@@ -264,11 +310,11 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> SuiteFile 
         wanted = _setting(config, "runs") is not None and here in _explicit_paths(config)
     if not wanted:
         return None
-    config.stash[_COLLECTED] = True
     return SuiteFile.from_parent(parent, path=file_path)
 
 
-_COLLECTED = pytest.StashKey[bool]()
+_KEYWORD = "pathjudge_task"
+_OK = pytest.ExitCode.OK
 
 
 def pytest_collection_modifyitems(
@@ -276,26 +322,28 @@ def pytest_collection_modifyitems(
 ) -> None:
     suite_path = _setting(config, "suite")
     runs_path = _setting(config, "runs")
-    collected = config.stash.get(_COLLECTED, False)
     if suite_path is None and runs_path is None:
         return
+    # pytest may make a collector for the suite file while walking a folder and then drop it (the
+    # folder was searched for another path): only the items it kept say the suite was collected
+    suite_at = _resolved(suite_path) if suite_path is not None else None
+    collected = any(
+        isinstance(item, TaskItem) and (suite_at is None or _resolved(item.path) == suite_at)
+        for item in items
+    )
     if not collected and (suite_path is None or runs_path is None):
         raise pytest.UsageError(
             "pathjudge needs both a suite (--pathjudge-suite, or the suite file as the path to "
             "collect) and --pathjudge-runs (or the ini options)"
         )
     if not collected and suite_path is not None:
-        # the suite lies outside the paths pytest searched: add its items, reported as collected
-        # (so "collected N items" and --collect-only count them) -- unless paths were named on the
-        # command line, which then say exactly what to run
-        if config.args_source is pytest.Config.ArgsSource.ARGS:
-            pass
-        elif not Path(suite_path).is_file():
+        # the suite lies outside the paths pytest searched (the paths named on the command line, or
+        # testpaths): add its items, reported as collected (so "collected N items" and
+        # --collect-only count them); naming a test folder never drops the suite
+        if not Path(suite_path).is_file():
             raise pytest.UsageError(f"pathjudge: suite file not found: {suite_path}")
-        else:
-            config.stash[_COLLECTED] = True
-            suite_file = SuiteFile.from_parent(session, path=Path(suite_path).resolve())
-            items.extend(session.genitems(suite_file))
+        suite_file = SuiteFile.from_parent(session, path=Path(suite_path).resolve())
+        items.extend(session.genitems(suite_file))
     wanted = config.getoption("--pathjudge-task")
     if wanted:
         tasks = [item for item in items if isinstance(item, TaskItem)]
@@ -312,3 +360,63 @@ def pytest_collection_modifyitems(
             config.hook.pytest_deselected(items=deselected)
             drop = set(map(id, deselected))
             items[:] = [item for item in items if id(item) not in drop]
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.pluginmanager.register(_Tally(config), "pathjudge-tally")
+
+
+class _Tally:
+    """Counts the outcomes of the suite's items; a session that graded none of them is not green.
+
+    The items are known by their keyword (their reports carry it, in this process or another). When
+    the plugin is in use and no task was graded (every one skipped: no runs for it, or none could be
+    decided; or, with the suite or runs named on the command line, no task collected or selected), a
+    session that would otherwise exit 0 exits 5 (pytest's "no tests") and says why.
+    """
+
+    def __init__(self, config: pytest.Config) -> None:
+        self.config = config
+        self.items = self.graded = self.skipped = 0
+        self.message: str | None = None
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        if _KEYWORD not in report.keywords:
+            return
+        if report.when == "setup":
+            self.items += 1
+        if report.skipped:
+            self.skipped += 1
+        elif report.when == "call":
+            self.graded += 1  # passed or failed: the task has a verdict
+
+    def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
+        config = self.config
+        suite, runs = _setting(config, "suite"), _setting(config, "runs")
+        if (suite is None and runs is None) or config.option.collectonly:
+            return
+        if self.graded or exitstatus not in (_OK, pytest.ExitCode.NO_TESTS_COLLECTED):
+            return  # something was graded, or the session already failed
+        explicit = bool(
+            config.getoption("--pathjudge-suite") or config.getoption("--pathjudge-runs")
+        )
+        if not self.items:
+            if not explicit:
+                return  # the ini file's suite, deselected on purpose (-k, -m) to run other tests
+            self.message = (
+                "none of the suite's tasks was selected (-k, -m or --deselect left out every "
+                "one), so nothing was graded; select tasks with --pathjudge-task ID"
+            )
+        else:
+            self.message = (
+                f"none of the suite's {self.items} selected task(s) was graded: every one was "
+                f"skipped (no run for it in {runs}, or no run could be decided); check that "
+                "--pathjudge-runs holds this suite's runs (and --pathjudge-verdicts its judged "
+                "criteria's verdicts)"
+            )
+        session.exitstatus = pytest.ExitCode.NO_TESTS_COLLECTED
+
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        if self.message is not None:
+            terminalreporter.write_sep("=", "pathjudge: nothing graded", red=True, bold=True)
+            terminalreporter.write_line(f"pathjudge: {self.message} (exit status 5)")

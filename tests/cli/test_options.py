@@ -215,3 +215,21 @@ def test_summeval_example_says_where_its_data_comes_from(
     assert "--data PATH" in err
     assert "Yale-LILY/SummEval" in err
     assert not (tmp_path / "out").exists()
+
+
+def test_version_prints_the_version_alone() -> None:
+    # one pure-Python core: nothing to say about which core runs
+    import subprocess
+    import sys
+
+    import pathjudge
+
+    done = subprocess.run(
+        [sys.executable, "-m", "pathjudge", "--version"],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == f"pathjudge {pathjudge.__version__}\n"

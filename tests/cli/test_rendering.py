@@ -331,3 +331,174 @@ def test_json_dash_and_json_path_on_every_command(tmp_path: Path) -> None:
         assert again.returncode == 0, (argv, again.stderr)
         assert json.loads(to_file.read_text()) == json.loads(done.stdout)
         assert again.stdout.strip()  # with a path, the human view is printed as usual
+
+
+# -- calibrate and calibrate --pairwise, at 80 and 160 columns, piped and on a terminal ---------------
+
+CALIBRATE_LAYOUTS = tuple((width, mode) for width in (80, 160) for mode in MODES)
+_CRITERION_HASH = "sha256:0f3c9a1be27d44aa91c2e0b7"
+
+
+def _calibration_workspace(ws: Path) -> None:
+    """A sampling judge (pathjudge's own verdict records, 3 samples, a failure, long reasoning), an
+    abstaining judge, and a pairwise judge that favours the first slot; all deterministic."""
+    import random
+
+    from pathjudge.judge.verdict import JudgeFailure, SampleVerdict, aggregate_samples
+
+    rng = random.Random(3)
+    ws.mkdir(parents=True, exist_ok=True)
+    labels, verdicts = [], []
+    for n in range(40):
+        truth = "pass" if n % 2 else "fail"
+        labels.append(
+            {"item_id": f"A{n // 4}-S{n % 4}", "label": truth, "criterion": "summary-faithful",
+             "split": "test", "group": f"A{n // 4}"}
+        )  # fmt: skip
+        if n == 7:
+            verdicts.append(
+                JudgeFailure(
+                    item_id=f"A{n // 4}-S{n % 4}", reasoning="the judge could not be reached",
+                    error_type="api_error", message="timeout", criterion_id="summary-faithful",
+                    criterion_hash=_CRITERION_HASH, backend="llama", model="smollm2-135m",
+                ).model_dump(mode="json")
+            )  # fmt: skip
+            continue
+        samples = []
+        for i in range(3):
+            draw = rng.random()
+            verdict = truth if draw < 0.7 else ("unsure" if draw < 0.8 else
+                                                ("fail" if truth == "pass" else "pass"))  # fmt: skip
+            samples.append(
+                SampleVerdict(
+                    item_id=f"A{n // 4}-S{n % 4}", sample_index=i, criterion_id="summary-faithful",
+                    criterion_version="2", criterion_hash=_CRITERION_HASH, input_hash="sha256:0",
+                    backend="llama", model="smollm2-135m", verdict=verdict,  # type: ignore[arg-type]
+                    reasoning=f"The summary says the figure was {n}; the article gives 0.{n} and "
+                    "never names the second speaker, so this claim is unsupported by the source "
+                    "text and the summary is not faithful to it.",
+                )
+            )  # fmt: skip
+        verdicts.append(aggregate_samples(f"A{n // 4}-S{n % 4}", samples).model_dump(mode="json"))
+    _dump(ws / "labels.jsonl", labels)
+    _dump(ws / "verdicts.jsonl", verdicts)
+    _dump(
+        ws / "abstain.jsonl",
+        [
+            {"item_id": r["item_id"], "criterion": "summary-faithful", "model": "cautious-1",
+             "verdict": r["label"] if n < 2 else "unsure", "reasoning": "cannot tell"}
+            for n, r in enumerate(labels)
+        ],
+    )  # fmt: skip
+    prefs, answers = [], []
+    for n in range(60):
+        prefs.append({"item_id": f"pair-{n}", "preference": ("A", "B", "A", "B", "tie")[n % 5]})
+        for order in ("ab", "ba"):
+            draw = rng.random()
+            verdict = (
+                "first" if draw < 0.45 else "second" if draw < 0.8 else "tie" if draw < 0.95
+                else "unsure"
+            )  # fmt: skip
+            answers.append(
+                {"item_id": f"pair-{n}", "order": order, "verdict": verdict, "model": "gpt-4o-mini"}
+            )
+    _dump(ws / "prefs.jsonl", prefs)
+    _dump(ws / "pairwise.jsonl", answers)
+
+
+def _dump(path: Path, records: list[dict[str, Any]]) -> None:
+    path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+
+
+_CALIBRATE_COMMANDS: list[Any] = [
+    ("calibrate", ["calibrate", "--labels", "labels.jsonl", "--verdicts", "verdicts.jsonl",
+                   "--bootstrap", "200"]),
+    ("calibrate-abstain", ["calibrate", "--labels", "labels.jsonl", "--verdicts", "abstain.jsonl",
+                           "--bootstrap", "200"]),
+    ("calibrate-pairwise", ["calibrate", "--pairwise", "--labels", "prefs.jsonl", "--verdicts",
+                            "pairwise.jsonl", "--bootstrap", "200"]),
+]  # fmt: skip
+_CALIBRATE_CODES = {"calibrate": 1, "calibrate-abstain": 1, "calibrate-pairwise": 1}
+
+
+@pytest.fixture(scope="module")
+def calibrate_outputs(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> dict[tuple[int, str], dict[str, tuple[int, str]]]:
+    """``{(width, mode): {command: (exit code, output)}}`` for the calibrate commands."""
+    ws = tmp_path_factory.mktemp("calibrate-render")
+    _calibration_workspace(ws)
+    return {
+        (width, mode): run_harness(ws, _CALIBRATE_COMMANDS, width=width, pty_mode=mode == "pty")
+        for width, mode in CALIBRATE_LAYOUTS
+    }
+
+
+def test_calibrate_commands_ran_with_their_exit_codes(
+    calibrate_outputs: dict[tuple[int, str], dict[str, tuple[int, str]]],
+) -> None:
+    for layout, results in calibrate_outputs.items():
+        codes = {name: code for name, (code, _) in results.items()}
+        assert codes == _CALIBRATE_CODES, (layout, results)
+
+
+@pytest.mark.parametrize(("width", "mode"), CALIBRATE_LAYOUTS)
+def test_calibrate_output_has_no_markup_control_or_broken_word(
+    calibrate_outputs: dict[tuple[int, str], dict[str, tuple[int, str]]], width: int, mode: str
+) -> None:
+    for name, (_, text) in calibrate_outputs[(width, mode)].items():
+        cleaned = _clean(text)
+        assert not _MARKUP.search(cleaned), (name, cleaned)
+        assert _CONTROL.search(cleaned) is None, name
+        vocabulary = set(_SPLIT.split(_clean(calibrate_outputs[(160, "pipe")][name][1])))
+        assert _broken(text, vocabulary) == [], (name, text)
+        assert "…" not in cleaned.split("disagreements (")[0], (name, cleaned)  # nothing cut
+
+
+def test_calibrate_wrapped_lines_hang_under_their_text(
+    calibrate_outputs: dict[tuple[int, str], dict[str, tuple[int, str]]],
+) -> None:
+    """On an 80-column terminal every line fits, and a wrapped line (next steps, gates, notes,
+    disagreements) is indented under the text it continues: a line at column 0 always starts a line
+    of the unwrapped (piped, 160-column) output."""
+    for name in ("calibrate", "calibrate-abstain", "calibrate-pairwise"):
+        lines = _clean(calibrate_outputs[(80, "pty")][name][1]).splitlines()
+        assert all(len(line) <= 80 for line in lines), name
+        whole = [
+            " ".join(line.split())
+            for line in _clean(calibrate_outputs[(160, "pipe")][name][1]).splitlines()
+        ]
+        for line in lines:
+            if not line.strip() or line[0].isspace():
+                continue
+            start = " ".join(line.split())
+            assert any(full.startswith(start) for full in whole), (name, line)
+        entries = [line for line in lines if line.startswith("  - ")]
+        assert entries, name  # the gates missed (and next steps) are listed
+        for upper, lower in itertools.pairwise(lines):
+            if upper.startswith("  - ") and lower.strip() and not lower.startswith("  - "):
+                # an entry's continuation starts under the entry's text, or a new statement starts
+                assert lower.startswith("    ") or not lower[0].isspace(), (name, lower)
+
+
+def _calibrate_snapshot(command: str, width: int, mode: str) -> Path:
+    return SNAPSHOTS / f"{command}-{width}-{mode}.txt"
+
+
+@pytest.mark.parametrize(("width", "mode"), CALIBRATE_LAYOUTS)
+@pytest.mark.parametrize("command", ["calibrate", "calibrate-pairwise"])
+def test_calibrate_snapshots(
+    calibrate_outputs: dict[tuple[int, str], dict[str, tuple[int, str]]],
+    command: str,
+    width: int,
+    mode: str,
+) -> None:
+    text = re.sub(r"\x1b\[[0-9;]*m", "", calibrate_outputs[(width, mode)][command][1])
+    text = "\n".join(line.rstrip() for line in text.replace("\r\n", "\n").splitlines()) + "\n"
+    path = _calibrate_snapshot(command, width, mode)
+    if os.environ.get("PATHJUDGE_UPDATE_SNAPSHOTS") == "1" or not path.exists():
+        if os.environ.get("CI") and not path.exists():
+            pytest.fail(f"missing snapshot {path}")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    assert text == path.read_text(encoding="utf-8")

@@ -1,10 +1,9 @@
 """References long enough to recurse past any stack: an error that says so, never a crash.
 
-A compiled core (``pathjudge._compiled``) has no recursion limit: a function that recursed once per
-reference step would overflow the C stack and kill the process where pure Python raises
-``RecursionError``. So nothing recurses per reference step without a bound: the ancestors of a
-partial order are resolved with an explicit stack, and the constrained search refuses a reference
-longer than it takes. CI runs these against the compiled core too.
+A function that recursed once per reference step would raise ``RecursionError`` on a reference
+longer than the interpreter's stack holds. So nothing recurses per reference step without a bound: the
+ancestors of a partial order are resolved with an explicit stack, and the constrained search refuses a
+reference longer than it takes, with an error that says to split it.
 """
 
 from __future__ import annotations

@@ -100,3 +100,34 @@ def test_cli_session_flags_reject_non_finite_values(tmp_path: object) -> None:
         )
         == 2
     )
+
+
+def test_a_redirect_to_another_host_is_refused_with_one_clear_error() -> None:
+    # two local servers are two origins (same host, other port): the API server redirects the
+    # events request to the other one, which must never be asked for anything
+    with FakeAnthropic() as api, FakeAnthropic() as elsewhere:
+        elsewhere.add_route("GET", r"^/v1/sessions/s/events$", lambda _r: {"data": [EVENT]})
+        api.add_route(
+            "GET",
+            r"^/v1/sessions/s/events$",
+            lambda _r: Reply(
+                status=302, headers={"location": f"{elsewhere.url}/v1/sessions/s/events"}
+            ),
+        )
+        with pytest.raises(RemoteImportError, match="redirect to another host") as caught:
+            list(fetch_session("s", base_url=api.url, api_key="sk-secret-key"))
+        assert elsewhere.requests == []
+        assert len(api.requests) == 1  # refused, not retried
+        assert "sk-secret-key" not in str(caught.value)
+
+
+def test_a_redirect_on_the_same_host_is_followed() -> None:
+    with FakeAnthropic() as api:
+        api.add_route("GET", r"^/v1/sessions/s/events2$", lambda _r: {"data": [EVENT]})
+        api.add_route(
+            "GET",
+            r"^/v1/sessions/s/events$",
+            lambda _r: Reply(status=307, headers={"location": "/v1/sessions/s/events2"}),
+        )
+        (run,) = fetch_session("s", base_url=api.url, api_key="k", include_session=False)
+        assert run.run_id == "s"

@@ -179,3 +179,36 @@ def test_without_matplotlib_plots_become_a_note_and_the_page_still_renders(
     assert page.count("Plot omitted:") == 4
     assert "pip install" in page
     assert '<section id="calibration">' in page
+
+
+# bidi embeddings, overrides, isolates and marks, and controls a browser draws as nothing
+HIDDEN = (
+    "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f\u061c\x00\x1b\x07\x7f\x9b"
+)
+
+
+def test_bidi_marks_and_controls_in_agent_text_are_shown_never_applied(view: ReportView) -> None:
+    trojan = "refund \u202eevil\u202c ok\x1b[31m"
+    run = view.runs[0]
+    step = replace(run.steps[0], arguments={"q\u2067": trojan}, result=trojan + HIDDEN)
+    runs = (
+        replace(run, run_id="run\u202e-0", final_answer=trojan, steps=(step, *run.steps[1:])),
+        *view.runs[1:],
+    )
+    hostile = replace(
+        view,
+        title=f"report {trojan}",
+        runs=runs,
+        weak_paths=(replace(view.weak_paths[0], reason=trojan), *view.weak_paths[1:]),
+    )
+    page = render_html(hostile)
+    assert not set(page) & set(HIDDEN)  # nowhere: markup, attributes or the viewer's data
+    assert "refund \\u202eevil\\u202c ok\\x1b[31m" in page  # the title and the weak-path reason
+    (_, blob), _ = _scan(page).scripts
+    data = json.loads(blob)
+    shown = data["runs"][0]
+    assert shown["id"] == "run\\u202e-0"
+    assert shown["answer"] == "refund \\u202eevil\\u202c ok\\x1b[31m"
+    assert "\\u2067" in shown["steps"][0][3]  # an argument's key
+    assert shown["steps"][0][5].endswith("\\u2069\\u200e\\u200f\\u061c\\x00\\x1b\\x07\\x7f\\x9b")
+    assert data["runs"][1]["answer"] == view.runs[1].final_answer  # ordinary text as it was

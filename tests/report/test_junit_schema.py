@@ -54,3 +54,31 @@ def test_the_schema_check_rejects_what_ci_systems_reject(
         '<testsuites><testsuite name="s" tests="1" failures="0" errors="0"><bogus/></testsuite></testsuites>'
     )
     assert not schema.is_valid(ET.tostring(case, encoding="unicode"))  # type: ignore[attr-defined]
+
+
+def test_bidi_marks_and_controls_in_runs_stay_visible_and_the_document_well_formed() -> None:
+    from pathjudge.agent.trajectory import RunRecord, Step
+    from pathjudge.report.junit import junit_xml
+    from pathjudge.rubrics.suite import parse_suite_text
+    from pathjudge.scoring.grade import grade
+    from pathjudge.scoring.scorecard import build_scorecard
+
+    hidden = "\u202e\u2066\u200f\x00\x1b\x0c\x9b\x7f\ufffe"
+    suite = parse_suite_text(
+        "name: s\ntasks:\n  - id: t\n    success: {kind: contains_all, values: ['30 days']}\n"
+    )
+    runs = [
+        RunRecord(
+            run_id=f"run-{hidden}",
+            task_id="t",
+            steps=(Step(tool="search", turn=0),),
+            final_answer=f"refund {hidden} never",
+        )
+    ]
+    card = build_scorecard(grade(runs, suite, fast=True), suite)
+    document = junit_xml(card, ["t"])
+    assert not set(document) & set(hidden)
+    root = ET.fromstring(document)  # well-formed
+    failure = root.find("./testsuite/testcase/failure")
+    assert failure is not None
+    assert "run-\\u202e\\u2066\\u200f\\x00\\x1b\\x0c\\x9b\\x7f\\ufffe" in (failure.text or "")

@@ -99,3 +99,14 @@ def test_png_data_uri_round_trips() -> None:
     uri = plots.png_data_uri(png)
     assert uri.startswith("data:image/png;base64,")
     assert base64.b64decode(uri.split(",", 1)[1]) == png
+
+
+def test_a_calibration_plot_title_from_data_shows_its_control_characters() -> None:
+    """A criterion name is data: an escape sequence in it is drawn as ``\\x1b``, never handed to the
+    font as a glyph it lacks (which warns, an error under this suite's filterwarnings)."""
+    from pathjudge.report.plots import confusion_matrix_png, reliability_png
+
+    assert confusion_matrix_png([[1, 0], [0, 1]], ["pass", "fail"], "crit-\x1b[2J x").startswith(
+        b"\x89PNG"
+    )
+    assert reliability_png([(0.5, 0.5, 2)], "crit-\x1b]0;t\x07 reliability").startswith(b"\x89PNG")

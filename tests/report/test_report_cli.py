@@ -312,3 +312,28 @@ def test_tasks_without_runs_show_their_count_and_first_ten_the_json_all(
     assert "t24" not in html_page.split("<script")[0]  # the visible page (the blob has the data)
     card = json.loads(out.read_text(encoding="utf-8"))["scorecard"]
     assert card["tasks_without_runs"] == ids[1:]
+
+
+def test_a_report_without_per_run_grades_names_include_runs(
+    repo_root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The README workflow (`score --json r.json`, then `report r.json`): the warning and the page
+    name the flag that puts the grades in, not "per-run output"."""
+    docent = repo_root / "examples" / "docent"
+    results = tmp_path / "r.json"
+    runs, suite = docent / "runs.jsonl", docent / "suite.yaml"
+    assert main(["score", str(runs), "--suite", str(suite), "--json", str(results), "-q"]) == 0
+    capsys.readouterr()
+    out = tmp_path / "r.html"
+    assert main(["report", str(results), "-o", str(out), "--runs", str(runs)]) == 0
+    err = " ".join(capsys.readouterr().err.split())
+    assert "holds no per-run grades" in err
+    assert f"--json {results} --include-runs" in err
+    assert "--include-runs" in out.read_text(encoding="utf-8")
+    # with the grades in the report, no warning
+    assert (
+        main(["score", str(runs), "-s", str(suite), "--json", str(results), "--include-runs"]) == 0
+    )
+    capsys.readouterr()
+    assert main(["report", str(results), "-o", str(out)]) == 0
+    assert "per-run grades" not in capsys.readouterr().err

@@ -182,6 +182,14 @@ def test_xml_text_keeps_a_document_well_formed() -> None:
     assert "\ttab" in parsed.text
 
 
+def test_xml_text_shows_bidi_marks_and_c1_controls() -> None:
+    text = xml_text("refund \u202eevil\u202c \u2066x\u2069 \u200e\u200f\u061c \x9b31m \x7f")
+    assert text == "refund \\u202eevil\\u202c \\u2066x\\u2069 \\u200e\\u200f\\u061c \\x9b31m \\x7f"
+    assert (
+        xml_text("l'été, 東京, \u05e9\u05dc\u05d5\u05dd") == "l'été, 東京, \u05e9\u05dc\u05d5\u05dd"
+    )
+
+
 def test_json_text_escapes_raw_controls_but_keeps_the_value() -> None:
     document = json.dumps({"a": "x\x9b\u202ey\x7f"}, ensure_ascii=False)
     safe = json_text(document)

@@ -157,12 +157,13 @@ def test_calibration_reports_name_the_judge_and_show_evidence(
     )  # fmt: skip
     assert code == 0
     out = capsys.readouterr().out
-    assert "judge: openai:smollm2-360m · summary-faithful sha256:0123456789abcdef0123" in out
+    assert "judge: openai:smollm2-360m · summary-faithful v1 sha256:0123456789abcdef0123" in out
     data = json.loads(js.read_text())
     judges = data["criteria"][0]["judges"]
     assert judges[0]["backend"] == "openai"
     assert judges[0]["model"] == "smollm2-360m"
     assert judges[0]["criterion_hash"] == "sha256:0123456789abcdef0123"
+    assert judges[0]["criterion_version"] == "1"
     assert judges[0]["samples"] == 3
     disagreements = {d["item_id"]: d for d in data["criteria"][0]["disagreements"]}
     assert disagreements["s2"]["judge_evidence"] == ["quoted text", "an invented quote"]
@@ -204,7 +205,9 @@ def test_score_reports_name_the_judge(tmp_path: Path, capsys: pytest.CaptureFixt
     )  # fmt: skip
     out = capsys.readouterr().out
     assert code in (0, 1)
-    assert "judge: anthropic:claude-opus-4-8 · summary-covers-points sha256:abcdef0123456789" in out
+    assert (
+        "judge: anthropic:claude-opus-4-8 · summary-covers-points v1 sha256:abcdef0123456789" in out
+    )
     data = json.loads(js.read_text())
     assert data["judges"][0]["model"] == "claude-opus-4-8"
     assert data["judges"][0]["criterion_hash"] == "sha256:abcdef0123456789"

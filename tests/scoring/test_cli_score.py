@@ -207,3 +207,196 @@ def test_parallel_errors_name_the_line(
     assert (
         score(runs, "--suite", docent / "capstone-suite.yaml", "--jobs", "2", "--include-runs") == 2
     )
+
+
+def _runs_that_fail_a_gating_check(here: Path) -> tuple[Path, Path]:
+    """A task whose two runs answer right (success passes) but never call the required tool."""
+    from pathjudge.agent.trajectory import RunRecord, Step
+
+    suite = here / "refunds.yaml"
+    suite.write_text(
+        "name: refunds\ntasks:\n  - id: refund\n"
+        "    success: {kind: contains_all, values: [done]}\n"
+        "    tools: {required: [refund]}\n",
+        encoding="utf-8",
+    )
+    runs = here / "refund-runs.jsonl"
+    runs.write_text(
+        "".join(
+            RunRecord(
+                run_id=f"r{epoch}",
+                task_id="refund",
+                epoch=epoch,
+                steps=(Step(tool="lookup_order", arguments={"order_id": "A17"}, turn=0),),
+                final_answer="done",
+            ).model_dump_json()
+            + "\n"
+            for epoch in range(2)
+        ),
+        encoding="utf-8",
+    )
+    return suite, runs
+
+
+def test_junit_with_failed_cases_and_no_gate_says_how_to_fail_the_job(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`score --junit` exits 0 on failed cases when no gate is missed: it says so on stderr and
+    names the gate that fails the job (passed=1.0), which then exits 1."""
+    suite, runs = _runs_that_fail_a_gating_check(tmp_path)
+    junit = tmp_path / "junit.xml"
+    assert score(runs, "--suite", suite, "--junit", junit, "-q") == 0
+    assert 'failures="1"' in junit.read_text(encoding="utf-8")
+    err = capsys.readouterr().err
+    assert f"1 of 1 JUnit cases in {junit} failed" in err
+    assert "add --fail-on-failed (or --fail-under passed=1.0)" in err
+    assert score(runs, "--suite", suite, "--junit", junit, "--fail-under", "passed=1.0") == 1
+    assert "--fail-on-failed" not in capsys.readouterr().err
+    assert score(runs, "--suite", suite, "--junit", junit, "--fail-on-failed", "-q") == 1
+    assert "failed tasks (1): refund" in capsys.readouterr().err
+    # nothing failed: no warning
+    docent = Path(__file__).resolve().parents[2] / "examples" / "docent"
+    code = score(docent / "capstone-runs.jsonl", "--suite", docent / "capstone-suite.yaml")
+    assert code == 0
+    assert score(runs, "--suite", suite, "-q") == 0
+    assert "JUnit" not in capsys.readouterr().err
+
+
+def test_fail_on_failed_follows_the_junit_cases_strict_included(
+    docent: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Under --strict two capstone tasks fail for a weak path alone: the passed gate does not see
+    them (the warning says so), --fail-on-failed does."""
+    runs, suite = docent / "capstone-runs.jsonl", docent / "capstone-suite.yaml"
+    junit = tmp_path / "junit.xml"
+    args = (runs, "--suite", suite, "--junit", junit, "--strict", "-q")
+    assert score(*args, "--fail-under", "passed=1.0") == 0
+    assert 'failures="2"' in junit.read_text(encoding="utf-8")
+    assert "which does not see the weak paths --strict fails" in capsys.readouterr().err
+    assert score(*args, "--fail-on-failed") == 1
+    assert "failed tasks (2): region, oos-mongo" in capsys.readouterr().err
+    assert score(runs, "--suite", suite, "--fail-on-failed", "-q") == 0
+
+
+def test_fail_on_failed_with_nothing_graded_is_not_a_pass(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Every run cut short (undecided): every JUnit case is skipped, and --fail-on-failed exits 1."""
+    from pathjudge.agent.trajectory import RunRecord, Step
+
+    suite, _ = _runs_that_fail_a_gating_check(tmp_path)
+    runs = tmp_path / "cut.jsonl"
+    cut = RunRecord(
+        run_id="r0",
+        task_id="refund",
+        steps=(Step(tool="refund", arguments={}, turn=0),),
+        final_answer="done",
+        stop_reason="max_turns",
+    )
+    runs.write_text(cut.model_dump_json() + "\n", encoding="utf-8")
+    assert score(runs, "--suite", suite, "-q") == 0
+    assert score(runs, "--suite", suite, "-q", "--fail-on-failed") == 1
+    assert "no task was graded" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("gate", "hint"),
+    [
+        ("path=0.9", "write path=90 for 90 out of 100"),
+        ("path=1", "write path=100 for 100 out of 100"),
+        ("success=90", "write success=0.9 for 90%"),
+        ("passed=95", "write passed=0.95 for 95%"),
+    ],
+)
+def test_a_threshold_on_the_wrong_scale_is_refused_with_the_rescaled_value(
+    docent: Path, capsys: pytest.CaptureFixture[str], gate: str, hint: str
+) -> None:
+    """path is 0..100: path=0.9 would pass nearly every run ("gate path >= 0.9: 80.000 ok")."""
+    assert score(docent / "runs.jsonl", "--suite", docent / "suite.yaml", "--fail-under", gate) == 2
+    assert hint in capsys.readouterr().err
+
+
+def test_a_path_gate_on_its_own_scale_is_kept(
+    docent: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    runs, suite = docent / "runs.jsonl", docent / "suite.yaml"
+    assert score(runs, "--suite", suite, "--fail-under", "path=0", "-q") == 0
+    assert score(runs, "--suite", suite, "--fail-under", "path=99.5", "-q") == 1
+    assert "gate path >= 99.5" in capsys.readouterr().out
+
+
+def test_a_fraction_for_the_path_score_in_the_configuration_is_refused(
+    docent: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "pathjudge.toml").write_text("[fail_under]\npath = 0.9\n", encoding="utf-8")
+    assert score(docent / "runs.jsonl", "--suite", docent / "suite.yaml") == 2
+    err = capsys.readouterr().err
+    assert "pathjudge.toml" in err
+    assert "fail_under.path" in err
+    assert "path=90" in err
+
+
+def _one_per_line(source: Path, target: Path) -> Path:
+    """A JSON transcript file (one object, or a list of them) rewritten as JSONL."""
+    value = json.loads(source.read_text(encoding="utf-8"))
+    items = value if isinstance(value, list) else [value]
+    target.write_text("".join(json.dumps(item) + "\n" for item in items), encoding="utf-8")
+    return target
+
+
+@pytest.mark.parametrize(
+    ("fixture", "fmt"),
+    [
+        ("anthropic_refund.json", "anthropic"),
+        ("openai_chat.json", "openai-chat"),
+        ("openai_responses.json", "openai-responses"),
+        ("otel_otlp.json", "otel"),
+    ],
+)
+@pytest.mark.parametrize("as_jsonl", [False, True])
+def test_a_transcript_given_as_runs_names_the_import_command(
+    repo_root: Path,
+    docent: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    fixture: str,
+    fmt: str,
+    as_jsonl: bool,
+) -> None:
+    """Not "field 'run_id': Field required": the format, and the exact `pathjudge import` command
+    (which then works)."""
+    source = repo_root / "tests" / "fixtures" / "importers" / fixture
+    if as_jsonl:
+        source = _one_per_line(source, tmp_path / "transcripts.jsonl")
+    assert score(source, "--suite", docent / "suite.yaml") == 2
+    err = " ".join(capsys.readouterr().err.split())
+    assert f"pathjudge import --from {fmt} {source} -o " in err
+    assert "Field required" not in err
+    output = err.split(" -o ", 1)[1].split(",", 1)[0]
+    assert main(["import", "--from", fmt, str(source), "-o", output]) == 0
+    assert (tmp_path / output).is_file()
+
+
+def test_a_tau_bench_file_given_as_runs_names_the_openai_chat_importer(
+    shared_data: Path, docent: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    tau = shared_data / "tau_bench_sample" / "gpt-4o-airline.sample3.json"
+    assert score(tau, "--suite", docent / "suite.yaml") == 2
+    err = " ".join(capsys.readouterr().err.split())
+    assert "is an openai-chat transcript, not pathjudge runs" in err
+    assert f"pathjudge import --from openai-chat {tau} -o gpt-4o-airline.sample3.runs.jsonl" in err
+
+
+def test_a_runs_file_with_a_bad_record_keeps_its_own_error(
+    docent: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A real runs file whose record lacks a field is not taken for a transcript."""
+    runs = tmp_path / "runs.jsonl"
+    lines = (docent / "runs.jsonl").read_text(encoding="utf-8").splitlines()
+    broken = json.loads(lines[0])
+    del broken["run_id"]
+    runs.write_text(json.dumps(broken) + "\n", encoding="utf-8")
+    assert score(runs, "--suite", docent / "suite.yaml") == 2
+    err = capsys.readouterr().err
+    assert "run_id" in err
+    assert "pathjudge import" not in err

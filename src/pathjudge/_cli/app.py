@@ -308,12 +308,8 @@ def _interrupted() -> int:
 def _print_version(value: bool) -> None:
     if value:
         from pathjudge import __version__
-        from pathjudge._compiled import COMPILED
-        from pathjudge._core_loader import STATUS
 
-        # the kind of the running modules; where they are pure, the loader's reason
-        core = "compiled core" if COMPILED else STATUS
-        out_console.print(f"pathjudge {__version__} ({core})", markup=False, highlight=False)
+        out_console.print(f"pathjudge {__version__}", markup=False, highlight=False)
         raise typer.Exit(0)
 
 

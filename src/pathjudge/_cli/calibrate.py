@@ -1,11 +1,15 @@
 """``pathjudge calibrate``: how far the judge can be trusted, against human labels.
 
 Exit codes: 0 when the judge passes the trust gates on every criterion (or with ``--report-only``),
-1 when it misses a gate, 2 for bad input.
+1 when it misses a gate, 2 for bad input. A ``--pairwise`` judge is gated on kappa, position bias
+and its unsure share (:func:`pathjudge.calibration.pairwise.pairwise_trust`) with the same codes.
+An option the chosen mode cannot use (``--few-shot`` with ``--pairwise``, ``--save-verdicts`` with
+recorded ``--verdicts``) is refused with exit 2, never ignored.
 """
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Literal
 
@@ -15,9 +19,11 @@ from pathjudge._cli.app import JSON_HELP, app, err_console, json_to_stdout, out_
 from pathjudge._cli.judge import BUILTINS
 
 if TYPE_CHECKING:
+    from pathjudge.calibration.agreement import TrustDecision
     from pathjudge.calibration.calibrate import CalibrationReport, CriterionCalibration
     from pathjudge.calibration.estimate import Estimate
     from pathjudge.calibration.labels import LabelSet
+    from pathjudge.calibration.pairwise import PairwiseReport
     from pathjudge.calibration.verdicts import VerdictSet
     from pathjudge.config import ResolvedConfig
 
@@ -51,47 +57,113 @@ def _render(report: CalibrationReport, disagreements: int) -> None:
         _render_criterion(crit, report, disagreements)
 
 
+_BOOTSTRAP_NOTE = re.compile(
+    r"; \d+% percentile interval from \d+ per-item bootstrap resamples \(seed -?\d+\)"
+)
+
+
+def _how(est: Estimate, confidence: float) -> str:
+    """An estimate's reason without the interval method, which the line under the table names."""
+    text = est.reason.removesuffix(f"; {confidence:.0%} Wilson interval")
+    return _BOOTSTRAP_NOTE.sub("", text)
+
+
+def _say(text: str, *, indent: int = 2) -> None:
+    """One line of the report: wrapped at spaces on a terminal, continuation lines hang-indented."""
+    from pathjudge.report.text import Prose
+
+    out_console.print(Prose(text, indent=indent, hanging=True))
+
+
+def _item(text: str) -> None:
+    """A ``  - `` list entry whose continuation lines start under its text."""
+    from pathjudge.report.text import Prose
+
+    out_console.print(Prose(f"  - {text}", indent=4, hanging=True))
+
+
+def _samples_per_item(low: int, high: int) -> str:
+    if low == high:
+        return f"{low} sample{'' if low == 1 else 's'} per item"
+    return f"{low} to {high} samples per item"
+
+
+def _clip_words(text: str, limit: int = 120) -> str:
+    """``text`` on one line, cut at a space near ``limit`` characters (never inside a word) with ``…``."""
+    flat = " ".join(text.split())
+    if len(flat) <= limit:
+        return flat
+    head = flat[:limit].rsplit(" ", 1)[0] if " " in flat[:limit] else flat[:limit]
+    return head.rstrip(",;:") + "…"
+
+
+def _trust_lines(trust: TrustDecision) -> None:
+    from pathjudge.report.text import styled
+
+    missed = [gate for gate in trust.gates if not gate.passed]
+    if trust.trusted:
+        out_console.print(
+            styled("TRUSTED", "bold green")
+            + styled(f": all {len(trust.gates)} gates pass on their confidence bounds")
+        )
+        return
+    out_console.print(
+        styled("NOT TRUSTED", "bold red")
+        + styled(f": {len(missed)} of {len(trust.gates)} gates missed")
+    )
+    for gate in missed:
+        _item(gate.reason)
+
+
 def _render_criterion(crit: CriterionCalibration, report: CalibrationReport, shown: int) -> None:
-    from pathjudge.report.text import Column, print_table, styled
+    from pathjudge.report.text import Column, Prose, print_table
 
     a = crit.agreement
     name = crit.criterion or "(unnamed criterion)"
     split = f", split {crit.split}" if crit.split else ""
+    errors = (
+        f" ({crit.n_judge_errors} of them {'a judge error' if crit.n_judge_errors == 1 else 'judge errors'})"
+        if crit.n_judge_errors
+        else ""
+    )
     title = (
         f"{name}: {crit.n_labelled} labelled items{split}, {a.n_decided} decided, "
-        f"{a.n_unsure} unsure ({crit.n_judge_errors} judge errors), "
-        f"samples/item {crit.samples_per_item[0]}-{crit.samples_per_item[1]}"
+        f"{a.n_unsure} unsure{errors}; "
+        f"{_samples_per_item(*crit.samples_per_item)}"
     )
+    # the gated forms first (every labelled item, unsure counted as wrong); the decided-only forms,
+    # which an abstaining judge can make look perfect, after them and labelled as such
     rows: list[tuple[str, Estimate]] = [
+        ("TPR (gated)", a.tpr_unsure_as_wrong),
+        ("TNR (gated)", a.tnr_unsure_as_wrong),
+        ("kappa (gated)", a.kappa_unsure_as_wrong),
+        ("unsure rate (gated)", a.unsure_rate),
         ("accuracy (decided)", a.accuracy),
-        ("Cohen's kappa (decided)", a.kappa),
-        ("TPR (pass recall, decided)", a.tpr),
-        ("TNR (fail recall, decided)", a.tnr),
-        ("TPR, unsure = wrong (gated)", a.tpr_unsure_as_wrong),
-        ("TNR, unsure = wrong (gated)", a.tnr_unsure_as_wrong),
-        ("kappa, unsure = wrong (gated)", a.kappa_unsure_as_wrong),
-        ("prevalence (human pass)", a.prevalence),
-        ("judge pass rate", a.judge_pass_rate),
-        ("unsure rate", a.unsure_rate),
+        ("kappa (decided)", a.kappa),
+        ("TPR (decided)", a.tpr),
+        ("TNR (decided)", a.tnr),
+        ("judge pass rate (decided)", a.judge_pass_rate),
+        ("human pass rate", a.prevalence),
     ]
     for scores in a.per_class:
-        rows.append((f"precision '{scores.label}'", scores.precision))
-        rows.append((f"F1 '{scores.label}'", scores.f1))
+        rows.append((f"precision '{scores.label}' (decided)", scores.precision))
+        rows.append((f"F1 '{scores.label}' (decided)", scores.f1))
     if crit.inter_annotator is not None:
         ia = crit.inter_annotator
-        rows.append(("human-human agreement", ia.percent_agreement))
-        rows.append(("human-human Fleiss kappa", ia.fleiss_kappa))
-        rows.append(("human-human Krippendorff alpha", ia.krippendorff_alpha))
+        rows.append(("agreement (humans)", ia.percent_agreement))
+        rows.append(("Fleiss kappa (humans)", ia.fleiss_kappa))
+        rows.append(("Krippendorff alpha (humans)", ia.krippendorff_alpha))
     if crit.noise is not None:
-        rows.append(("judge self-agreement (samples)", crit.noise.mean_pairwise_agreement))
+        rows.append(("judge self-agreement", crit.noise.mean_pairwise_agreement))
         rows.append(("judge noise share", crit.noise.judge_noise_share))
     cells = []
     for label, est in rows:
         value, interval = _fmt(est)
-        cells.append((label, value, interval, est.reason))
+        cells.append((label, value, interval, _how(est, report.confidence)))
+    out_console.print(Prose(title, indent=2, hanging=True))
     print_table(
         out_console,
-        title,
+        None,
         [
             Column("statistic", "id"),
             Column("value", "num", "right"),
@@ -100,23 +172,29 @@ def _render_criterion(crit: CriterionCalibration, report: CalibrationReport, sho
         ],
         cells,
     )
+    _say(
+        "gated: every labelled item counts and an unsure verdict counts as wrong (the trust gates "
+        "read these); decided: unsure verdicts left out. Intervals: Wilson for rates, per-item "
+        f"percentile bootstrap for kappa ({report.n_bootstrap} resamples, seed {report.seed})."
+    )
     cm = a.confusion
-    out_console.print(
-        f"confusion (rows human, cols judge): pass→pass {cm.tp}, pass→fail {cm.fn}, "
+    _say(
+        f"confusion (human → judge): pass→pass {cm.tp}, pass→fail {cm.fn}, "
         f"fail→pass {cm.fp}, fail→fail {cm.tn}; unsure: human-pass {cm.unsure['pass']}, "
         f"human-fail {cm.unsure['fail']}"
     )
-    out_console.print(f"ceiling: {crit.ceiling}")
+    _say(f"ceiling: {crit.ceiling}")
     if crit.judges:
-        out_console.print("judge: " + "; ".join(j.describe() for j in crit.judges), markup=False)
+        _say("judge: " + "; ".join(j.describe() for j in crit.judges))
     if crit.ppi is not None:
         p = crit.ppi
         corrected, ci = _fmt(p.estimate)
         naive, naive_ci = _fmt(p.naive_judge_rate)
         humans, humans_ci = _fmt(p.humans_only)
         gain = f"{p.gain:.2f}x" if p.gain is not None else "undefined"
-        out_console.print(
-            f"success rate: PPI++ {corrected} {ci} (lambda {p.lam if p.lam is None else round(p.lam, 3)}) | "
+        lam = "undefined" if p.lam is None else f"{p.lam:.3f}"
+        _say(
+            f"success rate: PPI++ {corrected} {ci} (lambda {lam}) | "
             f"naive judge {naive} {naive_ci} | humans only {humans} {humans_ci} "
             f"(n={p.n_labelled}, N={p.n_unlabelled}); effective sample-size gain {gain}"
         )
@@ -124,38 +202,36 @@ def _render_criterion(crit: CriterionCalibration, report: CalibrationReport, sho
         ev = crit.evidence
         acc_bad, _ = _fmt(ev.accuracy_unverified)
         acc_good, _ = _fmt(ev.accuracy_verified)
-        out_console.print(
+        _say(
             f"evidence: {ev.n_unverified} of {ev.n_checked} items cite a quote not found in the "
             f"judged inputs (agreement {acc_bad} there, {acc_good} where the quotes were found)"
             + ("; counted as unsure" if ev.treated_as_unsure else "")
         )
     for note in crit.notes:
-        out_console.print(f"note: {note}")
-    verdict = (
-        styled("TRUSTED", "bold green") if crit.trust.trusted else styled("NOT TRUSTED", "bold red")
-    )
-    out_console.print(verdict + styled(f" — {crit.trust.reason}"))
+        _say(f"note: {note}")
+    _trust_lines(crit.trust)
     if crit.next_steps:
         out_console.print("next steps:")
         for step in crit.next_steps:
-            out_console.print(f"  - {step}")
+            _item(step)
     if crit.disagreements and shown > 0:
         which = f"{crit.split}-split " if crit.split else ""
-        out_console.print(
+        _say(
             f"{which}disagreements ({len(crit.disagreements)}), first "
             f"{min(shown, len(crit.disagreements))}; [split] is the item's split, [-] = none:"
         )
         for d in crit.disagreements[:shown]:
-            why = (d.judge_reasoning or "").replace("\n", " ")
-            why = why[:117] + "..." if len(why) > 120 else why
-            out_console.print(
-                f"  {d.item_id} [{d.split or '-'}] human {d.human}, judge {d.judge}: {why}"
+            why = _clip_words(d.judge_reasoning or "")
+            _say(
+                f"  {d.item_id} [{d.split or '-'}] human {d.human}, judge {d.judge}: {why}",
+                indent=4,
             )
     out_console.print()
 
 
 @app.command()
 def calibrate(
+    ctx: typer.Context,
     labels: Annotated[Path, typer.Option("--labels", help="Human labels JSONL.")],
     verdicts: Annotated[
         Path | None, typer.Option("--verdicts", help="Recorded verdicts JSONL (any grader).")
@@ -289,17 +365,22 @@ def calibrate(
     from pathjudge.judge.session import backend_name
 
     if pairwise:
-        _pairwise(
+        trusted = _pairwise(
+            ctx,
             labels,
             verdicts,
             unsure_as=unsure_as,
             json_out=json_out,
+            html=html,
+            plots=plots,
             quiet=quiet,
+            gates=gates,
+            config_file=config_file,
             confidence=confidence,
             n_bootstrap=bootstrap,
             seed=seed,
         )
-        return 0
+        return 0 if trusted or report_only else 1
     if unsure_as != "wrong":
         raise InputError(
             "--unsure-as is for --pairwise calibration",
@@ -309,6 +390,12 @@ def calibrate(
     live_options = {"--backend": backend, "--model": model, "--base-url": base_url}
     if verdicts is not None:
         given = [name for name, value in live_options.items() if value is not None]
+        # the live judge's other options do nothing on recorded verdicts: say so, never ignore them
+        given += [
+            _flag(ctx, name)
+            for name in ("samples", "concurrency", "cache", "save_verdicts")
+            if _given(ctx, name)
+        ]
         if given:
             raise InputError(
                 f"{given[0]} is for live judging; recorded --verdicts are not judged again",
@@ -499,25 +586,77 @@ def _live(
     return verdict_set
 
 
+_PAIRWISE_ONLY_UNUSED = (
+    "criterion",
+    "backend",
+    "model",
+    "base_url",
+    "samples",
+    "concurrency",
+    "cache",
+    "save_verdicts",
+    "unlabelled",
+    "split",
+    "threshold",
+    "bins",
+    "few_shot",
+    "disagreements",
+    "unverified_as_unsure",
+    "allow_single_class",
+)
+"""Options of pass/fail calibration that a pairwise run has no use for: given, they are refused."""
+
+
+def _given(ctx: typer.Context, name: str) -> bool:
+    """True when the option ``name`` was written on the command line (not a default)."""
+    source = ctx.get_parameter_source(name)  # typer's own click: compare by name
+    return source is not None and source.name in ("COMMANDLINE", "ENVIRONMENT")
+
+
+def _flag(ctx: typer.Context, name: str) -> str:
+    for param in ctx.command.params:
+        if param.name == name and param.opts:
+            return max(param.opts, key=len)
+    return f"--{name.replace('_', '-')}"
+
+
 def _pairwise(
+    ctx: typer.Context,
     labels: Path,
     verdicts: Path | None,
     *,
     unsure_as: str,
     json_out: Path | None,
+    html: Path | None,
+    plots: Path | None,
     quiet: bool,
+    gates: str | None,
+    config_file: Path | None,
     confidence: float,
     n_bootstrap: int,
     seed: int,
-) -> None:
-    import json
-
-    from rich.table import Table
-
-    from pathjudge.calibration.pairwise import UnsureAs, pairwise_agreement
-    from pathjudge.calibration.pairwise_io import load_pairwise
+) -> bool:
+    """Calibrate a pairwise judge; print and write its report. Returns whether it is trusted."""
+    from pathjudge._cli.config import resolve_for_cli
+    from pathjudge.calibration.agreement import Gates, parse_gates
+    from pathjudge.calibration.pairwise import (
+        PairwiseReport,
+        UnsureAs,
+        pairwise_agreement,
+        pairwise_confusion,
+        pairwise_trust,
+    )
+    from pathjudge.calibration.pairwise_io import read_pairwise
     from pathjudge.errors import InputError
 
+    for name in _PAIRWISE_ONLY_UNUSED:
+        if _given(ctx, name):
+            flag = _flag(ctx, name)
+            raise InputError(
+                f"{flag} is for pass/fail calibration; a --pairwise run cannot use it",
+                field=flag,
+                hint=f"drop {flag}, or drop --pairwise",
+            )
     policies: dict[str, UnsureAs] = {"wrong": "wrong", "tie": "tie", "drop": "drop"}
     policy = policies.get(unsure_as)
     if policy is None:
@@ -530,61 +669,135 @@ def _pairwise(
             field="--verdicts",
             hint="record one line per item and order: {item_id, order: ab|ba, verdict}",
         )
-    items, notes = load_pairwise(labels, verdicts)
-    stats = pairwise_agreement(
-        items, confidence=confidence, unsure_as=policy, n_bootstrap=n_bootstrap, seed=seed
-    )
-    payload = {
-        "schema_version": 1,
-        "kind": "pathjudge.pairwise",
-        "labels_file": str(labels),
-        "verdicts_file": str(verdicts),
-        "notes": notes,
-        "stats": stats.model_dump(mode="json"),
+    given_gates = parse_gates(gates or "")
+    for name in ("tpr", "tnr"):
+        if name in given_gates.model_fields_set:
+            raise InputError(
+                f"gate {name!r} has no pairwise meaning",
+                field="--gates",
+                hint="a pairwise judge is gated on kappa and max_unsure (and on position bias)",
+            )
+    overrides: dict[str, object] = {
+        f"calibration.{name}": getattr(given_gates, name) for name in given_gates.model_fields_set
     }
-    if json_out is not None and str(json_out) == "-":
-        out_console.print(json.dumps(payload, indent=2), markup=False, highlight=False)
-        return
-    if json_out is not None:
-        _write_text(json_out, json.dumps(payload, indent=2) + "\n")
-        if not quiet:
-            err_console.print(f"wrote {json_out}")
-    if quiet:
-        return
-    title = (
-        f"pairwise judge, both orders: {stats.n_items} items, {stats.n_decided} evaluated, "
-        f"{stats.n_unsure} with an unsure answer (counted as {stats.unsure_as})"
+    resolved = resolve_for_cli(overrides, config_file=config_file, warn=False)
+    gate_values = Gates.model_validate(resolved.config.calibration.model_dump())
+    found = read_pairwise(labels, verdicts)
+    stats = pairwise_agreement(
+        found.items, confidence=confidence, unsure_as=policy, n_bootstrap=n_bootstrap, seed=seed
     )
-    table = Table(title=title, title_justify="left")
-    table.add_column("statistic", no_wrap=True)
-    table.add_column("value", justify="right", no_wrap=True)
-    table.add_column(f"{confidence:.0%} interval", justify="right", no_wrap=True)
-    table.add_column("how", overflow="fold")
-    rows = [
-        ("accuracy, A shown first", stats.accuracy_ab),
-        ("accuracy, B shown first", stats.accuracy_ba),
-        ("accuracy, both orders averaged", stats.accuracy_averaged),
-        ("correct in both orders", stats.both_correct),
-        ("position-consistent accuracy", stats.position_consistent_accuracy),
-        ("positional agreement", stats.consistency),
-        ("bias: first slot won twice", stats.bias_first_slot),
-        ("bias: second slot won twice", stats.bias_second_slot),
-        ("bias: other (tie once, unsure)", stats.bias_other),
-        ("first-slot rate (0.5 = none)", stats.first_slot_rate),
-        ("kappa, A shown first", stats.kappa_ab),
-        ("kappa, B shown first", stats.kappa_ba),
-        ("kappa, mean of both orders", stats.kappa_mean),
-        ("kappa between the orders", stats.kappa_between_orders),
+    names, ab = pairwise_confusion(found.items, policy, "ab")
+    _, ba = pairwise_confusion(found.items, policy, "ba")
+    report = PairwiseReport(
+        labels_file=str(labels),
+        verdicts_file=str(verdicts),
+        notes=tuple(found.notes),
+        judges=tuple(f"{who} ({n} answers)" for who, n in found.judges.items()),
+        gates=gate_values,
+        trust=pairwise_trust(stats, gate_values),
+        confusion_columns=names,
+        confusion_ab=ab,
+        confusion_ba=ba,
+        stats=stats,
+    )
+    document = report.model_dump_json(indent=2)
+    if json_to_stdout(json_out):
+        write_json(json_out, document)
+    else:
+        if not quiet:
+            _render_pairwise(report)
+        if json_out is not None:
+            _write_text(json_out, document + "\n")
+            if not quiet:
+                err_console.print(f"wrote {json_out}")
+    if plots is not None:
+        for path in _pairwise_plots(report, plots):
+            err_console.print(f"wrote {path}")
+    if html is not None:
+        from pathjudge.report.html import write_html_report
+
+        err_console.print(f"wrote {write_html_report(None, html, pairwise=report)}")
+    return report.trusted
+
+
+def _pairwise_plots(report: PairwiseReport, folder: Path) -> list[Path]:
+    from pathjudge.report.plots import plot_confusion_matrix
+
+    return [
+        plot_confusion_matrix(
+            [list(row) for row in matrix],
+            list(report.confusion_rows),
+            f"pairwise judge, {shown} shown first, vs humans",
+            folder / f"pairwise-confusion-{order}.png",
+            columns=list(report.confusion_columns),
+        )
+        for order, shown, matrix in (
+            ("ab", "A", report.confusion_ab),
+            ("ba", "B", report.confusion_ba),
+        )
     ]
-    for label, est in rows:
-        value, interval = _fmt(est, digits=4)
-        table.add_row(label, value, interval, est.reason)
-    out_console.print(table)
+
+
+_PAIRWISE_ROWS = (
+    ("position-consistent accuracy", "position_consistent_accuracy"),
+    ("accuracy, A shown first", "accuracy_ab"),
+    ("accuracy, B shown first", "accuracy_ba"),
+    ("accuracy, orders averaged", "accuracy_averaged"),
+    ("right in both orders", "both_correct"),
+    ("same answer in both orders", "consistency"),
+    ("first slot won both orders", "bias_first_slot"),
+    ("second slot won both orders", "bias_second_slot"),
+    ("other (a tie once, unsure)", "bias_other"),
+    ("first-slot rate (0.5 = none)", "first_slot_rate"),
+    ("kappa, A shown first", "kappa_ab"),
+    ("kappa, B shown first", "kappa_ba"),
+    ("kappa, mean of both orders", "kappa_mean"),
+    ("kappa between the orders", "kappa_between_orders"),
+)
+"""The pairwise table: (label, PairwiseStats field), in the order a reader needs them."""
+
+
+def _render_pairwise(report: PairwiseReport) -> None:
+    from pathjudge.report.text import Column, print_table
+
+    stats = report.stats
+    judge = ", ".join(report.judges) or "unnamed grader"
+    policy = {
+        "wrong": "counted as wrong",
+        "tie": "read as a tie",
+        "drop": "left out",
+    }[stats.unsure_as]
+    _say(
+        f"pairwise judge {judge}, both orders: {stats.n_items} items, {stats.n_decided} "
+        f"evaluated, {stats.n_unsure} with an unsure answer ({policy})"
+    )
+    cells = []
+    for label, name in _PAIRWISE_ROWS:
+        est: Estimate = getattr(stats, name)
+        value, interval = _fmt(est)
+        cells.append((label, value, interval, _how(est, stats.confidence)))
+    print_table(
+        out_console,
+        None,
+        [
+            Column("statistic", "id"),
+            Column("value", "num", "right"),
+            Column(f"{stats.confidence:.0%} interval", "num", "right"),
+            Column("how", "text"),
+        ],
+        cells,
+    )
+    _say(
+        "Intervals: Wilson for rates, per-item percentile bootstrap for kappa "
+        f"({stats.n_bootstrap} resamples, seed {stats.seed})."
+    )
     direction = {
         "first": "the judge favours the candidate shown FIRST",
         "second": "the judge favours the candidate shown SECOND",
         "none": "no position bias detected (the first-slot rate's interval holds 0.5)",
     }[stats.bias_direction]
-    out_console.print(f"position bias: {direction}")
-    for note in notes:
-        out_console.print(f"note: {note}", markup=False)
+    _say(f"position bias: {direction}")
+    for note in report.notes:
+        _say(f"note: {note}")
+    if report.trust is not None:
+        _trust_lines(report.trust)

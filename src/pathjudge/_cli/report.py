@@ -168,6 +168,14 @@ def report(
     )
     if grades is not None:
         loaded = loaded.model_copy(update={"runs": tuple(read_grades(grades))})
+    elif loaded.runs is None:
+        err_console.print(
+            f"warning: {results} holds no per-run grades (pathjudge score --json writes them with "
+            "--include-runs), so the trajectory viewer shows no run's grade; rerun pathjudge score "
+            f"with --json {results} --include-runs, or pass --grades GRADES.jsonl written by "
+            "pathjudge score --grades",
+            markup=False,
+        )
     runs_file = runs if runs is not None else _recorded_path(loaded.runs_file, results)
     if runs_file is None and loaded.runs_file:
         err_console.print(

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from contextlib import AbstractContextManager, nullcontext
+from collections.abc import Iterator, Sequence
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -16,6 +17,7 @@ if TYPE_CHECKING:
 
     from pathjudge.judge.session import JudgeSession
     from pathjudge.scoring.pipeline import ScoreReport
+    from pathjudge.scoring.scorecard import GateResult, Scorecard
 
 
 def write_rendered(
@@ -89,6 +91,14 @@ def score(
     strict: Annotated[
         bool,
         typer.Option("--strict", help="JUnit: a poor path or a repeated call fails its task too."),
+    ] = False,
+    fail_on_failed: Annotated[
+        bool,
+        typer.Option(
+            "--fail-on-failed",
+            help="Exit 1 when a task fails as its JUnit case does (a run did not pass; with "
+            "--strict, a weak path too) or when no task was graded, with or without --junit.",
+        ),
     ] = False,
     quiet: Annotated[
         bool,
@@ -254,7 +264,7 @@ def score(
             field="--weights",
             hint="give at least one weight above 0, e.g. success=1,trajectory=0",
         )
-    with ray_scope(on_ray):
+    with ray_scope(on_ray), runs_not_transcript(None if on_ray else runs):
         judge: JudgeSession | bool = False
         if judging:  # the judge is set up (and its settings checked) only when something is judged
             from pathjudge.judge.session import JudgeSession
@@ -326,12 +336,78 @@ def score(
         )
         err_console.print(f"thresholds missed: {missed}")
         return 1
+    cases = task_verdicts(card, [t.id for t in loaded.tasks], strict=strict)
+    failed = [task for task, verdict in cases.items() if verdict == "failed"]
+    if fail_on_failed and failed:
+        names = ", ".join(failed[:10]) + (" ..." if len(failed) > 10 else "")
+        err_console.print(f"failed tasks ({len(failed)}): {names}", markup=False)
+        return 1
+    if fail_on_failed and "passed" not in cases.values():  # nothing graded is not a pass
+        err_console.print(
+            "no task was graded (every JUnit case would be skipped: no runs, or none decided)"
+        )
+        return 1
+    if junit is not None and failed:
+        junit_exit_note(junit, card, failed, len(loaded.tasks), gates)
     return 0
+
+
+def task_verdicts(card: Scorecard, task_ids: list[str], *, strict: bool) -> dict[str, str]:
+    """Each task's JUnit verdict (:func:`~pathjudge.report.junit.task_verdict`), in suite order."""
+    from pathjudge.report.junit import task_verdict
+
+    rows = {row.task_id: row for row in card.task_rows}
+    return {t: task_verdict(rows.get(t), strict=strict) for t in task_ids}
+
+
+def junit_exit_note(
+    junit: Path, card: Scorecard, failed: list[str], tasks: int, gates: Sequence[GateResult]
+) -> None:
+    """On a run that exits 0 with ``failed`` JUnit cases: say so, and how to make them exit 1.
+
+    Named when no ``passed`` gate is set (one that is set tolerates failed runs on purpose), or when
+    a task failed under ``--strict`` for a weak path alone (which the ``passed`` gate does not see).
+    """
+    rows = {row.task_id: row for row in card.task_rows}
+    weak_only = sum(1 for t in failed if not rows[t].verdict_failed)
+    if any(g.metric == "passed" for g in gates) and not weak_only:
+        return
+    err_console.print(
+        f"warning: {len(failed)} of {tasks} JUnit cases in {junit} failed, but no gate was "
+        "missed, so this exits 0; add --fail-on-failed (or --fail-under passed=1.0"
+        + (", which does not see the weak paths --strict fails" if weak_only else "")
+        + ") to exit 1 when a case fails",
+        markup=False,
+    )
 
 
 def _actual(value: float | None) -> str:
     """A gate's measured value rounded to 3 decimals (``0.933``, ``0.75``), or "—" when undefined."""
     return "—" if value is None else str(round(value, 3))
+
+
+@contextmanager
+def runs_not_transcript(runs: Path | None) -> Iterator[None]:
+    """An error reading ``runs`` that is a transcript or trace export, not runs, names the
+    ``pathjudge import`` command that converts it (:func:`~pathjudge.agent.importers.import_hint`)."""
+    from pathjudge.errors import InputError, RecordError
+
+    try:
+        yield
+    except InputError as exc:
+        if runs is None or exc.file != str(runs):
+            raise
+        from pathjudge.agent.importers import import_hint
+
+        hint = import_hint(runs)
+        if hint is None:
+            raise
+        raise RecordError(
+            hint.problem,
+            file=runs,
+            line=exc.line,
+            hint=f"convert it first: {hint.command}, then score {hint.output}",
+        ) from None
 
 
 def ray_scope(on_ray: bool) -> AbstractContextManager[None]:

@@ -22,7 +22,6 @@ from pydantic.dataclasses import dataclass as pydantic_dataclass
 from pydantic.fields import FieldInfo
 from pydantic_core import PydanticCustomError, SchemaSerializer, SchemaValidator
 
-from pathjudge._compiled import FUNCTION_TYPES
 from pathjudge._io import register_number_screen
 from pathjudge._json import BIG_INT as _BIG_INT
 from pathjudge._json import unrepresentable_in
@@ -178,7 +177,7 @@ def _record(cls: _R) -> _R:
         frozen=True,
         slots=True,
         kw_only=True,
-        config=ConfigDict(extra="forbid", validate_default=False, ignored_types=FUNCTION_TYPES),
+        config=ConfigDict(extra="forbid", validate_default=False),
     )(cls)
     made.model_fields = made.__pydantic_fields__  # type: ignore[attr-defined]
     return cast(_R, made)

@@ -21,12 +21,17 @@ class JudgeName(BaseModel):
     backend: str | None = None
     model: str | None = None
     criterion: str | None = None
+    criterion_version: str | None = Field(
+        default=None, description="The criterion's declared version, when the verdicts say it."
+    )
     criterion_hash: str | None = None
     samples: int = Field(default=0, description="Judgements (samples) by this grader.")
 
     def describe(self) -> str:
-        """``openai:smollm2 · summary-faithful sha256:0123…`` (what is known of it)."""
+        """``openai:smollm2 · summary-faithful v2 sha256:0123… (40 samples)`` (what is known of it)."""
         who = ":".join(p for p in (self.backend, self.model) if p) or "unnamed grader"
         crit = self.criterion or "(unnamed criterion)"
+        version = f" v{self.criterion_version}" if self.criterion_version else ""
         digest = f" {self.criterion_hash}" if self.criterion_hash else ""
-        return f"{who} · {crit}{digest} ({self.samples} samples)"
+        samples = f"{self.samples} sample{'' if self.samples == 1 else 's'}"
+        return f"{who} · {crit}{version}{digest} ({samples})"

@@ -123,10 +123,20 @@ class AgreementStats(_Model):
     n_decided: int
     n_unsure: int
     confusion: ConfusionMatrix
-    accuracy: Estimate
-    kappa: Estimate
-    tpr: Estimate = Field(description="TP / (TP + FN) over the decided items (unsure left out).")
-    tnr: Estimate = Field(description="TN / (TN + FP) over the decided items (unsure left out).")
+    accuracy: Estimate = Field(
+        description="(TP + TN) / decided items: DECIDED ITEMS ONLY (unsure left out), so a judge "
+        "that abstains looks better; not gated."
+    )
+    kappa: Estimate = Field(
+        description="Cohen's kappa over the DECIDED ITEMS ONLY (unsure left out); not gated: the "
+        "gate reads kappa_unsure_as_wrong."
+    )
+    tpr: Estimate = Field(
+        description="TP / (TP + FN) over the DECIDED ITEMS ONLY (unsure left out); not gated."
+    )
+    tnr: Estimate = Field(
+        description="TN / (TN + FP) over the DECIDED ITEMS ONLY (unsure left out); not gated."
+    )
     tpr_unsure_as_wrong: Estimate = Field(
         description="TP / human-pass items: an unsure verdict on a human-pass item counts as wrong."
     )
@@ -137,9 +147,13 @@ class AgreementStats(_Model):
         description="Cohen's kappa over every item, each unsure verdict replaced by the wrong label."
     )
     prevalence: Estimate = Field(description="Human pass rate over all labelled items.")
-    judge_pass_rate: Estimate = Field(description="Judge pass rate over the decided items.")
+    judge_pass_rate: Estimate = Field(
+        description="Judge pass rate over the DECIDED ITEMS ONLY (unsure left out)."
+    )
     unsure_rate: Estimate
-    per_class: tuple[ClassScores, ...]
+    per_class: tuple[ClassScores, ...] = Field(
+        description="Precision, recall and F1 per class over the DECIDED ITEMS ONLY."
+    )
     confidence: float
     n_bootstrap: int
     seed: int
@@ -221,8 +235,15 @@ def bootstrap_kappa(
 
 
 def _kappa_estimate(
-    human: list[Label], judge: list[Label], *, n_bootstrap: int, seed: int, confidence: float
+    human: list[Label],
+    judge: list[Label],
+    *,
+    n_bootstrap: int,
+    seed: int,
+    confidence: float,
+    over: str = "decided items",
 ) -> Estimate:
+    """Kappa with its bootstrap interval; ``over`` names the items in the reason ("decided items")."""
     n = len(human)
     if n == 0:
         return undefined("no decided items: kappa needs at least one pass/fail verdict")
@@ -235,13 +256,13 @@ def _kappa_estimate(
     if abs(pe - 1.0) < 1e-12:
         only = human[0]
         return undefined(
-            f"humans and judge both said only '{only}' on all {n} decided items: chance agreement is 1, "
+            f"humans and judge both said only '{only}' on all {n} {over}: chance agreement is 1, "
             "so kappa is 0/0"
         )
     if len(set(human)) == 1:
         only = human[0]
         return undefined(
-            f"the human labels say only '{only}' on all {n} decided items: then po equals pe and kappa "
+            f"the human labels say only '{only}' on all {n} {over}: then po equals pe and kappa "
             "is 0 whatever the judge says, so it cannot measure agreement — label items of both classes"
         )
     value = float(_metrics().cohen_kappa_score(human, judge, labels=list(LABELS)))
@@ -260,7 +281,7 @@ def _kappa_estimate(
         total=n,
         method="bootstrap",
         reason=(
-            f"po={po:.3f}, pe={pe:.3f} over {n} decided items, kappa=(po-pe)/(1-pe)={value:.3f}; "
+            f"po {po:.3f}, pe {pe:.3f} over {n} {over}; kappa = (po - pe) / (1 - pe) = {value:.3f}; "
             f"{confidence:.0%} percentile interval from {n_bootstrap} per-item bootstrap resamples "
             f"(seed {seed}){note}"
         ),
@@ -383,7 +404,12 @@ def judge_agreement(
         kappa
         if n_unsure == 0
         else _kappa_estimate(
-            human_all, judge_wrong, n_bootstrap=n_bootstrap, seed=seed, confidence=ci
+            human_all,
+            judge_wrong,
+            n_bootstrap=n_bootstrap,
+            seed=seed,
+            confidence=ci,
+            over="labelled items",
         )
     )
     if n_unsure:

@@ -313,10 +313,18 @@ def _evidence_diagnostic(
 
 
 def _ceiling(stats: AgreementStats, humans: InterAnnotatorStats | None) -> str:
-    judge = stats.kappa.value
+    gated = stats.kappa_unsure_as_wrong.value
     judge_text = (
-        f"judge-human kappa {judge:.3f}" if judge is not None else "judge-human kappa undefined"
+        f"judge-human kappa {gated:.3f}" if gated is not None else "judge-human kappa undefined"
     )
+    if stats.n_unsure:
+        # the gated form leads: over the decided items alone an abstaining judge looks perfect
+        decided = stats.kappa.value
+        judge_text += (
+            " (unsure counted as wrong; "
+            + (f"{decided:.3f}" if decided is not None else "undefined")
+            + f" over the {stats.n_decided} decided items only)"
+        )
     if humans is None:
         return f"{judge_text}; no item has two annotators, so the human-human ceiling is unknown"
     parts = [judge_text]

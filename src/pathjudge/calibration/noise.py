@@ -108,7 +108,12 @@ def reliability(
     reason = (
         f"{total} items in {len(bins)} non-empty bins of width {1 / n_bins:.2f}"
         + (f"; {missing} items with only unsure samples left out" if missing else "")
-        + (f"; expected calibration error {ece:.3f}" if ece is not None else "")
+        + (
+            f"; expected calibration error {ece:.3f}"
+            + (f" over the {total} decided items only" if missing else "")
+            if ece is not None
+            else ""
+        )
     )
     return Reliability(bins=bins, n_items=total, n_without_share=missing, ece=ece, reason=reason)
 

@@ -45,6 +45,11 @@ Statistics:
   n, size=(n_bootstrap, n))``, the same resampled items for every kappa); a resample where a kappa
   is undefined is dropped for that kappa (for ``kappa_mean``: when either order's is).
 
+Trust (:func:`pairwise_trust`): a pairwise judge is trusted when every gate passes on a confidence
+bound: the lower bound of ``kappa_mean`` reaches the ``kappa`` gate, no position bias is detected
+(``bias_direction`` is ``none``), and the Wilson upper bound of the share of items with an unsure
+answer is at most ``max_unsure`` (when that cap is on). ``tpr`` and ``tnr`` have no pairwise meaning.
+
 Every point value is an exact ratio of counts (or scikit-learn's kappa), so a published evaluation
 recomputed from its per-item answers with the matching ``unsure_as`` reproduces to floating-point
 precision.
@@ -56,22 +61,25 @@ from collections.abc import Sequence
 from functools import partial
 from typing import Any, Literal, assert_never
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, computed_field, model_validator
 
 from pathjudge._ids import ItemId
 from pathjudge._optional import require
-from pathjudge.calibration.agreement import cohen_kappa
+from pathjudge.calibration.agreement import GateResult, Gates, TrustDecision, cohen_kappa
 from pathjudge.calibration.estimate import Estimate, proportion, undefined, z_value
 
 __all__ = [
     "JudgeWinner",
     "Order",
     "PairwiseItem",
+    "PairwiseReport",
     "PairwiseStats",
     "Position",
     "UnsureAs",
     "Winner",
     "pairwise_agreement",
+    "pairwise_confusion",
+    "pairwise_trust",
     "unswap",
 ]
 
@@ -206,7 +214,7 @@ def _kappa_estimate(
         upper=upper,
         total=n,
         method="bootstrap" if lower is not None else "point",
-        reason=(formula or f"Cohen's kappa, {what}, {n} items = {value:.4f}") + note,
+        reason=(formula or f"Cohen's kappa, {what}, {n} items = {value:.3f}") + note,
     )
 
 
@@ -318,7 +326,7 @@ def pairwise_agreement(
             k_mean,
             mean_samples,
             "mean of both orders vs humans",
-            formula=f"(kappa_ab {k_ab:.4f} + kappa_ba {k_ba:.4f}) / 2 = {k_mean:.4f}",
+            formula=f"(kappa_ab {k_ab:.3f} + kappa_ba {k_ba:.3f}) / 2 = {k_mean:.3f}",
         )
     return PairwiseStats(
         unsure_as=unsure_as,
@@ -347,3 +355,159 @@ def pairwise_agreement(
         n_bootstrap=n_bootstrap,
         seed=seed,
     )
+
+
+def pairwise_trust(stats: PairwiseStats, gates: Gates | None = None) -> TrustDecision:
+    """Trusted when the kappa, position-bias and unsure gates all pass (module docstring).
+
+    An undefined ``kappa_mean`` (or one without an interval) fails its gate, as does a first-slot
+    rate that cannot be checked (no answer named a winner).
+    """
+    gates = gates or Gates()
+    kappa = stats.kappa_mean
+    results: list[GateResult] = []
+    if kappa.value is None or kappa.lower is None:
+        results.append(
+            GateResult(
+                name="kappa",
+                threshold=gates.kappa,
+                bound=None,
+                passed=False,
+                reason=f"kappa (mean of both orders) cannot be checked: {kappa.reason}",
+            )
+        )
+    else:
+        ok = kappa.lower >= gates.kappa
+        results.append(
+            GateResult(
+                name="kappa",
+                threshold=gates.kappa,
+                bound=kappa.lower,
+                passed=ok,
+                reason=f"kappa (mean of both orders) lower bound {kappa.lower:.3f} "
+                f"{'>=' if ok else '<'} {gates.kappa:.3f} (point {kappa.value:.3f})",
+            )
+        )
+    fsr = stats.first_slot_rate
+    if fsr.value is None or fsr.lower is None or fsr.upper is None:
+        results.append(
+            GateResult(
+                name="position bias",
+                threshold=0.5,
+                bound=None,
+                passed=False,
+                reason=f"position bias cannot be checked: {fsr.reason}",
+            )
+        )
+    else:
+        unbiased = stats.bias_direction == "none"
+        slot = "first" if stats.bias_direction == "first" else "second"
+        results.append(
+            GateResult(
+                name="position bias",
+                threshold=0.5,
+                bound=fsr.lower if stats.bias_direction == "first" else fsr.upper,
+                passed=unbiased,
+                reason=(
+                    f"first-slot rate {fsr.value:.3f} [{fsr.lower:.3f}, {fsr.upper:.3f}] "
+                    + (
+                        "holds 0.5: no position bias detected"
+                        if unbiased
+                        else f"excludes 0.5: the judge favours the candidate shown {slot}"
+                    )
+                ),
+            )
+        )
+    if gates.max_unsure is not None and stats.n_items:
+        share = proportion(
+            stats.n_unsure,
+            stats.n_items,
+            what="of items have an unsure answer",
+            empty="no items",
+            confidence=stats.confidence,
+        )
+        upper = share.upper if share.upper is not None else 1.0
+        ok = upper <= gates.max_unsure
+        results.append(
+            GateResult(
+                name="unsure",
+                threshold=gates.max_unsure,
+                bound=upper,
+                passed=ok,
+                reason=f"unsure share upper bound {upper:.3f} {'<=' if ok else '>'} "
+                f"{gates.max_unsure:.3f} (point {stats.n_unsure}/{stats.n_items} = "
+                f"{stats.n_unsure / stats.n_items:.3f})",
+            )
+        )
+    failed = [r for r in results if not r.passed]
+    reason = (
+        "all gates pass on their confidence bounds"
+        if not failed
+        else "; ".join(r.reason for r in failed)
+    )
+    return TrustDecision(trusted=not failed, gates=tuple(results), reason=reason)
+
+
+def pairwise_confusion(
+    items: Sequence[PairwiseItem], unsure_as: UnsureAs, order: Order
+) -> tuple[tuple[str, ...], tuple[tuple[int, ...], ...]]:
+    """``(judge answers, matrix)``: the human preference (rows A, B, tie) against one order's answer
+    (columns: the answers returned).
+
+    The items and answers are those the statistics use: ``unsure`` is a column of its own under
+    ``wrong``, read as ``tie`` under ``tie``, and items with an unsure answer are left out under
+    ``drop``.
+    """
+    columns: list[str] = [*WINNERS, _U] if unsure_as == "wrong" else list(WINNERS)
+    index = {label: i for i, label in enumerate(columns)}
+    kept = [i for i in items if i.ab != _U and i.ba != _U] if unsure_as == "drop" else list(items)
+    matrix = [[0] * len(columns) for _ in WINNERS]
+    for item in kept:
+        answer = _read(item.ab if order == "ab" else item.ba, unsure_as)
+        matrix[WINNERS.index(item.human)][index[answer]] += 1
+    return tuple(columns), tuple(tuple(row) for row in matrix)
+
+
+class PairwiseReport(BaseModel):
+    """The result of ``pathjudge calibrate --pairwise``: statistics, trust decision, who judged."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    schema_version: Literal[1] = 1
+    kind: Literal["pathjudge.pairwise"] = "pathjudge.pairwise"
+    labels_file: str
+    verdicts_file: str
+    notes: tuple[str, ...] = ()
+    judges: tuple[str, ...] = Field(
+        default=(), description="The models named in the verdicts, with their answer counts."
+    )
+    gates: Gates = Field(default_factory=Gates)
+    trust: TrustDecision | None = None
+    confusion_rows: tuple[str, ...] = Field(
+        default=WINNERS, description="The human preferences: the rows of both matrices."
+    )
+    confusion_columns: tuple[str, ...] = Field(
+        default=(), description="The judge's answers: the columns of both matrices."
+    )
+    confusion_ab: tuple[tuple[int, ...], ...] = Field(
+        default=(), description="Human preference (rows) against the answer with A shown first."
+    )
+    confusion_ba: tuple[tuple[int, ...], ...] = Field(
+        default=(), description="Human preference (rows) against the answer with B shown first."
+    )
+    stats: PairwiseStats
+
+    @computed_field(  # type: ignore[prop-decorator]
+        description="True when the judge passes every pairwise gate."
+    )
+    @property
+    def trusted(self) -> bool:
+        """True when the trust decision says so."""
+        return self.trust is not None and self.trust.trusted
+
+    @model_validator(mode="before")
+    @classmethod
+    def _drop_derived(cls, data: Any) -> Any:
+        if isinstance(data, dict) and "trusted" in data:
+            data = {key: value for key, value in data.items() if key != "trusted"}
+        return data

@@ -22,6 +22,7 @@ Two verdicts for the same item and order are an error naming both lines.
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
@@ -32,7 +33,13 @@ from pathjudge.calibration._jsonl import numbered_records
 from pathjudge.calibration.pairwise import JudgeWinner, Order, PairwiseItem, Winner, unswap
 from pathjudge.errors import LabelsError
 
-__all__ = ["PairwisePreference", "PairwiseVerdict", "load_pairwise"]
+__all__ = [
+    "PairwiseInput",
+    "PairwisePreference",
+    "PairwiseVerdict",
+    "load_pairwise",
+    "read_pairwise",
+]
 
 
 class PairwisePreference(BaseModel):
@@ -70,8 +77,24 @@ class PairwiseVerdict(BaseModel):
         return verdict
 
 
+@dataclass(frozen=True)
+class PairwiseInput:
+    """What :func:`read_pairwise` found: the paired items, notes on the pairing, and who judged."""
+
+    items: list[PairwiseItem]
+    notes: list[str]
+    judges: dict[str, int] = field(default_factory=dict)
+    """Answers per model named in the verdicts (``"unnamed grader"`` for lines without a model)."""
+
+
 def load_pairwise(labels: str | Path, verdicts: str | Path) -> tuple[list[PairwiseItem], list[str]]:
     """Pair preferences with both-orders verdicts: ``(items in labels order, notes)``."""
+    found = read_pairwise(labels, verdicts)
+    return found.items, found.notes
+
+
+def read_pairwise(labels: str | Path, verdicts: str | Path) -> PairwiseInput:
+    """Pair preferences with both-orders verdicts (module docstring), and count who judged."""
     prefs: dict[str, tuple[int, PairwisePreference]] = {}
     for line, pref in numbered_records(labels, PairwisePreference, what="pairwise preference"):
         if pref.item_id in prefs:
@@ -86,6 +109,7 @@ def load_pairwise(labels: str | Path, verdicts: str | Path) -> tuple[list[Pairwi
         prefs[pref.item_id] = (line, pref)
     answers: dict[tuple[str, str], tuple[int, JudgeWinner]] = {}
     unknown: list[str] = []
+    judges: dict[str, int] = {}
     for line, verdict in numbered_records(verdicts, PairwiseVerdict, what="pairwise verdict"):
         key = (verdict.item_id, verdict.order)
         if key in answers:
@@ -98,6 +122,8 @@ def load_pairwise(labels: str | Path, verdicts: str | Path) -> tuple[list[Pairwi
                 hint="give each item one verdict per order (ab and ba)",
             )
         answers[key] = (line, verdict.winner)
+        who = verdict.model or "unnamed grader"
+        judges[who] = judges.get(who, 0) + 1
         if verdict.item_id not in prefs and verdict.item_id not in unknown:
             unknown.append(verdict.item_id)
     items: list[PairwiseItem] = []
@@ -129,4 +155,4 @@ def load_pairwise(labels: str | Path, verdicts: str | Path) -> tuple[list[Pairwi
             hint="judge every preferred item twice, with order ab and order ba, and check that the "
             "item ids match the preferences file",
         )
-    return items, notes
+    return PairwiseInput(items=items, notes=notes, judges=judges)

@@ -8,8 +8,8 @@ A verdicts file holds one JSON object a line, in either of two shapes (mixed fre
 
   ``verdict`` is ``pass``, ``fail``, ``unsure`` (the grader could not decide) or ``error`` (it broke).
   Several judgements of the same item carry distinct ``sample`` indices (no ``sample`` = sample 0).
-  Optional: ``criterion``, ``model``, ``evidence`` (the quotes the grader cited),
-  ``evidence_verified`` (whether they were found in the judged inputs) and ``metadata``.
+  Optional: ``criterion``, ``model``, ``backend``, ``criterion_hash``, ``criterion_version``,
+  ``evidence`` (the quotes the grader cited), ``evidence_verified`` (whether they were found in the judged inputs) and ``metadata``.
 * pathjudge's own judge output (a line with ``"kind": "verdict"`` or ``"kind": "failure"``, see
   :mod:`pathjudge.judge.verdict`): a verdict record contributes each of its ``sample_verdicts`` as one
   sample (plus one ``error`` sample per failed sample); a failure record is one ``error`` sample. The
@@ -82,6 +82,9 @@ class RecordedVerdict(BaseModel):
     criterion_hash: str | None = Field(
         default=None, description="Content hash of the criterion text the grader was given."
     )
+    criterion_version: str | None = Field(
+        default=None, description="The criterion's declared version, when the grader has one."
+    )
     evidence: tuple[str, ...] = Field(
         default=(), description="Quotes from the judged data the grader cited."
     )
@@ -127,6 +130,7 @@ def samples_from_result(result: JudgeVerdictRecord | JudgeFailure) -> list[Recor
             model=result.model,
             backend=result.backend,
             criterion_hash=result.criterion_hash,
+            criterion_version=result.criterion_version,
             evidence=sample.evidence,
             evidence_verified=sample.evidence_verified,
         )
@@ -144,6 +148,7 @@ def samples_from_result(result: JudgeVerdictRecord | JudgeFailure) -> list[Recor
             model=result.model,
             backend=result.backend,
             criterion_hash=result.criterion_hash,
+            criterion_version=result.criterion_version,
         )
         for _ in range(result.failed_samples)
     )
@@ -328,6 +333,7 @@ def aggregate_verdicts(
     name = str(file) if file is not None else None
     seen: dict[tuple[str | None, str, int], int] = {}
     graders: dict[str | None, dict[tuple[str | None, str | None, str | None], int]] = {}
+    versions: dict[tuple[str | None, str | None, str | None, str | None], str] = {}
     grouped: dict[str | None, dict[str, list[tuple[int, int, RecordedVerdict]]]] = {}
     for line, record in records:
         sample = record.sample if record.sample is not None else 0
@@ -344,6 +350,9 @@ def aggregate_verdicts(
         who = (record.backend, record.model, record.criterion_hash)
         per = graders.setdefault(record.criterion, {})
         per[who] = per.get(who, 0) + 1
+        if record.criterion_version is not None:
+            # a failure record carries no version: the grader's other records name it
+            versions.setdefault((record.criterion, *who), record.criterion_version)
         grouped.setdefault(record.criterion, {}).setdefault(record.item_id, []).append(
             (sample, line, record)
         )
@@ -365,7 +374,14 @@ def aggregate_verdicts(
         by_criterion[criterion] = out
     judges = {
         criterion: tuple(
-            JudgeName(backend=b, model=m, criterion=criterion, criterion_hash=h, samples=n)
+            JudgeName(
+                backend=b,
+                model=m,
+                criterion=criterion,
+                criterion_version=versions.get((criterion, b, m, h)),
+                criterion_hash=h,
+                samples=n,
+            )
             for (b, m, h), n in sorted(per.items(), key=lambda entry: -entry[1])
         )
         for criterion, per in graders.items()

@@ -51,6 +51,7 @@ __all__ = [
     "diff_view",
     "load_json",
     "load_model",
+    "pairwise_view",
     "report_view",
     "variance_view",
 ]
@@ -267,7 +268,9 @@ def report_view(
         notes.append(f"Tasks with no runs: {count_and_first(card.tasks_without_runs)}.")
     if model.runs is None:
         notes.append(
-            "The report holds no per-run grades; rerun `pathjudge score` with per-run output for the viewer."
+            "The report holds no per-run grades, so no run below shows its grade: rerun `pathjudge "
+            "score ... --json FILE --include-runs`, or pass `pathjudge report --grades` the file of "
+            "`pathjudge score --grades`."
         )
     subtitle = " · ".join(
         part
@@ -393,6 +396,18 @@ def _with_evidence(reasoning: str | None, d: Any) -> str | None:
     return f"{reasoning or ''}\nEvidence{mark[d.evidence_verified]}: {quotes}".strip()
 
 
+def _judge_errors(count: int) -> str:
+    if not count:
+        return ""
+    return f" ({count} of them {'a judge error' if count == 1 else 'judge errors'})"
+
+
+def _samples_per_item(low: int, high: int) -> str:
+    if low == high:
+        return f"{low} sample{'' if low == 1 else 's'} per item"
+    return f"{low} to {high} samples per item"
+
+
 def calibration_view(report: Any, *, source: str | Path | None = None) -> CalibrationView:
     """The calibration section from a :class:`~pathjudge.calibration.calibrate.CalibrationReport` (or JSON)."""
     from pathjudge.calibration.calibrate import CalibrationReport
@@ -401,11 +416,9 @@ def calibration_view(report: Any, *, source: str | Path | None = None) -> Calibr
     criteria: list[CriterionCalibrationView] = []
     for crit in model.criteria:
         a = crit.agreement
+        # the gated forms lead (every labelled item, unsure counted as wrong); the decided-only
+        # forms, which an abstaining judge can make look perfect, follow and say so
         metrics = [
-            _estimate("accuracy", "Accuracy", a.accuracy),
-            _estimate("kappa", "Cohen's kappa", a.kappa),
-            _estimate("tpr", "TPR (pass recall), decided items", a.tpr),
-            _estimate("tnr", "TNR (fail recall), decided items", a.tnr),
             _estimate("tpr_unsure", "TPR, unsure counts as wrong (gated)", a.tpr_unsure_as_wrong),
             _estimate("tnr_unsure", "TNR, unsure counts as wrong (gated)", a.tnr_unsure_as_wrong),
             _estimate(
@@ -413,9 +426,13 @@ def calibration_view(report: Any, *, source: str | Path | None = None) -> Calibr
                 "Cohen's kappa, unsure counts as wrong (gated)",
                 a.kappa_unsure_as_wrong,
             ),
+            _estimate("unsure_rate", "Unsure rate (gated)", a.unsure_rate),
+            _estimate("accuracy", "Accuracy, decided items only", a.accuracy),
+            _estimate("kappa", "Cohen's kappa, decided items only", a.kappa),
+            _estimate("tpr", "TPR (pass recall), decided items only", a.tpr),
+            _estimate("tnr", "TNR (fail recall), decided items only", a.tnr),
+            _estimate("judge_pass_rate", "Judge pass rate, decided items only", a.judge_pass_rate),
             _estimate("prevalence", "Human pass rate", a.prevalence),
-            _estimate("judge_pass_rate", "Judge pass rate", a.judge_pass_rate),
-            _estimate("unsure_rate", "Unsure rate", a.unsure_rate),
         ]
         if crit.evidence is not None:
             metrics.append(
@@ -456,8 +473,13 @@ def calibration_view(report: Any, *, source: str | Path | None = None) -> Calibr
             )
         notes += [f"Next step: {step}" for step in crit.next_steps]
         if crit.reliability.ece is not None:
+            over = (
+                f" over the {crit.reliability.n_items} decided items only"
+                if crit.reliability.n_without_share
+                else ""
+            )
             notes.append(
-                f"Expected calibration error of the vote share: {crit.reliability.ece:.3f}."
+                f"Expected calibration error of the vote share{over}: {crit.reliability.ece:.3f}."
             )
         name = crit.criterion or "(unnamed criterion)"
         split = f", split {crit.split}" if crit.split else ""
@@ -465,9 +487,9 @@ def calibration_view(report: Any, *, source: str | Path | None = None) -> Calibr
             CriterionCalibrationView(
                 criterion=name,
                 summary=(
-                    f"{crit.n_labelled} labelled items{split}: {a.n_decided} decided, {a.n_unsure} unsure "
-                    f"({crit.n_judge_errors} judge errors); samples per item "
-                    f"{crit.samples_per_item[0]}–{crit.samples_per_item[1]}."
+                    f"{crit.n_labelled} labelled items{split}: {a.n_decided} decided, "
+                    f"{a.n_unsure} unsure{_judge_errors(crit.n_judge_errors)}; "
+                    f"{_samples_per_item(*crit.samples_per_item)}."
                 ),
                 trusted=crit.trust.trusted,
                 trust_reason=crit.trust.reason,
@@ -496,6 +518,66 @@ def calibration_view(report: Any, *, source: str | Path | None = None) -> Calibr
         )
     source_text = f"labels {model.labels_file or '—'} · verdicts {model.verdicts_file or '—'}"
     return CalibrationView(source=source_text, criteria=tuple(criteria))
+
+
+_PAIRWISE_METRICS = (
+    ("position_consistent_accuracy", "Position-consistent accuracy"),
+    ("accuracy_ab", "Accuracy, A shown first"),
+    ("accuracy_ba", "Accuracy, B shown first"),
+    ("accuracy_averaged", "Accuracy, both orders averaged"),
+    ("both_correct", "Right in both orders"),
+    ("consistency", "Same answer in both orders"),
+    ("bias_first_slot", "First slot won both orders"),
+    ("bias_second_slot", "Second slot won both orders"),
+    ("bias_other", "Other (a tie once, or unsure)"),
+    ("first_slot_rate", "First-slot rate (0.5 = no position bias)"),
+    ("kappa_ab", "Cohen's kappa, A shown first"),
+    ("kappa_ba", "Cohen's kappa, B shown first"),
+    ("kappa_mean", "Cohen's kappa, mean of both orders"),
+    ("kappa_between_orders", "Cohen's kappa between the orders"),
+)
+
+
+def pairwise_view(report: Any, *, source: str | Path | None = None) -> CalibrationView:
+    """The calibration section from a :class:`~pathjudge.calibration.pairwise.PairwiseReport`."""
+    from pathjudge.calibration.pairwise import PairwiseReport
+
+    model = load_model(PairwiseReport, report, source=source, what="pairwise report")
+    stats = model.stats
+    policy = {"wrong": "counted as wrong", "tie": "read as a tie", "drop": "left out"}
+    trust = model.trust
+    crit = CriterionCalibrationView(
+        criterion="pairwise judge, both orders",
+        summary=(
+            f"{stats.n_items} items, {stats.n_decided} evaluated, {stats.n_unsure} with an unsure "
+            f"answer ({policy[stats.unsure_as]})."
+        ),
+        trusted=model.trusted,
+        trust_reason=trust.reason if trust is not None else "no trust decision in this report",
+        gates=tuple(
+            GateView(g.name, g.threshold, g.bound, g.passed)
+            for g in (trust.gates if trust is not None else ())
+        ),
+        metrics=tuple(
+            _estimate(key, label, getattr(stats, key)) for key, label in _PAIRWISE_METRICS
+        ),
+        labels=tuple(model.confusion_rows),
+        confusion=None,
+        reliability=None,
+        notes=tuple(model.notes),
+        disagreements=(),
+        judge=", ".join(model.judges),
+        confusions=tuple(
+            (shown, tuple(model.confusion_rows), tuple(model.confusion_columns), matrix)
+            for shown, matrix in (
+                ("A shown first", model.confusion_ab),
+                ("B shown first", model.confusion_ba),
+            )
+            if matrix
+        ),
+    )
+    source_text = f"preferences {model.labels_file} · verdicts {model.verdicts_file}"
+    return CalibrationView(source=source_text, criteria=(crit,))
 
 
 def diff_view(
@@ -586,6 +668,7 @@ def build_view(
     baseline: Any | None = None,
     variance: Any | None = None,
     calibration: Any | None = None,
+    pairwise: Any | None = None,
 ) -> ReportView:
     """The whole page's view from the report objects, their JSON (mappings) or their JSON files.
 
@@ -594,14 +677,16 @@ def build_view(
     (:class:`~pathjudge.scoring.diff.DiffReport`, or an already built :class:`DiffView`); ``variance``: a
     :class:`~pathjudge.scoring.variance.VarianceReport`; ``calibration``: a
     :class:`~pathjudge.calibration.calibrate.CalibrationReport`. Each optional part left as None leaves
-    its section out. ``results=None`` gives a page of the optional sections only (no scorecard).
+    its section out. ``pairwise``: a :class:`~pathjudge.calibration.pairwise.PairwiseReport`, shown
+    in the calibration section. ``results=None`` gives a page of the optional sections only (no
+    scorecard).
     """
     if results is None:
         return replace(
             _optional_only(),
             diff=_diff_part(baseline),
             variance=_variance_part(variance),
-            calibration=_calibration_part(calibration),
+            calibration=_calibration_part(calibration, pairwise),
         )
     report, report_source = _json_or_value(results, "score report")
     records: Iterable[RunRecord] | None
@@ -613,7 +698,9 @@ def build_view(
         records = runs
     view = report_view(report, runs=records, diff=_diff_part(baseline), source=report_source)
     return replace(
-        view, variance=_variance_part(variance), calibration=_calibration_part(calibration)
+        view,
+        variance=_variance_part(variance),
+        calibration=_calibration_part(calibration, pairwise),
     )
 
 
@@ -655,5 +742,33 @@ def _variance_part(variance: Any | None) -> VarianceView | None:
     return _part(variance, "variance report", variance_view)
 
 
-def _calibration_part(calibration: Any | None) -> CalibrationView | None:
-    return _part(calibration, "calibration report", calibration_view)
+def _calibration_or_pairwise_view(
+    report: Any, *, source: str | Path | None = None
+) -> CalibrationView:
+    """``calibrate --json`` output of either mode: a pairwise report says so in its ``kind``."""
+    if isinstance(report, Mapping) and report.get("kind") == "pathjudge.pairwise":
+        return pairwise_view(report, source=source)
+    from pathjudge.calibration.pairwise import PairwiseReport
+
+    if isinstance(report, PairwiseReport):
+        return pairwise_view(report, source=source)
+    return calibration_view(report, source=source)
+
+
+def _calibration_part(
+    calibration: Any | None, pairwise: Any | None = None
+) -> CalibrationView | None:
+    views = [
+        view
+        for view in (
+            _part(calibration, "calibration report", _calibration_or_pairwise_view),
+            _part(pairwise, "pairwise report", pairwise_view),
+        )
+        if view is not None
+    ]
+    if len(views) < 2:
+        return views[0] if views else None
+    return CalibrationView(
+        source=" | ".join(v.source for v in views),
+        criteria=tuple(c for v in views for c in v.criteria),
+    )

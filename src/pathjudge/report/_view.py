@@ -248,6 +248,11 @@ class CriterionCalibrationView:
     notes: tuple[str, ...]
     disagreements: tuple[DisagreementView, ...]
     judge: str = ""
+    confusions: tuple[
+        tuple[str, tuple[str, ...], tuple[str, ...], tuple[tuple[int, ...], ...]], ...
+    ] = ()
+    """More confusion matrices: (what each shows, row labels, column labels, matrix), e.g. one per
+    presentation order of a pairwise judge."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -5,7 +5,9 @@ table that filters (text box) and sorts (click a header), a trajectory viewer (e
 arguments, result and error, the checks and any judge verdict with its reasoning; expand a run to see it),
 the baseline diff, the variance section (pass^k per task) and the calibration section with its plots.
 
-Safety: every interpolation into markup goes through :func:`html.escape`. The trajectory viewer is built
+Safety: every interpolation into markup goes through :func:`html.escape`, and every text of the data
+(markup and viewer alike) shows control characters and bidi marks as visible escapes (:func:`_shown`),
+so agent text can neither hide itself nor reorder what stands around it. The trajectory viewer is built
 by the page's script from an inert ``<script type="application/json">`` blob using ``textContent`` only,
 and the blob is escaped for that context (``<``, ``>``, ``&``, U+2028, U+2029 become ``\\u`` escapes such as ``\\u003c``). A
 Content-Security-Policy allows no network access and no script but the report's own (pinned by hash), so
@@ -29,7 +31,9 @@ import base64
 import hashlib
 import html
 import json
+import re
 from collections.abc import Callable
+from functools import partial
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -72,8 +76,42 @@ STEP_FIELDS = (
 CHECK_FIELDS = ("check", "axis", "status", "score", "reason", "gating")
 
 
+# C0 controls but tab, newline and carriage return, DEL, the C1 controls, and the bidirectional
+# marks (embeddings, overrides and isolates U+202A-U+202E, U+2066-U+2069; LRM, RLM, ALM): a browser
+# draws the controls as nothing and lets the bidi marks reorder the text around them ("Trojan
+# Source"), so agent text shows each of them as a visible escape such as ``\u202e``.
+_HIDDEN = re.compile(
+    "[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]"
+)
+
+
+def _escape_hidden(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def _shown(text: str) -> str:
+    """``text`` with every control character and bidi mark written as a visible escape.
+
+    >>> _shown("abc\u202edef\x1b")
+    'abc\\\\u202edef\\\\x1b'
+    """
+    return _HIDDEN.sub(_escape_hidden, text) if _HIDDEN.search(text) else text
+
+
+def _shown_json(value: Any) -> Any:
+    """A copy of a JSON value with :func:`_shown` applied to every string, keys included."""
+    if isinstance(value, str):
+        return _shown(value)
+    if isinstance(value, dict):
+        return {_shown(str(key)): _shown_json(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_shown_json(item) for item in value]
+    return value
+
+
 def _e(value: object) -> str:
-    return html.escape(str(value), quote=True)
+    return html.escape(_shown(str(value)), quote=True)
 
 
 def script_json(value: Any) -> str:
@@ -141,6 +179,7 @@ class _Clipper:
     def __call__(self, text: str | None) -> str | list[str | int] | None:
         if text is None:
             return None
+        text = _shown(text)  # measured as shown: an escape counts against the budget
         self.lengths.append(len(text))
         if self.limit is None or len(text) <= self.limit:
             return text
@@ -550,6 +589,20 @@ def _calibration_criterion(crit: CriterionCalibrationView) -> str:
                 "Rows: human label; columns: judge verdict (unsure verdicts are counted apart).",
             )
         )
+    for shown, rows_labels, columns, more in crit.confusions:
+        plots.append(
+            _plot(
+                partial(
+                    confusion_matrix_png,
+                    more,
+                    rows_labels,
+                    f"{crit.criterion}, {shown}: judge against humans",
+                    columns=columns,
+                ),
+                f"confusion matrix of the judge ({shown}) against human labels",
+                f"{shown}. Rows: human label; columns: judge answer.",
+            )
+        )
     if crit.reliability is not None:
         points = crit.reliability
         plots.append(
@@ -654,7 +707,7 @@ def render_html(view: ReportView) -> str:
         f'<header class="top"><h1>{_e(view.title)}</h1><div class="sub">{_e(view.subtitle)}</div></header>'
         f'<nav class="toc">{nav}</nav><main>{"".join(sections)}'
         f"<footer>{extra}</footer></main>"
-        f'<script type="application/json" id="pj-data">{script_json(blob)}</script>'
+        f'<script type="application/json" id="pj-data">{script_json(_shown_json(blob))}</script>'
         f"<script>{script}</script></body></html>\n"
     )
 
@@ -672,6 +725,7 @@ def write_html_report(
     variance: Any | None = None,
     calibration: Any | None = None,
     runs: Any | None = None,
+    pairwise: Any | None = None,
 ) -> Path:
     """Write the self-contained HTML report for a ``pathjudge score`` report; return ``path``.
 
@@ -679,13 +733,19 @@ def write_html_report(
     JSON file; None makes a page of the optional sections only (``pathjudge calibrate --html``). Optional sections, each a report object, its JSON or its JSON file: ``baseline`` (the
     :class:`~pathjudge.scoring.diff.DiffReport` against a baseline), ``variance``
     (:class:`~pathjudge.scoring.variance.VarianceReport`) and ``calibration``
-    (:class:`~pathjudge.calibration.calibrate.CalibrationReport`). ``runs`` (run records or their JSONL
+    (:class:`~pathjudge.calibration.calibrate.CalibrationReport`) and ``pairwise``
+    (:class:`~pathjudge.calibration.pairwise.PairwiseReport`). ``runs`` (run records or their JSONL
     file) puts each graded run's trajectory in the viewer. A malformed input is an
     :class:`~pathjudge.errors.InputError` naming the file and field.
     """
     from pathjudge.report._adapt import build_view
 
     view = build_view(
-        results, runs=runs, baseline=baseline, variance=variance, calibration=calibration
+        results,
+        runs=runs,
+        baseline=baseline,
+        variance=variance,
+        calibration=calibration,
+        pairwise=pairwise,
     )
     return write_html(view, path)

@@ -9,8 +9,9 @@ such runs are listed in the case's ``<system-out>``. The checks that broke (stat
 in the testsuite's ``<system-err>``, never counted as failures or errors. The document follows the common
 JUnit schema (``testsuites/testsuite/testcase/failure/skipped`` with ``name, tests, failures, errors,
 time``, and ``skipped`` on the testsuite) and contains no timestamp, so the same scorecard gives the same bytes.
-Characters XML 1.0 cannot hold (control characters in an id, an answer or a reason) are written as
-visible escapes (``\\x1b``), so the document stays well-formed whatever the data holds.
+Characters XML 1.0 cannot hold (control characters in an id, an answer or a reason), C1 controls and
+bidi marks are written as visible escapes (``\\x1b``, ``\\u202e``), so the document stays well-formed
+and reads in order whatever the data holds.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from pathlib import Path
 from pathjudge.report.text import xml_text
 from pathjudge.scoring.scorecard import Scorecard, TaskRow, WeakPath
 
-__all__ = ["junit_xml", "task_verdict", "write_junit"]
+__all__ = ["failure_details", "junit_xml", "task_verdict", "write_junit"]
 
 
 def task_verdict(row: TaskRow | None, *, strict: bool = False) -> str:
@@ -35,7 +36,14 @@ def task_verdict(row: TaskRow | None, *, strict: bool = False) -> str:
     return "passed"
 
 
-def _message(row: TaskRow, weak: list[WeakPath], strict: bool) -> tuple[str, str]:
+def failure_details(row: TaskRow, weak: list[WeakPath], *, strict: bool = False) -> tuple[str, str]:
+    """The head and the details of a failed task, as its JUnit ``<failure>`` and its pytest item show them.
+
+    The head counts the runs whose one verdict is failed (``2 of 3 runs did not pass``), or under
+    ``strict`` with none failed, the runs on a weak path. The details name the first failing run: its
+    reason, what blocked it (``did not pass: tools.required``) and the alignment diff, then the reasons
+    of up to four more failing runs.
+    """
     failing = [w for w in weak if w.passed is False] or (weak if strict else [])
     head = (
         f"{row.verdict_failed} of {row.runs} runs did not pass"
@@ -53,7 +61,15 @@ def _message(row: TaskRow, weak: list[WeakPath], strict: bool) -> tuple[str, str
         body.extend(first.diff)
     for other in failing[1:5]:
         body.append(f"run {other.run_id}: {other.reason}")
-    return f"{head}: {first.reason}"[:500], "\n".join(body)
+    return head, "\n".join(body)
+
+
+def _message(row: TaskRow, weak: list[WeakPath], strict: bool) -> tuple[str, str]:
+    head, body = failure_details(row, weak, strict=strict)
+    failing = [w for w in weak if w.passed is False] or (weak if strict else [])
+    if not failing:
+        return head, body
+    return f"{head}: {failing[0].reason}"[:500], body
 
 
 def junit_xml(scorecard: Scorecard, task_ids: list[str], *, strict: bool = False) -> str:

@@ -22,6 +22,7 @@ from typing import Any, cast
 
 from pathjudge._io import write_bytes_atomic
 from pathjudge._optional import require
+from pathjudge.report.text import one_line
 
 __all__ = [
     "confusion_matrix_png",
@@ -91,28 +92,34 @@ def png_data_uri(png: bytes) -> str:
 
 
 def confusion_matrix_png(
-    matrix: Sequence[Sequence[int]], labels: Sequence[str], title: str
+    matrix: Sequence[Sequence[int]],
+    labels: Sequence[str],
+    title: str,
+    *,
+    columns: Sequence[str] | None = None,
 ) -> bytes:
     """The confusion matrix as PNG bytes: rows are the human (true) labels, columns the judge's.
 
-    ``matrix[i][j]`` counts items labelled ``labels[i]`` by humans and ``labels[j]`` by the judge (the
-    scikit-learn convention). Each cell shows its count. An empty matrix (no labels) draws a "no
-    labelled items" panel. Raises ``ValueError`` when the matrix is not square with one row per label or
-    holds a negative count.
+    ``matrix[i][j]`` counts items labelled ``labels[i]`` by humans and ``columns[j]`` (default:
+    ``labels[j]``) by the judge (the scikit-learn convention); ``columns`` lets the judge have answers
+    the humans never give (a pairwise judge's ``unsure``). Each cell shows its count. An empty matrix
+    (no labels) draws a "no labelled items" panel. Raises ``ValueError`` when the matrix does not have
+    one row per label and one column per column label, or holds a negative count.
     """
     size = len(labels)
+    cols = list(labels if columns is None else columns)
     rows = [list(row) for row in matrix]
-    if len(rows) != size or any(len(row) != size for row in rows):
+    if len(rows) != size or any(len(row) != len(cols) for row in rows):
         raise ValueError(
-            f"confusion matrix must be {size}x{size} to match its {size} labels, "
-            f"got {len(rows)} rows of lengths {[len(row) for row in rows]}"
+            f"confusion matrix must be {size}x{len(cols)} to match its {size} row and "
+            f"{len(cols)} column labels, got {len(rows)} rows of lengths {[len(row) for row in rows]}"
         )
     if any(value < 0 for row in rows for value in row):
         raise ValueError("confusion matrix counts must be non-negative")
     side = max(3.2, 1.1 * size + 1.8)
-    with _figure(side + 0.6, side) as fig:
+    with _figure(side + 0.6 + 1.1 * (len(cols) - size), side) as fig:
         ax = fig.add_subplot(1, 1, 1)
-        ax.set_title(title, color=_INK)
+        ax.set_title(one_line(title), color=_INK)  # a title is data: controls shown
         if size == 0:
             _empty_note(ax, "no labelled items")
             return _png(fig)
@@ -123,7 +130,7 @@ def confusion_matrix_png(
             for j, value in enumerate(row):
                 dark = peak > 0 and value > peak / 2
                 ax.text(j, i, str(value), ha="center", va="center", color="white" if dark else _INK)
-        ax.set_xticks(range(size), labels=list(labels))
+        ax.set_xticks(range(len(cols)), labels=cols)
         ax.set_yticks(range(size), labels=list(labels))
         ax.set_xlabel("judge")
         ax.set_ylabel("human")
@@ -134,10 +141,15 @@ def confusion_matrix_png(
 
 
 def plot_confusion_matrix(
-    matrix: Sequence[Sequence[int]], labels: Sequence[str], title: str, path: Path
+    matrix: Sequence[Sequence[int]],
+    labels: Sequence[str],
+    title: str,
+    path: Path,
+    *,
+    columns: Sequence[str] | None = None,
 ) -> Path:
     """Write :func:`confusion_matrix_png` to ``path`` (PNG) and return ``path``."""
-    return _write(path, confusion_matrix_png(matrix, labels, title))
+    return _write(path, confusion_matrix_png(matrix, labels, title, columns=columns))
 
 
 def reliability_png(points: Sequence[tuple[float, float, int]], title: str) -> bytes:
@@ -156,7 +168,7 @@ def reliability_png(points: Sequence[tuple[float, float, int]], title: str) -> b
             )
     with _figure(4.6, 4.2) as fig:
         ax = fig.add_subplot(1, 1, 1)
-        ax.set_title(title, color=_INK)
+        ax.set_title(one_line(title), color=_INK)
         ax.plot(
             [0, 1], [0, 1], linestyle="--", color=_MUTED, linewidth=1, label="perfect calibration"
         )

@@ -137,11 +137,18 @@ def md_cell(text: object) -> str:
 
 # -- XML and JSON -----------------------------------------------------------------------------------
 
-_XML_INVALID = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+# what XML 1.0 cannot hold (C0 controls but tab, newline and carriage return; surrogates; U+FFFE,
+# U+FFFF), what it discourages (DEL, the C1 controls), and the bidi marks that would reorder the
+# text where a CI page or a terminal shows it
+_XML_INVALID = re.compile(
+    "[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff"
+    "\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]"
+)
 
 
 def xml_text(text: object) -> str:
-    """``text`` with the characters XML 1.0 cannot hold shown as escapes (``\\x1b``); the rest as is.
+    """``text`` with the characters XML 1.0 cannot hold, C1 controls and bidi marks shown as escapes
+    (``\\x1b``, ``\\u202e``); the rest as is.
 
     >>> xml_text("a\\x00b\\tc")
     'a\\\\x00b\\tc'

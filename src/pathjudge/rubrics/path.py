@@ -71,8 +71,6 @@ from typing import Any, Literal, assert_never, cast
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, model_validator
 
-from pathjudge._compiled import FUNCTION_TYPES
-from pathjudge._records import builder, fast_init
 from pathjudge.agent.trajectory import RunRecord, Step
 from pathjudge.rubrics.assertions.arguments import (
     NOT_LITERAL,
@@ -135,7 +133,7 @@ which recurses once per step (beyond it, the path check breaks with an error tha
 class FaultCosts(BaseModel):
     """Points taken off 100 per path fault. Defaults are the path-score lesson's 25/10/20/15."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid", ignored_types=FUNCTION_TYPES)
+    model_config = ConfigDict(frozen=True, extra="forbid")
 
     missing: int = Field(
         default=25, ge=0, description="Per reference step not matched by any call."
@@ -156,7 +154,6 @@ class FaultCosts(BaseModel):
 _DEFAULT_COSTS = FaultCosts()
 
 
-@fast_init
 @dataclass(frozen=True, slots=True)
 class ArgDiff:
     """One argument of a paired call that differs from its reference step.
@@ -180,7 +177,6 @@ class ArgDiff:
         return self.to_dict()
 
 
-@fast_init
 @dataclass(frozen=True, slots=True)
 class StepMatch:
     """How one call compares with one reference step of the same tool."""
@@ -194,7 +190,6 @@ StepMatcher = Callable[[Step], StepMatch]
 """Compares a call (already known to use the step's tool) with one reference step."""
 
 
-@fast_init
 @dataclass(frozen=True, slots=True)
 class PairedStep:
     """A reference step paired with a call of the run.
@@ -223,7 +218,6 @@ class PairedStep:
         }
 
 
-@fast_init
 @dataclass(frozen=True, slots=True)
 class PathAlignment:
     """The alignment of one run with one reference path: the diff, the faults and the path score.
@@ -319,14 +313,6 @@ class PathAlignment:
         alignment: PathAlignment = _alignment_adapter().validate_python(fields)
         object.__setattr__(alignment, "faults", FrozenDict(alignment.faults))
         return alignment
-
-
-# Constructors for the aligner's own results (equal records, built without the class swap back and
-# forth of ``__init__``; see :func:`pathjudge._records.builder`).
-_new_pair = builder(PairedStep)
-_new_match = builder(StepMatch)
-_new_diff = builder(ArgDiff)
-_new_alignment = builder(PathAlignment)
 
 
 def _alignment_adapter() -> Any:
@@ -562,8 +548,8 @@ def _constrained_search(
     depends on a step served by call ``a``. Returns the pairing and whether the node limit was hit.
     """
     if len(order) > MAX_SEARCH_STEPS:
-        # the search recurses once per reference step: refuse what a stack could not hold (the
-        # same bound for the pure and the compiled core; a compiled one has no recursion limit)
+        # the search recurses once per reference step: refuse what the interpreter's stack could
+        # not hold, with an error that says what to do, rather than a RecursionError
         raise ValueError(
             f"a reference with an order among {len(order)} steps is over the "
             f"{MAX_SEARCH_STEPS} the constrained search takes; split it into shorter references"
@@ -832,7 +818,7 @@ def _align(
         if not m.ok:
             mismatched += 1
         pairs.append(
-            _new_pair(
+            PairedStep(
                 ref.label, call if view is None else view[call], ref.tool, m.ok, in_order, m.diffs
             )
         )
@@ -872,7 +858,7 @@ def _align(
         and not (order_matters and out_of_order)
         and not wasted
     )
-    return _new_alignment(
+    return PathAlignment(
         name,
         mode,
         satisfied,
@@ -1004,9 +990,9 @@ def _diagonal_alignment(
     over = budget is not None and n_all > budget
     faults = FrozenDict(missing=0, wasted=0, over_budget=int(over), wrong_order=0)
     score = 100 - (costs.over_budget if over else 0)
-    alignment = _new_alignment(
+    alignment = PathAlignment(
         name, mode, True, max(0, score),
-        tuple([_new_pair(ref.label, c, ref.tool, True, True, m.diffs) for ref, c, m in zip(refs, calls, found, strict=True)]),
+        tuple([PairedStep(ref.label, c, ref.tool, True, True, m.diffs) for ref, c, m in zip(refs, calls, found, strict=True)]),
         (), (), (), (), over, False, faults, False, n, n_all, budget, costs,
     )  # fmt: skip
     if key is not None and cache is not None:
@@ -1427,8 +1413,8 @@ def _topology(
 
     def anc(start: int) -> frozenset[int]:
         # depth first, parents in order, with an explicit stack of (step, next parent to look at): a
-        # chain of 'after' as long as the reference never overflows the interpreter's stack, nor a
-        # compiled core's C stack, and each parent list is walked once
+        # chain of 'after' as long as the reference never overflows the interpreter's stack, and
+        # each parent list is walked once
         known = ancestors[start]
         if known is not None:
             return known
@@ -1591,7 +1577,7 @@ class ReferenceStep(CallExpectation):
 class ReferencePath(BaseModel):
     """An acceptable path: steps and the mode that says how a run must contain them."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid", ignored_types=FUNCTION_TYPES)
+    model_config = ConfigDict(frozen=True, extra="forbid")
 
     name: str | None = Field(
         default=None, description="Name shown in reasons (default: reference N)."
@@ -1688,16 +1674,16 @@ def _step_matcher(step: ReferenceStep, exits: bool = True) -> StepMatcher:
     wanted = step.result_contains
     literal = literal_arguments(step) if exits else None
     leaves = number_leaves(literal) if literal is not None else ()
-    exact = _new_match(True, 1.0, ())
+    exact = StepMatch(True, 1.0, ())
     anything = exits and not step.args and step.extra_args != "forbid" and step.json_schema is None
 
     def match(call: Step) -> StepMatch:
         if call.arguments_error is not None:
-            return _new_match(
+            return StepMatch(
                 False,
                 0.0,
                 (
-                    _new_diff(
+                    ArgDiff(
                         path="",
                         reason=f"arguments not valid JSON: {call.arguments_error}",
                         kind="malformed",
@@ -1715,20 +1701,20 @@ def _step_matcher(step: ReferenceStep, exits: bool = True) -> StepMatcher:
             found = (
                 exact
                 if exits and result.ok  # no mismatch: score 1.0 (match_call's shared success)
-                else _new_match(
+                else StepMatch(
                     result.ok,
                     result.score,
-                    tuple([_new_diff(m.path, m.reason, m.kind) for m in result.mismatches]),
+                    tuple([ArgDiff(m.path, m.reason, m.kind) for m in result.mismatches]),
                 )
             )
         if wanted:
             absent = [w for w in wanted if not result_contains(call.result, w)]
             if absent:
                 reason = "does not contain " + ", ".join(absent)
-                return _new_match(
+                return StepMatch(
                     False,
                     found.score,
-                    (*found.diffs, _new_diff(path="result", reason=reason, kind="result")),
+                    (*found.diffs, ArgDiff(path="result", reason=reason, kind="result")),
                 )
         return found
 

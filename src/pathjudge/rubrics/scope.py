@@ -55,7 +55,6 @@ from typing import Literal, TypeAlias
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from pathjudge._compiled import FUNCTION_TYPES
 from pathjudge.agent.trajectory import Step
 
 __all__ = [
@@ -77,7 +76,7 @@ ERRORED_CALLS: tuple[ErroredCalls, ...] = ("count", "ignore")
 
 
 class _Record(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid", ignored_types=FUNCTION_TYPES)
+    model_config = ConfigDict(frozen=True, extra="forbid")
 
 
 def _patterns(value: tuple[str, ...]) -> tuple[str, ...]:

@@ -39,7 +39,6 @@ from pathlib import Path
 from typing import Any, Literal, TypeAlias, cast
 
 from pathjudge._interrupt import stops_grading, watching_interrupts
-from pathjudge._records import builder, fast_init
 from pathjudge.agent.trajectory import RunRecord
 from pathjudge.rubrics.assertions.base import AXES, Axis, CheckResult, FrozenDict, errored
 from pathjudge.rubrics.assertions.steps import redundant_in
@@ -74,7 +73,6 @@ __all__ = [
 SuccessStatus = Literal["pass", "fail", "undecided"]
 
 
-@fast_init
 @dataclass(frozen=True, slots=True)
 class JudgedResult:
     """One judged criterion on one run (``reasoning``: the judge's, or why it did not run)."""
@@ -93,7 +91,6 @@ class JudgedResult:
         }
 
 
-@fast_init
 @dataclass(frozen=True, slots=True)
 class RunGrade:
     """Everything graded about one run (plain, immutable data; :meth:`to_dict` gives the JSON form).
@@ -228,10 +225,6 @@ class RunGrade:
     def model_dump_json(self) -> str:
         """:meth:`to_json` as text (the earlier Pydantic model's spelling)."""
         return self.to_json().decode("utf-8")
-
-
-_build_grade = builder(RunGrade)
-"""``RunGrade(...)``, built faster (one per graded run)."""
 
 
 # The types ``cast`` names in the hot path, built once: a subscripted type written inside a function
@@ -632,7 +625,7 @@ def grade_run(
     if pairs:
         weak = (*weak, "redundant")
         repeats_of = tuple([(f, r, steps[r].tool) for f, r in pairs[:5]])
-    return _build_grade(
+    return RunGrade(
         run_id=run.run_id,
         task_id=run.task_id,
         epoch=run.epoch,

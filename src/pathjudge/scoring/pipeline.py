@@ -132,14 +132,27 @@ class ScoreReport(BaseModel):
 
 
 def config_thresholds(config: ResolvedConfig) -> dict[GateMetric, float]:
-    """The ``fail_under.*`` thresholds the project configuration sets (``{}`` when none is set)."""
-    from pathjudge.scoring.scorecard import GATE_METRICS
+    """The ``fail_under.*`` thresholds the project configuration sets (``{}`` when none is set),
+    checked on their metrics' scales as ``--fail-under`` is (a ``fail_under.path`` of 0.9 is an error)."""
+    from pathjudge.errors import ConfigError, InputError
+    from pathjudge.scoring.scorecard import GATE_METRICS, check_thresholds
 
     out: dict[GateMetric, float] = {}
     for metric in GATE_METRICS:
-        value = config.value(f"fail_under.{metric}")
-        if value is not None:
-            out[metric] = float(value)
+        key = f"fail_under.{metric}"
+        value = config.value(key)
+        if value is None:
+            continue
+        try:
+            out.update(check_thresholds({metric: float(value)}, field=key))
+        except InputError as exc:
+            source = config.source(key)
+            raise ConfigError(
+                exc.message,
+                file=source.removeprefix("file:") if source.startswith("file:") else None,
+                field=key if source.startswith("file:") else f"{key} ({source})",
+                hint=exc.hint,
+            ) from None
     return out
 
 
@@ -585,8 +598,7 @@ def _grade(
                 verdicts,
                 fast=fast,
                 stop_at_error=True,
-                # only the keys checked: RunKeys' own (compiled) hook, not a closure per run
-                on_grade=streamed if appender is not None or keep else keys.on_grade,
+                on_grade=streamed,
                 **weak,
             )
         completed = partial.first_error() is None

@@ -30,7 +30,6 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
 
-from pathjudge._compiled import FUNCTION_TYPES
 from pathjudge._vocab import canonical_metric
 from pathjudge.errors import InputError, PathjudgeError
 from pathjudge.rubrics.assertions.base import AXES, Axis
@@ -97,7 +96,7 @@ GATE_METRICS: tuple[GateMetric, ...] = (
 
 
 class _Record(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid", ignored_types=FUNCTION_TYPES)
+    model_config = ConfigDict(frozen=True, extra="forbid")
 
 
 class WeakPath(_Record):
@@ -811,7 +810,9 @@ def check_thresholds(
 
     An unknown metric, or a threshold outside the metric's scale (``path`` in [0, 100], every other
     metric in [0, 1]), is an :class:`InputError` naming ``field``, the metric and its range (never a
-    silently ignored gate). The deprecated name ``correctness`` is mapped to ``tool_calls``.
+    silently ignored gate). So is a ``path`` threshold above 0 and at most 1: a fraction written for a
+    0..100 score (``path=0.9``) would pass nearly every run; the error names ``path=90``. The
+    deprecated name ``correctness`` is mapped to ``tool_calls``.
     """
     out: dict[GateMetric, float] = {}
     for raw_name, value in thresholds.items():
@@ -824,17 +825,29 @@ def check_thresholds(
             )
         metric = GATE_METRICS[GATE_METRICS.index(name)]
         high = 100.0 if metric == "path" else 1.0
-        if (
-            isinstance(value, bool)
-            or not isinstance(value, int | float)
-            or not 0.0 <= value <= high
-        ):
+        if isinstance(value, bool) or not isinstance(value, int | float):
             raise InputError(
-                f"threshold {value:g} for {metric!r} is outside [0, {high:g}]"
-                if isinstance(value, int | float) and not isinstance(value, bool)
-                else f"threshold {value!r} for {metric!r} is not a number",
+                f"threshold {value!r} for {metric!r} is not a number",
                 field=field,
                 hint=f"{metric} is measured on 0..{high:g}; e.g. {metric}={high * 0.8:g}",
+            )
+        if not 0.0 <= value <= high:
+            percent = high == 1.0 and 1.0 < value <= 100.0  # success=90: a percentage
+            raise InputError(
+                f"threshold {value:g} for {metric!r} is outside [0, {high:g}]",
+                field=field,
+                hint=f"{metric} is a share measured on 0..1, not a percentage: write "
+                f"{metric}={value / 100:g} for {value:g}%"
+                if percent
+                else f"{metric} is measured on 0..{high:g}; e.g. {metric}={high * 0.8:g}",
+            )
+        if high == 100.0 and 0.0 < value <= 1.0:
+            # a fraction for the 0..100 path score: path=0.9 would pass any path scored 1 or more
+            raise InputError(
+                f"threshold {value:g} for {metric!r} looks like a fraction, but {metric} is "
+                "measured on 0..100, where it would let almost every run pass",
+                field=field,
+                hint=f"write {metric}={value * 100:g} for {value * 100:g} out of 100",
             )
         out[metric] = float(value)
     return out

@@ -342,22 +342,24 @@ def test_linear_scans_equal_the_checker_patterns() -> None:
     import random
     import re
 
-    from pathjudge.rubrics.assertions._bfcl import (
-        ADD_BLOCK_PATTERN,
-        JS_2D_PATTERN,
-        PUT_PATTERN,
-        add_block,
-        find_puts,
-        match_js_2d,
-    )
+    from pathjudge.rubrics.assertions import _bfcl as b
 
     rnd = random.Random(12)
-    two_d, block, put = (
-        re.compile(JS_2D_PATTERN),
-        re.compile(ADD_BLOCK_PATTERN, re.DOTALL),
-        re.compile(PUT_PATTERN),
+    two_d, block, put, adds, empty_map, as_list, array, hashmap = (
+        re.compile(b.JS_2D_PATTERN),
+        re.compile(b.ADD_BLOCK_PATTERN, re.DOTALL),
+        re.compile(b.PUT_PATTERN),
+        re.compile(b.ADD_PATTERN),
+        re.compile(b.EMPTY_MAP_PATTERN),
+        re.compile(b.AS_LIST_PATTERN),
+        re.compile(b.ARRAY_PATTERN),
+        re.compile(b.MAP_PATTERN, re.DOTALL),
     )
-    pieces = ["[", "]", ",", " ", "\n", "a", "1", "(", ")", "{", "}", "}}", '",', 'put("', "add(1)"]
+    pieces = [
+        "[", "]", ",", " ", "\n", "a", "1", "(", ")", "{", "}", "}}", '",', 'put("', "add(1)",
+        "add(", "))", ">", "<", "()", "new HashMap<", "new ArrayList<>(Arrays.asList(",
+        "new int[]{", "new ", "\t",
+    ]  # fmt: skip
     heads = [
         "",
         "[[",
@@ -365,14 +367,31 @@ def test_linear_scans_equal_the_checker_patterns() -> None:
         "new Array([",
         "new ArrayList<>() {{",
         "x new ArrayList<Integer>(){{ ",
+        "new HashMap<>() {{",
+        "new HashMap<String, int> () {",
     ]
-    for _ in range(4000):
-        text = rnd.choice(heads) + "".join(rnd.choice(pieces) for _ in range(rnd.randint(0, 12)))
+    for _ in range(6000):
+        text = rnd.choice(heads) + "".join(rnd.choice(pieces) for _ in range(rnd.randint(0, 14)))
         found = two_d.match(text)
-        assert match_js_2d(text) == (found.end() if found else None), text
+        assert b.match_js_2d(text) == (found.end() if found else None), text
         found = block.search(text)
-        assert add_block(text) == (found.group(1) if found else None), text
-        assert find_puts(text) == put.findall(text), text
+        assert b.add_block(text) == (found.group(1) if found else None), text
+        assert b.find_puts(text) == put.findall(text), text
+        assert b.find_adds(text) == adds.findall(text), text
+        assert b.empty_map(text) == (empty_map.search(text) is not None), text
+        for pattern, head, closer, least in (
+            (as_list, b._AS_LIST_HEAD, "))", 1),
+            (array, b._ARRAY_HEAD, "}", 0),
+        ):
+            found = pattern.search(text)
+            assert b.first_closed(text, head, closer, least) == (found.group(1) if found else None)
+        found = hashmap.search(text)
+        assert b.map_body(text) == (found.group(1) if found else None), text
+    pair = re.compile(b.JS_PAIR_PATTERN)
+    pieces = [":", ",", " ", "\n", "a", "'", "[", "]", "{", "}", ", ", ": ", "\t", "a:1,"]
+    for _ in range(6000):
+        text = "".join(rnd.choice(pieces) for _ in range(rnd.randint(0, 16)))
+        assert b.find_pairs(text) == pair.findall(text), text
 
 
 def test_hostile_literals_never_hang() -> None:
@@ -395,3 +414,102 @@ js("x" * 100000, "array")
         [sys.executable, "-c", script], capture_output=True, text=True, timeout=300, check=False
     )
     assert done.returncode == 0, done.stderr
+
+
+def test_literals_made_of_repeated_heads_never_hang() -> None:
+    # the checker's patterns retry the body at every head and every later position: a 4,000-character
+    # literal of nested HashMap heads took 2.5 s a call (cubic); read in one pass, all of these take
+    # milliseconds, so a minute is a hang guard, not a speed claim
+    import subprocess
+
+    script = """
+from pathjudge.rubrics.assertions._bfcl import convert_java as j, convert_javascript as js
+for _ in range(30):
+    j("new HashMap<>() {{" * 222, "HashMap")
+    j("new HashMap<" + ">() {" * 795, "HashMap")
+    j("new ArrayList<>(Arrays.asList(" * 130, "ArrayList")
+    j("new int[] {" * 360, "Array")
+    js("{" + "a" * 3990 + "}", "dict")
+"""
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert done.returncode == 0, done.stderr
+
+
+# Hostile literals: heads repeated without their closers, closers without heads, separators without
+# values. Each is read at two sizes; the work (Python lines run and calls into C, counted by a
+# tracer, never timed) and the memory must grow at most in proportion.
+_FRAGMENTS = [
+    "new HashMap<>() {{", "new HashMap<", ">() {", 'put("a", b', 'put("a",\n', "new ArrayList<>(",
+    "Arrays.asList(", "new ArrayList<>() {{", "add(", "add(1)", "new int[] {", "}", "}}", ")",
+    "))", ",", " ", "\n", ":", "a", "'", "[", "[1]", "],[", "new Array(", "{",
+]  # fmt: skip
+_READERS = [
+    ("java", "HashMap", None),
+    ("java", "ArrayList", "integer"),
+    ("java", "ArrayList", "String"),
+    ("java", "Array", "integer"),
+    ("javascript", "dict", None),
+    ("javascript", "array", None),
+    ("javascript", "array", "integer"),
+]
+
+
+def _work(read: Any, *args: Any) -> int:
+    steps = 0
+
+    def count(frame: Any, event: str, arg: Any) -> Any:
+        nonlocal steps
+        steps += 1
+        return count
+
+    def calls(frame: Any, event: str, arg: Any) -> None:
+        nonlocal steps
+        steps += event == "c_call"
+
+    sys.settrace(count)
+    sys.setprofile(calls)
+    try:
+        read(*args)
+    finally:
+        sys.settrace(None)
+        sys.setprofile(None)
+    return steps
+
+
+def _peak(read: Any, *args: Any) -> int:
+    import tracemalloc
+
+    tracemalloc.start()
+    try:
+        read(*args)
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+@pytest.mark.parametrize(("language", "declared", "items"), _READERS)
+def test_literal_reading_work_and_memory_grow_linearly_with_the_literal(
+    language: str, declared: str, items: str | None
+) -> None:
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    read = convert_java if language == "java" else convert_javascript
+
+    @settings(max_examples=40, deadline=None, database=None)
+    @given(
+        head=st.sampled_from(["", "[[", "{", "new HashMap<>() {{ ", "new ArrayList<>() {{"]),
+        unit=st.lists(st.sampled_from(_FRAGMENTS), min_size=1, max_size=3).map("".join),
+        tail=st.sampled_from(["", "}}", "]]", "\n", ")"]),
+    )
+    def check(head: str, unit: str, tail: str) -> None:
+        count = 900 // len(unit)
+        small, large = (head + unit * k + tail for k in (count, 4 * count))
+        work = [_work(read, text, declared, items) for text in (small, large)]
+        assert work[1] <= 4.5 * work[0] + 300, (small[:80], work)
+        peak = [_peak(read, text, declared, items) for text in (small, large)]
+        assert peak[1] <= 4.5 * peak[0] + 64_000, (small[:80], peak)
+
+    check()

@@ -16,6 +16,7 @@ from __future__ import annotations
 import importlib
 import importlib.util
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 from typing import Any, cast
@@ -23,7 +24,15 @@ from typing import Any, cast
 from pathjudge.agent.trajectory import RunRecord
 from pathjudge.errors import InputError
 
-__all__ = ["FORMATS", "format_module", "import_file", "import_session", "live_formats"]
+__all__ = [
+    "FORMATS",
+    "ImportHint",
+    "format_module",
+    "import_file",
+    "import_hint",
+    "import_session",
+    "live_formats",
+]
 
 FORMATS: dict[str, str] = {
     "anthropic": "pathjudge.agent.importers.anthropic",
@@ -104,3 +113,88 @@ def import_session(fmt: str, session_id: str, **options: Any) -> Iterator[RunRec
     if isinstance(result, RunRecord):
         return iter((result,))
     return iter(cast(Iterator[RunRecord], result))
+
+
+@dataclass(frozen=True, slots=True)
+class ImportHint:
+    """What a file given as runs holds instead, and the ``pathjudge import`` command that converts it."""
+
+    fmt: str | None
+    """The recognised import format; None for chat messages that several formats share."""
+    problem: str
+    """What the file is, e.g. "is an anthropic transcript, not pathjudge runs"."""
+    command: str
+    """The command to run, e.g. ``pathjudge import --from anthropic t.jsonl -o t.runs.jsonl``."""
+    output: str
+    """The runs file that command writes (in the folder it runs in)."""
+
+
+_SNIFF_MAX_BYTES = 64 * 1024 * 1024
+"""A whole-JSON file larger than this is not read to recognise it (a JSONL file reads one line)."""
+
+
+def import_hint(path: str | Path) -> ImportHint | None:
+    """How to convert ``path`` when it holds a transcript or trace export instead of pathjudge runs.
+
+    Reads the file's first transcripts as ``pathjudge import`` would (up to five lines of a ``.jsonl``
+    file, else the whole JSON document, up to 64 MiB) and recognises their format by the markers ``import`` uses to
+    suggest ``--from`` (:func:`~pathjudge.agent.importers._common.guess_format`): Anthropic
+    ``tool_use`` blocks, chat ``tool_calls`` (tau-bench), Responses items, OTel span ids. Chat messages
+    with no such marker give the command with the formats to choose from. None when one of those records
+    is shaped like a run (it has ``run_id`` or ``steps``), when none holds a transcript, or when the
+    file cannot be read that way.
+    """
+    import shlex
+    from itertools import islice
+
+    from pathjudge.agent.importers._common import (
+        JSONL_SUFFIXES,
+        guess_format,
+        iter_documents,
+        split_transcripts,
+    )
+
+    path = Path(path)
+    name = path.name.lower()
+    try:
+        if not name.endswith(JSONL_SUFFIXES) and path.stat().st_size > _SNIFF_MAX_BYTES:
+            return None
+        values = [doc.value for doc in islice(iter_documents(path, split_transcripts), 5)]
+    except (InputError, OSError):
+        return None
+    if not values or any(isinstance(v, dict) and ("run_id" in v or "steps" in v) for v in values):
+        return None
+    fmt = next((found for found in map(guess_format, values) if found is not None), None)
+    if fmt is None and not any(map(_holds_messages, values)):
+        return None
+    base = name
+    for suffix in (".gz", ".jsonl", ".ndjson", ".json"):
+        base = base.removesuffix(suffix)
+    out = f"{path.name[: len(base)]}.runs.jsonl"  # written where the command runs
+    command = (
+        f"pathjudge import --from {fmt or 'FORMAT'} {shlex.quote(str(path))} -o {shlex.quote(out)}"
+    )
+    if fmt is None:
+        return ImportHint(
+            None,
+            "holds chat messages, not pathjudge runs",
+            f"{command} (FORMAT: anthropic, openai-chat or openai-responses, the API it was "
+            "recorded from)",
+            out,
+        )
+    kind = "trace" if fmt == "otel" else "transcript"
+    article = "an" if fmt[:1] in "aeiou" else "a"
+    return ImportHint(fmt, f"is {article} {fmt} {kind}, not pathjudge runs", command, out)
+
+
+def _holds_messages(value: Any, depth: int = 0) -> bool:
+    """Whether ``value`` holds chat messages (objects with a ``role``) within its first three levels."""
+    if depth > 3:
+        return False
+    if isinstance(value, dict):
+        if isinstance(value.get("role"), str):
+            return True
+        return any(_holds_messages(v, depth + 1) for v in list(value.values())[:50])
+    if isinstance(value, list):
+        return any(_holds_messages(v, depth + 1) for v in value[:50])
+    return False

@@ -33,8 +33,11 @@ answers):
    - anything else: Python equality with some answer (``5 == 5.0``, ``True == 1``).
 
 Agent output is untrusted: a literal longer than :data:`MAX_LITERAL` characters is not converted (it
-stays text, so it fails a typed parameter), and the checker's 2-D array pattern, which backtracks
-exponentially on some inputs, is matched by an equivalent linear-time scan. Python equality is used
+stays text, so it fails a typed parameter), and every checker pattern whose backtracking grows
+faster than the literal (the 2-D array pattern is exponential on some inputs, the ``HashMap`` one
+cubic on nested heads) is matched by a one-pass scan that finds what the pattern finds (a test
+compares each scan with its pattern on random texts), so reading a literal is linear in time and
+memory. Python equality is used
 where the checker uses it, so the quirks of the official checker are kept
 (listed in the README section "Argument typing profiles"). :func:`check_param` returns the first
 problem as ``(kind, reason, subpath)`` or ``None`` when the value is accepted.
@@ -148,19 +151,32 @@ _INT = re.compile(r"^-?\d+$")
 _JAVA_FLOAT = re.compile(r"^-?\d+(\.\d+)?([eE][+-]?\d+)?[fF]$")
 _JAVA_DOUBLE = re.compile(r"^-?\d+(\.\d+)?([eE][+-]?\d+)?$")
 _JAVA_LONG = re.compile(r"^-?\d+[lL]$")
-_AS_LIST = re.compile(r"new\s+ArrayList<\w*>\(Arrays\.asList\((.+?)\)\)")
+AS_LIST_PATTERN = r"new\s+ArrayList<\w*>\(Arrays\.asList\((.+?)\)\)"
+"""The checker's ``Arrays.asList(..)`` pattern; :func:`first_closed` finds its group in one pass."""
+_AS_LIST_HEAD = re.compile(r"new\s+ArrayList<\w*>\(Arrays\.asList\(")
 ADD_BLOCK_PATTERN = r"new\s+ArrayList<\w*>\(\)\s*\{\{\s*(.+?)\s*\}\}"
 """The checker's ``{{ add(..); }}`` pattern (DOTALL); :func:`add_block` finds the same group without
 its cubic backtracking on long runs of spaces."""
 _ADD_HEAD = re.compile(r"new\s+ArrayList<\w*>\(\)\s*\{\{")
-_ADD = re.compile(r"add\((.+?)\)")
+ADD_PATTERN = r"add\((.+?)\)"
+"""The checker's ``add(..)`` pattern; :func:`find_adds` gives ``re.findall``'s result in one pass."""
 _EMPTY_LIST = re.compile(r"new\s+ArrayList<\w*>\(\)")
-_ARRAY = re.compile(r"new\s+\w+\[\]\s*\{(.*?)\}")
-_MAP = re.compile(r"new\s+HashMap<.*?>\s*+\(\)\s*+\{\s*+\{?\s*+(.*?)\s*+\}?\s*+\}", re.DOTALL)
+ARRAY_PATTERN = r"new\s+\w+\[\]\s*\{(.*?)\}"
+"""The checker's ``new int[]{..}`` pattern; :func:`first_closed` finds its group in one pass."""
+_ARRAY_HEAD = re.compile(r"new\s+\w+\[\]\s*\{")
+MAP_PATTERN = r"new\s+HashMap<.*?>\s*+\(\)\s*+\{\s*+\{?\s*+(.*?)\s*+\}?\s*+\}"
+"""The checker's ``HashMap`` pattern (DOTALL); :func:`map_body` finds its group in one pass (the
+pattern itself backtracks cubically on nested ``new HashMap<>() {{`` heads: 2.5 s for 4,000
+characters)."""
+_MAP_HEAD = re.compile(r"new\s+HashMap<")
+_MAP_OPEN = re.compile(r">\s*+\(\)\s*+\{")
 PUT_PATTERN = r"put\(\"(.*?)\",\s*(.*?)\)"
 """The checker's ``put("key", value)`` pattern; :func:`find_puts` gives ``re.findall``'s result
 without its cubic backtracking when no ``)`` closes the calls."""
-_EMPTY_MAP = re.compile(r"new\s+HashMap<.*?>\s*\(\)")
+EMPTY_MAP_PATTERN = r"new\s+HashMap<.*?>\s*\(\)"
+"""The checker's empty ``HashMap`` pattern; :func:`empty_map` says whether it is found, in one pass."""
+_EMPTY_MAP_TAIL = re.compile(r">\s*\(\)")
+_SPACES = re.compile(r"\s*")
 
 
 def _number(text: str) -> Any:
@@ -196,99 +212,185 @@ def _java_element(text: str, items: str | None) -> Any:
     return convert_java(text, items) if items else _java_value(text)
 
 
-def add_block(text: str) -> str | None:
-    """Group 1 of ``re.search(ADD_BLOCK_PATTERN, text, re.DOTALL)`` (None: no match), in O(n) per
-    candidate head: the body starts after the spaces that follow ``{{`` and ends at the first point
-    (one character on at least) from which only spaces stand before ``}}``; when no such end exists,
-    the engine gives back one space and the body is that single space if ``}}`` follows it."""
-    skip: list[int] | None = None
-    n = len(text)
-    for head in _ADD_HEAD.finditer(text):
-        if skip is None:
-            skip = _skip_space(text)
+def _after_spaces(text: str, pos: int) -> int:
+    """The first index at or after ``pos`` that is not whitespace (``len(text)`` if none)."""
+    found = _SPACES.match(text, pos)
+    return found.end() if found else pos
+
+
+def _line_end(text: str, pos: int) -> int:
+    """The index of the first newline at or after ``pos`` (``len(text)`` if none)."""
+    end = text.find("\n", pos)
+    return len(text) if end < 0 else end
+
+
+# Each checker pattern below opens with a head (``new\s+HashMap<``, ``add(``, ...) that cannot
+# overlap another head, then takes the shortest body that some closer ends. The engine retries the
+# body at every head and, for each, at every position up to the end of the line (or the text):
+# quadratic or cubic on a literal made of many heads. One pass gives the same answer, because a head
+# whose body finds no closer tells that no later head ending within its reach finds one either.
+
+
+def first_closed(text: str, heads: re.Pattern[str], closer: str, least: int) -> str | None:
+    """Group 1 of ``re.search("<heads>(.*?)<closer>", text)`` (``least=1``: ``(.+?)``), or None.
+
+    The group runs from the end of the first head that has a ``closer`` on the line where it ends,
+    at least ``least`` characters on, to that closer (``.`` never crosses a newline). A head that
+    ends on a line where an earlier head found no closer finds none either: it is skipped unread.
+    """
+    dead_until = -1
+    for head in heads.finditer(text):
         start = head.end()
-        w = skip[start]
+        if start <= dead_until:
+            continue
+        line_end = _line_end(text, start)
+        end = text.find(closer, start + least, line_end)
+        if end >= 0:
+            return text[start:end]
+        dead_until = line_end
+    return None
 
-        def closes(e: int, skip: list[int] = skip) -> bool:
-            q = skip[e] if e <= n else n
-            return text.startswith("}}", q)
 
-        for e in range(w + 1, n + 1):
-            if closes(e):
-                return text[w:e]
-        if w > start and closes(w):
-            return text[w - 1 : w]
+def find_adds(body: str) -> list[str]:
+    """``re.findall(ADD_PATTERN, body)`` in one pass: each ``add(`` takes what stands before the
+    first ``)`` on its line (one character at least); when there is none, no later ``add(`` on
+    that line has one."""
+    out: list[str] = []
+    pos = 0
+    line_end = -1
+    while (head := body.find("add(", pos)) >= 0:
+        start = head + 4
+        if start > line_end:
+            line_end = _line_end(body, start)
+        end = body.find(")", start + 1, line_end)
+        if end < 0:
+            pos = line_end
+            continue
+        out.append(body[start:end])
+        pos = end + 1
+    return out
+
+
+def add_block(text: str) -> str | None:
+    """Group 1 of ``re.search(ADD_BLOCK_PATTERN, text, re.DOTALL)`` (None: no match), in one pass.
+
+    The body starts after the spaces that follow the first head's ``{{`` and ends (one character
+    on at least) where only spaces stand before the first ``}}`` after it; when there is none, the
+    engine gives back one space and the body is that single space if ``}}`` follows it. A later
+    head can only reach a ``}}`` that the first one reaches, so the first head decides.
+    """
+    head = _ADD_HEAD.search(text)
+    if head is None:
+        return None
+    start = _after_spaces(text, head.end())
+    close = text.find("}}", start + 1)
+    if close >= 0:
+        return text[start : start + 1 + len(text[start + 1 : close].rstrip())]
+    if start > head.end() and text.startswith("}}", start):
+        return text[start - 1 : start]
     return None
 
 
 def _java_arraylist(text: str, items: str | None) -> Any:
-    found = _AS_LIST.search(text)
-    if found:
-        return [_java_element(part.strip(), items) for part in found.group(1).split(",")]
+    found = first_closed(text, _AS_LIST_HEAD, "))", 1)
+    if found is not None:
+        return [_java_element(part.strip(), items) for part in found.split(",")]
     body = add_block(text)
     if body is not None:
-        return [_java_element(part.strip(), items) for part in _ADD.findall(body)]
+        return [_java_element(part.strip(), items) for part in find_adds(body)]
     if _EMPTY_LIST.search(text):
         return []
     return text
 
 
 def _java_array(text: str, items: str | None) -> Any:
-    found = _ARRAY.search(text)
-    if not found:
+    found = first_closed(text, _ARRAY_HEAD, "}", 0)
+    if found is None:
         return text
-    parts = [part.strip() for part in found.group(1).split(",") if part.strip()]
+    parts = [part.strip() for part in found.split(",") if part.strip()]
     # unlike ArrayList, Array items are converted by their declared type, so a String item keeps
     # its quotes (as the official converter does)
     return [convert_java(part, items) if items else _java_value(part) for part in parts]
 
 
 def find_puts(body: str) -> list[tuple[str, str]]:
-    """``re.findall(PUT_PATTERN, body)`` in O(n) per ``put("`` head: the key ends at the first
-    ``",`` (on the same line) after which, past any spaces, a ``)`` closes the value on its line."""
+    """``re.findall(PUT_PATTERN, body)`` in one pass: the key ends at the first ``",`` (on the
+    same line) after which, past any spaces, a ``)`` closes the value on its line."""
     n = len(body)
-    skip = _skip_space(body)
     close = [-1] * (n + 1)  # close[p]: the first ")" at or after p before a newline, else -1
     for p in range(n - 1, -1, -1):
         ch = body[p]
         close[p] = p if ch == ")" else (-1 if ch == "\n" else close[p + 1])
+    good = [n] * (n + 1)  # good[p]: the first '",' at or after p whose value a ")" closes
+    for p in range(n - 1, -1, -1):
+        good[p] = good[p + 1]
+        if body.startswith('",', p) and close[_after_spaces(body, p + 2)] >= 0:
+            good[p] = p
     out: list[tuple[str, str]] = []
     i = 0
-    while True:
-        head = body.find('put("', i)
-        if head < 0:
-            return out
+    line_end = -1
+    while (head := body.find('put("', i)) >= 0:
         key_start = head + 5
-        line_end = body.find("\n", key_start)
-        line_end = n if line_end < 0 else line_end
-        found: tuple[str, str, int] | None = None
-        j = key_start
-        while found is None:
-            comma = body.find('",', j, line_end)
-            if comma < 0:
-                break
-            value_start = skip[comma + 2]
-            end = close[value_start] if value_start < n else -1
-            if end >= 0:
-                found = (body[key_start:comma], body[value_start:end], end + 1)
-            j = comma + 1
-        if found is None:
-            i = head + 1
-        else:
-            out.append((found[0], found[1]))
-            i = found[2]
+        if key_start > line_end:
+            line_end = _line_end(body, key_start)
+        comma = good[key_start]
+        if comma + 2 > line_end:
+            i = line_end  # no later put(" on this line finds a closed value either
+            continue
+        value_start = _after_spaces(body, comma + 2)
+        end = close[value_start]
+        out.append((body[key_start:comma], body[value_start:end]))
+        i = end + 1
+    return out
+
+
+def map_body(text: str) -> str | None:
+    """Group 1 of ``re.search(MAP_PATTERN, text, re.DOTALL)`` (None: no match), in one pass.
+
+    The first ``new HashMap<`` head decides (the lazy ``.*?`` lets it reach every ``>`` a later
+    head reaches): its first ``>`` followed by ``()`` and ``{``, an optional second ``{``, then
+    the body up to the spaces before the first ``}``.
+    """
+    head = _MAP_HEAD.search(text)
+    opened = _MAP_OPEN.search(text, head.end()) if head else None
+    if opened is None:
+        return None
+    start = _after_spaces(text, opened.end())
+    if text.startswith("{", start):
+        start = _after_spaces(text, start + 1)
+    close = text.find("}", start)
+    return None if close < 0 else text[start:close].rstrip()
+
+
+def empty_map(text: str) -> bool:
+    """Whether ``re.search(EMPTY_MAP_PATTERN, text)`` matches, in one pass: some head has, on the
+    line where it ends, a ``>`` that spaces and ``()`` follow."""
+    tail: re.Match[str] | None = None
+    dead_until = -1
+    for head in _MAP_HEAD.finditer(text):
+        start = head.end()
+        if start <= dead_until:
+            continue
+        if tail is None or tail.start() < start:
+            tail = _EMPTY_MAP_TAIL.search(text, start)  # the first tail at or after this head
+            if tail is None:
+                return False
+        line_end = _line_end(text, start)
+        if tail.start() < line_end:
+            return True
+        dead_until = line_end
+    return False
 
 
 def _java_hashmap(text: str) -> Any:
-    found = _MAP.search(text)
-    if found:
-        body = found.group(1)
+    body = map_body(text)
+    if body is not None:
         out: dict[str, Any] = {}
         if body.strip():
             for key, value in find_puts(body):
                 out[key] = _java_value(value.strip())
         return out
-    if _EMPTY_MAP.search(text):
+    if empty_map(text):
         return {}
     return text
 
@@ -397,7 +499,9 @@ def match_js_2d(code: str) -> int | None:
 _JS_1D = re.compile(r"\[(.*?)\]|\bnew\s+Array\((.*?)\)")
 _JS_INNER = re.compile(r"\[(.*?)\]")
 _JS_OBJECT = re.compile(r"\{(.*?)\}")
-_JS_PAIR = re.compile(r"([^:]++):\s*+(.*?)(?:,\s*(?=[^,]+:)|$)")
+JS_PAIR_PATTERN = r"([^:]++):\s*+(.*?)(?:,\s*(?=[^,]+:)|$)"
+"""The checker's ``key: value`` pattern; :func:`find_pairs` gives ``re.findall``'s result in one
+pass (the engine retries the key at every character: quadratic on text without a ``:``)."""
 
 
 def _quoted(text: str) -> bool:
@@ -443,6 +547,59 @@ def _js_array(code: str, items: str | None) -> Any:
     return out
 
 
+def _value_ends(body: str) -> list[int]:
+    """``ends[p]``: the first place at or after ``p`` where a ``key: value`` pair's value may end:
+    a ``,`` after which a ``:`` comes before the next ``,`` (one character on at least), or the end
+    of the text (before a final newline)."""
+    n = len(body)
+    ends = [n] * (n + 1)
+    found = n
+    next_comma = n
+    for p in range(n - 1, -1, -1):
+        ch = body[p]
+        if ch == ",":
+            if body.find(":", p + 2, next_comma) >= 0:
+                found = p
+            next_comma = p
+        elif p == n - 1 and ch == "\n":
+            found = p
+        ends[p] = found
+    return ends
+
+
+def find_pairs(body: str) -> list[tuple[str, str]]:
+    """``re.findall(JS_PAIR_PATTERN, body)`` in one pass.
+
+    A pair's key runs from where the last pair ended to the next ``:`` (one character at least),
+    its value from past the spaces after it to the first place it may end (see :func:`_value_ends`)
+    on that line. When none is on that line, no start before the ``:`` finds one either: the next
+    try starts after it. After a ``,``, the spaces go with the pair unless the ``:`` follows them
+    directly with no other ``:`` before the next ``,`` (the engine then gives one space back).
+    """
+    n = len(body)
+    ends = _value_ends(body)
+    out: list[tuple[str, str]] = []
+    pos = 0
+    line_end = -1
+    while (colon := body.find(":", pos)) >= 0:
+        value_start = _after_spaces(body, colon + 1)
+        if value_start > line_end:
+            line_end = _line_end(body, value_start)
+        end = ends[value_start]
+        if colon == pos or end > line_end:
+            pos = colon + 1
+            continue
+        out.append((body[pos:colon], body[value_start:end]))
+        if end == n or body[end] != ",":
+            pos = end  # the end of the text, or before its final newline
+            continue
+        next_comma = body.find(",", end + 1)
+        after = _after_spaces(body, end + 1)
+        more = body.find(":", after + 1, n if next_comma < 0 else next_comma) >= 0
+        pos = after if more else after - 1
+    return out
+
+
 def _js_object(code: str) -> Any:
     if code == "{}":
         return {}
@@ -450,7 +607,7 @@ def _js_object(code: str) -> Any:
     if not found:
         return code
     out: dict[str, Any] = {}
-    for key, value in _JS_PAIR.findall(found.group(1)):
+    for key, value in find_pairs(found.group(1)):
         key = key.strip().strip("'\"")
         value = value.strip()
         if value.startswith("[") and value.endswith("]"):

@@ -75,7 +75,7 @@ import math
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Annotated, Any, Literal, TypeAlias, assert_never
+from typing import Annotated, Any, Literal, TypeAlias, assert_never, cast
 
 from pydantic import (
     BaseModel,
@@ -88,8 +88,6 @@ from pydantic import (
     model_validator,
 )
 
-from pathjudge._compiled import FUNCTION_TYPES
-from pathjudge._records import builder, fast_init
 from pathjudge.errors import ImportFormatError
 from pathjudge.rubrics.assertions._bfcl import (
     BFCL_TYPES,
@@ -169,7 +167,6 @@ class MatcherSyntaxError(ValueError):
 # --------------------------------------------------------------------------------------------------
 
 
-@fast_init
 @dataclass(frozen=True, slots=True)
 class ArgMismatch:
     """One way an actual call differs from its expectation.
@@ -191,7 +188,6 @@ class ArgMismatch:
         return {"path": self.path, "kind": self.kind, "reason": self.reason}
 
 
-@fast_init
 @dataclass(frozen=True, slots=True)
 class CallMatch:
     """How one actual call compares with one :class:`CallExpectation`.
@@ -240,19 +236,13 @@ class CallMatch:
         }
 
 
-# The mismatches and call matches of the matching hot path, built the cheap way (one class exchange
-# instead of two; see :func:`pathjudge._records.builder`).
-_new_mismatch = builder(ArgMismatch)
-_new_call_match = builder(CallMatch)
-
-
 # --------------------------------------------------------------------------------------------------
 # Matcher models (the parsed form)
 # --------------------------------------------------------------------------------------------------
 
 
 class _MatcherBase(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid", ignored_types=FUNCTION_TYPES)
+    model_config = ConfigDict(frozen=True, extra="forbid")
 
     optional: bool = Field(default=False, description="The argument may be omitted.")
 
@@ -879,7 +869,8 @@ def _bfcl_one_of(
     if problem is not None:
         kind, reason, sub = problem
         where = path + sub if sub.startswith("[") else _join(path, sub) if sub else path
-        out.append(_new_mismatch(where, reason, kind))
+        # check_param's kinds are mismatch kinds (its Problem types them as str)
+        out.append(ArgMismatch(where, reason, cast(MismatchKind, kind)))
 
 
 def _closeness(found: list[ArgMismatch]) -> tuple[int, int]:
@@ -914,7 +905,7 @@ def _matcher_class(matcher: Matcher) -> type:
 
 
 def _mismatch(matcher: Matcher, value: JsonValue, path: str, kind: MismatchKind) -> ArgMismatch:
-    return _new_mismatch(path, f"expected {describe_matcher(matcher)}, got {_got(value)}", kind)
+    return ArgMismatch(path, f"expected {describe_matcher(matcher)}, got {_got(value)}", kind)
 
 
 def _check_eq(
@@ -974,12 +965,12 @@ def _check_approx(
     level: int,
 ) -> None:
     if not _is_number(value):
-        out.append(_new_mismatch(path, f"expected a number, got {_got(value)}", "wrong_type"))
+        out.append(ArgMismatch(path, f"expected a number, got {_got(value)}", "wrong_type"))
         return
     assert isinstance(value, int | float)
     if not math.isclose(value, matcher.value, rel_tol=matcher.rel, abs_tol=matcher.abs):
         out.append(
-            _new_mismatch(
+            ArgMismatch(
                 path,
                 f"expected {describe_matcher(matcher)}, got {render_value(value)} "
                 f"(off by {abs(value - matcher.value):g})",
@@ -997,10 +988,10 @@ def _check_regex(
     level: int,
 ) -> None:
     if not isinstance(value, str):
-        out.append(_new_mismatch(path, f"expected a string, got {_got(value)}", "wrong_type"))
+        out.append(ArgMismatch(path, f"expected a string, got {_got(value)}", "wrong_type"))
     elif search(matcher.pattern, value, ignore_case=matcher.ignore_case) is None:
         out.append(
-            _new_mismatch(
+            ArgMismatch(
                 path,
                 f"expected {describe_matcher(matcher)}, got {render_value(value)}",
                 "wrong_value",
@@ -1047,7 +1038,7 @@ def _check_fields(
     level: int,
 ) -> None:
     if not isinstance(value, dict):
-        out.append(_new_mismatch(path, f"expected an object, got {_got(value)}", "wrong_type"))
+        out.append(ArgMismatch(path, f"expected an object, got {_got(value)}", "wrong_type"))
         return
     superset = isinstance(matcher, KeysMatcher) and matcher.mode == "superset"
     subset = isinstance(matcher, KeysMatcher) and matcher.mode == "subset"
@@ -1057,13 +1048,13 @@ def _check_fields(
             _check(sub, value[key], sub_path, out, bfcl, level + 1)
         elif not subset and not is_optional(sub):
             out.append(
-                _new_mismatch(sub_path, f"missing (expected {describe_matcher(sub)})", "missing")
+                ArgMismatch(sub_path, f"missing (expected {describe_matcher(sub)})", "missing")
             )
     if not superset:
         for key in value:
             if key not in matcher.fields:
                 out.append(
-                    _new_mismatch(
+                    ArgMismatch(
                         _join(path, key),
                         f"unexpected key (value {render_value(value[key])})",
                         "unexpected",
@@ -1080,11 +1071,11 @@ def _check_items(
     level: int,
 ) -> None:
     if not isinstance(value, list):
-        out.append(_new_mismatch(path, f"expected a list, got {_got(value)}", "wrong_type"))
+        out.append(ArgMismatch(path, f"expected a list, got {_got(value)}", "wrong_type"))
         return
     if len(value) != len(matcher.items):
         out.append(
-            _new_mismatch(
+            ArgMismatch(
                 path,
                 f"expected {len(matcher.items)} items, got {len(value)}: {render_value(value)}",
                 "wrong_value",
@@ -1125,7 +1116,7 @@ def _check_any_of(
     assert best is not None
     if len(matcher.parts) > 1:
         best = [
-            _new_mismatch(
+            ArgMismatch(
                 m.path, f"{m.reason} (closest of {len(matcher.parts)} alternatives)", m.kind
             )
             for m in best
@@ -1189,7 +1180,7 @@ def _schema_mismatches(validator: Any, arguments: object) -> list[ArgMismatch]:
             for name in error.validator_value:
                 if name not in error.instance:
                     out.append(
-                        _new_mismatch(
+                        ArgMismatch(
                             _join(base, name), "missing (required by the schema)", "missing"
                         )
                     )
@@ -1198,7 +1189,7 @@ def _schema_mismatches(validator: Any, arguments: object) -> list[ArgMismatch]:
             for name in error.instance:
                 if name not in declared:
                     out.append(
-                        _new_mismatch(
+                        ArgMismatch(
                             _join(base, name),
                             "unexpected (not declared in the schema)",
                             "unexpected",
@@ -1206,7 +1197,7 @@ def _schema_mismatches(validator: Any, arguments: object) -> list[ArgMismatch]:
                     )
         elif error.validator == "type":
             out.append(
-                _new_mismatch(
+                ArgMismatch(
                     base,
                     f"expected type {render_value(error.validator_value)} per the schema, "
                     f"got {_got(error.instance)}",
@@ -1214,7 +1205,7 @@ def _schema_mismatches(validator: Any, arguments: object) -> list[ArgMismatch]:
                 )
             )
         else:
-            out.append(_new_mismatch(base, f"schema: {error.message}", "schema"))
+            out.append(ArgMismatch(base, f"schema: {error.message}", "schema"))
     return out
 
 
@@ -1316,7 +1307,7 @@ class CallExpectation(BaseModel):
     ``javascript``) says how ``$declared`` types read literals under ``bfcl``.
     """
 
-    model_config = ConfigDict(frozen=True, extra="forbid", ignored_types=FUNCTION_TYPES)
+    model_config = ConfigDict(frozen=True, extra="forbid")
 
     tool: str = Field(min_length=1, description="The tool that must be called.")
     args: dict[str, ArgMatcher] = Field(
@@ -1394,7 +1385,7 @@ class CallExpectation(BaseModel):
         )
         validator = _make_validator(self.json_schema) if self.json_schema is not None else None
         n = len(self.args)
-        success = _new_call_match(self.tool, self.tool, True, 1.0, n, n, ())
+        success = CallMatch(self.tool, self.tool, True, 1.0, n, n, ())
         return _Plan(
             (self.tool, self.args, self.extra_args, self.json_schema, self.types, self.language),
             _profile(self.types, self.language),
@@ -1475,8 +1466,8 @@ def match_call(
     '1 of 2 expected arguments of search_docs() matched; k: expected 2, got number 3'
     """
     if tool != expected.tool:
-        mismatch = _new_mismatch("", f"called {tool!r}, expected {expected.tool!r}", "wrong_tool")
-        return _new_call_match(tool, expected.tool, False, 0.0, 0, len(expected.args), (mismatch,))
+        mismatch = ArgMismatch("", f"called {tool!r}, expected {expected.tool!r}", "wrong_tool")
+        return CallMatch(tool, expected.tool, False, 0.0, 0, len(expected.args), (mismatch,))
     plan = _plan_of(expected)
     mismatches: list[ArgMismatch] = []
     failed: set[str] = set()
@@ -1496,14 +1487,14 @@ def match_call(
                 failed.add(name)
         elif not optional:
             mismatches.append(
-                _new_mismatch(name, f"missing (expected {describe_matcher(matcher)})", "missing")
+                ArgMismatch(name, f"missing (expected {describe_matcher(matcher)})", "missing")
             )
             failed.add(name)
     if plan.forbid_extra:
         for name in arguments:
             if name not in plan.names:
                 mismatches.append(
-                    _new_mismatch(
+                    ArgMismatch(
                         name,
                         f"unexpected argument (value {render_value(arguments[name])})",
                         "unexpected",
@@ -1524,9 +1515,7 @@ def match_call(
     total = len(expected.args)
     matched = total - len(failed)
     score = matched / total if total else 1.0
-    return _new_call_match(
-        tool, expected.tool, not mismatches, score, matched, total, tuple(mismatches)
-    )
+    return CallMatch(tool, expected.tool, not mismatches, score, matched, total, tuple(mismatches))
 
 
 def call_cost(tool: str, arguments: Mapping[str, JsonValue], expected: CallExpectation) -> float:

@@ -73,7 +73,6 @@ from pydantic import (
     field_validator,
 )
 
-from pathjudge._compiled import FUNCTION_TYPES
 from pathjudge._interrupt import stops_grading
 from pathjudge.agent.trajectory import RunRecord
 from pathjudge.errors import SuiteError
@@ -214,7 +213,7 @@ def extract_numbers(text: str) -> list[float]:
 
 
 class _Criterion(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid", ignored_types=FUNCTION_TYPES)
+    model_config = ConfigDict(frozen=True, extra="forbid")
 
 
 AnswerSource = Literal["final_answer", "any_reply", "all_replies"]

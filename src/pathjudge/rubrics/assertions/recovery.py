@@ -27,7 +27,6 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
-from pathjudge._compiled import FUNCTION_TYPES
 from pathjudge.agent.trajectory import RunRecord, Step
 from pathjudge.rubrics.assertions.base import CheckResult, FrozenDict, FrozenList
 from pathjudge.rubrics.assertions.steps import call_signature, same_call
@@ -40,7 +39,7 @@ Response = Literal["retry", "changed_args", "switched_tool", "gave_up"]
 class RecoverySpec(BaseModel):
     """Tolerances for the error-recovery checks."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid", ignored_types=FUNCTION_TYPES)
+    model_config = ConfigDict(frozen=True, extra="forbid")
 
     retry_budget: int = Field(
         default=2, ge=0, description="How many identical retries of one failing call are tolerated."

@@ -30,7 +30,6 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
-from pathjudge._compiled import FUNCTION_TYPES
 from pathjudge.agent.trajectory import RunRecord, Step
 from pathjudge.rubrics.assertions._normalize import (
     canonical_equal,
@@ -56,7 +55,7 @@ __all__ = [
 class StepSpec(BaseModel):
     """Budget and tolerances for the step-efficiency checks."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid", ignored_types=FUNCTION_TYPES)
+    model_config = ConfigDict(frozen=True, extra="forbid")
 
     budget: int | None = Field(default=None, ge=0, description="Maximum number of tool calls.")
     max_redundant: int = Field(default=0, ge=0, description="Redundant calls tolerated.")

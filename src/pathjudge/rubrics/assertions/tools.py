@@ -31,7 +31,6 @@ from typing import Self
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from pathjudge._compiled import FUNCTION_TYPES
 from pathjudge.agent.trajectory import RunRecord
 from pathjudge.rubrics.assertions.base import CheckResult
 from pathjudge.rubrics.scope import ErroredCalls, ToolScope, matches_any, visible_calls
@@ -42,7 +41,7 @@ __all__ = ["ToolSelectionSpec", "check_tool_selection"]
 class ToolSelectionSpec(BaseModel):
     """Which tools a run must, must not, and should not call, and which it must call first."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid", ignored_types=FUNCTION_TYPES)
+    model_config = ConfigDict(frozen=True, extra="forbid")
 
     required: tuple[str, ...] = Field(default=(), description="Tools that must each be called.")
     forbidden: tuple[str, ...] = Field(
