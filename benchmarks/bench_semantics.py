@@ -6,7 +6,11 @@
 2. ``match_call`` under ``types: bfcl`` vs ``types: lenient`` on the same BFCL-shaped expectations and
    calls (the bfcl rule does the official checker's type checks: expect a small constant factor);
 3. reading version-1 run lines (migrated on read: the final answer becomes the one reply) vs the
-   same runs written as version 2.
+   same runs written as version 2;
+4. aligning a one-step ``types: bfcl`` reference with a run that made the right call and then four
+   more of its tool (BFCL's wrong count) vs the same run with the right call alone: the aligner
+   stops at the first full match, so the ratio should stay near 1x (the full search matched all
+   five calls).
 
 CPU time, best of three; nothing is asserted here, the numbers are printed.
 
@@ -27,6 +31,7 @@ from pathjudge.agent.io import read_runs
 from pathjudge.agent.trajectory import RunRecord, Step
 from pathjudge.rubrics.assertions.arguments import CallExpectation, match_call
 from pathjudge.rubrics.assertions.outcome import ContainsAnyCriterion, check_outcome
+from pathjudge.rubrics.path import ReferencePath, align_calls, compile_reference
 
 
 def cpu(work: Callable[[], object]) -> float:
@@ -115,6 +120,39 @@ def bench_read(n: int) -> tuple[float, float]:
     return base, new
 
 
+def bench_wrong_count(n: int, rnd: random.Random) -> tuple[float, float]:
+    reference = ReferencePath.model_validate(
+        {
+            "mode": "strict",
+            "steps": [
+                {
+                    "tool": "forecast",
+                    "types": "bfcl",
+                    "args": {
+                        "city": {"$one_of": ["New York, NY", "NYC"]},
+                        "days": {"$one_of": [3, ""]},
+                        "temps": {"$one_of": [[20.5, 21.0]], "$items": "float"},
+                    },
+                }
+            ],
+        }
+    )
+    refs = compile_reference(reference)
+    rights = [
+        Step(tool="forecast", arguments={"city": rnd.choice(["NYC", "nyc"]), "temps": [20.5, 21.0]})
+        for _ in range(n)
+    ]
+    more = [
+        Step(tool="forecast", arguments={"city": f"c{k}", "days": rnd.randint(1, 9), "temps": []})
+        for k in range(4)
+    ]
+    alone = [(step,) for step in rights]
+    wrong_count = [(step, *more) for step in rights]
+    base = cpu(lambda: [align_calls(steps, refs, "strict") for steps in alone])
+    new = cpu(lambda: [align_calls(steps, refs, "strict") for steps in wrong_count])
+    return base, new
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--n", type=int, default=20_000)
@@ -124,6 +162,7 @@ def main() -> int:
         ("declared normalisation vs casefold preset", bench_normalize(args.n, rnd)),
         ("types: bfcl vs lenient match_call", bench_types(args.n, rnd)),
         ("read version-1 lines (migrated) vs version 2", bench_read(args.n)),
+        ("one-step reference: right call + 4 vs alone", bench_wrong_count(args.n, rnd)),
     ):
         print(f"{name:48s} {args.n / new:12,.0f}/s  ratio {new / base:5.2f}x")
     return 0

@@ -9,6 +9,7 @@ checker itself can never pass; a missing or an extra parallel call fails.
 from __future__ import annotations
 
 import importlib.util
+import json
 import sys
 from pathlib import Path
 from types import ModuleType
@@ -16,6 +17,7 @@ from types import ModuleType
 import pytest
 
 from pathjudge.agent.trajectory import RunRecord, Step
+from pathjudge.cli import main
 from pathjudge.rubrics.suite import Suite, load_suite
 from pathjudge.scoring.grade import grade
 
@@ -54,6 +56,36 @@ def suite(shared_data: Path, tmp_path_factory: pytest.TempPathFactory) -> Suite:
     assert "language: java" in text
     assert "$declared: HashMap" in text
     return load_suite(out)
+
+
+def test_the_score_headline_is_bfcls_own_verdict(
+    shared_data: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # the README's own commands: simple_python and simple_java, 400 + 100 ground-truth runs
+    root = shared_data / "bfcl_v4"
+    categories = ["simple_python", "simple_java"]
+    suite_file, runs_file, out = (
+        tmp_path / "bfcl.yaml",
+        tmp_path / "runs.jsonl",
+        tmp_path / "o.json",
+    )
+    assert make_suite.main([str(root), *categories, "-o", str(suite_file)]) == 0
+    assert make_runs.main([str(root), *categories, "-o", str(runs_file)]) == 0
+    # BFCL's verdict on a ground-truth run: its checker passes it, except the calls it rejects
+    bfcl_passes = {
+        run.run_id: run.task_id not in UNPASSABLE
+        for category in categories
+        for run in make_runs.runs_for(root, category)
+    }
+    assert sum(bfcl_passes.values()) == 497
+    argv = ["score", str(runs_file), "--suite", str(suite_file), "--json", str(out)]
+    code = main([*argv, "--include-runs"])
+    report = json.loads(out.read_text(encoding="utf-8"))
+    card = report["scorecard"]
+    assert (card["verdict_passed"], card["verdict_failed"]) == (497, 3)
+    assert {r["run_id"]: r["passed"] for r in report["runs"]} == bfcl_passes
+    assert code == 0
+    assert "497/500" in capsys.readouterr().out
 
 
 def test_generated_suite_passes_every_passable_ground_truth_run(
@@ -104,3 +136,15 @@ def test_a_wrong_java_literal_fails_with_a_reason(suite: Suite) -> None:
     assert graded.path is not None
     assert not graded.path.satisfied
     assert "expected type long" in graded.path.reason
+
+
+def test_calls_differing_in_letter_case_are_not_repeats(shared_data: Path, suite: Suite) -> None:
+    # parallel_116: genotypes "AA", "Aa" and "aa", three different calls, all correct by BFCL
+    (run,) = [
+        r
+        for r in make_runs.runs_for(shared_data / "bfcl_v4", "parallel")
+        if r.task_id == "parallel_116"
+    ]
+    assert [s.arguments["genotype"] for s in run.steps] == ["AA", "Aa", "aa"]
+    (graded,) = grade([run], suite)
+    assert (graded.redundant, graded.trajectory, graded.passed) == (0, 1.0, True)

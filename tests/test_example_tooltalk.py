@@ -10,12 +10,15 @@ from __future__ import annotations
 
 import json
 import sys
+from collections import Counter
 from pathlib import Path
 
 import pytest
 
 from pathjudge.agent.importers import import_file
+from pathjudge.agent.io import read_runs
 from pathjudge.agent.trajectory import RunRecord, Step
+from pathjudge.cli import main
 from pathjudge.rubrics.suite import Suite, load_suite
 from pathjudge.scoring.grade import grade
 
@@ -90,3 +93,45 @@ def test_dropped_altered_and_extra_calls(generated: tuple[Suite, list[RunRecord]
         verdicts[name] = graded.path is not None and graded.path.satisfied
     assert verdicts == {"dropped": False, "altered": False, "extra": True}
     assert json.dumps(first.arguments)  # the golden arguments are plain JSON
+
+
+def _tooltalk_success(conversation: dict[str, object], run: RunRecord) -> bool:
+    """ToolTalk's own success for a run that makes no call outside the ground truth: recall 1,
+    every ground-truth call (name and parameters) among the run's calls."""
+    truth = Counter(
+        (call["request"]["api_name"], json.dumps(call["request"]["parameters"], sort_keys=True))
+        for call in make_suite._calls(conversation)
+    )
+    made = Counter((s.tool, json.dumps(s.arguments, sort_keys=True)) for s in run.steps)
+    return not truth - made
+
+
+def test_the_score_headline_is_tooltalks_own_success(
+    shared_data: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # the README's three commands, on the golden conversations and on each with its last call dropped
+    suite, golden, runs = (
+        tmp_path / "suite.yaml",
+        tmp_path / "golden.jsonl",
+        tmp_path / "runs.jsonl",
+    )
+    data = str(shared_data / "tooltalk")
+    assert make_suite.main([data, "-o", str(suite), "--runs", str(golden)]) == 0
+    assert main(["import", str(golden), "--from", "openai-chat", "-o", str(runs)]) == 0
+    imported = list(read_runs(runs))
+    dropped = [
+        r.model_copy(update={"run_id": r.run_id + ":dropped", "steps": r.steps[:-1], "replies": ()})
+        for r in imported
+    ]
+    every = imported + dropped
+    runs.write_text("".join(r.model_dump_json() + "\n" for r in every), encoding="utf-8")
+    conversations = dict(make_suite.conversations(shared_data / "tooltalk"))
+    success = [_tooltalk_success(conversations[r.task_id], r) for r in every]
+    assert sum(success) == len(imported) == 78  # every golden run, no run missing a call
+    out = tmp_path / "out.json"
+    argv = ["score", str(runs), "--suite", str(suite), "--json", str(out), "--include-runs"]
+    assert main(argv) == 0
+    report = json.loads(out.read_text(encoding="utf-8"))
+    assert report["scorecard"]["verdict_passed"] == sum(success)
+    assert [run["passed"] for run in report["runs"]] == success
+    assert f"{sum(success)}/{len(every)} runs" in capsys.readouterr().out

@@ -15,6 +15,7 @@ import pytest
 
 from pathjudge.agent.importers.openai_chat import from_openai_chat
 from pathjudge.agent.trajectory import RunRecord
+from pathjudge.cli import main
 from pathjudge.rubrics.suite import Suite, load_suite
 from pathjudge.scoring.grade import RunGrade, grade
 
@@ -330,6 +331,27 @@ def test_generator_cli(
     assert make_suite.main([str(shared_data / SAMPLE), str(target)]) == 0
     assert "wrote 3 tasks" in capsys.readouterr().out
     assert load_suite(target).name == "tau-airline"
+
+
+def test_the_score_headline_is_tau_benchs_reward(
+    make_suite: ModuleType,
+    shared_data: Path,
+    records: list[dict[str, Any]],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # the README's three commands, on the recorded runs; tau-bench's verdict is reward == 1
+    source = shared_data / SAMPLE
+    suite, runs, out = tmp_path / "suite.yaml", tmp_path / "runs.jsonl", tmp_path / "out.json"
+    assert make_suite.main([str(source), str(suite)]) == 0
+    assert main(["import", str(source), "--from", "openai-chat", "-o", str(runs)]) == 0
+    code = main(["score", str(runs), "--suite", str(suite), "--json", str(out), "--include-runs"])
+    assert code == 0
+    rewards = [record["reward"] == 1.0 for record in records]
+    report = json.loads(out.read_text(encoding="utf-8"))
+    assert report["scorecard"]["verdict_passed"] == sum(rewards) == 1
+    assert [run["passed"] for run in report["runs"]] == rewards
+    assert f"{sum(rewards)}/{len(rewards)} runs" in capsys.readouterr().out
 
 
 def test_generator_reads_a_task_list(make_suite: ModuleType) -> None:

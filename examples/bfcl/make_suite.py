@@ -8,7 +8,10 @@ parallel categories (BFCL grades parallel calls in any order). Each parameter be
 ``{$one_of: [possible answers], $declared: <documented type>, $items: <item type>}``; the suite's
 ``defaults`` say ``types: bfcl`` once, Java and JavaScript tasks add ``language``. Nothing else is
 needed: no preprocessing of runs, no code in the suite. A run passes BFCL's AST check exactly when
-its trajectory score is 1.0 (the reference matched, nothing extra).
+its reference path is satisfied (the reference matched, nothing extra), so the suite says so: its
+``defaults`` declare ``passed: {checks: [], path: true}``, and the run's one verdict (the ``runs
+passed`` headline) is BFCL's verdict, whatever other checks report (a repeated call is trajectory
+quality, not something BFCL grades).
 
 The data files are read, never copied: the suite is written where ``-o`` says.
 """
@@ -91,7 +94,11 @@ def make_suite(root: Path, categories: Iterable[str]) -> dict[str, Any]:
         "schema_version": 1,
         "name": "bfcl",
         "description": "BFCL v4 AST categories, graded with the official checker's typing rules",
-        "defaults": {"types": "bfcl"},
+        "defaults": {
+            "types": "bfcl",
+            # BFCL's verdict is the AST check, which is the reference path: nothing else counts
+            "passed": {"checks": [], "path": True},
+        },
         "tasks": tasks,
     }
 

@@ -11,6 +11,13 @@ result as an error. ``--runs`` also writes the golden conversations as OpenAI ch
 (``pathjudge import --format openai-chat`` reads them): every assistant turn's calls, their results
 (an exception as ``"Error: ..."``), then its text, which becomes one of the run's ``replies``.
 
+ToolTalk's own success is a recall of 1 (every ground-truth call made) and no wrong action, so
+the suite's ``defaults`` declare ``passed: {checks: [], path: true}``: a run passes exactly when
+its reference path is satisfied, whatever other checks (a repeated lookup, a recovered error)
+report, and the ``runs passed`` headline is ToolTalk's success count. (ToolTalk also fails a
+call with side effects that no ground truth has, which the conversations do not tell apart from
+lookups; ``in_order`` lets every extra call through.)
+
 The data files are read, never copied: outputs go where ``-o`` and ``--runs`` say.
 """
 
@@ -109,6 +116,8 @@ def main(argv: list[str] | None = None) -> int:
         "schema_version": 1,
         "name": "tooltalk",
         "description": "ToolTalk golden conversations: the ground-truth API calls, in order",
+        # ToolTalk's verdict is the calls (the reference path): nothing else counts
+        "defaults": {"passed": {"checks": [], "path": True}},
         "tasks": [task_for(task_id, c) for task_id, c in found],
     }
     outputs = [(args.output, yaml.safe_dump(suite, sort_keys=False, allow_unicode=True, width=100))]

@@ -290,6 +290,30 @@ def test_baseline_may_be_the_json_of_pathjudge_diff(
     assert re.search(r"<td>pro-rpm</td>.*?regression", diff, re.S)
 
 
+def test_tasks_without_runs_show_their_count_and_first_ten_the_json_all(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    ids = [f"t{i:02}" for i in range(25)]
+    suite = tmp_path / "suite.yaml"
+    suite.write_text(
+        "name: many\ntasks:\n" + "".join(f"  - {{id: {i}}}\n" for i in ids), encoding="utf-8"
+    )
+    runs = tmp_path / "runs.jsonl"
+    runs.write_text('{"run_id": "r", "task_id": "t00", "steps": []}\n', encoding="utf-8")
+    out, page = tmp_path / "out.json", tmp_path / "out.html"
+    argv = ["score", str(runs), "--suite", str(suite), "--json", str(out), "--html", str(page)]
+    main([*argv, "--include-runs"])
+    shown = "24: t01, t02, t03, t04, t05, t06, t07, t08, t09, t10 and 14 more"
+    terminal = capsys.readouterr().out
+    assert f"tasks without runs: {shown} (all in the JSON report)" in terminal
+    assert "t11" not in terminal
+    html_page = page.read_text(encoding="utf-8")
+    assert f"Tasks with no runs: {shown}" in html_page
+    assert "t24" not in html_page.split("<script")[0]  # the visible page (the blob has the data)
+    card = json.loads(out.read_text(encoding="utf-8"))["scorecard"]
+    assert card["tasks_without_runs"] == ids[1:]
+
+
 def test_a_report_without_per_run_grades_names_include_runs(
     repo_root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

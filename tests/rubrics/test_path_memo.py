@@ -10,6 +10,7 @@ arguments and partial orders.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from hypothesis import given, settings
@@ -383,3 +384,59 @@ def test_order_breakers_of_a_chain_equal_the_longest_subsequence(
             end = best[end][1]
     expected = orphans | {r for r in kept if r not in keep}
     assert _order_breakers(paired, topo, ancestors, allowed, ok_pairs) == expected
+
+
+# A one-step reference (BFCL's simple categories) and a run that made several calls of its tool.
+one_step_calls = st.lists(
+    st.builds(
+        Step,
+        tool=st.sampled_from(["a", "a", "b"]),
+        turn=st.integers(0, 2),
+        arguments=st.fixed_dictionaries(
+            {"v": st.sampled_from(VALUES), "w": st.sampled_from(VALUES)}
+        ),
+    ),
+    max_size=9,
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.sampled_from(MODES),
+    st.sampled_from([{"v": "x"}, {"v": "x", "w": "y"}, {}]),
+    one_step_calls,
+    st.sampled_from([FaultCosts(), FaultCosts(missing=30, wasted=5)]),
+)
+def test_a_wrong_count_of_calls_for_one_step_aligns_as_the_plain_search(
+    mode: Any, args: dict[str, Any], steps: list[Step], costs: FaultCosts
+) -> None:
+    reference = ReferencePath.model_validate({"mode": mode, "steps": [{"tool": "a", "args": args}]})
+    refs = compile_reference(reference)
+    steps = sorted(steps, key=lambda s: s.turn)  # in issue order
+    run = RunRecord(run_id="r", task_id="t", steps=tuple(steps))
+    marks = [repeat for _, repeat in redundant_calls(run)]
+    quick = align_calls(run.steps, refs, mode, costs=costs, redundant=marks)
+    plain = _align(run.steps, refs, mode, "reference", None, costs, marks, None, False)
+    assert quick == plain
+    assert quick.reason == plain.reason
+
+
+def test_a_wrong_count_after_the_right_call_matches_no_further_call() -> None:
+    # BFCL's checker fails a simple entry with two calls at once; the aligner pairs the first full
+    # match and asks the matcher about no later call (it would weigh less whatever it said)
+    (ref,) = compile_reference(
+        ReferencePath.model_validate({"mode": "strict", "steps": [{"tool": "a", "args": {"v": 1}}]})
+    )
+    asked: list[Any] = []
+
+    def matcher(call: Step) -> Any:
+        asked.append(call.arguments["v"])
+        return ref.matcher(call)
+
+    counting = replace(ref, matcher=matcher)
+    calls = tuple(Step(tool="a", arguments={"v": v}) for v in (2, 1, 3, 1, 4))
+    result = align_calls(calls, [counting], "strict")
+    assert asked == [2, 1]
+    assert not result.satisfied
+    assert [p.call for p in result.pairs] == [1]
+    assert result.extra == (0, 2, 3, 4)

@@ -168,6 +168,32 @@ def test_a_task_without_success_criterion_is_judged_on_its_checks() -> None:
     assert graded(task, answer(None, DELETE)).passed is False
 
 
+def test_the_path_counts_by_default_where_it_is_all_the_task_says_about_done() -> None:
+    off_path, on_path = answer(None, DELETE), answer(None, SEARCH)
+    # no success criterion, kind or judged criterion: the references say what done means
+    missed = graded(PATH, off_path)
+    assert (missed.verdict, missed.passed, missed.blockers) == ("fail", False, ("path",))
+    assert graded(PATH, on_path).passed is True
+    assert graded(PATH, off_path, passed={"checks": []}).passed is False  # defaults keep it
+    # said otherwise: the path is trajectory quality again (and here nothing else decides the run)
+    opted_out = graded({**PATH, "passed": {"path": False}}, off_path)
+    assert (opted_out.passed, opted_out.blockers) == (None, ("undecided: nothing checked",))
+    assert graded({**SUCCESS, **PATH}, answer("done", DELETE)).passed is True
+    assert graded({**PATH, "kind": "factual"}, answer("done", DELETE)).passed is True
+
+
+def test_a_run_nothing_checked_is_undecided_never_a_pass() -> None:
+    # no success criterion, no reference, no counted check: nothing says the run did its job
+    empty = graded({}, answer("done"))
+    assert (empty.verdict, empty.passed) == ("undecided", None)
+    assert empty.blockers == ("undecided: nothing checked",)
+    required = {"tools": {"required": ["search"]}}
+    assert graded({**required, "passed": {"checks": []}}, answer("done", SEARCH)).passed is None
+    assert graded(required, answer("done", SEARCH)).passed is True
+    assert graded(required, answer("done")).passed is False
+    assert graded({}, answer("done"), passed={"undecided": "fail"}).passed is False
+
+
 @dataclass
 class V:
     verdict: str

@@ -158,3 +158,47 @@ def test_local_grading_reports_its_progress_through_the_callback(jobs: int) -> N
     assert events[0] == ("open", size)
     assert events[-1] == ("close", f"grading {RUNS.name}")
     assert sum(n for kind, n in events if kind == "advance") == size  # type: ignore[misc]
+
+
+TYPO_SUITE = """\
+name: typo
+tasks:
+  - id: a
+    tools: {required: [get_wether], forbidden: [delete_acount, "drop_*", shutdown]}
+  - id: b
+    tools: {required: [get_wether]}
+    references: [{mode: in_order, steps: [{tool: lookup}]}]
+"""
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_a_tool_no_run_calls_is_warned_of_once_with_the_nearest_name(
+    tmp_path: Path, jobs: int
+) -> None:
+    suite = tmp_path / "suite.yaml"
+    suite.write_text(TYPO_SUITE, encoding="utf-8")
+    runs = tmp_path / "runs.jsonl"
+    line = '{"run_id": "%s", "task_id": "%s", "steps": [{"tool": "get_weather", "arguments": {}}]}'
+    rows = [line % (i, "ab"[i % 2]) for i in range(6)]
+    runs.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    seen: list[str] = []
+    report = score(runs, suite, fast=True, jobs=jobs, warn=seen.append, config=default_config())
+    assert report.scorecard.runs == 6
+    # once per command, whatever the number of runs; a forbidden name is a typo only when a tool
+    # close to it is called ('shutdown' is not warned of), a pattern names no tool
+    assert (
+        seen
+        == list(report.warnings)
+        == [
+            "the suite names tool 'get_wether' (task 'a' tools.required and 1 more) but no run calls "
+            "it and no reference uses it; did you mean 'get_weather'?",
+        ]
+    )
+    runs.write_text(rows[0].replace("get_weather", "delete_account") + "\n", encoding="utf-8")
+    seen.clear()
+    score(runs, suite, fast=True, jobs=jobs, warn=seen.append, config=default_config())
+    assert [w.split(" (")[0] for w in seen] == [
+        "the suite names tool 'get_wether'",
+        "the suite names tool 'delete_acount'",
+    ]
+    assert seen[1].endswith("did you mean 'delete_account'?")

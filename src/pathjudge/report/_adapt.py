@@ -37,6 +37,7 @@ from pathjudge.report._view import (
     VerdictView,
     WeakPathView,
 )
+from pathjudge.report.text import count_and_first
 from pathjudge.rubrics.assertions.base import AXES
 
 if TYPE_CHECKING:
@@ -264,7 +265,7 @@ def report_view(
     if judge_text:
         notes.append(f"Judge: {judge_text}.")
     if card.tasks_without_runs:
-        notes.append(f"Tasks with no runs: {', '.join(card.tasks_without_runs)}.")
+        notes.append(f"Tasks with no runs: {count_and_first(card.tasks_without_runs)}.")
     if model.runs is None:
         notes.append(
             "The report holds no per-run grades, so no run below shows its grade: rerun `pathjudge "

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from rich.console import Console
 from rich.text import Text
 
-from pathjudge.report.text import Column, Prose, print_table, styled
+from pathjudge.report.text import Column, Prose, count_and_first, print_table, styled
 from pathjudge.scoring.scorecard import GateResult, Scorecard, WeakPath
 
 __all__ = ["gate_line", "print_scorecard", "summary_line", "weak_heading"]
@@ -142,7 +142,7 @@ def print_scorecard(
         ],
     )
     if sc.tasks_without_runs:
-        console.print(f"tasks without runs: {', '.join(sc.tasks_without_runs)}")
+        console.print(f"tasks without runs: {count_and_first(sc.tasks_without_runs)}")
 
     if sc.judged:
         print_table(

@@ -19,7 +19,8 @@ Every renderer treats agent text as hostile. This module is the one place that s
 - **JSON on a terminal.** :func:`json_text` escapes the control characters that JSON itself allows
   raw (DEL, C1, separators, bidi overrides) as ``\\uXXXX``: the same JSON value, inert on a screen.
 
-:func:`natural_key` sorts ids the way a person does (``task-2`` before ``task-10``).
+:func:`natural_key` sorts ids the way a person does (``task-2`` before ``task-10``);
+:func:`count_and_first` shortens a long list of ids to its count and first ten.
 """
 
 from __future__ import annotations
@@ -177,6 +178,21 @@ def json_text(document: str) -> str:
 # -- ordering -------------------------------------------------------------------------------------
 
 _DIGITS = re.compile(r"(\d+)")
+
+
+def count_and_first(ids: Sequence[str], limit: int = 10) -> str:
+    """``ids`` for one line of a report: all of them when at most ``limit``, else their count, the
+    first ``limit`` and how many more (the JSON report keeps the full list).
+
+    >>> count_and_first(["a", "b"])
+    'a, b'
+    >>> count_and_first([f"t{i}" for i in range(12)], limit=3)
+    '12: t0, t1, t2 and 9 more (all in the JSON report)'
+    """
+    if len(ids) <= limit:
+        return ", ".join(ids)
+    shown = ", ".join(ids[:limit])
+    return f"{len(ids)}: {shown} and {len(ids) - limit} more (all in the JSON report)"
 
 
 def natural_key(text: str) -> tuple[tuple[int, int, str], ...]:

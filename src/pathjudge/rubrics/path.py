@@ -710,7 +710,8 @@ def align_calls(
     fully match the reference one to one (no other pairing can beat it in any mode); a pairing with
     no choice in it (each step has at most one candidate call of its tool and each call at most one
     candidate step: every candidate of the search is that same pairing); and a one-step reference
-    with no repeat to charge (every candidate is the best-weighted call). ``cache`` (one per
+    with no repeat to charge (every candidate is the best-weighted call, and the calls after the
+    first that fully matches are never matched: a wrong count costs no more work). ``cache`` (one per
     reference) keeps the fully matching alignment of a run whose matches carry no diff.
     """
     return _align(steps, refs, mode, name, budget, costs, redundant, cache, True)
@@ -759,6 +760,9 @@ def _align(
     tools = [step.tool for step in steps]
     conflict = False
     claimed: set[str] = set()  # the tools of the steps seen so far that have a candidate
+    # one step and no repeat to charge: the pairing is its best-weighted call (see below), so a run
+    # that made the right call and then more (a wrong count, decided already) is matched no further
+    single = exits and n_refs == 1 and not charged
     for r, ref in enumerate(refs):
         tool = ref.tool
         count = tools.count(tool)
@@ -774,7 +778,9 @@ def _align(
             candidates = [c for c, t in enumerate(tools) if t == tool]
             conflict = True
         for c in candidates:
-            matches[(r, c)] = known[r] if r == c and r < n_known else ref.matcher(steps[c])
+            m = matches[(r, c)] = known[r] if r == c and r < n_known else ref.matcher(steps[c])
+            if m.ok and single:
+                break  # the one step's first full match outweighs every later call (see below)
 
     if exits and not conflict:  # (the pairing without a choice in it needs no weights)
         paired, late, truncated = _unique_pairing(steps, refs, mode, matches)
@@ -783,10 +789,11 @@ def _align(
         # A vanishing preference for earlier calls: among equally good pairings the first of
         # several identical calls is paired, so a repeat is the one left over (and wasted).
         weights = {key: weigher.of(m) - key[1] * 1e-9 for key, m in matches.items()}
-        if exits and n_refs == 1 and not charged:
+        if single:
             # One step, no repeat to charge: every candidate the search builds is the
             # best-weighted call (a full match first, then the best score, then the earliest),
-            # and one pair is in order.
+            # and one pair is in order. So the calls after its first full match, which weigh
+            # less, were never matched.
             best = max(weights, key=weights.__getitem__)
             paired, late, truncated = {0: best[1]}, frozenset(), False
         else:

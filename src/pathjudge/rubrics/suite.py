@@ -29,9 +29,10 @@ the file, the YAML line and the field; nothing is silently ignored.
 
 from __future__ import annotations
 
+import difflib
 import json
 import math
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence, Set
 from pathlib import Path
 from typing import Any, Literal
 
@@ -87,6 +88,8 @@ __all__ = [
     "load_suite",
     "parse_suite",
     "parse_suite_text",
+    "tool_name_warnings",
+    "unreferenced_tools",
 ]
 
 SUITE_SCHEMA_VERSION = 1
@@ -180,9 +183,12 @@ class PassedSpec(_Record):
     success makes the run *undecided*, which counts as ``undecided`` says (``exclude``: left out of
     the passed rate and counted apart). ``checks`` picks the checks that count by id (glob patterns;
     default all; ``[]``: none). With ``path: true`` the best reference path must also be satisfied
-    (it then blocks as ``path``); by default the path is trajectory quality, reported apart, as a
-    right answer by a poor path is. A task with no success criterion, no ``kind`` and no judged
-    criterion is judged on its checks (and path) alone. Checks that did not run (``not_run``: nothing
+    (it then blocks as ``path``); with ``path: false`` the path is trajectory quality, reported
+    apart, as a right answer by a poor path is. Left out, the path counts exactly when the task has
+    references and nothing else says what done means (no success criterion, no ``kind``, no judged
+    criterion): the references are then the task's only statement of the expected outcome, and a run
+    that misses them must not pass. A task with no success criterion, no ``kind`` and no judged
+    criterion is judged on its checks and path alone. Checks that did not run (``not_run``: nothing
     to check) and diagnostics (``gating: false``) never count. A run cut short always counts
     (``outcome.truncated``, whatever ``checks`` says): it fails under the task's ``truncated: fail``
     and is undecided otherwise, never graded as complete.
@@ -197,9 +203,11 @@ class PassedSpec(_Record):
         description="Glob patterns of the check ids that count, e.g. ['tools.*', 'arguments.*']; "
         "default: every gating check; []: none.",
     )
-    path: bool = Field(
-        default=False,
-        description="Whether the best reference path must be satisfied too (it blocks as 'path').",
+    path: bool | None = Field(
+        default=None,
+        description="Whether the best reference path must be satisfied too (it blocks as 'path'); "
+        "default: only on a task with references and no success criterion, kind or judged "
+        "criterion.",
     )
 
 
@@ -753,3 +761,76 @@ def parse_suite_text(
     if root is None:
         raise SuiteError("suite file is empty", file=where, hint="see examples/docent/suite.yaml")
     return parse_suite(data, file=where, root=root, allow_callables=allow_callables)
+
+
+# --- tool names no run calls (a typo the grading would otherwise take silently) -----------------
+
+_GLOB = frozenset("*?[")
+
+_EXPECTED_CALLED = ("tools.required", "tools.first_call", "arguments")
+"""Where a named tool is one the suite expects runs to call: one no run calls is worth a warning."""
+
+
+def unreferenced_tools(suite: Suite) -> dict[str, tuple[tuple[str, str], ...]]:
+    """The tool names ``suite`` writes outside its references that no reference step uses, each with
+    where it is written: ``{name: ((task id, field), ...)}``, in file order.
+
+    The fields read are ``tools.required``, ``tools.first_call``, ``arguments[].tool`` and the plain
+    names (no ``*``, ``?`` or ``[``) of ``tools.forbidden`` and ``tools.distractors``; glob patterns
+    and ``read_only`` name no single tool. A suite that writes no such name: ``{}``.
+    """
+    referenced = {
+        step.tool for task in suite.tasks for ref in task.references for step in ref.steps
+    }
+    found: dict[str, list[tuple[str, str]]] = {}
+
+    def note(name: str, task: Task, field: str) -> None:
+        if name not in referenced and not _GLOB.intersection(name):
+            places = found.setdefault(name, [])
+            if (task.id, field) not in places:
+                places.append((task.id, field))
+
+    for task in suite.tasks:
+        if task.tools is not None:
+            for name in task.tools.required:
+                note(name, task, "tools.required")
+            if task.tools.first_call is not None:
+                note(task.tools.first_call, task, "tools.first_call")
+            for name in task.tools.forbidden:
+                note(name, task, "tools.forbidden")
+            for name in task.tools.distractors:
+                note(name, task, "tools.distractors")
+        for expectation in task.arguments:
+            note(expectation.tool, task, "arguments")
+    return {name: tuple(places) for name, places in found.items()}
+
+
+def tool_name_warnings(suite: Suite, called: Set[str]) -> list[str]:
+    """One warning per tool name of :func:`unreferenced_tools` that no run called (``called``: the
+    names of the calls the runs made), with the nearest known name (:mod:`difflib`) when one is close.
+
+    A name the suite expects runs to call (``tools.required``, ``tools.first_call``, ``arguments``)
+    is warned of whenever no run calls it; a forbidden or distractor name, which good runs never
+    call, only when a tool the runs call or a reference uses has a close name (a likely typo, which
+    would never fire). No such name: no warnings.
+    """
+    unreferenced = unreferenced_tools(suite)
+    missing = {name: places for name, places in unreferenced.items() if name not in called}
+    if not missing:
+        return []
+    known = sorted(
+        set(called) | {s.tool for t in suite.tasks for r in t.references for s in r.steps}
+    )
+    warnings = []
+    for name, places in missing.items():
+        near = difflib.get_close_matches(name, [k for k in known if k != name], n=1, cutoff=0.75)
+        expected = any(field in _EXPECTED_CALLED for _, field in places)
+        if not near and not expected:
+            continue
+        (task_id, field), more = places[0], len(places) - 1
+        where = f"task {task_id!r} {field}" + (f" and {more} more" if more else "")
+        text = (
+            f"the suite names tool {name!r} ({where}) but no run calls it and no reference uses it"
+        )
+        warnings.append(text + (f"; did you mean {near[0]!r}?" if near else ""))
+    return warnings

@@ -37,7 +37,7 @@ from pathjudge._io import (
 from pathjudge.agent.trajectory import RunRecord
 from pathjudge.errors import PathjudgeError, RecordError
 from pathjudge.rubrics.checks import SuitePlan
-from pathjudge.rubrics.suite import Suite
+from pathjudge.rubrics.suite import Suite, unreferenced_tools
 from pathjudge.scoring.grade import RunGrade, grade_run
 from pathjudge.scoring.judged import VerdictLike
 from pathjudge.scoring.scorecard import PartialScorecard, Position
@@ -123,6 +123,7 @@ def grade_chunk(
     """
     plans = suite if isinstance(suite, SuitePlan) else SuitePlan(suite)
     partial = PartialScorecard(max_weak=max_weak)
+    tools = bool(unreferenced_tools(plans.suite))  # names to look for among the runs' calls
     with watching_interrupts():  # a Ctrl-C stops the grading; an interrupt a check raises does not
         for source, line_no, raw in lines:
             if len(raw) > MAX_LINE_BYTES:
@@ -136,7 +137,9 @@ def grade_chunk(
                 if stop_at_error:
                     break
                 continue
-            graded = _grade_one(found, plans, partial, (source, line_no), verdicts, fast, on_grade)
+            graded = _grade_one(
+                found, plans, partial, (source, line_no), verdicts, fast, on_grade, tools
+            )
             if not graded and stop_at_error:
                 break
     return partial
@@ -155,9 +158,12 @@ def grade_records_chunk(
     """:func:`grade_chunk` over runs already parsed: ``(source, line_no, run)`` triples."""
     plans = suite if isinstance(suite, SuitePlan) else SuitePlan(suite)
     partial = PartialScorecard(max_weak=max_weak)
+    tools = bool(unreferenced_tools(plans.suite))  # names to look for among the runs' calls
     with watching_interrupts():  # a Ctrl-C stops the grading; an interrupt a check raises does not
         for source, line_no, run in records:
-            graded = _grade_one(run, plans, partial, (source, line_no), verdicts, fast, on_grade)
+            graded = _grade_one(
+                run, plans, partial, (source, line_no), verdicts, fast, on_grade, tools
+            )
             if not graded and stop_at_error:
                 break
     return partial
@@ -171,6 +177,7 @@ def _grade_one(
     verdicts: Mapping[str, VerdictLike] | None,
     fast: bool,
     on_grade: OnGrade | None,
+    tools: bool = False,
 ) -> bool:
     if plans.skip_unknown and run.task_id not in plans:
         partial.skip(run.task_id)
@@ -182,6 +189,8 @@ def _grade_one(
         return False
     grade = grade_run(run, plan, verdicts=verdicts, fast=fast)
     partial.add(grade, position)
+    if tools:
+        partial.note_tools(run)
     if on_grade is not None:
         on_grade(grade, position)
     return True

@@ -663,9 +663,24 @@ def _verdict(
 
     ``failed`` and ``broken``: the checks :func:`grade_run` found failing the verdict or leaving it
     undecided (the declared checks, and always a truncated run); the path and the success are added
-    here."""
+    here. A run of a task that declares nothing to decide it (no success criterion, no counted path,
+    no counted ``tools``, ``arguments``, ``steps`` or ``recovery`` block: only the default hygiene
+    checks, which a run with no calls passes vacuously) and failed nothing is undecided ("nothing
+    checked"), never a pass by default."""
     spec = plan.task.passed
-    if spec.path and plan.references:
+    # left out, the path counts where it is all the task says about done (PassedSpec)
+    path_counts = spec.path if spec.path is not None else not plan.success_defined
+    if not (failed or broken or plan.success_defined or (path_counts and plan.references)):
+        task = plan.task
+        declared = (
+            task.tools is not None
+            or bool(task.arguments)
+            or task.steps is not None
+            or task.recovery is not None
+        )
+        if not declared or not spec.checks:
+            broken.append("undecided: nothing checked")
+    if path_counts and plan.references:
         if alignment is None:
             broken.append("undecided: path")  # the alignment broke
         elif not alignment.satisfied:

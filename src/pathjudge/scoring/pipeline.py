@@ -37,7 +37,7 @@ if TYPE_CHECKING:
     from pathjudge.rubrics.suite import Suite, WeightKey
     from pathjudge.scoring.chunk import Line
     from pathjudge.scoring.judged import VerdictLike
-    from pathjudge.scoring.scorecard import GateMetric
+    from pathjudge.scoring.scorecard import GateMetric, PartialScorecard
 
 __all__ = [
     "REPORT_SCHEMA_VERSION",
@@ -361,6 +361,7 @@ def score(
             max_weak=max_weak,
             skip_unknown=skip_unknown_tasks,
             progress=progress,
+            warn=note_warning,
         )
     gates = evaluate_gates(card, gates_at)
     return ScoreReport(
@@ -550,6 +551,7 @@ def _grade_on_ray(
             file=runs,
             hint="the files are empty; pass JSONL files with one record per line",
         )
+    _warn_tool_names(suite, partial, warn)
     return partial.finish(suite, weights=weights), []
 
 
@@ -566,12 +568,14 @@ def _grade(
     max_weak: int | None,
     skip_unknown: bool = False,
     progress: Progress | None = None,
+    warn: Callable[[str], None] | None = None,
 ) -> tuple[Scorecard, list[RunGrade], dict[str, int]]:
     """Grade every run of ``runs`` into the scorecard (the one place scoring calls the grading core).
 
     Returns the scorecard and, when ``keep``, the per-run grades; streams the grades to
     ``grades_out`` when given. The first bad record raises (naming its file and line). ``progress``
-    is told the bytes graded of a plain file (lines of a compressed one); None costs nothing.
+    is told the bytes graded of a plain file (lines of a compressed one); None costs nothing. A tool
+    the suite names that no run calls and no reference uses is warned of once, through ``warn``.
     """
     import os
 
@@ -655,4 +659,17 @@ def _grade(
             file=runs,
             hint="the file is empty; pass a JSONL file with one record per line",
         )
+    _warn_tool_names(suite, partial, warn)
     return partial.finish(suite, weights=weights), kept, dict(partial.skipped)
+
+
+def _warn_tool_names(
+    suite: Suite, partial: PartialScorecard, warn: Callable[[str], None] | None
+) -> None:
+    """One warning per tool the suite names that no run called (a likely typo; see
+    :func:`~pathjudge.rubrics.suite.tool_name_warnings`), once per command, not per run."""
+    if warn is not None:
+        from pathjudge.rubrics.suite import tool_name_warnings
+
+        for text in tool_name_warnings(suite, partial.tools_called):
+            warn(text)

@@ -36,6 +36,7 @@ from pathjudge.rubrics.assertions.base import AXES, Axis
 from pathjudge.rubrics.suite import WEIGHT_KEYS, Suite, WeightKey
 
 if TYPE_CHECKING:
+    from pathjudge.agent.trajectory import RunRecord
     from pathjudge.scoring.grade import RunGrade
 
 WeakFlag = Literal["failed", "poor_path", "redundant", "not_passed", "wrong_call"]
@@ -401,6 +402,10 @@ def _rate(counts: list[int]) -> float | None:
     return round(counts[0] / decided, 12) if decided else None
 
 
+_MAX_TOOL_NAMES = 10_000
+"""The most distinct tool names a :class:`PartialScorecard` remembers (a hostile file's names are
+many; a suite's typo check needs the few real ones)."""
+
 Position = tuple[str, int]
 """Where a run came from: (source, line) — the file and 1-based line, or ("", n) for the n-th run."""
 
@@ -434,10 +439,19 @@ class PartialScorecard:
         self.errors: list[tuple[Position, PathjudgeError]] = []
         self.error_total = 0
         self.skipped: dict[str, int] = {}  # task the suite lacks -> runs left out (skip_unknown)
+        # the tool names the runs called, kept only where the suite names a tool no reference uses
+        # (see note_tools); at most _MAX_TOOL_NAMES of them
+        self.tools_called: set[str] = set()
         self._weak_sorted = True
         # per run not yet summed: (success score, surfaced, axes); and the tasks with runs pending
         self._pending: list[tuple[float | None, bool | None, Mapping[Axis, float | None]]] = []
         self._touched: dict[str, _TaskAcc] = {}
+
+    def note_tools(self, run: RunRecord) -> None:
+        """Remember the tool names ``run`` called (for
+        :func:`~pathjudge.rubrics.suite.tool_name_warnings`); bounded by :data:`_MAX_TOOL_NAMES`."""
+        if len(self.tools_called) < _MAX_TOOL_NAMES:
+            self.tools_called.update([step.tool for step in run.steps])
 
     def skip(self, task_id: str) -> None:
         """Count a run left out because the suite lacks its task (``score --skip-unknown-tasks``)."""
@@ -562,6 +576,7 @@ class PartialScorecard:
         other._fold()
         for task_id, count in other.skipped.items():
             self.skipped[task_id] = self.skipped.get(task_id, 0) + count
+        self.tools_called |= other.tools_called
         self.runs += other.runs
         self.partial.merge(other.partial)
         self.surfaced.merge(other.surfaced)

@@ -96,9 +96,10 @@ def test_canonical_key_keeps_booleans_apart_from_numbers() -> None:
     assert canonical_json(True) != canonical_json(1)
     assert canonical_key(True) != canonical_key(1)
     assert canonical_key([True]) != canonical_key([1])
-    assert canonical_key({"a": " Rate  Limit ", "b": 5.0}) == canonical_key(
-        {"b": 5, "a": "rate limit"}
+    assert canonical_key({"a": "Rate Limit", "b": 5.0}) == canonical_key(
+        {"b": 5, "a": "Rate Limit"}
     )
+    assert canonical_key({"a": " Rate  Limit "}) != canonical_key({"a": "rate limit"})
     assert canonical_key({}) != canonical_key([])
     # two NaNs (separate objects, as two parsed lines give) are the same argument, as their texts are
     assert canonical_json(float("nan")) == canonical_json(float("nan"))

@@ -20,22 +20,41 @@ def results(run: RunRecord, spec: StepSpec) -> dict[str, tuple[str, float | None
     return {r.check: (r.status, r.score, r.reason) for r in check_steps(run, spec)}
 
 
-def test_signature_normalises_key_order_case_whitespace_and_integral_floats() -> None:
-    a = step("search", 0, query="  Rate   LIMIT ", k=2.0)
-    b = Step(tool="search", arguments={"k": 2, "query": "rate limit"})
+def test_signature_normalises_key_order_and_integral_floats_only() -> None:
+    a = step("search", 0, query="Rate Limit", k=2.0)
+    b = Step(tool="search", arguments={"k": 2, "query": "Rate Limit"})
     assert call_signature(a) == call_signature(b)
-    assert call_signature(a) != call_signature(step("lookup", 0, query="rate limit", k=2))
+    assert call_signature(a) != call_signature(step("lookup", 0, query="Rate Limit", k=2))
+    # strings are compared as written: case and whitespace make a different call
+    assert call_signature(a) != call_signature(step("search", 0, query="rate limit", k=2))
+    assert call_signature(a) != call_signature(step("search", 0, query=" Rate Limit", k=2))
     raw = Step(tool="search", arguments_error="bad json", raw_arguments=" {Query: X ")
-    assert call_signature(raw) == "search raw:{query: x"
+    assert call_signature(raw) == "search raw: {Query: X "
 
 
 def test_redundant_pairs_point_at_the_first_occurrence() -> None:
     run = searches("rate limit", "Rate Limit ", "pricing", "rate limit")
-    assert redundant_calls(run) == [(0, 1), (0, 3)]
+    assert redundant_calls(run) == [(0, 3)]
     assert redundant_calls(run_of()) == []
     # parallel calls of one turn count too
     parallel = run_of(step("s", 0, q="a"), step("s", 0, q="a"))
     assert redundant_calls(parallel) == [(0, 1)]
+
+
+@pytest.mark.parametrize("calls", [3, 12])  # compared with each other, or keyed
+def test_calls_differing_only_in_letter_case_are_different_calls(calls: int) -> None:
+    # BFCL parallel_function_116: one tool, genotypes "AA", "Aa", "aa": three correct calls
+    genotypes = ["AA", "Aa", "aa", "aA"][: min(calls, 4)] + [f"g{i}" for i in range(calls - 4)]
+    run = run_of(*(step("calc", 0, genotype=g, freq=0.3) for g in genotypes))
+    assert redundant_calls(run) == []
+    assert find_loops(run, threshold=2) == []
+    spec = StepSpec(loop_threshold=2)
+    assert {r.check: r.status for r in check_steps(run, spec)} == {
+        "steps.redundant": "pass",
+        "steps.loop": "pass",
+    }
+    raw = [Step(tool="calc", arguments_error="bad", raw_arguments=g) for g in genotypes]
+    assert redundant_calls(run_of(*raw)) == []
 
 
 def test_a_retry_after_an_error_is_not_redundant() -> None:

@@ -297,8 +297,6 @@ def json_equal(left: object, right: object) -> bool:
 
 
 def _canonical(value: JsonValue) -> JsonValue:
-    if isinstance(value, str):
-        return normalize_string(value, "casefold")
     if isinstance(value, float) and math.isfinite(value) and value.is_integer():
         return int(value)
     if isinstance(value, list):
@@ -311,12 +309,13 @@ def _canonical(value: JsonValue) -> JsonValue:
 def canonical_json(value: JsonValue) -> str:
     """A canonical text of ``value`` for "same arguments" comparisons.
 
-    Keys are sorted, separators are compact, strings are whitespace-trimmed and case-folded (inner
-    whitespace collapsed), and integral floats are written as integers. Two argument dicts that differ
-    only in key order, letter case, stray whitespace or ``5`` vs ``5.0`` give the same text.
+    Keys are sorted, separators are compact, and integral floats are written as integers; strings
+    are kept exactly (the lenient argument profile's equality: ``"AA"``, ``"Aa"`` and ``"aa"`` are
+    three different genotypes, ``" x"`` is not ``"x"``). Two argument dicts that differ only in key
+    order or ``5`` vs ``5.0`` give the same text.
 
-    >>> canonical_json({"b": " Rate  Limit ", "a": 5.0})
-    '{"a":5,"b":"rate limit"}'
+    >>> canonical_json({"b": "Rate Limit", "a": 5.0})
+    '{"a":5,"b":"Rate Limit"}'
     """
     return json.dumps(_canonical(value), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
@@ -343,23 +342,20 @@ def canonical_key(value: JsonValue) -> Hashable:
     """A hashable stand-in for :func:`canonical_json`: ``canonical_key(a) == canonical_key(b)``
     exactly when ``canonical_json(a) == canonical_json(b)``, without writing any JSON text.
 
-    Strings are case-folded and whitespace-collapsed as there, numbers stay as they are (``5.0 == 5``
-    already), lists become tuples, objects become a marked tuple of their items sorted by key, and booleans and
-    non-finite floats become markers (so ``True`` never equals ``1``, as ``true`` never equals ``1``).
+    Strings and numbers stay as they are (``5.0 == 5`` already), lists become tuples, objects become
+    a marked tuple of their items sorted by key, and booleans and non-finite floats become markers (so ``True`` never equals ``1``, as ``true`` never equals ``1``).
     For equality and hashing only; the value itself means nothing.
     """
     known: Any = value
     kind = type(known)  # the exact JSON types first (the common case), subclasses below
     if kind is str:
-        return " ".join(known.split()).casefold()
+        return cast(str, known)
     if kind is dict:
         # the string and integer members done here, without a call each (the same keys as below)
         items: list[tuple[Any, Hashable]] = []
         for key, item in known.items():
             member = type(item)
-            if member is str:
-                items.append((key, " ".join(item.split()).casefold()))
-            elif member is int:
+            if member is str or member is int:
                 items.append((key, item))
             else:
                 items.append((key, canonical_key(item)))
@@ -370,7 +366,7 @@ def canonical_key(value: JsonValue) -> Hashable:
     if kind is list:
         return tuple([canonical_key(item) for item in known])
     if isinstance(value, str):
-        return " ".join(value.split()).casefold()
+        return str(value)
     if isinstance(value, bool):
         return _TRUE if value else _FALSE
     if isinstance(value, int):
@@ -390,10 +386,10 @@ def canonical_equal(left: JsonValue, right: JsonValue) -> bool:
     """``canonical_key(left) == canonical_key(right)``, without building the keys when a cheap
     difference already tells.
 
-    Two objects with different keys differ; a member that is an ``int`` on both sides is compared as
-    it is (``canonical_key`` keeps it), and a string equal on both sides is the same after folding.
-    Only when no such member differs are the other members' keys built and compared, so two calls
-    that differ in a number (the common case) never have their strings case-folded.
+    Two objects with different keys differ; a member that is an ``int`` or a ``str`` on both sides is
+    compared as it is (``canonical_key`` keeps both). Only when no such member differs are the other
+    members' keys built and compared, so two calls that differ in a number or a string (the common
+    case) never build a key.
     """
     if type(left) is not dict or type(right) is not dict:
         return bool(canonical_key(left) == canonical_key(right))
@@ -405,10 +401,10 @@ def canonical_equal(left: JsonValue, right: JsonValue) -> bool:
     for key, a in known_left.items():
         b = known_right[key]
         kind = type(a)
-        if kind is int and type(b) is int:
+        if (kind is int or kind is str) and type(b) is kind:
             if a != b:
                 return False
-        elif not (kind is str and type(b) is str and a == b):
+        else:
             undecided.append(key)
     for key in undecided:
         if canonical_key(known_left[key]) != canonical_key(known_right[key]):

@@ -13,10 +13,12 @@ The budget counts every call. ``scope`` (see :mod:`pathjudge.rubrics.scope`) and
 it is never redundant and never part of a loop, and calls are still reported by their index in the
 run.
 
-Two calls are *the same call* when they name the same tool and their arguments have the same
-canonical form: keys sorted, strings whitespace-trimmed and case-folded, ``5.0`` written as ``5``
-(:func:`~pathjudge.rubrics.assertions._normalize.canonical_json`). Calls whose arguments did not parse
-compare by their trimmed, case-folded raw text. Parallel calls of one turn count like any others.
+Two calls are *the same call* when they name the same tool and their arguments are equal as the
+lenient argument profile compares values: keys in any order, ``5.0`` equal to ``5``, a boolean never a
+number, lists in order, and strings exactly as written, never case-folded or trimmed (``"AA"``,
+``"Aa"`` and ``"aa"`` are three different genotypes; see
+:func:`~pathjudge.rubrics.assertions._normalize.canonical_json`). Calls whose arguments did not parse
+compare by their raw text, exactly. Parallel calls of one turn count like any others.
 """
 
 from __future__ import annotations
@@ -33,7 +35,6 @@ from pathjudge.rubrics.assertions._normalize import (
     canonical_equal,
     canonical_json,
     canonical_key,
-    normalize_string,
 )
 from pathjudge.rubrics.assertions.base import CheckResult, FrozenDict, FrozenList
 from pathjudge.rubrics.scope import ToolScope
@@ -72,7 +73,7 @@ class StepSpec(BaseModel):
 def call_signature(step: Step) -> str:
     """``tool`` + canonical arguments: equal signatures mean the same call (see the module docstring)."""
     if step.arguments_error is not None:
-        return f"{step.tool} raw:{normalize_string(step.raw_arguments or '', 'casefold')}"
+        return f"{step.tool} raw:{step.raw_arguments or ''}"
     return f"{step.tool} {canonical_json(step.arguments)}"
 
 
@@ -91,7 +92,7 @@ def call_keys(steps: Sequence[Step]) -> list[Hashable] | None:
     the run uses can equal no other call, so its key is its tool name and its arguments are never
     canonicalised. The calls of a tool called a few times (at most :data:`_COMPARED_CALLS`) are
     compared with one call of each class of equal calls found so far (:func:`same_call`, which
-    tells most different calls apart without case-folding a string), and their key is
+    tells most different calls apart without building a key), and their key is
     ``(tool, _CLASS, class number)``; the calls of a tool called more often get
     ``(tool, canonical_key(arguments))`` (see
     :func:`~pathjudge.rubrics.assertions._normalize.canonical_key`). When a tool name contains a
@@ -135,7 +136,7 @@ def call_keys(steps: Sequence[Step]) -> list[Hashable] | None:
 def _canonical_call_key(step: Step) -> Hashable:
     """A key of ``step`` among the calls of its tool, equal exactly when their signatures are."""
     if step.arguments_error is not None:
-        return (step.tool, _RAW, normalize_string(step.raw_arguments or "", "casefold"))
+        return (step.tool, _RAW, step.raw_arguments or "")
     return (step.tool, canonical_key(step.arguments))
 
 
@@ -146,13 +147,11 @@ def same_call(a: Step, b: Step) -> bool:
     with ``{``) or ``raw:`` and the normalised raw text: with the tool the same, they are equal
     exactly when both parsed and their canonical forms are equal (see
     :func:`~pathjudge.rubrics.assertions._normalize.canonical_equal`), or neither parsed and the
-    normalised raw texts are equal.
+    raw texts are equal.
     """
     if a.arguments_error is None:
         return b.arguments_error is None and canonical_equal(a.arguments, b.arguments)
-    return b.arguments_error is not None and normalize_string(
-        a.raw_arguments or "", "casefold"
-    ) == normalize_string(b.raw_arguments or "", "casefold")
+    return b.arguments_error is not None and (a.raw_arguments or "") == (b.raw_arguments or "")
 
 
 def redundant_calls(run: RunRecord) -> list[tuple[int, int]]:
