@@ -109,7 +109,7 @@ def label(
         next_items,
         read_label_items,
     )
-    from pathjudge.calibration.label_store import read_events
+    from pathjudge.calibration.label_store import current_labels, read_events
     from pathjudge.errors import InputError
     from pathjudge.rubrics.criteria import get_criterion
 
@@ -163,7 +163,15 @@ def label(
             order=_order(order),
             seed=seed,
             verdicts=judged,
-            labels=None,
+            labels={
+                event.item_id: event
+                for event in current_labels(read_events(output, warn=warn)).values()
+                if event.criterion == the_criterion.id
+                and event.kind == "label"
+                and event.rater == rater.strip()
+            }
+            if order == "gates"
+            else None,
             criterion=the_criterion.id,
             warn=warn,
         )
@@ -196,8 +204,10 @@ def label(
             field="--port",
             hint="pick another --port, or --port 0 for any free one",
         ) from None
+    sock.listen(128)  # connections wait in the backlog until the server accepts them
     bound = sock.getsockname()[1]
     session.allowed_hosts = allowed_hosts(host, bound)
+    session.port = bound
     shown_host = f"[{host}]" if ":" in host else host
     url = f"http://{shown_host}:{bound}/?token={session.token}"
     what = "disagreements to settle" if adjudicate else "items to label"

@@ -401,6 +401,7 @@ class LabelSession:
     disagreements: Mapping[str, Disagreement] = field(default_factory=dict)
     token: str = field(default_factory=lambda: secrets.token_urlsafe(24))
     allowed_hosts: frozenset[str] = frozenset()
+    port: int | None = None
     warn: Callable[[str], None] | None = None
     _labels: dict[str, LabelEvent] = field(default_factory=dict)
     _undo: list[tuple[str, LabelEvent | None]] = field(default_factory=list)
@@ -408,6 +409,11 @@ class LabelSession:
 
     def __post_init__(self) -> None:
         self.reload()
+
+    @property
+    def cookie(self) -> str:
+        """The token cookie's name: one per port, so two servers on one host keep their own."""
+        return COOKIE if self.port is None else f"{COOKIE}_{self.port}"
 
     @property
     def kind(self) -> Literal["label", "adjudication"]:
@@ -628,7 +634,9 @@ def create_app(session: LabelSession) -> Starlette:
         if request.query_params.get("token"):
             # the token moves into a cookie and out of the address bar (and of the history)
             response: Response = RedirectResponse("/", status_code=303, headers=security)
-            response.set_cookie(COOKIE, session.token, httponly=True, samesite="strict", path="/")
+            response.set_cookie(
+                session.cookie, session.token, httponly=True, samesite="strict", path="/"
+            )
             return response
         return Response(_asset("index.html"), media_type="text/html", headers=security)
 
@@ -702,6 +710,8 @@ def create_app(session: LabelSession) -> Starlette:
 def _refusal(scope: MutableMapping[str, Any], session: LabelSession) -> str | None:
     """Why a request is refused (403), or None: a Host other than the bound address, no token, or
     a write that is not JSON (a cross-site form cannot send one without asking first)."""
+    from urllib.parse import parse_qs
+
     from starlette.datastructures import Headers
     from starlette.requests import cookie_parser
 
@@ -709,13 +719,16 @@ def _refusal(scope: MutableMapping[str, Any], session: LabelSession) -> str | No
     host = headers.get("host", "")
     if session.allowed_hosts and host.lower() not in session.allowed_hosts:
         return "forbidden: unknown Host header"
-    given = cookie_parser(headers.get("cookie", "")).get(COOKIE)
-    if given is None:
-        query = scope.get("query_string", b"").decode("latin-1")
-        from urllib.parse import parse_qs
-
-        given = (parse_qs(query).get("token") or [None])[0]
-    if given is None or not secrets.compare_digest(given.encode(), session.token.encode()):
+    query = parse_qs(scope.get("query_string", b"").decode("latin-1"))
+    candidates = [
+        *query.get("token", []),
+        cookie_parser(headers.get("cookie", "")).get(session.cookie),
+    ]
+    expected = session.token.encode()
+    if not any(
+        given is not None and secrets.compare_digest(given.encode(), expected)
+        for given in candidates
+    ):
         return "forbidden: open the URL that pathjudge label printed (it carries the token)"
     if scope.get("method") == "POST" and not headers.get("content-type", "").startswith(
         "application/json"
