@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -432,3 +435,52 @@ def test_the_cli_refuses_a_bad_order_and_a_bad_overlap_with_exit_2(
     assert "--order" in capsys.readouterr().err
     assert main([*base, "--rater", "ana", "--overlap", "1.5", "--no-browser"]) == 2
     assert "--overlap" in capsys.readouterr().err
+
+
+def test_a_fresh_token_in_the_url_wins_over_a_stale_cookie(tmp_path: Path) -> None:
+    session = session_for(tmp_path)
+    session.port = 8765
+    client = TestClient(create_app(session), base_url=f"http://{HOST}")
+    client.cookies.set(session.cookie, "token-of-an-earlier-run")
+    assert client.get("/api/state").status_code == 403
+    first = client.get(f"/?token={session.token}", follow_redirects=False)
+    assert first.status_code == 303
+    assert first.headers["set-cookie"].startswith(f"{session.cookie}=")
+    assert session.cookie == "pathjudge_label_8765"  # one cookie per port
+
+
+def test_a_lan_address_accepts_only_its_own_host_header() -> None:
+    assert allowed_hosts("192.168.1.5", 8000) == frozenset({"192.168.1.5:8000"})
+    assert "localhost:8000" in allowed_hosts("127.0.0.1", 8000)
+    assert "[::1]:8000" in allowed_hosts("::1", 8000)
+
+
+def test_without_the_label_extra_the_cli_names_the_pip_command(tmp_path: Path) -> None:
+    items = write_items(tmp_path / "items.jsonl", 2)
+    code = (
+        "import sys; sys.modules['starlette'] = None; sys.modules['uvicorn'] = None\n"
+        "from pathjudge.cli import main\n"
+        f"sys.exit(main(['label', {str(items)!r}, '--criterion', 'summary-faithful', "
+        f"'-o', {str(tmp_path / 'l.jsonl')!r}, '--rater', 'ana', '--no-browser']))"
+    )
+    src = str(Path(__file__).resolve().parents[2] / "src")
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": src},
+        timeout=120,
+    )
+    assert done.returncode == 2
+    assert "pip install 'pathjudge[label]'" in done.stderr
+    assert "Traceback" not in done.stderr
+    assert not (tmp_path / "l.jsonl").exists()
+
+
+def test_a_wildcard_host_is_refused_with_a_hint(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    items = write_items(tmp_path / "items.jsonl", 2)
+    args = ["label", str(items), "--criterion", "summary-faithful", "-o", str(tmp_path / "l.jsonl")]
+    assert main([*args, "--rater", "ana", "--host", "0.0.0.0", "--no-browser"]) == 2
+    assert "LAN address" in capsys.readouterr().err

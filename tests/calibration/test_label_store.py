@@ -156,3 +156,12 @@ def test_two_processes_appending_at_once_lose_and_duplicate_nothing(tmp_path: Pa
     assert len(current) == 2 * count
     for rater in ("ana", "ben"):
         assert {e.position for e in events if e.rater == rater} == set(range(count))
+
+
+def test_the_tutorials_label_line_is_a_valid_event() -> None:
+    doc = Path(__file__).resolve().parents[2] / "docs" / "tutorials" / "label.md"
+    section = doc.read_text(encoding="utf-8").split("## The label file", 1)[1]
+    line = section.split("```json\n", 1)[1].split("```", 1)[0]
+    event = LabelEvent.model_validate_json(line)
+    assert event.kind == "label"
+    assert set(json.loads(line)) == set(LabelEvent.model_fields)  # every field shown

@@ -187,6 +187,13 @@ def label(
             warn=warn,
         )
 
+    if host in ("0.0.0.0", "::", ""):
+        raise InputError(
+            f"--host {host or repr(host)} listens on every address, so the page cannot tell its "
+            "own address from a rebound one",
+            field="--host",
+            hint="give this machine's LAN address (e.g. --host 192.168.1.5); the URL then names it",
+        )
     if host not in ("127.0.0.1", "localhost", "::1"):
         err_console.print(
             f"warning: serving on {host}: anyone on that network who has the URL (with its token) "
