@@ -4,7 +4,7 @@ Serves :mod:`pathjudge.calibration.label_app` on 127.0.0.1 (a random port with `
 per-run token, prints the URL and opens the browser. Every label is appended to ``-o`` the moment it
 is given (see :mod:`pathjudge.calibration.label_store`), so stopping the server loses nothing and a
 restart resumes at the first unlabelled item. Exit codes: 0 stopped normally, 2 bad input or the
-``label`` extra missing, 130 interrupted (labels are already on disk).
+``label`` extra missing, 130 stopped with Ctrl-C (every label given is already on disk).
 """
 
 from __future__ import annotations
