@@ -484,3 +484,18 @@ def test_a_wildcard_host_is_refused_with_a_hint(
     args = ["label", str(items), "--criterion", "summary-faithful", "-o", str(tmp_path / "l.jsonl")]
     assert main([*args, "--rater", "ana", "--host", "0.0.0.0", "--no-browser"]) == 2
     assert "LAN address" in capsys.readouterr().err
+
+
+def test_the_judges_majority_is_read_from_a_verdicts_file(tmp_path: Path) -> None:
+    from pathjudge.calibration.label_app import judge_verdicts
+
+    path = tmp_path / "verdicts.jsonl"
+    lines = [
+        {"item_id": "a", "verdict": "pass", "criterion": CRITERION.id, "sample": 0},
+        {"item_id": "a", "verdict": "fail", "criterion": CRITERION.id, "sample": 1},
+        {"item_id": "a", "verdict": "fail", "criterion": CRITERION.id, "sample": 2},
+        {"item_id": "b", "verdict": "pass", "criterion": "another"},
+        {"item_id": "c", "verdict": "pass"},
+    ]
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    assert judge_verdicts(path, CRITERION.id) == {"a": "fail", "c": "pass"}

@@ -192,7 +192,13 @@ def test_thirty_items_labelled_by_keyboard_survive_a_sigkill_and_a_restart(
         page.wait_for_function("() => document.body.dataset.ready === '1'")
         assert page.locator("body").get_attribute("data-labelled") == "15"  # resumed
         assert page.locator("body").get_attribute("data-item") not in first
-        second = _label_by_keyboard(page, keys[15:], 15)
+        second = _label_by_keyboard(page, keys[15:28], 15)
+        page.keyboard.press(keys[28])  # a quick burst: both keys count, each for its own item
+        page.keyboard.press(keys[29])
+        page.wait_for_function(
+            "() => document.body.dataset.labelled === '30' && !document.body.dataset.busy",
+            timeout=60_000,
+        )
         assert "labelled 30 of 30" in page.locator("#progress-text").inner_text()
         # hostile text is shown as text: no element, no script, no dialog came from it
         assert page.locator("#inputs script, #inputs img, #inputs a, #inputs svg").count() == 0
@@ -211,7 +217,7 @@ def test_thirty_items_labelled_by_keyboard_survive_a_sigkill_and_a_restart(
     current = current_labels(events)
     assert len(current) == 30
     assert {key[0] for key in current} == set(items)
-    assert sorted(first + second) == sorted(items)  # every item labelled once, in order
+    assert len(set(first + second)) == 28  # every key labelled the item on screen, once
     for (item_id, criterion, rater, kind), event in current.items():
         assert (criterion, rater, kind) == ("summary-faithful", "ana", "label")
         assert event.item_hash == item_content_hash(items[item_id])

@@ -403,9 +403,9 @@ class LabelSession:
     allowed_hosts: frozenset[str] = frozenset()
     port: int | None = None
     warn: Callable[[str], None] | None = None
-    _labels: dict[str, LabelEvent] = field(default_factory=dict)
-    _undo: list[tuple[str, LabelEvent | None]] = field(default_factory=list)
-    _lock: threading.Lock = field(default_factory=threading.Lock)
+    _labels: dict[str, LabelEvent] = field(default_factory=dict, init=False)
+    _undo: list[tuple[str, LabelEvent | None]] = field(default_factory=list, init=False)
+    _lock: threading.Lock = field(default_factory=threading.Lock, init=False)
 
     def __post_init__(self) -> None:
         self.reload()

@@ -212,21 +212,33 @@
     return Math.min(from + 1, state.total - 1);
   }
 
+  // keys are queued and run one at a time, each reading the item shown when its turn comes, so a
+  // quick "p p" labels two items in turn and none is dropped
+  var queue = [];
+
   function run(work) {
-    if (busy) { return; }
-    busy = true;
-    document.body.setAttribute("data-busy", "1");
-    work().catch(function (error) { say("error: " + error.message); }).then(function () {
+    if (queue.length >= 8) { say("slow down: " + queue.length + " keys waiting"); return; }
+    queue.push(work);
+    if (!busy) { pump(); }
+  }
+
+  function pump() {
+    var work = queue.shift();
+    if (!work) {
       busy = false;
       document.body.removeAttribute("data-busy");
-    });
+      return;
+    }
+    busy = true;
+    document.body.setAttribute("data-busy", "1");
+    work().catch(function (error) { say("error: " + error.message); }).then(pump);
   }
 
   function label(value) {
-    if (!current) { return; }
-    var labelled = current;
-    var note = $("note").value.trim();
     run(function () {
+      if (!current || !state.total) { return Promise.resolve(); }
+      var labelled = current;
+      var note = $("note").value.trim();
       return api("POST", "/api/label", { position: labelled.position, label: value, note: note || null })
         .then(refresh)
         .then(function () {
