@@ -106,6 +106,7 @@ def label(
         create_app,
         find_disagreements,
         judge_verdicts,
+        judge_votes,
         next_items,
         read_label_items,
     )
@@ -162,7 +163,9 @@ def label(
             mine,
             order=_order(order),
             seed=seed,
-            verdicts=judged,
+            verdicts=judge_votes(verdicts, the_criterion.id)
+            if verdicts is not None and order == "gates"
+            else judged,
             labels={
                 event.item_id: event
                 for event in current_labels(read_events(output, warn=warn)).values()
@@ -172,7 +175,6 @@ def label(
             }
             if order == "gates"
             else None,
-            criterion=the_criterion.id,
             warn=warn,
         )
         session = LabelSession(

@@ -55,6 +55,7 @@ from pathjudge.errors import InputError
 if TYPE_CHECKING:
     from starlette.applications import Starlette
 
+    from pathjudge.calibration.verdicts import ItemVotes
     from pathjudge.rubrics.criteria import Criterion
 
 __all__ = [
@@ -64,9 +65,12 @@ __all__ = [
     "LabelItem",
     "LabelSession",
     "Placed",
+    "allowed_hosts",
     "assign_items",
     "create_app",
     "find_disagreements",
+    "judge_verdicts",
+    "judge_votes",
     "next_items",
     "read_label_items",
 ]
@@ -228,19 +232,20 @@ def next_items(
     *,
     order: OrderName,
     seed: int = 0,
-    verdicts: Any = None,
+    verdicts: Mapping[str, Any] | None = None,
     labels: Mapping[str, LabelEvent] | None = None,
-    criterion: str | None = None,
     warn: Callable[[str], None] | None = None,
 ) -> tuple[list[Placed], LabelOrder]:
     """Place ``items`` in the order the rater labels them, with a reason for each; also return the
     order actually used.
 
     ``file``: as in the items file. ``random``: shuffled by a stable hash of ``seed`` and the item
-    id (the same order on every restart, whatever the file order). ``gates``: delegated to
-    ``pathjudge.calibration.queue.next_items(items, verdicts=..., labels=..., criterion=..., seed=...)``
-    (returning ``(item, reason)`` pairs) when that module exists and verdicts are given; otherwise
-    ``warn`` says why and the random order is used.
+    id (the same order on every restart, whatever the file order). ``gates``: the items labelled
+    already (``labels``: this rater's current labels by item id) first, then the rest in the order
+    ``pathjudge.calibration.queue.next_items`` gives from the judge's ``verdicts`` (item id →
+    :class:`~pathjudge.calibration.verdicts.ItemVotes` or a verdict string) and those labels, with
+    its reason per item. Without verdicts, or without that module, ``warn`` says why and the random
+    order is used.
     """
     if order == "gates":
         queue = _gates_module()
@@ -254,13 +259,7 @@ def next_items(
                 warn(f"--order gates {why}; using the random order (seed {seed}) instead")
             order = "random"
         else:
-            pairs = queue.next_items(
-                list(items), verdicts=verdicts, labels=labels, criterion=criterion, seed=seed
-            )
-            return (
-                [Placed(item, i, str(reason)) for i, (item, reason) in enumerate(pairs)],
-                "gates",
-            )
+            return _gates_order(queue, items, verdicts, labels or {}, seed), "gates"
     if order == "file":
         return (
             [Placed(item, i, f"file order (line {item.line})") for i, item in enumerate(items)],
@@ -271,6 +270,33 @@ def next_items(
         [Placed(item, i, f"random order (seed {seed})") for i, item in enumerate(shuffled)],
         "random",
     )
+
+
+def _gates_order(
+    queue: Any,
+    items: Sequence[LabelItem],
+    verdicts: Mapping[str, Any],
+    labels: Mapping[str, LabelEvent],
+    seed: int,
+) -> list[Placed]:
+    """The labelled items (random order) and then ``queue.next_items``' order of the others."""
+    current = {
+        item.item_id: labels[item.item_id]
+        for item in items
+        if item.item_id in labels and labels[item.item_id].item_hash == item.item_hash
+    }
+    by_id = {item.item_id: item for item in items}
+    done = sorted(
+        (item for item in items if item.item_id in current),
+        key=lambda item: _unit("order", seed, item.item_id),
+    )
+    placed = [
+        Placed(item, i, current[item.item_id].reason or "labelled earlier")
+        for i, item in enumerate(done)
+    ]
+    for item_id, reason in queue.next_items(items, verdicts, current, None, "gates", seed):
+        placed.append(Placed(by_id[item_id], len(placed), str(reason)))
+    return placed
 
 
 def _gates_module() -> Any:
@@ -326,17 +352,26 @@ def find_disagreements(
     return out
 
 
-def judge_verdicts(path: Path, criterion: str) -> dict[str, str]:
-    """The judge's majority verdict per item id for ``criterion`` from a verdicts file (either
-    shape; lines without a criterion count for any)."""
+def judge_votes(path: Path, criterion: str) -> dict[str, ItemVotes]:
+    """The judge's samples per item id for ``criterion`` from a verdicts file (either shape; lines
+    without a criterion count for any criterion)."""
     from pathjudge.calibration.verdicts import load_verdicts
 
     verdict_set = load_verdicts(path)
-    out: dict[str, str] = {}
+    out: dict[str, ItemVotes] = {}
     for key in (None, criterion):
         for votes in verdict_set.items(key):
-            out[votes.item_id] = "error" if votes.errored else votes.majority
+            out[votes.item_id] = votes
     return out
+
+
+def judge_verdicts(path: Path, criterion: str) -> dict[str, str]:
+    """The judge's majority verdict per item id for ``criterion`` (``error`` where every sample
+    errored), as the page shows it."""
+    return {
+        item_id: "error" if votes.errored else votes.majority
+        for item_id, votes in judge_votes(path, criterion).items()
+    }
 
 
 # --------------------------------------------------------------------------------------------------
