@@ -499,3 +499,32 @@ def test_the_judges_majority_is_read_from_a_verdicts_file(tmp_path: Path) -> Non
     ]
     path.write_text("".join(json.dumps(line) + "\n" for line in lines))
     assert judge_verdicts(path, CRITERION.id) == {"a": "fail", "c": "pass"}
+
+
+def test_gates_order_places_labelled_items_first_then_the_queues_order(tmp_path: Path) -> None:
+    # runs where pathjudge.calibration.queue (the gates ordering) is part of the tree
+    pytest.importorskip("pathjudge.calibration.queue")
+    from pathjudge.calibration.label_app import judge_votes
+
+    items = read_label_items(write_items(tmp_path / "items.jsonl", 12), CRITERION)
+    verdicts = tmp_path / "verdicts.jsonl"
+    verdicts.write_text(
+        "".join(
+            json.dumps({"item_id": i.item_id, "verdict": ("pass", "fail")[n % 2]}) + "\n"
+            for n, i in enumerate(items)
+        )
+    )
+    votes = judge_votes(verdicts, CRITERION.id)
+    labels = {
+        e.item_id: e
+        for e in (
+            _event(f"item-{n}", "ana", "pass").model_copy(update={"reason": "earlier"})
+            for n in (1, 3)
+        )
+    }
+    placed, used = next_items(items, order="gates", seed=0, verdicts=votes, labels=labels)
+    assert used == "gates"
+    assert [p.position for p in placed] == list(range(12))
+    assert {p.item.item_id for p in placed[:2]} == {"item-1", "item-3"}
+    assert {p.item.item_id for p in placed} == {i.item_id for i in items}
+    assert all(p.reason for p in placed)
