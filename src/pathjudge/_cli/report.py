@@ -11,8 +11,8 @@ from pathjudge._cli.app import app, err_console, out_console
 
 if TYPE_CHECKING:
     from pathjudge.agent.trajectory import RunRecord
-    from pathjudge.report.json_report import ScoreReport
     from pathjudge.scoring.diff import DiffReport
+    from pathjudge.scoring.pipeline import ScoreReport
     from pathjudge.scoring.variance import VarianceReport
 
 
@@ -67,8 +67,8 @@ def diff_against(
     from pathjudge.agent.io import read_runs
     from pathjudge.errors import InputError
     from pathjudge.report._adapt import load_json, load_model
-    from pathjudge.report.json_report import ScoreReport
     from pathjudge.scoring.diff import DiffReport, diff_runs
+    from pathjudge.scoring.pipeline import ScoreReport
 
     data = load_json(baseline, "baseline")
     if not (isinstance(data, dict) and data.get("kind") == "pathjudge.score"):
@@ -160,8 +160,8 @@ def report(
         return
     from pathjudge.report._adapt import load_json, load_model
     from pathjudge.report.html import write_html_report
-    from pathjudge.report.json_report import ScoreReport
     from pathjudge.report.markdown import write_markdown_report
+    from pathjudge.scoring.pipeline import ScoreReport
 
     loaded = load_model(
         ScoreReport, load_json(results, "score report"), source=results, what="score report"

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field, PlainSerializer, PlainValidator, ValidationError
 
@@ -34,10 +34,11 @@ if TYPE_CHECKING:
     from pathjudge.judge.session import JudgeSession
     from pathjudge.rubrics.suite import Suite, WeightKey
     from pathjudge.scoring.judged import VerdictLike
-    from pathjudge.scoring.scorecard import GateMetric
+    from pathjudge.scoring.scorecard import GateMetric, PartialScorecard
 
 __all__ = [
     "REPORT_SCHEMA_VERSION",
+    "GradingEngine",
     "JudgeSource",
     "ScoreReport",
     "auto_jobs",
@@ -49,6 +50,28 @@ __all__ = [
 REPORT_SCHEMA_VERSION = 1
 
 JudgeSource = Literal["judge", "verdicts", "none", "fast"]
+
+
+class GradingEngine(Protocol):
+    """Grades runs elsewhere (a Ray cluster) into one merged :class:`PartialScorecard`.
+
+    :func:`pathjudge.ray.score_files` is one, with its cluster bound:
+    ``functools.partial(pathjudge.ray.score_files, address=..., workers=...)``. Scoring never
+    imports an engine (the engine maps scoring's ``grade_chunk``); the caller hands it in, as
+    ``pathjudge score --engine ray`` does.
+    """
+
+    def __call__(
+        self,
+        runs: str,
+        suite: Suite,
+        *,
+        verdicts: Mapping[str, VerdictLike] | None = ...,
+        fast: bool = ...,
+        grades: str | None = ...,
+        max_weak: int = ...,
+        progress: Progress | None = ...,
+    ) -> PartialScorecard: ...
 
 
 def _grades_in(value: object) -> tuple[RunGrade, ...] | None:
@@ -194,9 +217,7 @@ def score(
     max_weak: int | None = None,
     progress: Progress | None = None,
     warn: Callable[[str], None] | None = None,
-    engine: Literal["local", "ray"] = "local",
-    address: str | None = None,
-    workers: int | None = None,
+    engine: Literal["local"] | GradingEngine = "local",
     skip_unknown_tasks: bool = False,
 ) -> ScoreReport:
     """Score the runs JSONL ``runs`` against ``suite`` (a suite YAML path or a loaded suite).
@@ -221,11 +242,13 @@ def score(
     - ``skip_unknown_tasks``: leave out runs whose task the suite lacks (scoring a subset of a runs
       file) and count them in ``ScoreReport.skipped_runs`` / ``skipped_tasks``; by default such a
       run is an error naming its file and line.
-    - ``engine="ray"``: grade on Ray Data (:mod:`pathjudge.ray`, the ``ray`` extra) — ``runs`` may then
-      be a glob, a folder, Parquet or an ``s3://`` / ``gs://`` URI; ``address`` joins a cluster (None: a
-      local runtime), ``workers`` caps the grading actors, ``grades_out`` is a folder of shards plus
-      ``manifest.json``. Judged criteria come from ``verdicts`` only (the judge is not run on Ray);
-      ``keep_grades`` and ``jobs`` do not apply. The report is the one ``engine="local"`` gives.
+    - ``engine``: ``"local"`` (this machine), or a :class:`GradingEngine` such as Ray Data:
+      ``functools.partial(pathjudge.ray.score_files, address=None, workers=None)`` (the ``ray``
+      extra; ``address`` joins a cluster, None a local runtime; ``workers`` caps the grading actors).
+      On an engine ``runs`` may be a glob, a folder, Parquet or an ``s3://`` / ``gs://`` URI,
+      ``grades_out`` is a folder of shards plus ``manifest.json``, judged criteria come from
+      ``verdicts`` only (the judge is not run there), and ``keep_grades`` and ``jobs`` do not apply.
+      The report is the one ``engine="local"`` gives.
 
     Raises :class:`~pathjudge.errors.PathjudgeError` subclasses for bad input (naming file, line and
     field). Prints nothing.
@@ -243,23 +266,28 @@ def score(
         base_dir = Path(loaded.source).parent if loaded.source else None
     else:
         base_dir = Path(suite).parent
-    on_ray = engine == "ray"
-    if engine not in ("local", "ray"):
-        raise InputError(f"unknown engine {engine!r}", field="engine", hint="use local or ray")
-    if on_ray and (keep_grades or (jobs is not None and jobs > 1)):
+    if isinstance(engine, str) and engine != "local":
+        raise InputError(
+            f"unknown engine {engine!r}",
+            field="engine",
+            hint="use 'local', or an engine: functools.partial(pathjudge.ray.score_files, address=...)",
+        )
+    remote = None if isinstance(engine, str) else engine
+    on_engine = remote is not None
+    if on_engine and (keep_grades or (jobs is not None and jobs > 1)):
         raise InputError(
             "grading on Ray builds the scorecard and grade shards only",
             field="engine",
             hint="drop keep_grades/jobs (per-run grades: grades_out=FOLDER)",
         )
-    if on_ray and skip_unknown_tasks:
+    if on_engine and skip_unknown_tasks:
         raise InputError(
-            "skip_unknown_tasks does not work with engine='ray' yet",
+            "skip_unknown_tasks does not work with a grading engine (Ray) yet",
             field="skip_unknown_tasks",
             hint="use engine='local', or add the missing tasks to the suite",
         )
-    per_run = keep_grades or (grades_out is not None and not on_ray)
-    if on_ray:
+    per_run = keep_grades or (grades_out is not None and not on_engine)
+    if on_engine:
         jobs = 1  # unused: Ray's workers grade
     elif jobs is None:
         jobs = 1 if per_run else auto_jobs(runs_path)
@@ -307,9 +335,9 @@ def score(
         "verdicts": f"judged criteria: from {label}",
         "judge": "",
     }[source]
-    if on_ray and source == "none" and suite_has_judged(loaded):
+    if on_engine and source == "none" and suite_has_judged(loaded):
         note = "judged criteria: not run (--engine ray takes verdicts from --verdicts V.jsonl)"
-    if judge is not False and not fast and suite_has_judged(loaded) and not on_ray:
+    if judge is not False and not fast and suite_has_judged(loaded) and not on_engine:
         from pathjudge.judge.session import JudgeSession
 
         session = (
@@ -330,15 +358,14 @@ def score(
         )
         if judged is not None:
             note, recorded, source = judged
-    if on_ray:
+    if remote is not None:
         skipped: dict[str, int] = {}
-        card, kept = _grade_on_ray(
+        card, kept = _grade_on_engine(
+            remote,
             str(runs),
             loaded,
             recorded,
             fast=fast,
-            address=address,
-            workers=workers,
             grades_out=None if grades_out is None else str(grades_out),
             weights=weight_map,
             max_weak=max_weak,
@@ -485,33 +512,29 @@ def auto_jobs(runs: Path) -> int:
     return default_jobs() if size >= _PARALLEL_BYTES else 1
 
 
-def _grade_on_ray(
+def _grade_on_engine(
+    engine: GradingEngine,
     runs: str,
     suite: Suite,
     verdicts: Mapping[str, VerdictLike] | None,
     *,
     fast: bool,
-    address: str | None,
-    workers: int | None,
     grades_out: str | None,
     weights: Mapping[WeightKey, float] | None,
     max_weak: int | None,
     progress: Progress | None,
     warn: Callable[[str], None],
 ) -> tuple[Scorecard, list[RunGrade]]:
-    """:func:`_grade` on Ray Data (:func:`pathjudge.ray.score_files`): the same scorecard, the first
-    bad record raised as one process raises it (after a warning with their number when there are
-    more)."""
+    """:func:`_grade` on an engine (Ray Data: :func:`pathjudge.ray.score_files`): the same scorecard,
+    the first bad record raised as one process raises it (after a warning with their number when
+    there are more)."""
     from pathjudge.errors import RecordError
-    from pathjudge.ray import score_files
 
-    partial = score_files(
+    partial = engine(
         runs,
         suite,
         verdicts=verdicts,
         fast=fast,
-        address=address,
-        workers=workers,
         grades=grades_out,
         progress=progress,
         **({} if max_weak is None else {"max_weak": max_weak}),
