@@ -153,7 +153,7 @@ def report(
     ] = None,
 ) -> None:
     """Render RESULTS as one self-contained HTML file (opens offline; agent text is escaped)."""
-    from pathjudge.report.verdicts import is_verdicts_file
+    from pathjudge.judge.verdicts_file import is_verdicts_file
 
     if is_verdicts_file(results):
         _verdicts_report(results, output, markdown)
@@ -212,14 +212,15 @@ def report(
 
 def _verdicts_report(results: Path, output: Path, markdown: Path | None) -> None:
     from pathjudge._io import write_text_atomic
+    from pathjudge.judge.verdicts_file import read_verdicts_file
     from pathjudge.report.verdicts import (
-        load_verdict_rows,
         render_verdicts_html,
         render_verdicts_markdown,
+        verdict_rows,
         verdicts_summary,
     )
 
-    rows = load_verdict_rows(results)
+    rows = verdict_rows(read_verdicts_file(results))
     summary = verdicts_summary(rows, file=results.name)
     path = write_text_atomic(output, render_verdicts_html(rows, summary))
     out_console.print(f"HTML report: {path} ({len(rows)} verdicts)")
