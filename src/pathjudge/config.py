@@ -71,6 +71,7 @@ from typing import Any, Literal, assert_never
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from pathjudge._secrets import redact
 from pathjudge._vocab import DEPRECATED_BACKENDS, DEPRECATED_METRICS, deprecation_notice
 from pathjudge.errors import ConfigError
 
@@ -729,7 +730,6 @@ class ResolvedConfig:
         """A JSON-ready dump: the file, each key's value and source, and the warnings.
 
         Credentials never appear: a URL's user-info and key-shaped text are masked."""
-        from pathjudge._secrets import redact
 
         values: dict[str, Any] = {}
         for key, value, source in self.rows():

@@ -30,6 +30,8 @@ from pathjudge._interrupt import watching_interrupts
 from pathjudge._io import (
     DEFAULT_MAX_LINE_BYTES,
     UTF8_BOM,
+    count_newlines,
+    describe_read_failure,
     line_problem,
     record_error_from_validation,
 )
@@ -246,8 +248,6 @@ def iter_lines(
                             break
                 yield source, number, raw
         except (OSError, EOFError, zlib.error) as exc:
-            from pathjudge._io import describe_read_failure
-
             # a truncated or fake .gz names the line it stopped at, like every other reader
             raise RecordError(
                 describe_read_failure(exc),
@@ -274,7 +274,6 @@ def _split(path: Path, parts: int) -> Iterator[tuple[int, int, int]]:
     with the number of its first line. Yielded one by one: a range is yielded before its newlines
     are counted (the next range's first line needs them), so the first workers start grading while
     the rest of the file is still being counted."""
-    from pathjudge._io import count_newlines
 
     size = path.stat().st_size
     offsets = [0]

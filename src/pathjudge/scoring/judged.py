@@ -23,11 +23,11 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from pathjudge._io import JsonlStream, line_of
 from pathjudge.agent.trajectory import RunRecord
-from pathjudge.calibration.verdicts import GradedVerdict, VerdictSet
-from pathjudge.calibration.verdicts import load_verdicts as load_verdict_set
+from pathjudge.rubrics.criteria import builtin_criteria, load_criterion
 from pathjudge.rubrics.suite import JudgedSpec, Suite, Task
 
 if TYPE_CHECKING:
+    from pathjudge.calibration.verdicts import GradedVerdict, VerdictSet
     from pathjudge.judge.session import JudgeSession
     from pathjudge.rubrics.criteria import Criterion
 
@@ -187,6 +187,9 @@ def load_verdicts(path: str | Path) -> dict[str, GradedVerdict]:
 
 def read_verdict_set(path: str | Path) -> VerdictSet:
     """The verdicts file read by the one reader, aggregated per item (an empty file: an empty set)."""
+    # imported here: a score without --verdicts never loads the verdicts-file models (cold start)
+    from pathjudge.calibration.verdicts import load_verdicts as load_verdict_set
+
     return load_verdict_set(path, allow_empty=True)
 
 
@@ -207,7 +210,6 @@ def judged_criteria(
     Built-in ids and paths that exist as given are left to the judge's own lookup; a relative path
     that only exists under ``base_dir`` is loaded from there. Empty input gives ``{}``.
     """
-    from pathjudge.rubrics.criteria import builtin_criteria, load_criterion
 
     if base_dir is None:
         return {}

@@ -23,10 +23,33 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field, PlainSerializer, PlainValidator, ValidationError
 
+from pathjudge._io import JsonlAppender, open_atomic_temp
+from pathjudge.agent.io import RunKeys, read_runs
 from pathjudge.calibration._judge_name import JudgeName
-from pathjudge.errors import InputError
+from pathjudge.config import resolve_config, twin_warning
+from pathjudge.errors import ConfigError, InputError, RecordError
+from pathjudge.rubrics.assertions.base import AXES
+from pathjudge.rubrics.checks import SuitePlan
+from pathjudge.rubrics.suite import Suite as SuiteModel
+from pathjudge.rubrics.suite import load_suite
+from pathjudge.scoring.chunk import default_jobs, grade_chunk, iter_lines, score_file_parallel
 from pathjudge.scoring.grade import RunGrade
-from pathjudge.scoring.scorecard import GateResult, Scorecard
+from pathjudge.scoring.judged import (
+    JudgeRequest,
+    judged_criteria,
+    read_verdict_set,
+    run_judge_requests,
+    run_judged,
+    suite_has_judged,
+)
+from pathjudge.scoring.scorecard import (
+    GATE_METRICS,
+    GateResult,
+    Scorecard,
+    check_thresholds,
+    check_weights,
+    evaluate_gates,
+)
 
 if TYPE_CHECKING:
     from pathjudge._progress import Progress
@@ -157,8 +180,6 @@ class ScoreReport(BaseModel):
 def config_thresholds(config: ResolvedConfig) -> dict[GateMetric, float]:
     """The ``fail_under.*`` thresholds the project configuration sets (``{}`` when none is set),
     checked on their metrics' scales as ``--fail-under`` is (a ``fail_under.path`` of 0.9 is an error)."""
-    from pathjudge.errors import ConfigError, InputError
-    from pathjudge.scoring.scorecard import GATE_METRICS, check_thresholds
 
     out: dict[GateMetric, float] = {}
     for metric in GATE_METRICS:
@@ -185,7 +206,6 @@ def config_weights(config: ResolvedConfig) -> dict[WeightKey, float] | None:
     When any ``weights.*`` key is set, the three levels take their configured values (default 1 each)
     and each axis whose weight is set joins them.
     """
-    from pathjudge.rubrics.assertions.base import AXES
 
     levels: dict[str, WeightKey] = {
         f"weights.levels.{name}": name for name in ("success", "tool_calls", "trajectory")
@@ -253,11 +273,6 @@ def score(
     Raises :class:`~pathjudge.errors.PathjudgeError` subclasses for bad input (naming file, line and
     field). Prints nothing.
     """
-    from pathjudge.config import resolve_config
-    from pathjudge.rubrics.suite import Suite as SuiteModel
-    from pathjudge.rubrics.suite import load_suite
-    from pathjudge.scoring.judged import read_verdict_set, suite_has_judged
-    from pathjudge.scoring.scorecard import check_thresholds, check_weights, evaluate_gates
 
     runs_path = Path(runs)
     loaded = suite if isinstance(suite, SuiteModel) else load_suite(suite)
@@ -441,14 +456,6 @@ def _judge_missing(
 ) -> tuple[str, dict[str, VerdictLike] | None, JudgeSource] | None:
     """Run ``session`` on the judged items ``recorded`` lacks; ``(note, verdicts, source)``, or None
     when there was nothing to judge."""
-    from pathjudge.agent.io import read_runs
-    from pathjudge.config import twin_warning
-    from pathjudge.scoring.judged import (
-        JudgeRequest,
-        judged_criteria,
-        run_judge_requests,
-        run_judged,
-    )
 
     why_not = session.unavailable()
     if why_not is not None:
@@ -501,7 +508,6 @@ _PARALLEL_BYTES = 8 * 1024 * 1024  # below this a worker pool costs more than it
 
 def auto_jobs(runs: Path) -> int:
     """The core count for a large runs file, else 1 (a ``.gz`` counts as 8 times its size)."""
-    from pathjudge.scoring.chunk import default_jobs
 
     try:
         size = runs.stat().st_size
@@ -528,7 +534,6 @@ def _grade_on_engine(
     """:func:`_grade` on an engine (Ray Data: :func:`pathjudge.ray.score_files`): the same scorecard,
     the first bad record raised as one process raises it (after a warning with their number when
     there are more)."""
-    from pathjudge.errors import RecordError
 
     partial = engine(
         runs,
@@ -574,12 +579,6 @@ def _grade(
     ``grades_out`` when given. The first bad record raises (naming its file and line).
     """
     import os
-
-    from pathjudge._io import JsonlAppender, open_atomic_temp
-    from pathjudge.agent.io import RunKeys
-    from pathjudge.errors import InputError, RecordError
-    from pathjudge.rubrics.checks import SuitePlan
-    from pathjudge.scoring.chunk import grade_chunk, iter_lines, score_file_parallel
 
     plans = SuitePlan(suite, skip_unknown=skip_unknown)
     weak = {} if max_weak is None else {"max_weak": max_weak}
