@@ -158,7 +158,7 @@ def test_show_names_the_file_and_line_of_a_first_line_nested_too_deeply(
     """``show`` first sniffs whether the file holds verdicts; that sniff must not die on a deep (or
     over-long) first line with a RecursionError the CLI can only report without file and line."""
     from pathjudge.cli import main
-    from pathjudge.report.verdicts import is_verdicts_file
+    from pathjudge.judge.verdicts_file import is_verdicts_file
 
     path = tmp_path / "runs.jsonl"
     path.write_text(

@@ -338,7 +338,7 @@ def test_parquet_layout_round_trips_and_scores_like_jsonl(tmp_path: Path) -> Non
     ds = ray.data.read_parquet(str(parquet))
     got = score_dataset(ds, suite, fast=True, suite_file="s", runs_file="r")
 
-    from pathjudge.report.json_report import ScoreReport
+    from pathjudge.scoring.pipeline import ScoreReport
 
     partial = grade_records_chunk(
         (("", number, record) for number, record in enumerate(records, 1)), suite, fast=True

@@ -28,6 +28,7 @@ from typing import Any
 
 import yaml
 
+from pathjudge._io import read_utf8
 from pathjudge.errors import InputError
 
 __all__ = ["MAX_DEPTH", "MAX_EXPANDED_NODES", "load_yaml", "read_text"]
@@ -320,7 +321,6 @@ def load_yaml(
 def read_text(path: Path, *, error: type[InputError], what: str) -> str:
     """The UTF-8 text of ``path``; a missing, unreadable or non-UTF-8 file is one ``error`` with
     the file (and, for bad bytes, the line and column)."""
-    from pathjudge._io import read_utf8
 
     return read_utf8(
         path,

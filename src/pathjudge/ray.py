@@ -13,7 +13,7 @@ Two entry points (``pip install 'pathjudge[ray]'``):
 - :func:`score_dataset` grades a Ray ``Dataset`` of run records — ``ray.data.read_parquet`` over the
   layout of :mod:`pathjudge._parquet`, or ``read_json`` where the runs have a uniform shape.
 
-Finished, both give the :class:`~pathjudge.report.json_report.ScoreReport` the single-process ``score``
+Finished, both give the :class:`~pathjudge.scoring.pipeline.ScoreReport` the single-process ``score``
 writes, byte for byte. ``address`` picks the runtime: ``None`` starts a local one (or reuses an initialised
 one), ``"auto"`` joins the cluster this machine belongs to, ``"ray://HOST:PORT"`` connects a Ray Client.
 Workers need pathjudge installed (the cluster image, or ``runtime_env={"pip": ["pathjudge[ray]"]}``).
@@ -40,10 +40,10 @@ from pathjudge._progress import Progress, or_no_progress
 from pathjudge.errors import InputError, MissingExtraError, PathjudgeError, RecordError
 
 if TYPE_CHECKING:
-    from pathjudge.report.json_report import ScoreReport
     from pathjudge.rubrics.suite import Suite, WeightKey
     from pathjudge.scoring.chunk import Line
     from pathjudge.scoring.judged import VerdictLike
+    from pathjudge.scoring.pipeline import ScoreReport
     from pathjudge.scoring.scorecard import GateMetric, PartialScorecard, Scorecard
 
 __all__ = [
@@ -1013,7 +1013,7 @@ def _report(
     runs_file: str | None,
     judge: str | None = None,
 ) -> ScoreReport:
-    from pathjudge.report.json_report import ScoreReport
+    from pathjudge.scoring.pipeline import ScoreReport
     from pathjudge.scoring.scorecard import evaluate_gates
 
     gates = evaluate_gates(card, dict(thresholds or {}))

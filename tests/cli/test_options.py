@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -134,11 +135,15 @@ def test_score_skip_unknown_tasks_with_ray_is_refused_not_ignored(
 
 def test_run_score_skip_unknown_tasks_with_ray_is_refused() -> None:
     from pathjudge.errors import InputError
+    from pathjudge.ray import score_files
     from pathjudge.scoring.pipeline import score as run_score
 
-    with pytest.raises(InputError, match="skip_unknown_tasks does not work with engine='ray'"):
+    with pytest.raises(InputError, match="skip_unknown_tasks does not work with a grading engine"):
         run_score(
-            DOCENT / "runs.jsonl", DOCENT / "suite.yaml", skip_unknown_tasks=True, engine="ray"
+            DOCENT / "runs.jsonl",
+            DOCENT / "suite.yaml",
+            skip_unknown_tasks=True,
+            engine=partial(score_files, address=None, workers=None),
         )
 
 

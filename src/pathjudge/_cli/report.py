@@ -11,8 +11,8 @@ from pathjudge._cli.app import app, err_console, out_console
 
 if TYPE_CHECKING:
     from pathjudge.agent.trajectory import RunRecord
-    from pathjudge.report.json_report import ScoreReport
     from pathjudge.scoring.diff import DiffReport
+    from pathjudge.scoring.pipeline import ScoreReport
     from pathjudge.scoring.variance import VarianceReport
 
 
@@ -67,8 +67,8 @@ def diff_against(
     from pathjudge.agent.io import read_runs
     from pathjudge.errors import InputError
     from pathjudge.report._adapt import load_json, load_model
-    from pathjudge.report.json_report import ScoreReport
     from pathjudge.scoring.diff import DiffReport, diff_runs
+    from pathjudge.scoring.pipeline import ScoreReport
 
     data = load_json(baseline, "baseline")
     if not (isinstance(data, dict) and data.get("kind") == "pathjudge.score"):
@@ -174,15 +174,15 @@ def report(
     ] = None,
 ) -> None:
     """Render RESULTS as one self-contained HTML file (opens offline; agent text is escaped)."""
-    from pathjudge.report.verdicts import is_verdicts_file
+    from pathjudge.judge.verdicts_file import is_verdicts_file
 
     if is_verdicts_file(results):
         _verdicts_report(results, output, markdown, items)
         return
     from pathjudge.report._adapt import load_json, load_model
     from pathjudge.report.html import write_html_report
-    from pathjudge.report.json_report import ScoreReport
     from pathjudge.report.markdown import write_markdown_report
+    from pathjudge.scoring.pipeline import ScoreReport
 
     loaded = load_model(
         ScoreReport, load_json(results, "score report"), source=results, what="score report"
@@ -236,14 +236,15 @@ def _verdicts_report(
     results: Path, output: Path, markdown: Path | None, items: Path | None = None
 ) -> None:
     from pathjudge._io import write_text_atomic
+    from pathjudge.judge.verdicts_file import read_verdicts_file
     from pathjudge.report.verdicts import (
-        load_verdict_rows,
         render_verdicts_html,
         render_verdicts_markdown,
+        verdict_rows,
         verdicts_summary,
     )
 
-    rows = load_verdict_rows(results)
+    rows = verdict_rows(read_verdicts_file(results))
     summary = verdicts_summary(rows, file=results.name)
     inputs = None
     if items is not None:

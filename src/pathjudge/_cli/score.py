@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager, nullcontext
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -16,7 +17,7 @@ if TYPE_CHECKING:
     from rich.console import Console
 
     from pathjudge.judge.session import JudgeSession
-    from pathjudge.scoring.pipeline import ScoreReport
+    from pathjudge.scoring.pipeline import GradingEngine, ScoreReport
     from pathjudge.scoring.scorecard import GateResult, Scorecard
 
 
@@ -284,9 +285,7 @@ def score(
             grades_out=grades_out,
             skip_unknown_tasks=skip_unknown_tasks,
             warn=lambda text: err_console.print(f"warning: {text}", markup=False),
-            engine="ray" if on_ray else "local",
-            address=address,
-            workers=workers,
+            engine=ray_engine(address, workers) if on_ray else "local",
             progress=None if quiet else progress_bars(),  # drawn only for a long job on a tty
         )
     report = report.model_copy(update={"suite_file": str(suite)})
@@ -408,6 +407,14 @@ def runs_not_transcript(runs: Path | None) -> Iterator[None]:
             line=exc.line,
             hint=f"convert it first: {hint.command}, then score {hint.output}",
         ) from None
+
+
+def ray_engine(address: str | None, workers: int | None) -> GradingEngine:
+    """``--engine ray``: :func:`pathjudge.ray.score_files` on the cluster at ``address`` (None: a
+    local runtime). The face picks the engine; the scoring pipeline never imports Ray."""
+    from pathjudge.ray import score_files
+
+    return partial(score_files, address=address, workers=workers)
 
 
 def ray_scope(on_ray: bool) -> AbstractContextManager[None]:

@@ -54,7 +54,7 @@ def show(
     Tasks are listed in natural order (task-2 before task-10). On a terminal the summary is a table;
     piped (a CI log, grep) it is one line per task under a header line.
     """
-    from pathjudge.report.verdicts import is_verdicts_file
+    from pathjudge.judge.verdicts_file import is_verdicts_file
 
     if is_verdicts_file(runs):
         _show_verdicts(runs, json_out=json_out, limit=max_tasks)
@@ -165,17 +165,18 @@ def _show_verdicts(path: Path, *, json_out: Path | None, limit: int) -> None:
     import json
     from dataclasses import asdict
 
+    from pathjudge.judge.verdicts_file import read_verdicts_file
     from pathjudge.report.text import Column, Prose, print_table
     from pathjudge.report.verdicts import (
         excerpt,
         judge_line,
-        load_verdict_rows,
         quote_mark,
+        verdict_rows,
         verdicts_summary,
         visible,
     )
 
-    rows = load_verdict_rows(path)
+    rows = verdict_rows(read_verdicts_file(path))
     summary = verdicts_summary(rows, file=path)
     write_json(
         json_out,

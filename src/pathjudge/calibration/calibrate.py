@@ -47,6 +47,8 @@ from pathjudge.calibration.noise import NoiseStats, Reliability, judge_noise, re
 from pathjudge.calibration.ppi import PPIResult, Prediction, ppi_mean, predictions
 from pathjudge.calibration.verdicts import ItemVotes, JudgeName, VerdictSet, VerdictValue
 from pathjudge.errors import LabelsError
+from pathjudge.judge.evidence import verify_evidence
+from pathjudge.rubrics.criteria import input_text
 
 __all__ = [
     "CalibrationReport",
@@ -264,9 +266,6 @@ def _check_evidence(votes: ItemVotes, item: LabelledItem) -> ItemVotes:
     ):
         return votes
     from dataclasses import replace
-
-    from pathjudge.judge.evidence import verify_evidence
-    from pathjudge.rubrics.criteria import input_text
 
     inputs = {name: input_text(value) for name, value in item.inputs.items()}
     verified = tuple(

@@ -23,6 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from pathjudge.calibration.labels import Label, LabelledItem, Split
 from pathjudge.calibration.verdicts import ItemVotes
 from pathjudge.errors import LabelsError
+from pathjudge.rubrics.criteria import CriterionExample, input_text
 
 __all__ = [
     "Disagreement",
@@ -120,7 +121,6 @@ def few_shot_examples(
     criteria format takes strings). A disagreement on a ``split`` item whose label has no ``inputs`` is
     a :class:`LabelsError` naming the labels line. No disagreement on ``split`` gives an empty list.
     """
-    from pathjudge.rubrics.criteria import CriterionExample, input_text
 
     examples: list[dict[str, Any]] = []
     for d in disagreements:

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from pathjudge.calibration.labels import LabelSet, Split
 from pathjudge.calibration.verdicts import VerdictSet, aggregate_verdicts, samples_from_result
 from pathjudge.errors import LabelsError
+from pathjudge.judge.runner import judge_requests_sync
 from pathjudge.rubrics.criteria import input_text
 
 if TYPE_CHECKING:
@@ -56,7 +57,6 @@ def judge_labelled(
     :class:`~pathjudge.errors.BudgetExceededError` (everything judged is cached). Non-string input values are sent as JSON text. A labelled item
     without ``inputs`` is a :class:`LabelsError` naming its line; no matching labels is one too.
     """
-    from pathjudge.judge.runner import judge_requests_sync
 
     key: str | None = criterion if criterion in labels.criteria else None
     items = [i for i in labels.items(key) if split is None or i.split == split]

@@ -1,6 +1,8 @@
-"""Recorded grader verdicts: the JSONL shapes, and the k-sample majority vote per item.
+"""Recorded grader verdicts as samples, and the k-sample majority vote per item.
 
-A verdicts file holds one JSON object a line, in either of two shapes (mixed freely):
+A verdicts file is read by :func:`pathjudge.judge.verdicts_file.read_verdicts_file`, the one reader of
+the format; this module turns its lines into samples. A verdicts file holds one JSON object a line, in
+either of two shapes (mixed freely):
 
 * the generic shape, from ANY grader (:class:`RecordedVerdict`)::
 
@@ -25,19 +27,13 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, JsonValue, RootModel, ValidationError
-
-from pathjudge._ids import ItemId
-from pathjudge._io import record_error_from_validation
-from pathjudge.calibration._jsonl import numbered_records
 from pathjudge.calibration._judge_name import JudgeName
 from pathjudge.errors import LabelsError
-
-if TYPE_CHECKING:
-    from pathjudge.judge.verdict import JudgeFailure
-    from pathjudge.judge.verdict import VerdictRecord as JudgeVerdictRecord
+from pathjudge.judge.verdict import JudgeFailure
+from pathjudge.judge.verdict import VerdictRecord as JudgeVerdictRecord
+from pathjudge.judge.verdicts_file import RecordedVerdict, SampleValue, read_verdicts_file
 
 __all__ = [
     "GradedVerdict",
@@ -54,49 +50,6 @@ __all__ = [
 ]
 
 VerdictValue = Literal["pass", "fail", "unsure"]
-SampleValue = Literal["pass", "fail", "unsure", "error"]
-
-
-class RecordedVerdict(BaseModel):
-    """One recorded judgement of one item by any grader (the generic verdicts line)."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    item_id: ItemId = Field(
-        description="The judged item's id, as in the labels file (an integer is read as text)."
-    )
-    verdict: SampleValue = Field(
-        description="pass, fail, unsure (could not decide) or error (the grader broke)."
-    )
-    reasoning: str | None = Field(
-        default=None, description="The grader's reasoning, when recorded."
-    )
-    sample: int | None = Field(
-        default=None, ge=0, description="Sample index when the item was judged several times."
-    )
-    criterion: str | None = Field(default=None, description="The criterion this verdict is for.")
-    model: str | None = Field(default=None, description="The grader (model) that produced it.")
-    backend: str | None = Field(
-        default=None, description="The grader's backend (pathjudge: anthropic, openai, llama)."
-    )
-    criterion_hash: str | None = Field(
-        default=None, description="Content hash of the criterion text the grader was given."
-    )
-    criterion_version: str | None = Field(
-        default=None, description="The criterion's declared version, when the grader has one."
-    )
-    evidence: tuple[str, ...] = Field(
-        default=(), description="Quotes from the judged data the grader cited."
-    )
-    evidence_verified: bool | None = Field(
-        default=None,
-        description="Whether every quote was found in the judged inputs (None: not checked).",
-    )
-    metadata: dict[str, JsonValue] = Field(default_factory=dict, description="Anything else.")
-
-
-class _Line(RootModel[dict[str, Any]]):
-    """Any JSON object; dispatched to a verdict shape by :func:`read_verdict_lines`."""
 
 
 def samples_from_result(result: JudgeVerdictRecord | JudgeFailure) -> list[RecordedVerdict]:
@@ -105,8 +58,6 @@ def samples_from_result(result: JudgeVerdictRecord | JudgeFailure) -> list[Recor
     A verdict record gives each of its ``sample_verdicts`` plus one ``error`` sample per failed sample
     (at the lowest unused indices); a failure gives one ``error`` sample.
     """
-    from pathjudge.judge.verdict import JudgeFailure
-
     if isinstance(result, JudgeFailure):
         return [
             RecordedVerdict(
@@ -155,32 +106,21 @@ def samples_from_result(result: JudgeVerdictRecord | JudgeFailure) -> list[Recor
     return out
 
 
-def read_verdict_lines(path: str | Path) -> Iterator[tuple[int, RecordedVerdict]]:
+def read_verdict_lines(
+    path: str | Path, *, allow_empty: bool = False
+) -> Iterator[tuple[int, RecordedVerdict]]:
     """Yield ``(line, sample)`` for every sample in a verdicts file, in either shape (module docs).
 
-    Errors (file missing or empty, a line that is not a JSON object or does not validate) are
+    The file is read by :func:`pathjudge.judge.verdicts_file.read_verdicts_file`; its errors (file
+    missing or empty, a line that is not a JSON object or does not validate) are
     :class:`LabelsError` s naming the file, line and field.
     """
-    from pathjudge.judge.verdict import JudgeFailure, VerdictRecord
-
-    path = Path(path)
-    for line, raw in numbered_records(path, _Line, what="verdict"):
-        data = raw.root
-        kind = data.get("kind")
-        try:
-            if kind == "verdict":
-                samples = samples_from_result(VerdictRecord.model_validate(data))
-            elif kind == "failure":
-                samples = samples_from_result(JudgeFailure.model_validate(data))
-            else:
-                samples = [RecordedVerdict.model_validate(data)]
-        except ValidationError as exc:
-            problem = record_error_from_validation(exc, file=path, line=line, what="verdict")
-            raise LabelsError(
-                problem.message, file=path, line=line, field=problem.field, hint=problem.hint
-            ) from None
-        for sample in samples:
-            yield line, sample
+    for line, record in read_verdicts_file(path, allow_empty=allow_empty):
+        if isinstance(record, RecordedVerdict):
+            yield line, record
+        else:
+            for sample in samples_from_result(record):
+                yield line, sample
 
 
 @dataclass(frozen=True)
@@ -389,10 +329,10 @@ def aggregate_verdicts(
     return VerdictSet(file=name, by_criterion=by_criterion, judges=judges)
 
 
-def load_verdicts(path: str | Path) -> VerdictSet:
+def load_verdicts(path: str | Path, *, allow_empty: bool = False) -> VerdictSet:
     """Read a verdicts JSONL file (``.gz`` allowed; either shape) and aggregate its samples per item.
 
-    An empty file, a line that does not parse or validate, or a duplicate sample is a
-    :class:`LabelsError` naming the file and line.
+    An empty file (unless ``allow_empty``: then an empty set), a line that does not parse or
+    validate, or a duplicate sample is a :class:`LabelsError` naming the file and line.
     """
-    return aggregate_verdicts(read_verdict_lines(path), file=Path(path))
+    return aggregate_verdicts(read_verdict_lines(path, allow_empty=allow_empty), file=Path(path))

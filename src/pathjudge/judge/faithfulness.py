@@ -16,6 +16,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from pathjudge.agent.trajectory import RunRecord
+from pathjudge.judge.runner import judge_requests
 from pathjudge.judge.verdict import JudgeFailure, JudgeResult
 from pathjudge.rubrics.criteria import input_text
 
@@ -155,7 +156,6 @@ async def judge_faithfulness(runs: Iterable[RunRecord], **options: Any) -> list[
     ``options`` go to :func:`pathjudge.judge.runner.judge_requests` (``backend``, ``cache``,
     ``concurrency``, ``samples``, ...). Empty input → ``[]``.
     """
-    from pathjudge.judge.runner import judge_requests
 
     materialised = list(runs)
     per_run = [(run, step_requests(run)) for run in materialised]

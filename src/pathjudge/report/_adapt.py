@@ -43,8 +43,8 @@ from pathjudge.rubrics.assertions.base import AXES
 if TYPE_CHECKING:
     from pathjudge.agent.trajectory import RunRecord
     from pathjudge.calibration.estimate import Estimate
-    from pathjudge.report.json_report import ScoreReport
     from pathjudge.scoring.grade import RunGrade
+    from pathjudge.scoring.pipeline import ScoreReport
 
 __all__ = [
     "calibration_view",
@@ -186,7 +186,7 @@ def report_view(
     report has no grade for are listed as "not graded". Without per-run grades in the report and without
     runs the viewer is empty and says so.
     """
-    from pathjudge.report.json_report import ScoreReport
+    from pathjudge.scoring.pipeline import ScoreReport
 
     model = load_model(ScoreReport, report, source=source, what="score report")
     card = model.scorecard

@@ -759,7 +759,7 @@ def write_html_report(
 ) -> Path:
     """Write the self-contained HTML report for a ``pathjudge score`` report; return ``path``.
 
-    ``results`` is the :class:`~pathjudge.report.json_report.ScoreReport`, its JSON (a mapping) or its
+    ``results`` is the :class:`~pathjudge.scoring.pipeline.ScoreReport`, its JSON (a mapping) or its
     JSON file; None makes a page of the optional sections only (``pathjudge calibrate --html``). Optional sections, each a report object, its JSON or its JSON file: ``baseline`` (the
     :class:`~pathjudge.scoring.diff.DiffReport` against a baseline), ``variance``
     (:class:`~pathjudge.scoring.variance.VarianceReport`) and ``calibration``

@@ -19,6 +19,7 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
+from pathjudge._io import write_text_atomic
 from pathjudge.report.text import xml_text
 from pathjudge.scoring.scorecard import Scorecard, TaskRow, WeakPath
 
@@ -143,6 +144,5 @@ def write_junit(
     path: str | Path, scorecard: Scorecard, task_ids: list[str], *, strict: bool = False
 ) -> None:
     """Write :func:`junit_xml` to ``path``."""
-    from pathjudge._io import write_text_atomic
 
     write_text_atomic(Path(path), junit_xml(scorecard, task_ids, strict=strict))

@@ -1,9 +1,10 @@
 """Readable verdicts: a verdicts JSONL file as a terminal table, an HTML page or Markdown.
 
-:func:`load_verdict_rows` reads a verdicts file in either shape (pathjudge's own judge records, or
-the generic one-judgement-a-line shape, see :mod:`pathjudge.calibration.verdicts`) into one
-:class:`VerdictRow` a line, and :func:`verdicts_summary` names the judge(s) behind them: backend,
-model, criterion id and content hash, and samples per item. The renderers show, per item, the
+:func:`verdict_rows` turns the records of a verdicts file in either shape (pathjudge's own judge
+records, or the generic one-judgement-a-line shape; the faces read the file with
+:func:`pathjudge.judge.verdicts_file.read_verdicts_file`) into one :class:`VerdictRow` a line, and
+:func:`verdicts_summary` names the judge(s) behind them: backend, model, criterion id and content
+hash, and samples per item. The renderers show, per item, the
 verdict, the reasoning, every evidence quote (marked when it was not found in the judged inputs,
 see :mod:`pathjudge.judge.evidence`) and the judge.
 
@@ -17,24 +18,23 @@ import html
 import re
 import unicodedata
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
-from pydantic import RootModel, ValidationError
+from pathjudge.judge.verdict import JudgeFailure, VerdictRecord
+from pathjudge.judge.verdicts_file import VerdictLine
 
 __all__ = [
     "JudgeIdentity",
     "VerdictRow",
     "VerdictsSummary",
     "excerpt",
-    "is_verdicts_file",
     "judge_line",
-    "load_verdict_rows",
     "quote_mark",
     "render_verdicts_html",
     "render_verdicts_markdown",
+    "verdict_rows",
     "verdicts_summary",
     "visible",
 ]
@@ -90,117 +90,68 @@ class VerdictsSummary:
     evidence_unverified: int
 
 
-class _Line(RootModel[dict[str, Any]]):
-    pass
+def verdict_rows(records: Iterable[tuple[int, VerdictLine]]) -> list[VerdictRow]:
+    """Every ``(line, record)`` of a verdicts file as a :class:`VerdictRow` (empty input: no rows).
 
-
-def is_verdicts_file(path: Path) -> bool:
-    """Whether the first record of ``path`` looks like a verdict (``item_id`` and ``verdict``, no steps).
-
-    Never raises and never holds more than the readers' line limit: a first line that is too long,
-    nested too deeply or not JSON is "no" (the runs reader then names the problem and its line)."""
-    import gzip
-    import json
-
-    from pathjudge._io import DEFAULT_MAX_LINE_BYTES
-
-    try:
-        opener = gzip.open if path.suffix == ".gz" else open
-        with opener(path, "rt", encoding="utf-8-sig") as handle:
-            while True:
-                raw = handle.readline(DEFAULT_MAX_LINE_BYTES)
-                if not raw:
-                    return False
-                if raw.strip():
-                    break
-            if not raw.endswith("\n") and len(raw) >= DEFAULT_MAX_LINE_BYTES:
-                return False  # cut at the limit: not a record anyone reads
-            first = json.loads(raw)
-            return (
-                isinstance(first, dict)
-                and "item_id" in first
-                and "verdict" in first
-                and "steps" not in first
-            )
-    except (OSError, ValueError, EOFError, UnicodeDecodeError, RecursionError):
-        return False
-
-
-def load_verdict_rows(path: str | Path) -> list[VerdictRow]:
-    """Every line of a verdicts file as a :class:`VerdictRow` (errors: :class:`LabelsError` file:line)."""
-    from pathjudge._io import record_error_from_validation
-    from pathjudge.calibration._jsonl import numbered_records
-    from pathjudge.calibration.verdicts import RecordedVerdict
-    from pathjudge.errors import LabelsError
-    from pathjudge.judge.verdict import JudgeFailure, VerdictRecord
-
-    path = Path(path)
+    The faces read the file with :func:`pathjudge.judge.verdicts_file.read_verdicts_file` (errors:
+    :class:`~pathjudge.errors.LabelsError` naming file and line) and hand its records here; a
+    renderer reads no file.
+    """
     rows: list[VerdictRow] = []
-    for line, raw in numbered_records(path, _Line, what="verdict"):
-        data = raw.root
-        kind = data.get("kind")
-        try:
-            if kind == "verdict":
-                rec = VerdictRecord.model_validate(data)
-                rows.append(
-                    VerdictRow(
-                        line=line,
-                        item_id=rec.item_id,
-                        verdict=rec.verdict,
-                        reasoning=rec.reasoning,
-                        evidence=rec.evidence,
-                        evidence_verified=rec.evidence_verified,
-                        unverified_evidence=rec.unverified_evidence,
-                        judge=JudgeIdentity(
-                            rec.backend, rec.model, rec.criterion_id, rec.criterion_hash
-                        ),
-                        samples=rec.samples + rec.failed_samples,
-                        sample=None,
-                        votes=dict(rec.votes),
-                    )
+    for line, rec in records:
+        if isinstance(rec, VerdictRecord):
+            rows.append(
+                VerdictRow(
+                    line=line,
+                    item_id=rec.item_id,
+                    verdict=rec.verdict,
+                    reasoning=rec.reasoning,
+                    evidence=rec.evidence,
+                    evidence_verified=rec.evidence_verified,
+                    unverified_evidence=rec.unverified_evidence,
+                    judge=JudgeIdentity(
+                        rec.backend, rec.model, rec.criterion_id, rec.criterion_hash
+                    ),
+                    samples=rec.samples + rec.failed_samples,
+                    sample=None,
+                    votes=dict(rec.votes),
                 )
-            elif kind == "failure":
-                fail = JudgeFailure.model_validate(data)
-                rows.append(
-                    VerdictRow(
-                        line=line,
-                        item_id=fail.item_id,
-                        verdict="error",
-                        reasoning=f"{fail.reasoning}: {fail.message}",
-                        evidence=(),
-                        evidence_verified=None,
-                        unverified_evidence=(),
-                        judge=JudgeIdentity(
-                            fail.backend, fail.model, fail.criterion_id, fail.criterion_hash
-                        ),
-                        samples=1,
-                        sample=fail.sample_index,
-                        votes=None,
-                        error_type=fail.error_type,
-                    )
+            )
+        elif isinstance(rec, JudgeFailure):
+            rows.append(
+                VerdictRow(
+                    line=line,
+                    item_id=rec.item_id,
+                    verdict="error",
+                    reasoning=f"{rec.reasoning}: {rec.message}",
+                    evidence=(),
+                    evidence_verified=None,
+                    unverified_evidence=(),
+                    judge=JudgeIdentity(
+                        rec.backend, rec.model, rec.criterion_id, rec.criterion_hash
+                    ),
+                    samples=1,
+                    sample=rec.sample_index,
+                    votes=None,
+                    error_type=rec.error_type,
                 )
-            else:
-                gen = RecordedVerdict.model_validate(data)
-                rows.append(
-                    VerdictRow(
-                        line=line,
-                        item_id=gen.item_id,
-                        verdict=gen.verdict,
-                        reasoning=gen.reasoning or "",
-                        evidence=gen.evidence,
-                        evidence_verified=gen.evidence_verified,
-                        unverified_evidence=(),
-                        judge=JudgeIdentity(None, gen.model, gen.criterion, None),
-                        samples=1,
-                        sample=gen.sample,
-                        votes=None,
-                    )
+            )
+        else:
+            rows.append(
+                VerdictRow(
+                    line=line,
+                    item_id=rec.item_id,
+                    verdict=rec.verdict,
+                    reasoning=rec.reasoning or "",
+                    evidence=rec.evidence,
+                    evidence_verified=rec.evidence_verified,
+                    unverified_evidence=(),
+                    judge=JudgeIdentity(None, rec.model, rec.criterion, None),
+                    samples=1,
+                    sample=rec.sample,
+                    votes=None,
                 )
-        except ValidationError as exc:
-            problem = record_error_from_validation(exc, file=path, line=line, what="verdict")
-            raise LabelsError(
-                problem.message, file=path, line=line, field=problem.field, hint=problem.hint
-            ) from None
+            )
     return rows
 
 
@@ -391,6 +342,7 @@ def _judged_inputs(item_id: str, inputs: Mapping[str, Mapping[str, str]] | None)
     named = inputs.get(item_id)
     if named is None:
         return '<div class="empty">judged inputs: this item is not in the items file</div>'
+
     def e(text: object) -> str:
         return html.escape(visible(str(text)))
 

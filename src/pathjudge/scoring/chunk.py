@@ -29,6 +29,7 @@ from pathjudge._interrupt import watching_interrupts
 from pathjudge._io import (
     DEFAULT_MAX_LINE_BYTES,
     UTF8_BOM,
+    count_newlines,
     describe_read_failure,
     line_problem,
     open_records,
@@ -291,7 +292,6 @@ def _split(path: Path, parts: int) -> Iterator[tuple[int, int, int]]:
     with the number of its first line. Yielded one by one: a range is yielded before its newlines
     are counted (the next range's first line needs them), so the first workers start grading while
     the rest of the file is still being counted."""
-    from pathjudge._io import count_newlines
 
     size = path.stat().st_size
     offsets = [0]

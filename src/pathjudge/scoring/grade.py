@@ -39,6 +39,7 @@ from pathlib import Path
 from typing import Any, Literal, TypeAlias, cast
 
 from pathjudge._interrupt import stops_grading, watching_interrupts
+from pathjudge._io import JsonlStream, line_of
 from pathjudge.agent.trajectory import RunRecord
 from pathjudge.rubrics.assertions.base import AXES, Axis, CheckResult, FrozenDict, errored
 from pathjudge.rubrics.assertions.steps import redundant_in
@@ -747,7 +748,6 @@ def grade(
     ``file``, and the run's line when ``runs`` is a :class:`~pathjudge._io.JsonlStream` (as
     :func:`~pathjudge.agent.io.read_runs` returns). No runs: no grades.
     """
-    from pathjudge._io import JsonlStream, line_of
 
     if file is None and isinstance(runs, JsonlStream):
         file = runs.path

@@ -23,6 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from pathjudge._io import JsonlStream, line_of
 from pathjudge.agent.trajectory import RunRecord
+from pathjudge.rubrics.criteria import builtin_criteria, suite_criterion
 from pathjudge.rubrics.suite import JudgedSpec, Suite, Task
 
 if TYPE_CHECKING:
@@ -177,33 +178,19 @@ def status_of(verdict: VerdictLike | None) -> JudgedStatus:
 
 
 def load_verdicts(path: str | Path) -> dict[str, GradedVerdict]:
-    """Recorded verdicts for grading: :func:`pathjudge.calibration.verdicts.load_verdicts` (the one
-    reader of verdicts files, either shape, strict, line-numbered errors), one verdict per item id
+    """Recorded verdicts for grading: :func:`pathjudge.calibration.verdicts.load_verdicts` (over the
+    one reader of verdicts files, either shape, strict, line-numbered errors), one verdict per item id
     (:meth:`~pathjudge.calibration.verdicts.VerdictSet.by_item`). An empty file gives no verdicts.
     """
     return read_verdict_set(path).by_item()
 
 
 def read_verdict_set(path: str | Path) -> VerdictSet:
-    """The verdicts file read by the one reader (an empty file: an empty set)."""
-    from pathjudge.calibration.verdicts import VerdictSet
-    from pathjudge.calibration.verdicts import load_verdicts as read
+    """The verdicts file read by the one reader, aggregated per item (an empty file: an empty set)."""
+    # imported here: a score without --verdicts never loads the verdicts-file models (cold start)
+    from pathjudge.calibration.verdicts import load_verdicts as load_verdict_set
 
-    if _is_empty(path):
-        return VerdictSet(file=str(path))
-    return read(path)
-
-
-def _is_empty(path: str | Path) -> bool:
-    import gzip
-
-    target = Path(path)
-    try:
-        opener = gzip.open if target.suffix == ".gz" else open
-        with opener(target, "rb") as handle:
-            return not any(line.strip() for line in handle)
-    except (OSError, EOFError):
-        return False  # the reader reports the problem with its own message
+    return load_verdict_set(path, allow_empty=True)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -225,7 +212,6 @@ def judged_criteria(
     Built-in ids are left to the judge's own lookup; every other reference is resolved here, so none
     reaches a file outside the suite's folder. Empty input gives ``{}``.
     """
-    from pathjudge.rubrics.criteria import builtin_criteria, suite_criterion
 
     folder = Path(base_dir) if base_dir is not None else Path.cwd()
     library = builtin_criteria()

@@ -39,6 +39,7 @@ from typing import Literal, assert_never, get_args
 from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
 from pathjudge.agent.backends import ModelBackend, ScriptedBackend
+from pathjudge.agent.docent import DocentPolicy, run_docent
 from pathjudge.agent.trajectory import RunRecord, Step
 from pathjudge.rubrics.checks import SuitePlan
 from pathjudge.rubrics.suite import Suite
@@ -381,7 +382,6 @@ async def retriever_experiment(
     exist (a suite has at least one task).
     """
     from pathjudge.agent.backends import ModelBackend
-    from pathjudge.agent.docent import DocentPolicy, run_docent
 
     chosen: ModelBackend = (
         backend if isinstance(backend, ModelBackend) else ScriptedBackend(DocentPolicy())

@@ -19,14 +19,37 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field, PlainSerializer, PlainValidator, ValidationError
 
+from pathjudge._io import JsonlAppender, open_atomic_temp
+from pathjudge.agent.io import RunKeys, read_runs
 from pathjudge.calibration._judge_name import JudgeName
-from pathjudge.errors import InputError
+from pathjudge.config import resolve_config, twin_warning
+from pathjudge.errors import ConfigError, InputError, RecordError
+from pathjudge.rubrics.assertions.base import AXES
+from pathjudge.rubrics.checks import SuitePlan
+from pathjudge.rubrics.suite import Suite as SuiteModel
+from pathjudge.rubrics.suite import load_suite
+from pathjudge.scoring.chunk import default_jobs, grade_chunk, iter_lines, score_file_parallel
 from pathjudge.scoring.grade import RunGrade
-from pathjudge.scoring.scorecard import GateResult, Scorecard
+from pathjudge.scoring.judged import (
+    JudgeRequest,
+    judged_criteria,
+    read_verdict_set,
+    run_judge_requests,
+    run_judged,
+    suite_has_judged,
+)
+from pathjudge.scoring.scorecard import (
+    GATE_METRICS,
+    GateResult,
+    Scorecard,
+    check_thresholds,
+    check_weights,
+    evaluate_gates,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -41,6 +64,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "REPORT_SCHEMA_VERSION",
+    "GradingEngine",
     "JudgeSource",
     "ScoreReport",
     "auto_jobs",
@@ -52,6 +76,28 @@ __all__ = [
 REPORT_SCHEMA_VERSION = 1
 
 JudgeSource = Literal["judge", "verdicts", "none", "fast"]
+
+
+class GradingEngine(Protocol):
+    """Grades runs elsewhere (a Ray cluster) into one merged :class:`PartialScorecard`.
+
+    :func:`pathjudge.ray.score_files` is one, with its cluster bound:
+    ``functools.partial(pathjudge.ray.score_files, address=..., workers=...)``. Scoring never
+    imports an engine (the engine maps scoring's ``grade_chunk``); the caller hands it in, as
+    ``pathjudge score --engine ray`` does.
+    """
+
+    def __call__(
+        self,
+        runs: str,
+        suite: Suite,
+        *,
+        verdicts: Mapping[str, VerdictLike] | None = ...,
+        fast: bool = ...,
+        grades: str | None = ...,
+        max_weak: int = ...,
+        progress: Progress | None = ...,
+    ) -> PartialScorecard: ...
 
 
 def _grades_in(value: object) -> tuple[RunGrade, ...] | None:
@@ -137,8 +183,6 @@ class ScoreReport(BaseModel):
 def config_thresholds(config: ResolvedConfig) -> dict[GateMetric, float]:
     """The ``fail_under.*`` thresholds the project configuration sets (``{}`` when none is set),
     checked on their metrics' scales as ``--fail-under`` is (a ``fail_under.path`` of 0.9 is an error)."""
-    from pathjudge.errors import ConfigError, InputError
-    from pathjudge.scoring.scorecard import GATE_METRICS, check_thresholds
 
     out: dict[GateMetric, float] = {}
     for metric in GATE_METRICS:
@@ -165,7 +209,6 @@ def config_weights(config: ResolvedConfig) -> dict[WeightKey, float] | None:
     When any ``weights.*`` key is set, the three levels take their configured values (default 1 each)
     and each axis whose weight is set joins them.
     """
-    from pathjudge.rubrics.assertions.base import AXES
 
     levels: dict[str, WeightKey] = {
         f"weights.levels.{name}": name for name in ("success", "tool_calls", "trajectory")
@@ -197,9 +240,7 @@ def score(
     max_weak: int | None = None,
     progress: Progress | None = None,
     warn: Callable[[str], None] | None = None,
-    engine: Literal["local", "ray"] = "local",
-    address: str | None = None,
-    workers: int | None = None,
+    engine: Literal["local"] | GradingEngine = "local",
     skip_unknown_tasks: bool = False,
 ) -> ScoreReport:
     """Score the runs JSONL ``runs`` against ``suite`` (a suite YAML path or a loaded suite).
@@ -224,20 +265,17 @@ def score(
     - ``skip_unknown_tasks``: leave out runs whose task the suite lacks (scoring a subset of a runs
       file) and count them in ``ScoreReport.skipped_runs`` / ``skipped_tasks``; by default such a
       run is an error naming its file and line.
-    - ``engine="ray"``: grade on Ray Data (:mod:`pathjudge.ray`, the ``ray`` extra) — ``runs`` may then
-      be a glob, a folder, Parquet or an ``s3://`` / ``gs://`` URI; ``address`` joins a cluster (None: a
-      local runtime), ``workers`` caps the grading actors, ``grades_out`` is a folder of shards plus
-      ``manifest.json``. Judged criteria come from ``verdicts`` only (the judge is not run on Ray);
-      ``keep_grades`` and ``jobs`` do not apply. The report is the one ``engine="local"`` gives.
+    - ``engine``: ``"local"`` (this machine), or a :class:`GradingEngine` such as Ray Data:
+      ``functools.partial(pathjudge.ray.score_files, address=None, workers=None)`` (the ``ray``
+      extra; ``address`` joins a cluster, None a local runtime; ``workers`` caps the grading actors).
+      On an engine ``runs`` may be a glob, a folder, Parquet or an ``s3://`` / ``gs://`` URI,
+      ``grades_out`` is a folder of shards plus ``manifest.json``, judged criteria come from
+      ``verdicts`` only (the judge is not run there), and ``keep_grades`` and ``jobs`` do not apply.
+      The report is the one ``engine="local"`` gives.
 
     Raises :class:`~pathjudge.errors.PathjudgeError` subclasses for bad input (naming file, line and
     field). Prints nothing.
     """
-    from pathjudge.config import resolve_config
-    from pathjudge.rubrics.suite import Suite as SuiteModel
-    from pathjudge.rubrics.suite import load_suite
-    from pathjudge.scoring.judged import read_verdict_set, suite_has_judged
-    from pathjudge.scoring.scorecard import check_thresholds, check_weights, evaluate_gates
 
     runs_path = Path(runs)
     loaded = suite if isinstance(suite, SuiteModel) else load_suite(suite)
@@ -246,23 +284,28 @@ def score(
         base_dir = Path(loaded.source).parent if loaded.source else None
     else:
         base_dir = Path(suite).parent
-    on_ray = engine == "ray"
-    if engine not in ("local", "ray"):
-        raise InputError(f"unknown engine {engine!r}", field="engine", hint="use local or ray")
-    if on_ray and (keep_grades or (jobs is not None and jobs > 1)):
+    if isinstance(engine, str) and engine != "local":
+        raise InputError(
+            f"unknown engine {engine!r}",
+            field="engine",
+            hint="use 'local', or an engine: functools.partial(pathjudge.ray.score_files, address=...)",
+        )
+    remote = None if isinstance(engine, str) else engine
+    on_engine = remote is not None
+    if on_engine and (keep_grades or (jobs is not None and jobs > 1)):
         raise InputError(
             "grading on Ray builds the scorecard and grade shards only",
             field="engine",
             hint="drop keep_grades/jobs (per-run grades: grades_out=FOLDER)",
         )
-    if on_ray and skip_unknown_tasks:
+    if on_engine and skip_unknown_tasks:
         raise InputError(
-            "skip_unknown_tasks does not work with engine='ray' yet",
+            "skip_unknown_tasks does not work with a grading engine (Ray) yet",
             field="skip_unknown_tasks",
             hint="use engine='local', or add the missing tasks to the suite",
         )
-    per_run = keep_grades or (grades_out is not None and not on_ray)
-    if on_ray:
+    per_run = keep_grades or (grades_out is not None and not on_engine)
+    if on_engine:
         jobs = 1  # unused: Ray's workers grade
     elif jobs is None:
         jobs = 1 if per_run else auto_jobs(runs_path)
@@ -310,9 +353,9 @@ def score(
         "verdicts": f"judged criteria: from {label}",
         "judge": "",
     }[source]
-    if on_ray and source == "none" and suite_has_judged(loaded):
+    if on_engine and source == "none" and suite_has_judged(loaded):
         note = "judged criteria: not run (--engine ray takes verdicts from --verdicts V.jsonl)"
-    if judge is not False and not fast and suite_has_judged(loaded) and not on_ray:
+    if judge is not False and not fast and suite_has_judged(loaded) and not on_engine:
         from pathjudge.judge.session import JudgeSession
 
         session = (
@@ -333,15 +376,14 @@ def score(
         )
         if judged is not None:
             note, recorded, source = judged
-    if on_ray:
+    if remote is not None:
         skipped: dict[str, int] = {}
-        card, kept = _grade_on_ray(
+        card, kept = _grade_on_engine(
+            remote,
             str(runs),
             loaded,
             recorded,
             fast=fast,
-            address=address,
-            workers=workers,
             grades_out=None if grades_out is None else str(grades_out),
             weights=weight_map,
             max_weak=max_weak,
@@ -419,14 +461,6 @@ def _judge_missing(
 ) -> tuple[str, dict[str, VerdictLike] | None, JudgeSource] | None:
     """Run ``session`` on the judged items ``recorded`` lacks; ``(note, verdicts, source)``, or None
     when there was nothing to judge."""
-    from pathjudge.agent.io import read_runs
-    from pathjudge.config import twin_warning
-    from pathjudge.scoring.judged import (
-        JudgeRequest,
-        judged_criteria,
-        run_judge_requests,
-        run_judged,
-    )
 
     why_not = session.unavailable()
     if why_not is not None:
@@ -496,7 +530,6 @@ _PARALLEL_BYTES = 8 * 1024 * 1024  # below this a worker pool costs more than it
 
 def auto_jobs(runs: Path) -> int:
     """The core count for a large runs file, else 1 (a ``.gz`` counts as 8 times its size)."""
-    from pathjudge.scoring.chunk import default_jobs
 
     try:
         size = runs.stat().st_size
@@ -507,33 +540,28 @@ def auto_jobs(runs: Path) -> int:
     return default_jobs() if size >= _PARALLEL_BYTES else 1
 
 
-def _grade_on_ray(
+def _grade_on_engine(
+    engine: GradingEngine,
     runs: str,
     suite: Suite,
     verdicts: Mapping[str, VerdictLike] | None,
     *,
     fast: bool,
-    address: str | None,
-    workers: int | None,
     grades_out: str | None,
     weights: Mapping[WeightKey, float] | None,
     max_weak: int | None,
     progress: Progress | None,
     warn: Callable[[str], None],
 ) -> tuple[Scorecard, list[RunGrade]]:
-    """:func:`_grade` on Ray Data (:func:`pathjudge.ray.score_files`): the same scorecard, the first
-    bad record raised as one process raises it (after a warning with their number when there are
-    more)."""
-    from pathjudge.errors import RecordError
-    from pathjudge.ray import score_files
+    """:func:`_grade` on an engine (Ray Data: :func:`pathjudge.ray.score_files`): the same scorecard,
+    the first bad record raised as one process raises it (after a warning with their number when
+    there are more)."""
 
-    partial = score_files(
+    partial = engine(
         runs,
         suite,
         verdicts=verdicts,
         fast=fast,
-        address=address,
-        workers=workers,
         grades=grades_out,
         progress=progress,
         **({} if max_weak is None else {"max_weak": max_weak}),
@@ -578,12 +606,6 @@ def _grade(
     the suite names that no run calls and no reference uses is warned of once, through ``warn``.
     """
     import os
-
-    from pathjudge._io import JsonlAppender, open_atomic_temp
-    from pathjudge.agent.io import RunKeys
-    from pathjudge.errors import InputError, RecordError
-    from pathjudge.rubrics.checks import SuitePlan
-    from pathjudge.scoring.chunk import grade_chunk, iter_lines, score_file_parallel
 
     plans = SuitePlan(suite, skip_unknown=skip_unknown)
     weak = {} if max_weak is None else {"max_weak": max_weak}
