@@ -34,8 +34,8 @@ _EXTRA_HINTS = {
     "run": "remove it, or move it under 'metadata' (runs) or 'state' (steps)",
     "item": "an item line has only 'item_id' and 'inputs' (put every text the criterion reads "
     "under 'inputs')",
-    "label": "remove it, or move it under 'metadata' (see docs/reference/formats.md)",
-    "verdict": "remove it, or move it under 'metadata' (see docs/reference/formats.md)",
+    "label": "remove it, or move it under 'metadata' (see the labels format in docs/reference/formats.md)",
+    "verdict": "remove it, or move it under 'metadata' (see the verdicts format in docs/reference/formats.md)",
 }
 
 

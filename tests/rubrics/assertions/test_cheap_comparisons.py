@@ -3,9 +3,9 @@
 - ``canonical_equal`` is ``canonical_key`` equality (it skips building keys when a number or an
   equal string already tells);
 - ``call_keys`` compares the calls of a tool called a few times, and keys the calls of a tool called
-  often: both are pinned to ``call_signature`` text equality, and ``same_call`` too;
+  often: both agree with ``call_signature`` text equality, and ``same_call`` too;
 - the refusal screen of a contains criterion reads the case-folded answer instead of lower-casing it
-  again: pinned to ``is_refusal`` and, through ``check_outcome``, to the plain verdict.
+  again: checked against ``is_refusal`` and, through ``check_outcome``, against the plain verdict.
 """
 
 from __future__ import annotations
