@@ -13,8 +13,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pathjudge import _io
-from pathjudge._io import _BAD_UTF8, _utf8_probes, _Utf8Probe, line_problem, parser_refuses_bad_utf8
+from pathjudge._io import (
+    _BAD_UTF8,
+    _utf8_probes,
+    _Utf8Probe,
+    line_checks,
+    line_problem,
+    parser_refuses_bad_utf8,
+)
 from pathjudge.agent.trajectory import RunRecord
 from pathjudge.errors import RecordError
 from pathjudge.scoring.chunk import parse_run
@@ -51,7 +57,7 @@ def _plain(raw: bytes) -> str | None:
 @pytest.fixture
 def decode_always(monkeypatch: pytest.MonkeyPatch) -> None:
     """line_problem as on a parser that lets invalid UTF-8 through (it decodes every line)."""
-    monkeypatch.setattr(_io, "parser_refuses_bad_utf8", lambda: False)
+    monkeypatch.setattr(line_checks, "parser_refuses_bad_utf8", lambda: False)
 
 
 def _check(raw: bytes) -> None:
@@ -80,7 +86,7 @@ def test_a_bad_line_gives_the_plain_rules_error(raw: bytes) -> None:
 @given(lines())
 def test_the_same_with_the_decode_forced_on(raw: bytes) -> None:
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(_io, "parser_refuses_bad_utf8", lambda: False)
+        patch.setattr(line_checks, "parser_refuses_bad_utf8", lambda: False)
         _check(raw)
 
 
@@ -108,7 +114,9 @@ def test_a_parser_that_accepts_a_bad_sequence_keeps_the_decode(
 ) -> None:
     parser_refuses_bad_utf8.cache_clear()
     try:
-        monkeypatch.setattr(_io, "_BAD_UTF8", (b"fine",))  # a "bad" sequence the parser accepts
+        monkeypatch.setattr(
+            line_checks, "_BAD_UTF8", (b"fine",)
+        )  # a "bad" sequence the parser accepts
         assert parser_refuses_bad_utf8() is False
     finally:
         parser_refuses_bad_utf8.cache_clear()

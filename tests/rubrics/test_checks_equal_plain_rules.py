@@ -1,7 +1,7 @@
-"""The shortcuts of the checks are pinned to the plain paths they stand in for.
+"""Each shortcut of the checks gives what the plain path it stands in for gives.
 
 - a contains criterion over the final answer shares one result per set of values found
-  (:meth:`~pathjudge.rubrics.assertions.outcome.ContainsAllCriterion.outcome_of`), pinned to the
+  (:meth:`~pathjudge.rubrics.assertions.outcome.ContainsAllCriterion.outcome_of`), equal to the
   plain verdict;
 - ``check_steps`` answers a run with nothing redundant and no loop from results built once, skips the
   loop search when too few calls repeat, and builds its details frozen;

@@ -1,5 +1,5 @@
-"""Issue 5 acceptance: "statistics that are undefined (e.g. kappa with one class) are reported as
-undefined, not 0" — end to end through ``pathjudge calibrate --json``.
+"""Statistics that are undefined (e.g. kappa with one class) are reported as undefined, not 0, end
+to end through ``pathjudge calibrate --json``.
 
 The unit tests cover kappa when BOTH raters are constant (0/0). When only the human labels are one
 class, Cohen's formula gives po = pe, so kappa is 0 for ANY judge: a number that says "chance-level"

@@ -90,7 +90,7 @@ CASES = [
 
 
 @pytest.mark.parametrize("text", CASES)
-def test_fast_path_reads_what_the_full_path_reads(text: str) -> None:
+def test_an_anchor_free_document_reads_as_the_graph_walk_reads(text: str) -> None:
     assert _outcome(lambda: _fast_path(text)) == _outcome(lambda: _full_path(text))
 
 
@@ -112,7 +112,7 @@ _DOCS = st.recursive(
 
 @settings(max_examples=400, deadline=None)
 @given(_DOCS)
-def test_fast_path_matches_the_full_path_on_generated_documents(text: str) -> None:
+def test_generated_anchor_free_documents_read_as_the_graph_walk_reads(text: str) -> None:
     assert _outcome(lambda: _fast_path(text)) == _outcome(lambda: _full_path(text))
 
 

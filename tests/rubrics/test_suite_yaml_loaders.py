@@ -1,4 +1,4 @@
-"""The libyaml suite parser is pinned to the pure-Python one: same data, same node lines, same errors."""
+"""The libyaml suite parser reads what the pure-Python one reads: same data, same node lines, same errors."""
 
 from __future__ import annotations
 

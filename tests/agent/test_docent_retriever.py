@@ -1,4 +1,4 @@
-"""Issue 6 acceptance: Docent's ``search_docs`` is the seeds' keyword retriever.
+"""Docent's ``search_docs`` is the seeds' keyword retriever.
 
 The seed (the module's tool-using Docent, reused "verbatim" by the success-rate lesson) scores a page by
 the number of distinct lower-cased WHITESPACE-SEPARATED query words that also occur in the page's title

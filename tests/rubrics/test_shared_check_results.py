@@ -1,4 +1,4 @@
-"""Each remaining shortcut of the check pipeline is pinned to the plain path it stands in for.
+"""Each shortcut of the check pipeline gives what the plain path it stands in for gives.
 
 - a reference step whose arguments are all exact values compares a call's arguments as one JSON value
   (:func:`~pathjudge.rubrics.path.literal_arguments`) before running the matchers;
@@ -10,7 +10,7 @@
   ``recovery.recovered``, ``recovery.ending`` and ``arguments.match`` once per distinct value: each
   reads as the result built for the run, and the shared details cannot be changed.
 
-(The aligner's cheap exits are pinned in ``test_path_memo.py``.)
+(The aligner's cheap exits are checked in ``test_path_cheap_exits.py``.)
 """
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ VALUES: list[Any] = ["x", "X", " x", "y", 1, 1.0, True, None, [], {}, {"a": "x"}
     st.dictionaries(st.sampled_from(["a", "b", "c", "d"]), st.sampled_from(VALUES), max_size=4),
     st.sampled_from(["forbid", "allow"]),
 )
-def test_literal_arguments_shortcut_equals_the_matchers(
+def test_literal_arguments_compared_as_one_value_equal_the_matchers(
     expected: dict[str, str], given_args: dict[str, Any], extra: str
 ) -> None:
     reference = ReferencePath.model_validate(
@@ -127,7 +127,7 @@ _LITERAL_CASES = (
 @example({"a": [1, {"p": False}]}, {"a": [True, {"p": False}]}, False, "lenient")
 @example({"a": [1, {"p": False}]}, {"a": [1.0, {"p": 0}]}, False, "lenient")
 @example({"a": {"p": None, "q": "x"}}, {"a": {"p": None, "q": "x"}}, False, "lenient")
-def test_nested_literal_shortcut_equals_the_matchers(
+def test_nested_literal_arguments_compared_as_one_value_equal_the_matchers(
     expected: dict[str, Any], given_args: dict[str, Any], same: bool, types: str
 ) -> None:
     # literal lists, objects, numbers, booleans and nulls (Python's == takes True for 1: JSON not)

@@ -1,4 +1,4 @@
-"""Issue 8 acceptance: configuration precedence for EVERY key, and the twin warning exactly when a
+"""Configuration precedence for EVERY key, and the twin warning exactly when a
 judge grades its own model's work.
 
 Precedence: command line > environment > file > built-in default, checked for each of the 25 keys in
@@ -188,3 +188,13 @@ def test_precedence_holds_for_every_key(tmp_path: Path, form: str) -> None:
         default = resolve_config(cwd=tmp_path, env={})
         assert default.source(key) == "default"
         assert default.value(key) != from_file, key  # the file really changed something
+
+
+def test_twin_warning_does_not_suggest_temperature() -> None:
+    from pathjudge.config import twin_warning
+
+    message = twin_warning("claude-haiku-4-5", "claude-haiku-4-5")
+    assert message is not None
+    assert "temperature" not in message
+    assert "different model" in message
+    assert "rubric" in message

@@ -1,4 +1,4 @@
-"""Issue 4 acceptance at test scale: with 10% of calls answered 429 the run finishes with zero items
+"""At test scale: with 10% of calls answered 429 the run finishes with zero items
 lost and every verdict right, and a cached rerun sends zero requests.
 
 ``benchmarks/bench_judge.py`` measures the same at 2,000 items with timing; the unit tests check one

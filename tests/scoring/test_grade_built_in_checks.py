@@ -1,5 +1,5 @@
-"""The shortcuts of :func:`~pathjudge.scoring.grade.grade_run` are pinned to the plain paths they stand
-in for.
+"""The shortcuts of :func:`~pathjudge.scoring.grade.grade_run` grade as the plain paths they stand
+in for grade.
 
 - the built-in checks' results are trusted to keep the check contract (a tuple of results on the
   check's axis) and are folded into the grade by a loop that knows which result names they can give:

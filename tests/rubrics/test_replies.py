@@ -1,4 +1,4 @@
-"""Issue 12 (12a): every reply (schema 2, ``over:``), declared text normalisation, truncated runs."""
+"""Every reply (schema 2, ``over:``), declared text normalisation, truncated runs."""
 
 from __future__ import annotations
 

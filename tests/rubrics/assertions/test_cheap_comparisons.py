@@ -3,9 +3,9 @@
 - ``canonical_equal`` is ``canonical_key`` equality (it skips building keys when a number or an
   equal string already tells);
 - ``call_keys`` compares the calls of a tool called a few times, and keys the calls of a tool called
-  often: both are pinned to ``call_signature`` text equality, and ``same_call`` too;
-- a contains criterion shares its results between answers that hold the same values: pinned, through
-  ``check_outcome``, to the plain verdict (refusals included).
+  often: both agree with ``call_signature`` text equality, and ``same_call`` too;
+- a contains criterion shares its results between answers that hold the same values: checked, through
+  ``check_outcome``, against the plain verdict (refusals included).
 """
 
 from __future__ import annotations

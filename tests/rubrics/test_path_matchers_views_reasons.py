@@ -1,4 +1,4 @@
-"""The aligner's shortcuts are pinned to the plain path they stand in for.
+"""The aligner's shortcuts give what the plain path they stand in for gives.
 
 - a reference step's matcher answers without :func:`~pathjudge.rubrics.assertions.arguments.match_call`
   when the step accepts every call of its tool, and shares one result for a full match
@@ -9,7 +9,7 @@
 - an alignment's reason and diff lines (built for nearly every weak run) are the plain builders'
   text, written out here as they were.
 
-(The cheap exits of the alignment itself are pinned in ``test_path_memo.py``.)
+(The cheap exits of the alignment itself are checked in ``test_path_cheap_exits.py``.)
 """
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ from pathjudge.rubrics.path import (
     compile_reference,
     ref_name,
 )
-from tests.rubrics.test_path_memo import references, runs
+from tests.rubrics.support import references, runs
 
 VALUES: list[Any] = ["x", "X", " x", "y", 1, 1.0, True, None, [], {}, {"a": "x"}]
 
@@ -85,7 +85,7 @@ calls = st.one_of(
 
 @settings(max_examples=500, deadline=None)
 @given(reference_steps(), calls)
-def test_step_matcher_shortcuts_equal_the_plain_matcher(step: ReferenceStep, call: Step) -> None:
+def test_step_matcher_exits_answer_as_the_plain_matcher(step: ReferenceStep, call: Step) -> None:
     quick = _step_matcher(step)(call)
     plain = _step_matcher(step, exits=False)(call)
     assert quick == plain

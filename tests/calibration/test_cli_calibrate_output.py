@@ -1,4 +1,4 @@
-"""Issue 14 in the calibrate CLI: quiet JSON, top-level trusted, next steps, few-shot and split
+"""The calibrate and criteria CLI output: quiet JSON, top-level trusted, next steps, few-shot and split
 errors, the [-] tag, subset labelling, integer ids, hints about the file in hand, criteria export."""
 
 from __future__ import annotations
