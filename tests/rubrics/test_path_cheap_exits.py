@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 from pathjudge.agent.trajectory import RunRecord, Step
 from pathjudge.rubrics.assertions.steps import redundant_calls
 from pathjudge.rubrics.path import (
+    MODES,
     AlignCache,
     FaultCosts,
     ReferencePath,

@@ -413,3 +413,10 @@ def test_valid_json_answers_the_plain_count(calls: list[tuple[bool, bool]], poli
     assert result.status == ("fail" if bad else "pass")
     assert result.score == (len(looked) - len(bad)) / len(looked)
     assert list(result.details["malformed"]) == bad
+
+
+def test_a_negation_glued_to_an_apostrophe_still_opens_the_refusal_forms() -> None:
+    """Found by the property test above: the word screen must not hide "cannot" in "we'cannot"."""
+    from pathjudge.rubrics.assertions.outcome import is_refusal
+
+    assert is_refusal("sorry, but we'cannot find", (), ()) is True

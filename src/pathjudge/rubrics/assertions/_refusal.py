@@ -182,8 +182,9 @@ _GATE_WORDS = frozenset(
         b"mustnt shallnt isnt arent wasnt werent hasnt havent hadnt"
     ).split()
 )
-# ASCII punctuation to spaces, as a bytes table (bytes.translate runs at memory speed)
-_TO_SPACE = bytes(c if chr(c).isalnum() or chr(c) == "'" else ord(" ") for c in range(256))
+# ASCII punctuation, apostrophes included, to spaces, as a bytes table (bytes.translate runs at
+# memory speed): a gate word glued to an apostrophe ("we'cannot") is still a word of its own
+_TO_SPACE = bytes(c if chr(c).isalnum() else ord(" ") for c in range(256))
 _I_FORM = re.compile(f"{_OPENING}(?:{'|'.join((*_FIRST_PERSON, *_I_ONLY))})")
 _WE_FORM = re.compile(f"{_OPENING}(?:{'|'.join(_FIRST_PERSON)})")
 _OTHER_FORMS = tuple((anchor, re.compile(form)) for anchor, form in _OTHER)
