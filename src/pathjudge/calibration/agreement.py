@@ -329,24 +329,63 @@ def judge_agreement(
         if j != "unsure":
             hd.append(h)
             jd.append(j)
-    decided = list(zip(hd, jd, strict=True))
-    n_items, n_decided = len(pairs), len(decided)
+    n_items, n_decided = len(pairs), len(hd)
     n_unsure = n_items - n_decided
+    confusion = _confusion(pairs, hd, jd)
+    human_pass = sum(1 for h in human if h == "pass")
+    accuracy, tpr, tnr, judge_rate = _decided_rates(confusion, n_decided, confidence)
+    tpr_uw, tnr_uw, prevalence, unsure_rate = _labelled_rates(
+        confusion, n_items, n_unsure, human_pass, confidence
+    )
+    kappa = _kappa_estimate(hd, jd, n_bootstrap=n_bootstrap, seed=seed, confidence=confidence)
+    kappa_uw = (
+        kappa
+        if n_unsure == 0
+        else _kappa_unsure_as_wrong(pairs, n_unsure, n_bootstrap, seed, confidence)
+    )
+    return AgreementStats(
+        n_items=n_items,
+        n_decided=n_decided,
+        n_unsure=n_unsure,
+        confusion=confusion,
+        accuracy=accuracy,
+        kappa=kappa,
+        tpr=tpr,
+        tnr=tnr,
+        tpr_unsure_as_wrong=tpr_uw,
+        tnr_unsure_as_wrong=tnr_uw,
+        kappa_unsure_as_wrong=kappa_uw,
+        prevalence=prevalence,
+        judge_pass_rate=judge_rate,
+        unsure_rate=unsure_rate,
+        per_class=tuple(_class_scores(label, confusion, confidence) for label in LABELS),
+        confidence=confidence,
+        n_bootstrap=n_bootstrap,
+        seed=seed,
+    )
+
+
+def _confusion(
+    pairs: list[tuple[Label, VerdictValue]], hd: list[Label], jd: list[Label]
+) -> ConfusionMatrix:
+    """The decided items' 2x2 matrix (rows human, columns judge), and the unsure ones by human label."""
     unsure_by: dict[Label, int] = {
         "pass": sum(1 for h, j in pairs if j == "unsure" and h == "pass"),
         "fail": sum(1 for h, j in pairs if j == "unsure" and h == "fail"),
     }
-    if n_decided:
+    if hd:
         raw = _metrics().confusion_matrix(hd, jd, labels=list(LABELS))
         matrix = ((int(raw[0][0]), int(raw[0][1])), (int(raw[1][0]), int(raw[1][1])))
     else:
         matrix = ((0, 0), (0, 0))
-    confusion = ConfusionMatrix(matrix=matrix, unsure=unsure_by)
-    tp, fn, fp, tn = confusion.tp, confusion.fn, confusion.fp, confusion.tn
-    human_pass_all = sum(1 for h in human if h == "pass")
-    human_fail_all = n_items - human_pass_all
-    ci = confidence
+    return ConfusionMatrix(matrix=matrix, unsure=unsure_by)
 
+
+def _decided_rates(
+    confusion: ConfusionMatrix, n_decided: int, ci: float
+) -> tuple[Estimate, Estimate, Estimate, Estimate]:
+    """Accuracy, TPR, TNR and the judge's pass rate over the decided items (unsure excluded)."""
+    tp, fn, fp, tn = confusion.tp, confusion.fn, confusion.fp, confusion.tn
     accuracy = proportion(
         tp + tn, n_decided, what="of decided items agree", empty="no decided items", confidence=ci
     )
@@ -364,27 +403,6 @@ def judge_agreement(
         empty="undefined: no human-fail item got a pass/fail verdict (TNR needs negatives)",
         confidence=ci,
     )
-    tpr_uw = proportion(
-        tp,
-        human_pass_all,
-        what="of human-pass items judged pass (unsure counts as wrong)",
-        empty="undefined: no human-pass items",
-        confidence=ci,
-    )
-    tnr_uw = proportion(
-        tn,
-        human_fail_all,
-        what="of human-fail items judged fail (unsure counts as wrong)",
-        empty="undefined: no human-fail items",
-        confidence=ci,
-    )
-    prevalence = proportion(
-        human_pass_all,
-        n_items,
-        what="of labelled items are human-pass",
-        empty="no labelled items",
-        confidence=ci,
-    )
     judge_rate = proportion(
         tp + fp,
         n_decided,
@@ -392,81 +410,90 @@ def judge_agreement(
         empty="no decided items",
         confidence=ci,
     )
+    return accuracy, tpr, tnr, judge_rate
+
+
+def _labelled_rates(
+    confusion: ConfusionMatrix, n_items: int, n_unsure: int, human_pass: int, ci: float
+) -> tuple[Estimate, Estimate, Estimate, Estimate]:
+    """Over every labelled item: TPR and TNR with unsure counted wrong, prevalence, unsure rate."""
+    tpr_uw = proportion(
+        confusion.tp,
+        human_pass,
+        what="of human-pass items judged pass (unsure counts as wrong)",
+        empty="undefined: no human-pass items",
+        confidence=ci,
+    )
+    tnr_uw = proportion(
+        confusion.tn,
+        n_items - human_pass,
+        what="of human-fail items judged fail (unsure counts as wrong)",
+        empty="undefined: no human-fail items",
+        confidence=ci,
+    )
+    prevalence = proportion(
+        human_pass,
+        n_items,
+        what="of labelled items are human-pass",
+        empty="no labelled items",
+        confidence=ci,
+    )
     unsure_rate = proportion(
         n_unsure, n_items, what="of items got an unsure verdict", empty="no items", confidence=ci
     )
-    kappa = _kappa_estimate(hd, jd, n_bootstrap=n_bootstrap, seed=seed, confidence=ci)
+    return tpr_uw, tnr_uw, prevalence, unsure_rate
+
+
+def _kappa_unsure_as_wrong(
+    pairs: list[tuple[Label, VerdictValue]],
+    n_unsure: int,
+    n_bootstrap: int,
+    seed: int,
+    ci: float,
+) -> Estimate:
+    """Kappa over every labelled item, an unsure verdict counted as the wrong label."""
     human_all: list[Label] = [h for h, _ in pairs]
     judge_wrong: list[Label] = [
         j if j != "unsure" else ("fail" if h == "pass" else "pass") for h, j in pairs
     ]
-    kappa_uw = (
-        kappa
-        if n_unsure == 0
-        else _kappa_estimate(
-            human_all,
-            judge_wrong,
-            n_bootstrap=n_bootstrap,
-            seed=seed,
-            confidence=ci,
-            over="labelled items",
-        )
-    )
-    if n_unsure:
-        kappa_uw = kappa_uw.model_copy(
-            update={
-                "reason": f"{n_unsure} unsure verdict(s) counted as the wrong label; "
-                + kappa_uw.reason
-            }
-        )
-
-    per_class: list[ClassScores] = []
-    for label in LABELS:
-        hits = tp if label == "pass" else tn
-        predicted = tp + fp if label == "pass" else tn + fn
-        actual = tp + fn if label == "pass" else tn + fp
-        precision = proportion(
-            hits,
-            predicted,
-            what=f"of items judged '{label}' are human-'{label}'",
-            empty=f"undefined: the judge never said '{label}'",
-            confidence=ci,
-        )
-        recall = proportion(
-            hits,
-            actual,
-            what=f"of human-'{label}' items judged '{label}'",
-            empty=f"undefined: no decided item is human-'{label}'",
-            confidence=ci,
-        )
-        per_class.append(
-            ClassScores(
-                label=label,
-                support=actual,
-                precision=precision,
-                recall=recall,
-                f1=_f1(precision, recall, label),
-            )
-        )
-    return AgreementStats(
-        n_items=n_items,
-        n_decided=n_decided,
-        n_unsure=n_unsure,
-        confusion=confusion,
-        accuracy=accuracy,
-        kappa=kappa,
-        tpr=tpr,
-        tnr=tnr,
-        tpr_unsure_as_wrong=tpr_uw,
-        tnr_unsure_as_wrong=tnr_uw,
-        kappa_unsure_as_wrong=kappa_uw,
-        prevalence=prevalence,
-        judge_pass_rate=judge_rate,
-        unsure_rate=unsure_rate,
-        per_class=tuple(per_class),
-        confidence=confidence,
+    kappa = _kappa_estimate(
+        human_all,
+        judge_wrong,
         n_bootstrap=n_bootstrap,
         seed=seed,
+        confidence=ci,
+        over="labelled items",
+    )
+    reason = f"{n_unsure} unsure verdict(s) counted as the wrong label; " + kappa.reason
+    return kappa.model_copy(update={"reason": reason})
+
+
+def _class_scores(label: Label, confusion: ConfusionMatrix, ci: float) -> ClassScores:
+    """Precision, recall and F1 of one label over the decided items."""
+    tp, fn, fp, tn = confusion.tp, confusion.fn, confusion.fp, confusion.tn
+    hits = tp if label == "pass" else tn
+    predicted = tp + fp if label == "pass" else tn + fn
+    actual = tp + fn if label == "pass" else tn + fp
+    precision = proportion(
+        hits,
+        predicted,
+        what=f"of items judged '{label}' are human-'{label}'",
+        empty=f"undefined: the judge never said '{label}'",
+        confidence=ci,
+    )
+    recall = proportion(
+        hits,
+        actual,
+        what=f"of human-'{label}' items judged '{label}'",
+        empty=f"undefined: no decided item is human-'{label}'",
+        confidence=ci,
+    )
+    return ClassScores(
+        label=label,
+        support=actual,
+        precision=precision,
+        recall=recall,
+        f1=_f1(precision, recall, label),
     )
 
 

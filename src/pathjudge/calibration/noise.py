@@ -158,59 +158,10 @@ def judge_noise(
     n_undecided = sum(v.n_samples - v.n_decided for v in multi)
     units = [[x for x in v.verdicts if x in ("pass", "fail")] for v in multi]
     pairable = [u for u in units if len(u) >= 2]
-    pa = percent_agreement(pairable)
-    unanimous = sum(1 for u in pairable if len(set(u)) == 1)
-    fk = fleiss_kappa(pairable)
-    ka = krippendorff_alpha(pairable, "nominal")
     decisive_sizes = sorted({len(u) for u in pairable})
-
-    within: dict[str, tuple[float, float, int]] = {}  # item -> (share, s², k)
-    for v in multi:
-        k = v.n_decided
-        share = v.vote_share
-        if k >= 2 and share is not None:
-            within[v.item_id] = (share, k / (k - 1) * share * (1 - share), k)
+    within = _within_item(multi)
     judge_var = sum(s2 for _, s2, _ in within.values()) / len(within) if within else None
-
-    agent_var: float | None = None
-    agent_note = "undefined: no task groups given"
-    if groups is not None:
-        by_group: dict[str, list[tuple[float, float, int]]] = {}
-        for item_id, entry in within.items():
-            group = groups.get(item_id)
-            if group is not None:
-                by_group.setdefault(group, []).append(entry)
-        usable = [entries for entries in by_group.values() if len(entries) >= 2]
-        if usable:
-            components: list[float] = []
-            for entries in usable:
-                shares = [p for p, _, _ in entries]
-                mean = sum(shares) / len(shares)
-                spread = sum((p - mean) ** 2 for p in shares) / (len(shares) - 1)
-                components.append(spread - sum(s2 / k for _, s2, k in entries) / len(entries))
-            raw = sum(components) / len(components)
-            agent_var = max(0.0, raw)
-            clipped = " (negative estimate clipped to 0)" if raw < 0 else ""
-            agent_note = (
-                f"mean over {len(usable)} task groups of the variance of item vote shares minus the "
-                f"judge noise it contains: {raw:.4f}{clipped}"
-            )
-        else:
-            agent_note = "undefined: no task group has two or more items with >= 2 decisive samples"
-
-    share_est: Estimate
-    if judge_var is None or agent_var is None:
-        share_est = undefined("undefined: needs both the judge and the agent variance")
-    elif judge_var + agent_var <= 0:
-        share_est = undefined("undefined: no variance at all (every verdict identical)")
-    else:
-        value = judge_var / (judge_var + agent_var)
-        share_est = Estimate(
-            value=value,
-            method="point",
-            reason=f"{judge_var:.4f} / ({judge_var:.4f} + {agent_var:.4f})",
-        )
-
+    agent_var, agent_note = _agent_variance(within, groups)
     return NoiseStats(
         n_items=len(multi),
         samples_per_item=(min(sizes), max(sizes)),
@@ -222,19 +173,19 @@ def judge_noise(
             confidence=confidence,
         ),
         mean_pairwise_agreement=point(
-            pa,
+            percent_agreement(pairable),
             f"mean over {len(pairable)} items of the share of agreeing sample pairs",
             "undefined: no item has two decisive samples",
         ),
         unanimous=proportion(
-            unanimous,
+            sum(1 for u in pairable if len(set(u)) == 1),
             len(pairable),
             what="of items have unanimous decisive samples",
             empty="undefined: no item has two decisive samples",
             confidence=confidence,
         ),
         fleiss_kappa=point(
-            fk,
+            fleiss_kappa(pairable),
             f"samples as raters over {len(pairable)} items",
             "undefined: items have different numbers of decisive samples "
             f"({', '.join(map(str, decisive_sizes))}) or every sample agrees"
@@ -242,7 +193,7 @@ def judge_noise(
             else "undefined: no item has two decisive samples",
         ),
         krippendorff_alpha=point(
-            ka,
+            krippendorff_alpha(pairable, "nominal"),
             f"nominal alpha, samples as raters over {len(pairable)} items",
             "undefined: no pairable samples, or every sample is the same verdict",
         ),
@@ -252,5 +203,58 @@ def judge_noise(
             "undefined: no item has two decisive samples",
         ),
         agent_variance=point(agent_var, agent_note, agent_note),
-        judge_noise_share=share_est,
+        judge_noise_share=_noise_share(judge_var, agent_var),
+    )
+
+
+def _within_item(multi: Sequence[ItemVotes]) -> dict[str, tuple[float, float, int]]:
+    """Item -> (vote share, unbiased within-item variance k/(k-1) p(1-p), k decisive samples)."""
+    within: dict[str, tuple[float, float, int]] = {}
+    for v in multi:
+        k = v.n_decided
+        share = v.vote_share
+        if k >= 2 and share is not None:
+            within[v.item_id] = (share, k / (k - 1) * share * (1 - share), k)
+    return within
+
+
+def _agent_variance(
+    within: dict[str, tuple[float, float, int]], groups: Mapping[str, str | None] | None
+) -> tuple[float | None, str]:
+    """The agent's variance within task groups, net of judge noise, and how it was obtained."""
+    if groups is None:
+        return None, "undefined: no task groups given"
+    by_group: dict[str, list[tuple[float, float, int]]] = {}
+    for item_id, entry in within.items():
+        group = groups.get(item_id)
+        if group is not None:
+            by_group.setdefault(group, []).append(entry)
+    usable = [entries for entries in by_group.values() if len(entries) >= 2]
+    if not usable:
+        return None, "undefined: no task group has two or more items with >= 2 decisive samples"
+    components: list[float] = []
+    for entries in usable:
+        shares = [p for p, _, _ in entries]
+        mean = sum(shares) / len(shares)
+        spread = sum((p - mean) ** 2 for p in shares) / (len(shares) - 1)
+        components.append(spread - sum(s2 / k for _, s2, k in entries) / len(entries))
+    raw = sum(components) / len(components)
+    clipped = " (negative estimate clipped to 0)" if raw < 0 else ""
+    note = (
+        f"mean over {len(usable)} task groups of the variance of item vote shares minus the "
+        f"judge noise it contains: {raw:.4f}{clipped}"
+    )
+    return max(0.0, raw), note
+
+
+def _noise_share(judge_var: float | None, agent_var: float | None) -> Estimate:
+    """The judge's share of the total variance."""
+    if judge_var is None or agent_var is None:
+        return undefined("undefined: needs both the judge and the agent variance")
+    if judge_var + agent_var <= 0:
+        return undefined("undefined: no variance at all (every verdict identical)")
+    return Estimate(
+        value=judge_var / (judge_var + agent_var),
+        method="point",
+        reason=f"{judge_var:.4f} / ({judge_var:.4f} + {agent_var:.4f})",
     )

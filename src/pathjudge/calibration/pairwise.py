@@ -218,6 +218,10 @@ def _kappa_estimate(
     )
 
 
+_NO_ITEM = "undefined: no item to evaluate"
+_FLIP = {"A": "B", "B": "A"}
+
+
 def pairwise_agreement(
     items: Sequence[PairwiseItem],
     *,
@@ -233,70 +237,125 @@ def pairwise_agreement(
     unsure = [i for i in items if i.ab == _U or i.ba == _U]
     kept = [i for i in items if i.ab != _U and i.ba != _U] if unsure_as == "drop" else list(items)
     n = len(kept)
-    human = [i.human for i in kept]
+    human: list[str] = [i.human for i in kept]
     ab = [_read(i.ab, unsure_as) for i in kept]
     ba = [_read(i.ba, unsure_as) for i in kept]
     triples = list(zip(human, ab, ba, strict=True))
     right_ab = sum(1 for h, x, _ in triples if x == h)
     right_ba = sum(1 for h, _, y in triples if y == h)
-    both = sum(1 for h, x, y in triples if x == h and y == h)
-    flip = {"A": "B", "B": "A"}
-
-    def consistent_right(h: str, x: str, y: str) -> bool:
-        score = (x == h) + (y == h)
-        if h in flip:
-            score -= (x == flip[h]) + (y == flip[h])
-        return score > 0
-
-    pc_right = sum(1 for h, x, y in triples if consistent_right(h, x, y))
     same = sum(1 for _, x, y in triples if x == y and x != _U)
     first = sum(1 for _, x, y in triples if x == "A" and y == "B")
     second = sum(1 for _, x, y in triples if x == "B" and y == "A")
-    other = n - same - first - second
-    first_wins = sum(1 for x in ab if x == "A") + sum(1 for y in ba if y == "B")
-    named = sum(1 for x in ab if x in ("A", "B")) + sum(1 for y in ba if y in ("A", "B"))
-    empty = "undefined: no item to evaluate"
-    ci = confidence
+    fsr = _first_slot_rate(ab, ba, confidence)
+    kappa_ab, kappa_ba, kappa_mean, kappa_between = _order_kappas(
+        human, ab, ba, unsure_as=unsure_as, n_bootstrap=n_bootstrap, seed=seed, ci=confidence
+    )
 
     def share(k: int, what: str) -> Estimate:
-        return proportion(k, n, what=what, empty=empty, confidence=ci)
+        return proportion(k, n, what=what, empty=_NO_ITEM, confidence=confidence)
 
-    averaged: Estimate
+    return PairwiseStats(
+        unsure_as=unsure_as,
+        n_items=len(items),
+        n_decided=n,
+        n_unsure=len(unsure),
+        accuracy_ab=share(right_ab, "correct with A shown first"),
+        accuracy_ba=share(right_ba, "correct with B shown first"),
+        accuracy_averaged=_averaged_accuracy(triples, right_ab, right_ba, confidence),
+        both_correct=share(
+            sum(1 for h, x, y in triples if x == h and y == h), "correct in both orders"
+        ),
+        position_consistent_accuracy=share(
+            sum(1 for h, x, y in triples if _position_consistent_right(h, x, y)),
+            "correct by the position-consistent rule (right once, never wrong)",
+        ),
+        consistency=share(same, "same winner (or tie) in both orders"),
+        bias_consistent=share(same, "consistent in both orders"),
+        bias_first_slot=share(first, "won by the candidate shown first in both orders"),
+        bias_second_slot=share(second, "won by the candidate shown second in both orders"),
+        bias_other=share(n - same - first - second, "a tie in one order only, or an unsure answer"),
+        first_slot_rate=fsr,
+        bias_direction=_bias_direction(fsr),
+        kappa_ab=kappa_ab,
+        kappa_ba=kappa_ba,
+        kappa_mean=kappa_mean,
+        kappa_between_orders=kappa_between,
+        confidence=confidence,
+        n_bootstrap=n_bootstrap,
+        seed=seed,
+    )
+
+
+def _position_consistent_right(h: str, x: str, y: str) -> bool:
+    """Right in at least one order and never wrong in the other (a tie counts as neither)."""
+    score = (x == h) + (y == h)
+    if h in _FLIP:
+        score -= (x == _FLIP[h]) + (y == _FLIP[h])
+    return score > 0
+
+
+def _averaged_accuracy(
+    triples: list[tuple[str, str, str]], right_ab: int, right_ba: int, ci: float
+) -> Estimate:
+    """The mean of both orders' accuracy, with a CLT interval over per-item scores 0 / 0.5 / 1."""
+    n = len(triples)
     if n == 0:
-        averaged = undefined(empty)
-    else:
-        scores = [((x == h) + (y == h)) / 2 for h, x, y in triples]
-        mean = sum(scores) / n
-        var = sum((s - mean) ** 2 for s in scores) / n
-        half = z_value(ci) * (var / n) ** 0.5
-        lo, hi = mean - half, mean + half
-        note = ""
-        if lo < 0.0 or hi > 1.0:
-            note = f"; interval clipped to [0, 1] (raw [{lo:.3f}, {hi:.3f}])"
-        averaged = Estimate(
-            value=mean,
-            lower=max(0.0, lo),
-            upper=min(1.0, hi),
-            total=n,
-            method="normal",
-            reason=(
-                f"({right_ab} + {right_ba}) / (2 x {n}) = {mean:.3f}; {ci:.0%} CLT interval over "
-                f"per-item scores 0/0.5/1{note}"
-            ),
-        )
-    fsr = proportion(
+        return undefined(_NO_ITEM)
+    scores = [((x == h) + (y == h)) / 2 for h, x, y in triples]
+    mean = sum(scores) / n
+    var = sum((s - mean) ** 2 for s in scores) / n
+    half = z_value(ci) * (var / n) ** 0.5
+    lo, hi = mean - half, mean + half
+    note = ""
+    if lo < 0.0 or hi > 1.0:
+        note = f"; interval clipped to [0, 1] (raw [{lo:.3f}, {hi:.3f}])"
+    return Estimate(
+        value=mean,
+        lower=max(0.0, lo),
+        upper=min(1.0, hi),
+        total=n,
+        method="normal",
+        reason=(
+            f"({right_ab} + {right_ba}) / (2 x {n}) = {mean:.3f}; {ci:.0%} CLT interval over "
+            f"per-item scores 0/0.5/1{note}"
+        ),
+    )
+
+
+def _first_slot_rate(ab: list[str], ba: list[str], ci: float) -> Estimate:
+    """Of the answers that name a winner, the share that picked the candidate shown first."""
+    first_wins = sum(1 for x in ab if x == "A") + sum(1 for y in ba if y == "B")
+    named = sum(1 for x in ab if x in ("A", "B")) + sum(1 for y in ba if y in ("A", "B"))
+    return proportion(
         first_wins,
         named,
         what="of answers naming a winner picked the candidate shown first (0.5 = no position bias)",
         empty="undefined: no answer named a winner",
         confidence=ci,
     )
-    direction: Literal["first", "second", "none"] = "none"
-    if fsr.lower is not None and fsr.lower > 0.5:
-        direction = "first"
-    elif fsr.upper is not None and fsr.upper < 0.5:
-        direction = "second"
 
+
+def _bias_direction(fsr: Estimate) -> Literal["first", "second", "none"]:
+    """A position bias only when the first-slot rate's interval excludes 0.5."""
+    if fsr.lower is not None and fsr.lower > 0.5:
+        return "first"
+    if fsr.upper is not None and fsr.upper < 0.5:
+        return "second"
+    return "none"
+
+
+def _order_kappas(
+    human: list[str],
+    ab: list[str],
+    ba: list[str],
+    *,
+    unsure_as: UnsureAs,
+    n_bootstrap: int,
+    seed: int,
+    ci: float,
+) -> tuple[Estimate, Estimate, Estimate, Estimate]:
+    """Kappa with humans in each order, their mean, and between the orders (one shared bootstrap)."""
+    n = len(human)
     labels: list[str] = [*WINNERS, _U] if unsure_as == "wrong" else list(WINNERS)
     k_ab = cohen_kappa(human, ab, labels) if n else None
     k_ba = cohen_kappa(human, ba, labels) if n else None
@@ -304,8 +363,9 @@ def pairwise_agreement(
     k_mean = (k_ab + k_ba) / 2 if k_ab is not None and k_ba is not None else None
     boot = None
     if n and n_bootstrap > 0:
-        hl: list[str] = list(human)
-        boot = _kappas([(hl, ab), (hl, ba), (ab, ba)], labels, n_bootstrap=n_bootstrap, seed=seed)
+        boot = _kappas(
+            [(human, ab), (human, ba), (ab, ba)], labels, n_bootstrap=n_bootstrap, seed=seed
+        )
     kappa_est = partial(_kappa_estimate, n=n, confidence=ci, n_bootstrap=n_bootstrap, seed=seed)
     kappa_ab = kappa_est(k_ab, None if boot is None else boot[:, 0], "humans vs judge with A first")
     kappa_ba = kappa_est(k_ba, None if boot is None else boot[:, 1], "humans vs judge with B first")
@@ -314,47 +374,18 @@ def pairwise_agreement(
         None if boot is None else boot[:, 2],
         "judge with A first vs with B first",
     )
-    mean_samples = None if boot is None else (boot[:, 0] + boot[:, 1]) / 2.0
     if k_mean is None:
         kappa_mean = undefined(
-            "undefined: the kappa of at least one order is undefined"
-            if n
-            else "undefined: no item to evaluate"
+            "undefined: the kappa of at least one order is undefined" if n else _NO_ITEM
         )
     else:
         kappa_mean = kappa_est(
             k_mean,
-            mean_samples,
+            None if boot is None else (boot[:, 0] + boot[:, 1]) / 2.0,
             "mean of both orders vs humans",
             formula=f"(kappa_ab {k_ab:.3f} + kappa_ba {k_ba:.3f}) / 2 = {k_mean:.3f}",
         )
-    return PairwiseStats(
-        unsure_as=unsure_as,
-        n_items=len(items),
-        n_decided=n,
-        n_unsure=len(unsure),
-        accuracy_ab=share(right_ab, "correct with A shown first"),
-        accuracy_ba=share(right_ba, "correct with B shown first"),
-        accuracy_averaged=averaged,
-        both_correct=share(both, "correct in both orders"),
-        position_consistent_accuracy=share(
-            pc_right, "correct by the position-consistent rule (right once, never wrong)"
-        ),
-        consistency=share(same, "same winner (or tie) in both orders"),
-        bias_consistent=share(same, "consistent in both orders"),
-        bias_first_slot=share(first, "won by the candidate shown first in both orders"),
-        bias_second_slot=share(second, "won by the candidate shown second in both orders"),
-        bias_other=share(other, "a tie in one order only, or an unsure answer"),
-        first_slot_rate=fsr,
-        bias_direction=direction,
-        kappa_ab=kappa_ab,
-        kappa_ba=kappa_ba,
-        kappa_mean=kappa_mean,
-        kappa_between_orders=kappa_between,
-        confidence=ci,
-        n_bootstrap=n_bootstrap,
-        seed=seed,
-    )
+    return kappa_ab, kappa_ba, kappa_mean, kappa_between
 
 
 def pairwise_trust(stats: PairwiseStats, gates: Gates | None = None) -> TrustDecision:

@@ -163,40 +163,60 @@ def ppi_mean(
     if len(y) != len(yhat):
         raise ValueError(f"{len(y)} human labels but {len(yhat)} judge predictions")
     n, big_n = len(y), len(yhat_unlabelled)
-    binary = all(v in (0.0, 1.0) for v in y)
-    humans = (
-        proportion(
-            int(sum(y)),
-            n,
-            what="of labelled items are human-pass",
-            empty="undefined: no labelled items",
-            confidence=confidence,
-        )
-        if binary
-        else undefined("undefined: the Wilson interval needs 0/1 labels")
-    )
     rate = all(0.0 <= v <= 1.0 for v in (*y, *yhat, *yhat_unlabelled))
-    humans_clt = _normal(list(y), confidence, "human labels", rate=rate)
-    naive = _normal(
-        [*yhat, *yhat_unlabelled],
-        confidence,
-        "judge predictions (labelled + unlabelled)",
-        rate=rate,
-    )
+    estimate: Estimate
+    used: float | None = None
+    effective: float | None = None
     if n < 2 or big_n < 1:
         why = "at least 2 labelled items" if n < 2 else "at least 1 judge-only (unlabelled) item"
-        return PPIResult(
-            estimate=undefined(f"undefined: PPI needs {why}"),
-            lam=None,
-            n_labelled=n,
-            n_unlabelled=big_n,
-            naive_judge_rate=naive,
-            humans_only=humans,
-            humans_only_clt=humans_clt,
-            effective_n=None,
-            gain=None,
-            confidence=confidence,
+        estimate = undefined(f"undefined: PPI needs {why}")
+    else:
+        estimate, used, effective = _ppi_estimate(
+            y, yhat, yhat_unlabelled, lam=lam, confidence=confidence, rate=rate
         )
+    return PPIResult(
+        estimate=estimate,
+        lam=used,
+        n_labelled=n,
+        n_unlabelled=big_n,
+        naive_judge_rate=_normal(
+            [*yhat, *yhat_unlabelled],
+            confidence,
+            "judge predictions (labelled + unlabelled)",
+            rate=rate,
+        ),
+        humans_only=_humans_only(y, confidence),
+        humans_only_clt=_normal(list(y), confidence, "human labels", rate=rate),
+        effective_n=effective,
+        gain=effective / n if effective is not None else None,
+        confidence=confidence,
+    )
+
+
+def _humans_only(y: Sequence[float], confidence: float) -> Estimate:
+    """The human pass rate with its Wilson interval (0/1 labels only)."""
+    if not all(v in (0.0, 1.0) for v in y):
+        return undefined("undefined: the Wilson interval needs 0/1 labels")
+    return proportion(
+        int(sum(y)),
+        len(y),
+        what="of labelled items are human-pass",
+        empty="undefined: no labelled items",
+        confidence=confidence,
+    )
+
+
+def _ppi_estimate(
+    y: Sequence[float],
+    yhat: Sequence[float],
+    yhat_unlabelled: Sequence[float],
+    *,
+    lam: float | None,
+    confidence: float,
+    rate: bool,
+) -> tuple[Estimate, float, float | None]:
+    """The PPI++ estimate with its normal interval, the lambda used, and the effective sample size."""
+    n, big_n = len(y), len(yhat_unlabelled)
     theta_a, se_a, lam_a = ppi_batch([list(y)], [list(yhat)], [list(yhat_unlabelled)], lam)
     theta, se, used = float(theta_a[0]), float(se_a[0]), float(lam_a[0])
     half = z_value(confidence) * se
@@ -219,15 +239,4 @@ def ppi_mean(
             f"on {n} labelled items; se={se:.4f}, {confidence:.0%} normal interval ±{half:.3f}{note}"
         ),
     )
-    return PPIResult(
-        estimate=estimate,
-        lam=used,
-        n_labelled=n,
-        n_unlabelled=big_n,
-        naive_judge_rate=naive,
-        humans_only=humans,
-        humans_only_clt=humans_clt,
-        effective_n=effective,
-        gain=effective / n if effective is not None else None,
-        confidence=confidence,
-    )
+    return estimate, used, effective

@@ -42,9 +42,11 @@ from pathjudge.rubrics.assertions.base import AXES
 
 if TYPE_CHECKING:
     from pathjudge.agent.trajectory import RunRecord
+    from pathjudge.calibration.calibrate import CriterionCalibration
     from pathjudge.calibration.estimate import Estimate
     from pathjudge.scoring.grade import RunGrade
     from pathjudge.scoring.pipeline import ScoreReport
+    from pathjudge.scoring.scorecard import Scorecard, TaskRow
 
 __all__ = [
     "calibration_view",
@@ -190,6 +192,42 @@ def report_view(
 
     model = load_model(ScoreReport, report, source=source, what="score report")
     card = model.scorecard
+    judge_text = "; ".join(j.describe() for j in model.judges)
+    return ReportView(
+        judge=judge_text,
+        title=f"pathjudge report — {card.suite}",
+        subtitle=_score_subtitle(model),
+        levels=_level_metrics(card),
+        overall=MetricView(
+            "overall", "Weighted overall", card.overall, f"weights: {_weights_text(card.weights)}"
+        ),
+        secondary=_secondary_metrics(card),
+        axes=tuple(
+            AxisView(axis, card.axes.get(axis), card.weights.get(axis))
+            for axis in AXES
+            if axis in card.axes
+        ),
+        gates=tuple(GateView(g.metric, g.threshold, g.actual, g.passed) for g in model.gates),
+        weak_paths=tuple(
+            WeakPathView(w.flags, w.task_id, w.run_id, w.reason, w.diff) for w in card.weak
+        ),
+        weak_total=card.weak_total,
+        broken_checks=tuple(
+            BrokenCheckView(b.check, b.count, b.example_run, b.reason) for b in card.broken_checks
+        ),
+        check_errors=card.check_errors,
+        tasks=tuple(_task_view(row) for row in card.task_rows),
+        runs=_run_views(model.runs, runs),
+        notes=_score_notes(model, judge_text),
+        diff=diff,
+        extra={"report schema": f"{model.kind} v{model.schema_version}"},
+    )
+
+
+def _run_views(
+    grades: Iterable[RunGrade] | None, runs: Iterable[RunRecord] | None
+) -> tuple[RunView, ...]:
+    """Each graded run (with its trajectory when ``runs`` has it), then the runs not graded."""
     records: dict[str, RunRecord] = {}
     order: list[str] = []
     for record in runs or ():
@@ -198,12 +236,16 @@ def report_view(
         records[record.run_id] = record
     views: list[RunView] = []
     graded: set[str] = set()
-    for grade in model.runs or ():
+    for grade in grades or ():
         graded.add(grade.run_id)
         views.append(_run_view(grade, records.get(grade.run_id)))
     views.extend(_run_view(None, records[run_id]) for run_id in order if run_id not in graded)
+    return tuple(views)
 
-    levels = (
+
+def _level_metrics(card: Scorecard) -> tuple[MetricView, ...]:
+    """The three levels: task success, tool-call correctness, trajectory quality."""
+    return (
         MetricView(
             "success",
             "Task success",
@@ -223,9 +265,10 @@ def report_view(
             "share of runs on a reference path with no redundant call",
         ),
     )
-    overall = MetricView(
-        "overall", "Weighted overall", card.overall, f"weights: {_weights_text(card.weights)}"
-    )
+
+
+def _secondary_metrics(card: Scorecard) -> tuple[MetricView, ...]:
+    """The other numbers of the scorecard, then one per judged criterion."""
     secondary = [
         MetricView(
             "passed",
@@ -254,6 +297,11 @@ def report_view(
         )
         for j in card.judged
     )
+    return tuple(secondary)
+
+
+def _score_notes(model: ScoreReport, judge_text: str) -> tuple[str, ...]:
+    """What the reader must know to read the numbers: no judge, the judge, missing runs or grades."""
     notes: list[str] = []
     if model.fast:
         notes.append("Fast mode: judged criteria were not run and count as neither pass nor fail.")
@@ -261,73 +309,50 @@ def report_view(
         notes.append(
             "No judge configured: judged criteria were not run and count as neither pass nor fail."
         )
-    judge_text = "; ".join(j.describe() for j in model.judges)
     if judge_text:
         notes.append(f"Judge: {judge_text}.")
-    if card.tasks_without_runs:
-        notes.append(f"Tasks with no runs: {count_and_first(card.tasks_without_runs)}.")
+    if model.scorecard.tasks_without_runs:
+        notes.append(f"Tasks with no runs: {count_and_first(model.scorecard.tasks_without_runs)}.")
     if model.runs is None:
         notes.append(
             "The report holds no per-run grades, so no run below shows its grade: rerun `pathjudge "
             "score ... --json FILE --include-runs`, or pass `pathjudge report --grades` the file of "
             "`pathjudge score --grades`."
         )
-    subtitle = " · ".join(
+    return tuple(notes)
+
+
+def _score_subtitle(model: ScoreReport) -> str:
+    card = model.scorecard
+    gates = ("gates passed" if model.passed else "gates missed") if model.gates else ""
+    return " · ".join(
         part
         for part in (
             f"{card.runs} runs",
             f"{card.tasks} tasks",
             f"suite {model.suite_file}" if model.suite_file else "",
             f"runs {model.runs_file}" if model.runs_file else "",
-            "gates passed"
-            if model.gates and model.passed
-            else ("gates missed" if model.gates else ""),
+            gates,
         )
         if part
     )
-    return ReportView(
-        judge=judge_text,
-        title=f"pathjudge report — {card.suite}",
-        subtitle=subtitle,
-        levels=levels,
-        overall=overall,
-        secondary=tuple(secondary),
-        axes=tuple(
-            AxisView(axis, card.axes.get(axis), card.weights.get(axis))
-            for axis in AXES
-            if axis in card.axes
-        ),
-        gates=tuple(GateView(g.metric, g.threshold, g.actual, g.passed) for g in model.gates),
-        weak_paths=tuple(
-            WeakPathView(w.flags, w.task_id, w.run_id, w.reason, w.diff) for w in card.weak
-        ),
-        weak_total=card.weak_total,
-        broken_checks=tuple(
-            BrokenCheckView(b.check, b.count, b.example_run, b.reason) for b in card.broken_checks
-        ),
-        check_errors=card.check_errors,
-        tasks=tuple(
-            TaskView(
-                task_id=row.task_id,
-                runs=row.runs,
-                success=row.success_rate,
-                passed=row.passed,
-                failed=row.failed,
-                undecided=row.undecided,
-                tool_calls=row.tool_calls,
-                trajectory=row.trajectory,
-                path_score=row.path_score,
-                mean_steps=row.mean_steps,
-                weak=row.weak,
-                passed_rate=row.passed_rate,
-                verdicts=f"{row.verdict_passed} / {row.verdict_failed} / {row.verdict_excluded}",
-            )
-            for row in card.task_rows
-        ),
-        runs=tuple(views),
-        notes=tuple(notes),
-        diff=diff,
-        extra={"report schema": f"{model.kind} v{model.schema_version}"},
+
+
+def _task_view(row: TaskRow) -> TaskView:
+    return TaskView(
+        task_id=row.task_id,
+        runs=row.runs,
+        success=row.success_rate,
+        passed=row.passed,
+        failed=row.failed,
+        undecided=row.undecided,
+        tool_calls=row.tool_calls,
+        trajectory=row.trajectory,
+        path_score=row.path_score,
+        mean_steps=row.mean_steps,
+        weak=row.weak,
+        passed_rate=row.passed_rate,
+        verdicts=f"{row.verdict_passed} / {row.verdict_failed} / {row.verdict_excluded}",
     )
 
 
@@ -413,111 +438,114 @@ def calibration_view(report: Any, *, source: str | Path | None = None) -> Calibr
     from pathjudge.calibration.calibrate import CalibrationReport
 
     model = load_model(CalibrationReport, report, source=source, what="calibration report")
-    criteria: list[CriterionCalibrationView] = []
-    for crit in model.criteria:
-        a = crit.agreement
-        # the gated forms lead (every labelled item, unsure counted as wrong); the decided-only
-        # forms, which an abstaining judge can make look perfect, follow and say so
-        metrics = [
-            _estimate("tpr_unsure", "TPR, unsure counts as wrong (gated)", a.tpr_unsure_as_wrong),
-            _estimate("tnr_unsure", "TNR, unsure counts as wrong (gated)", a.tnr_unsure_as_wrong),
+    source_text = f"labels {model.labels_file or '—'} · verdicts {model.verdicts_file or '—'}"
+    return CalibrationView(
+        source=source_text, criteria=tuple(_criterion_view(crit) for crit in model.criteria)
+    )
+
+
+def _criterion_view(crit: CriterionCalibration) -> CriterionCalibrationView:
+    a = crit.agreement
+    split = f", split {crit.split}" if crit.split else ""
+    return CriterionCalibrationView(
+        criterion=crit.criterion or "(unnamed criterion)",
+        summary=(
+            f"{crit.n_labelled} labelled items{split}: {a.n_decided} decided, "
+            f"{a.n_unsure} unsure{_judge_errors(crit.n_judge_errors)}; "
+            f"{_samples_per_item(*crit.samples_per_item)}."
+        ),
+        trusted=crit.trust.trusted,
+        trust_reason=crit.trust.reason,
+        gates=tuple(GateView(g.name, g.threshold, g.bound, g.passed) for g in crit.trust.gates),
+        metrics=_criterion_metrics(crit),
+        labels=tuple(a.confusion.labels),
+        confusion=tuple(tuple(row) for row in a.confusion.matrix),
+        reliability=tuple(crit.reliability.points) or None,
+        notes=_criterion_notes(crit),
+        disagreements=tuple(
+            DisagreementView(
+                item_id=d.item_id,
+                kind=d.kind,
+                human=d.human,
+                judge=d.judge,
+                vote_share=d.vote_share,
+                judge_reasoning=_with_evidence(d.judge_reasoning, d),
+                human_rationale=d.human_rationale,
+            )
+            for d in crit.disagreements
+        ),
+        judge="; ".join(j.describe() for j in crit.judges),
+    )
+
+
+def _criterion_metrics(crit: CriterionCalibration) -> tuple[MetricView, ...]:
+    """The agreement numbers, then evidence, human-human, self-agreement and PPI++ where present."""
+    a = crit.agreement
+    # the gated forms lead (every labelled item, unsure counted as wrong); the decided-only
+    # forms, which an abstaining judge can make look perfect, follow and say so
+    metrics = [
+        _estimate("tpr_unsure", "TPR, unsure counts as wrong (gated)", a.tpr_unsure_as_wrong),
+        _estimate("tnr_unsure", "TNR, unsure counts as wrong (gated)", a.tnr_unsure_as_wrong),
+        _estimate(
+            "kappa_unsure",
+            "Cohen's kappa, unsure counts as wrong (gated)",
+            a.kappa_unsure_as_wrong,
+        ),
+        _estimate("unsure_rate", "Unsure rate (gated)", a.unsure_rate),
+        _estimate("accuracy", "Accuracy, decided items only", a.accuracy),
+        _estimate("kappa", "Cohen's kappa, decided items only", a.kappa),
+        _estimate("tpr", "TPR (pass recall), decided items only", a.tpr),
+        _estimate("tnr", "TNR (fail recall), decided items only", a.tnr),
+        _estimate("judge_pass_rate", "Judge pass rate, decided items only", a.judge_pass_rate),
+        _estimate("prevalence", "Human pass rate", a.prevalence),
+    ]
+    if crit.evidence is not None:
+        metrics.append(
             _estimate(
-                "kappa_unsure",
-                "Cohen's kappa, unsure counts as wrong (gated)",
-                a.kappa_unsure_as_wrong,
-            ),
-            _estimate("unsure_rate", "Unsure rate (gated)", a.unsure_rate),
-            _estimate("accuracy", "Accuracy, decided items only", a.accuracy),
-            _estimate("kappa", "Cohen's kappa, decided items only", a.kappa),
-            _estimate("tpr", "TPR (pass recall), decided items only", a.tpr),
-            _estimate("tnr", "TNR (fail recall), decided items only", a.tnr),
-            _estimate("judge_pass_rate", "Judge pass rate, decided items only", a.judge_pass_rate),
-            _estimate("prevalence", "Human pass rate", a.prevalence),
-        ]
-        if crit.evidence is not None:
-            metrics.append(
-                _estimate(
-                    "accuracy_unverified",
-                    "Agreement where a quote was not found",
-                    crit.evidence.accuracy_unverified,
-                )
-            )
-        if crit.inter_annotator is not None:
-            ia = crit.inter_annotator
-            metrics.append(
-                _estimate("human_agreement", "Human-human agreement", ia.percent_agreement)
-            )
-            metrics.append(_estimate("human_fleiss", "Human-human Fleiss kappa", ia.fleiss_kappa))
-        if crit.noise is not None:
-            metrics.append(
-                _estimate(
-                    "self_agreement",
-                    "Judge self-agreement (samples)",
-                    crit.noise.mean_pairwise_agreement,
-                )
-            )
-        if crit.ppi is not None:
-            metrics.append(_estimate("ppi", "Corrected success rate (PPI++)", crit.ppi.estimate))
-            metrics.append(
-                _estimate("naive", "Naive judge success rate", crit.ppi.naive_judge_rate)
-            )
-            metrics.append(
-                _estimate("humans_only", "Humans-only success rate", crit.ppi.humans_only)
-            )
-        notes = [crit.ceiling, crit.reliability.reason, *crit.notes]
-        if crit.evidence is not None:
-            ev = crit.evidence
-            notes.append(
-                f"Evidence: {ev.n_unverified} of {ev.n_checked} items cite a quote not found in "
-                "the judged inputs" + (" (counted as unsure)." if ev.treated_as_unsure else ".")
-            )
-        notes += [f"Next step: {step}" for step in crit.next_steps]
-        if crit.reliability.ece is not None:
-            over = (
-                f" over the {crit.reliability.n_items} decided items only"
-                if crit.reliability.n_without_share
-                else ""
-            )
-            notes.append(
-                f"Expected calibration error of the vote share{over}: {crit.reliability.ece:.3f}."
-            )
-        name = crit.criterion or "(unnamed criterion)"
-        split = f", split {crit.split}" if crit.split else ""
-        criteria.append(
-            CriterionCalibrationView(
-                criterion=name,
-                summary=(
-                    f"{crit.n_labelled} labelled items{split}: {a.n_decided} decided, "
-                    f"{a.n_unsure} unsure{_judge_errors(crit.n_judge_errors)}; "
-                    f"{_samples_per_item(*crit.samples_per_item)}."
-                ),
-                trusted=crit.trust.trusted,
-                trust_reason=crit.trust.reason,
-                gates=tuple(
-                    GateView(g.name, g.threshold, g.bound, g.passed) for g in crit.trust.gates
-                ),
-                metrics=tuple(metrics),
-                labels=tuple(a.confusion.labels),
-                confusion=tuple(tuple(row) for row in a.confusion.matrix),
-                reliability=tuple(crit.reliability.points) or None,
-                notes=tuple(note for note in notes if note),
-                disagreements=tuple(
-                    DisagreementView(
-                        item_id=d.item_id,
-                        kind=d.kind,
-                        human=d.human,
-                        judge=d.judge,
-                        vote_share=d.vote_share,
-                        judge_reasoning=_with_evidence(d.judge_reasoning, d),
-                        human_rationale=d.human_rationale,
-                    )
-                    for d in crit.disagreements
-                ),
-                judge="; ".join(j.describe() for j in crit.judges),
+                "accuracy_unverified",
+                "Agreement where a quote was not found",
+                crit.evidence.accuracy_unverified,
             )
         )
-    source_text = f"labels {model.labels_file or '—'} · verdicts {model.verdicts_file or '—'}"
-    return CalibrationView(source=source_text, criteria=tuple(criteria))
+    if crit.inter_annotator is not None:
+        ia = crit.inter_annotator
+        metrics.append(_estimate("human_agreement", "Human-human agreement", ia.percent_agreement))
+        metrics.append(_estimate("human_fleiss", "Human-human Fleiss kappa", ia.fleiss_kappa))
+    if crit.noise is not None:
+        metrics.append(
+            _estimate(
+                "self_agreement",
+                "Judge self-agreement (samples)",
+                crit.noise.mean_pairwise_agreement,
+            )
+        )
+    if crit.ppi is not None:
+        metrics.append(_estimate("ppi", "Corrected success rate (PPI++)", crit.ppi.estimate))
+        metrics.append(_estimate("naive", "Naive judge success rate", crit.ppi.naive_judge_rate))
+        metrics.append(_estimate("humans_only", "Humans-only success rate", crit.ppi.humans_only))
+    return tuple(metrics)
+
+
+def _criterion_notes(crit: CriterionCalibration) -> tuple[str, ...]:
+    """The ceiling, reliability, evidence, next steps and calibration error, as sentences."""
+    notes = [crit.ceiling, crit.reliability.reason, *crit.notes]
+    if crit.evidence is not None:
+        ev = crit.evidence
+        notes.append(
+            f"Evidence: {ev.n_unverified} of {ev.n_checked} items cite a quote not found in "
+            "the judged inputs" + (" (counted as unsure)." if ev.treated_as_unsure else ".")
+        )
+    notes += [f"Next step: {step}" for step in crit.next_steps]
+    if crit.reliability.ece is not None:
+        over = (
+            f" over the {crit.reliability.n_items} decided items only"
+            if crit.reliability.n_without_share
+            else ""
+        )
+        notes.append(
+            f"Expected calibration error of the vote share{over}: {crit.reliability.ece:.3f}."
+        )
+    return tuple(note for note in notes if note)
 
 
 _PAIRWISE_METRICS = (

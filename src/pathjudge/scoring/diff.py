@@ -385,105 +385,20 @@ def diff_pair(
     reordered = not added and not removed and tools_before != tools_after
     args = _argument_changes(before, after)
     loops_before, loops_after = retry_loops(before), retry_loops(after)
-    findings: list[Finding] = []
-
-    def add(kind: FindingKind, rule: GateRule, what: str) -> None:
-        findings.append(Finding(kind=kind, rule=rule, what=what))
-
-    if g_before.success == "pass" and g_after.success != "pass":
-        add("regression", "success", f"success flipped pass → {g_after.success}")
-    elif g_after.success == "pass" and g_before.success != "pass":
-        add("improvement", "success", f"success flipped {g_before.success} → pass")
-    step_delta = len(after.steps) - len(before.steps)
-    if step_delta:
-        detail = []
-        if added:
-            detail.append(f"added {_fmt_counter(added)}")
-        if removed:
-            detail.append(f"removed {_fmt_counter(removed)}")
-        what = f"steps {len(before.steps)} → {len(after.steps)} ({step_delta:+d})" + (
-            f": {'; '.join(detail)}" if detail else ""
-        )
-        add("regression" if step_delta > 0 else "improvement", "trajectory", what)
-    elif added or removed:
-        add(
-            "change",
-            "trajectory",
-            f"tools swapped: added {_fmt_counter(added)}; removed {_fmt_counter(removed)}",
-        )
-    if reordered:
-        add(
-            "change",
-            "trajectory",
-            f"tools reordered: {' → '.join(tools_before)} became {' → '.join(tools_after)}",
-        )
-    for change in args:
-        add(
-            "change",
-            "trajectory",
-            f"{change.tool} call #{change.occurrence + 1} arguments changed ({', '.join(change.keys)}): "
-            f"{json.dumps(change.before, sort_keys=True)} → {json.dumps(change.after, sort_keys=True)}",
-        )
-    if loops_after > loops_before:
-        add(
-            "regression",
-            "trajectory",
-            f"new retry loop: {loops_before} → {loops_after} back-to-back repeated calls",
-        )
-    elif loops_after < loops_before:
-        add("improvement", "trajectory", f"retry loops {loops_before} → {loops_after}")
-    error_delta = after.error_count - before.error_count
-    if error_delta:
-        add(
-            "regression" if error_delta > 0 else "improvement",
-            "trajectory",
-            f"errored results {before.error_count} → {after.error_count}",
-        )
-    redundant_delta = g_after.redundant - g_before.redundant
-    if redundant_delta:
-        add(
-            "regression" if redundant_delta > 0 else "improvement",
-            "trajectory",
-            f"redundant calls {g_before.redundant} → {g_after.redundant}",
-        )
-    if (
-        g_before.path_score is not None
-        and g_after.path_score is not None
-        and g_before.path_score != g_after.path_score
-    ):
-        kind: FindingKind = (
-            "regression" if g_after.path_score < g_before.path_score else "improvement"
-        )
-        add(kind, "trajectory", f"path score {g_before.path_score} → {g_after.path_score}")
-    if (
-        g_before.trajectory is not None
-        and g_after.trajectory is not None
-        and g_before.trajectory != g_after.trajectory
-    ):
-        kind = "regression" if g_after.trajectory < g_before.trajectory else "improvement"
-        add(
-            kind,
-            "trajectory",
-            f"trajectory quality {g_before.trajectory:g} → {g_after.trajectory:g}",
-        )
     status_before, status_after = _gating_status(g_before), _gating_status(g_after)
-    regressed = tuple(
-        k
-        for k in status_before
-        if status_before[k] == "pass" and status_after.get(k) in ("fail", "error")
-    )
-    improved = tuple(
-        k
-        for k in status_after
-        if status_after[k] == "pass" and status_before.get(k) in ("fail", "error")
-    )
-    for check in regressed:
-        rule = _check_rule(check, g_after)
-        if rule == "trajectory":
-            add("regression", "trajectory", f"check {check} now {status_after[check]}")
-    for check in improved:
-        if _check_rule(check, g_after) == "trajectory":
-            add("improvement", "trajectory", f"check {check} now passes")
+    regressed = _now_failing(status_before, status_after)
+    improved = _now_failing(status_after, status_before)  # passing now, failing before
+    findings = [
+        *_success_findings(g_before.success, g_after.success),
+        *_tool_findings(tools_before, tools_after, added, removed),
+        *(_argument_finding(change) for change in args),
+        *_retry_findings(loops_before, loops_after),
+        *_count_findings("errored results", before.error_count, after.error_count),
+        *_count_findings("redundant calls", g_before.redundant, g_after.redundant),
+        *_score_findings("path score", g_before.path_score, g_after.path_score, "{}"),
+        *_score_findings("trajectory quality", g_before.trajectory, g_after.trajectory, "{:g}"),
+        *_check_findings(regressed, improved, status_after, g_after),
+    ]
     latency = None
     if before.timing.duration_ms is not None and after.timing.duration_ms is not None:
         latency = after.timing.duration_ms - before.timing.duration_ms
@@ -497,11 +412,11 @@ def diff_pair(
         tools_removed=dict(sorted(removed.items())),
         reordered=reordered,
         argument_changes=tuple(args),
-        step_delta=step_delta,
+        step_delta=len(after.steps) - len(before.steps),
         retry_loops_before=loops_before,
         retry_loops_after=loops_after,
-        error_delta=error_delta,
-        redundant_delta=redundant_delta,
+        error_delta=after.error_count - before.error_count,
+        redundant_delta=g_after.redundant - g_before.redundant,
         token_delta=after.usage.total_tokens - before.usage.total_tokens,
         latency_delta_ms=latency,
         success_before=g_before.success,
@@ -512,6 +427,111 @@ def diff_pair(
         checks_improved=improved,
         findings=tuple(findings),
     )
+
+
+def _now_failing(status_from: Mapping[str, str], status_to: Mapping[str, str]) -> tuple[str, ...]:
+    """The checks that pass in ``status_from`` and fail (or break) in ``status_to``."""
+    return tuple(
+        k for k in status_from if status_from[k] == "pass" and status_to.get(k) in ("fail", "error")
+    )
+
+
+def _success_findings(before: SuccessStatus, after: SuccessStatus) -> list[Finding]:
+    if before == "pass" and after != "pass":
+        return [Finding(kind="regression", rule="success", what=f"success flipped pass → {after}")]
+    if after == "pass" and before != "pass":
+        return [
+            Finding(kind="improvement", rule="success", what=f"success flipped {before} → pass")
+        ]
+    return []
+
+
+def _tool_findings(
+    tools_before: Sequence[str],
+    tools_after: Sequence[str],
+    added: Counter[str],
+    removed: Counter[str],
+) -> list[Finding]:
+    """More or fewer steps (a regression or an improvement), or tools swapped or reordered."""
+    findings: list[Finding] = []
+    step_delta = len(tools_after) - len(tools_before)
+    if step_delta:
+        detail = []
+        if added:
+            detail.append(f"added {_fmt_counter(added)}")
+        if removed:
+            detail.append(f"removed {_fmt_counter(removed)}")
+        what = f"steps {len(tools_before)} → {len(tools_after)} ({step_delta:+d})" + (
+            f": {'; '.join(detail)}" if detail else ""
+        )
+        kind: FindingKind = "regression" if step_delta > 0 else "improvement"
+        findings.append(Finding(kind=kind, rule="trajectory", what=what))
+    elif added or removed:
+        what = f"tools swapped: added {_fmt_counter(added)}; removed {_fmt_counter(removed)}"
+        findings.append(Finding(kind="change", rule="trajectory", what=what))
+    if not added and not removed and tools_before != tools_after:
+        what = f"tools reordered: {' → '.join(tools_before)} became {' → '.join(tools_after)}"
+        findings.append(Finding(kind="change", rule="trajectory", what=what))
+    return findings
+
+
+def _argument_finding(change: ArgumentChange) -> Finding:
+    what = (
+        f"{change.tool} call #{change.occurrence + 1} arguments changed ({', '.join(change.keys)}): "
+        f"{json.dumps(change.before, sort_keys=True)} → {json.dumps(change.after, sort_keys=True)}"
+    )
+    return Finding(kind="change", rule="trajectory", what=what)
+
+
+def _retry_findings(loops_before: int, loops_after: int) -> list[Finding]:
+    if loops_after > loops_before:
+        what = f"new retry loop: {loops_before} → {loops_after} back-to-back repeated calls"
+        return [Finding(kind="regression", rule="trajectory", what=what)]
+    if loops_after < loops_before:
+        what = f"retry loops {loops_before} → {loops_after}"
+        return [Finding(kind="improvement", rule="trajectory", what=what)]
+    return []
+
+
+def _count_findings(name: str, before: int, after: int) -> list[Finding]:
+    """A count of bad things (errored results, redundant calls): more is a regression."""
+    if after == before:
+        return []
+    kind: FindingKind = "regression" if after > before else "improvement"
+    return [Finding(kind=kind, rule="trajectory", what=f"{name} {before} → {after}")]
+
+
+def _score_findings(
+    name: str, before: float | None, after: float | None, number: str
+) -> list[Finding]:
+    """A score (path score, trajectory quality) both runs have: lower is a regression."""
+    if before is None or after is None or before == after:
+        return []
+    kind: FindingKind = "regression" if after < before else "improvement"
+    what = f"{name} {number.format(before)} → {number.format(after)}"
+    return [Finding(kind=kind, rule="trajectory", what=what)]
+
+
+def _check_findings(
+    regressed: tuple[str, ...],
+    improved: tuple[str, ...],
+    status_after: Mapping[str, str],
+    g_after: RunGrade,
+) -> list[Finding]:
+    """The trajectory checks that flipped (the others count under their own rule)."""
+    findings = [
+        Finding(
+            kind="regression", rule="trajectory", what=f"check {check} now {status_after[check]}"
+        )
+        for check in regressed
+        if _check_rule(check, g_after) == "trajectory"
+    ]
+    findings += [
+        Finding(kind="improvement", rule="trajectory", what=f"check {check} now passes")
+        for check in improved
+        if _check_rule(check, g_after) == "trajectory"
+    ]
+    return findings
 
 
 def _with_epochs(pairs: Iterable[RunDiff], rule: GateRule) -> list[str]:
@@ -578,130 +598,27 @@ def diff_runs(
     gate = gate or resolve_gate(suite)
     base = _index(baseline, "baseline", suite, baseline_file)
     cand = _index(candidate, "candidate", suite, candidate_file)
-    grades_b = {
-        (g.task_id, g.epoch): g
-        for g in grade(base.values(), suite, verdicts, fast=verdicts is None)
-    }
-    grades_c = {
-        (g.task_id, g.epoch): g
-        for g in grade(cand.values(), suite, verdicts, fast=verdicts is None)
-    }
+    grades_b = _grades(base, suite, verdicts)
+    grades_c = _grades(cand, suite, verdicts)
     order = [t.id for t in suite.tasks if any(k[0] == t.id for k in (*base, *cand))]
-    tasks: list[TaskDiff] = []
-    outcome_pairs: dict[str, list[tuple[SuccessStatus, SuccessStatus]]] = {}
+    tasks = [_task_diff(task_id, base, cand, grades_b, grades_c) for task_id in order]
     fired: dict[str, list[str]] = {}
-    tokens_b = tokens_a = 0
-    lat_b: float | None = 0.0
-    lat_a: float | None = 0.0
-    for task_id in order:
-        epochs_b = sorted(e for t, e in base if t == task_id)
-        epochs_c = sorted(e for t, e in cand if t == task_id)
-        paired = [e for e in epochs_b if e in set(epochs_c)]
-        pairs = []
-        for epoch in paired:
-            rb, rc = base[(task_id, epoch)], cand[(task_id, epoch)]
-            pairs.append(diff_pair(rb, rc, grades_b[(task_id, epoch)], grades_c[(task_id, epoch)]))
-            tokens_b += rb.usage.total_tokens
-            tokens_a += rc.usage.total_tokens
-            if rb.timing.duration_ms is None or rc.timing.duration_ms is None:
-                lat_b = lat_a = None
-            elif lat_b is not None and lat_a is not None:
-                lat_b += rb.timing.duration_ms
-                lat_a += rc.timing.duration_ms
-        findings = [f for p in pairs for f in p.findings]
-        baseline_only = tuple(e for e in epochs_b if e not in set(epochs_c))
-        candidate_only = tuple(e for e in epochs_c if e not in set(epochs_b))
-        if baseline_only:
-            findings.append(
-                Finding(
-                    kind="regression",
-                    rule="coverage",
-                    what=f"no candidate run for epoch(s) {', '.join(map(str, baseline_only))}",
-                )
-            )
-        if candidate_only:
-            findings.append(
-                Finding(
-                    kind="change",
-                    rule="coverage",
-                    what=f"no baseline run for epoch(s) {', '.join(map(str, candidate_only))}",
-                )
-            )
-        outcome_pairs[task_id] = [(p.success_before, p.success_after) for p in pairs]
-        before = _rate(p.success_before for p in pairs)
-        after = _rate(p.success_after for p in pairs)
-        task = TaskDiff(
-            task_id=task_id,
-            pairs=tuple(pairs),
-            baseline_only=baseline_only,
-            candidate_only=candidate_only,
-            success_before=before,
-            success_after=after,
-            findings=tuple(findings),
-        )
-        tasks.append(task)
-        if before is not None and after is not None and after < before:
-            fired.setdefault("success", []).append(
-                f"{task_id}: success rate {before:.2f} → {after:.2f}"
-            )
-        regressions = [f for f in findings if f.kind == "regression"]
-        traj = _with_epochs(pairs, "trajectory")
-        if traj:
-            fired.setdefault("trajectory", []).append(f"{task_id}: {'; '.join(traj)}")
-        cover = [f.what for f in regressions if f.rule == "coverage"]
-        if cover:
-            fired.setdefault("coverage", []).append(f"{task_id}: {'; '.join(cover)}")
+    for task in tasks:
+        for rule, line in _task_rule_lines(task):
+            fired.setdefault(rule, []).append(line)
+    outcome_pairs = {
+        t.task_id: [(p.success_before, p.success_after) for p in t.pairs] for t in tasks
+    }
     test = paired_test(
         outcome_pairs, alpha=gate.alpha, level=gate.level, resamples=gate.resamples, seed=gate.seed
     )
     if test.significantly_worse:
-        fired.setdefault("significance", []).append(
-            f"candidate significantly worse: McNemar p={test.mcnemar_p:.4f} (b={test.worse}, c={test.better})"
-            + (
-                f", bootstrap mean Δ {test.mean_delta:+.3f} [{test.bootstrap_low:+.3f}, {test.bootstrap_high:+.3f}]"
-                if test.mean_delta is not None
-                else ""
-            )
-        )
-    suite_findings: list[Finding] = []
-    if (
-        gate.max_token_increase is not None
-        and tokens_b > 0
-        and (tokens_a - tokens_b) / tokens_b > gate.max_token_increase
-    ):
-        what = f"tokens {tokens_b} → {tokens_a} (+{(tokens_a - tokens_b) / tokens_b:.0%} > {gate.max_token_increase:.0%})"
-        suite_findings.append(Finding(kind="regression", rule="cost", what=what))
-        fired.setdefault("cost", []).append(what)
-    if (
-        gate.max_latency_increase is not None
-        and lat_b
-        and lat_a is not None
-        and (lat_a - lat_b) / lat_b > gate.max_latency_increase
-    ):
-        what = f"latency {lat_b:.0f} ms → {lat_a:.0f} ms (+{(lat_a - lat_b) / lat_b:.0%} > {gate.max_latency_increase:.0%})"
-        suite_findings.append(Finding(kind="regression", rule="cost", what=what))
-        fired.setdefault("cost", []).append(what)
-    reasons: list[str] = []
-    for rule in gate.block_on:
-        for line in fired.get(rule, []):
-            reasons.append(f"[{rule}] {line}")
-    flagged = [
-        f"[{rule}, not gated] {line}"
-        for rule in GATE_RULES
-        if rule not in gate.block_on
-        for line in fired.get(rule, [])
-    ]
-    verdict: Literal["promote", "block"] = "block" if reasons else "promote"
-    if verdict == "promote":
-        changed = [t.task_id for t in tasks if t.changed]
-        reasons.append(
-            "no gated rule fired"
-            + (
-                f"; review the changes on {', '.join(changed)}"
-                if changed
-                else "; no difference found"
-            )
-        )
+        fired.setdefault("significance", []).append(_significance_line(test))
+    tokens_b, tokens_a, lat_b, lat_a = _paired_totals(tasks, base, cand)
+    suite_findings = _cost_findings(gate, tokens_b, tokens_a, lat_b, lat_a)
+    for finding in suite_findings:
+        fired.setdefault("cost", []).append(finding.what)
+    verdict, reasons = _decide(gate, fired, tasks)
     return DiffReport(
         suite=suite.name,
         tasks=tuple(tasks),
@@ -713,8 +630,138 @@ def diff_runs(
         suite_findings=tuple(suite_findings),
         gate=gate,
         verdict=verdict,
-        reasons=tuple(reasons + flagged),
+        reasons=reasons,
     )
+
+
+def _grades(
+    runs: dict[tuple[str, int], RunRecord],
+    suite: Suite,
+    verdicts: Mapping[str, VerdictLike] | None,
+) -> dict[tuple[str, int], RunGrade]:
+    """The grade of every run by (task, epoch); judged criteria only with ``verdicts`` given."""
+    graded = grade(runs.values(), suite, verdicts, fast=verdicts is None)
+    return {(g.task_id, g.epoch): g for g in graded}
+
+
+def _task_diff(
+    task_id: str,
+    base: dict[tuple[str, int], RunRecord],
+    cand: dict[tuple[str, int], RunRecord],
+    grades_b: dict[tuple[str, int], RunGrade],
+    grades_c: dict[tuple[str, int], RunGrade],
+) -> TaskDiff:
+    """One task: the diff of each epoch both sides ran, and the epochs only one side ran."""
+    epochs_b = sorted(e for t, e in base if t == task_id)
+    epochs_c = sorted(e for t, e in cand if t == task_id)
+    pairs = [
+        diff_pair(base[key], cand[key], grades_b[key], grades_c[key])
+        for key in ((task_id, e) for e in epochs_b if e in set(epochs_c))
+    ]
+    findings = [f for p in pairs for f in p.findings]
+    baseline_only = tuple(e for e in epochs_b if e not in set(epochs_c))
+    candidate_only = tuple(e for e in epochs_c if e not in set(epochs_b))
+    if baseline_only:
+        what = f"no candidate run for epoch(s) {', '.join(map(str, baseline_only))}"
+        findings.append(Finding(kind="regression", rule="coverage", what=what))
+    if candidate_only:
+        what = f"no baseline run for epoch(s) {', '.join(map(str, candidate_only))}"
+        findings.append(Finding(kind="change", rule="coverage", what=what))
+    return TaskDiff(
+        task_id=task_id,
+        pairs=tuple(pairs),
+        baseline_only=baseline_only,
+        candidate_only=candidate_only,
+        success_before=_rate(p.success_before for p in pairs),
+        success_after=_rate(p.success_after for p in pairs),
+        findings=tuple(findings),
+    )
+
+
+def _task_rule_lines(task: TaskDiff) -> list[tuple[str, str]]:
+    """(rule, reason line) for each gate rule the task trips: success, trajectory, coverage."""
+    lines: list[tuple[str, str]] = []
+    before, after = task.success_before, task.success_after
+    if before is not None and after is not None and after < before:
+        lines.append(("success", f"{task.task_id}: success rate {before:.2f} → {after:.2f}"))
+    traj = _with_epochs(task.pairs, "trajectory")
+    if traj:
+        lines.append(("trajectory", f"{task.task_id}: {'; '.join(traj)}"))
+    cover = [f.what for f in task.findings if f.kind == "regression" and f.rule == "coverage"]
+    if cover:
+        lines.append(("coverage", f"{task.task_id}: {'; '.join(cover)}"))
+    return lines
+
+
+def _significance_line(test: PairedTest) -> str:
+    line = f"candidate significantly worse: McNemar p={test.mcnemar_p:.4f} (b={test.worse}, c={test.better})"
+    if test.mean_delta is not None:
+        line += f", bootstrap mean Δ {test.mean_delta:+.3f} [{test.bootstrap_low:+.3f}, {test.bootstrap_high:+.3f}]"
+    return line
+
+
+def _paired_totals(
+    tasks: list[TaskDiff],
+    base: dict[tuple[str, int], RunRecord],
+    cand: dict[tuple[str, int], RunRecord],
+) -> tuple[int, int, float | None, float | None]:
+    """Tokens and latency (ms) of the paired runs, baseline then candidate; latency is None when a
+    paired run has none."""
+    tokens_b = tokens_a = 0
+    lat_b: float | None = 0.0
+    lat_a: float | None = 0.0
+    for task in tasks:
+        for pair in task.pairs:
+            rb, rc = base[(task.task_id, pair.epoch)], cand[(task.task_id, pair.epoch)]
+            tokens_b += rb.usage.total_tokens
+            tokens_a += rc.usage.total_tokens
+            if rb.timing.duration_ms is None or rc.timing.duration_ms is None:
+                lat_b = lat_a = None
+            elif lat_b is not None and lat_a is not None:
+                lat_b += rb.timing.duration_ms
+                lat_a += rc.timing.duration_ms
+    return tokens_b, tokens_a, lat_b, lat_a
+
+
+def _cost_findings(
+    gate: DiffGate, tokens_b: int, tokens_a: int, lat_b: float | None, lat_a: float | None
+) -> list[Finding]:
+    """The 'cost' rule: tokens or latency grew by more than the gate allows."""
+    findings: list[Finding] = []
+    if (
+        gate.max_token_increase is not None
+        and tokens_b > 0
+        and (tokens_a - tokens_b) / tokens_b > gate.max_token_increase
+    ):
+        what = f"tokens {tokens_b} → {tokens_a} (+{(tokens_a - tokens_b) / tokens_b:.0%} > {gate.max_token_increase:.0%})"
+        findings.append(Finding(kind="regression", rule="cost", what=what))
+    if (
+        gate.max_latency_increase is not None
+        and lat_b
+        and lat_a is not None
+        and (lat_a - lat_b) / lat_b > gate.max_latency_increase
+    ):
+        what = f"latency {lat_b:.0f} ms → {lat_a:.0f} ms (+{(lat_a - lat_b) / lat_b:.0%} > {gate.max_latency_increase:.0%})"
+        findings.append(Finding(kind="regression", rule="cost", what=what))
+    return findings
+
+
+def _decide(
+    gate: DiffGate, fired: dict[str, list[str]], tasks: list[TaskDiff]
+) -> tuple[Literal["promote", "block"], tuple[str, ...]]:
+    """Block when a gated rule fired; the reasons list the gated lines, then the others flagged."""
+    reasons = [f"[{rule}] {line}" for rule in gate.block_on for line in fired.get(rule, [])]
+    flagged = [
+        f"[{rule}, not gated] {line}"
+        for rule in GATE_RULES
+        if rule not in gate.block_on
+        for line in fired.get(rule, [])
+    ]
+    if reasons:
+        return "block", tuple(reasons + flagged)
+    changed = [t.task_id for t in tasks if t.changed]
+    review = f"; review the changes on {', '.join(changed)}" if changed else "; no difference found"
+    return "promote", ("no gated rule fired" + review, *flagged)
 
 
 def parse_gate_rules(text: str) -> tuple[GateRule, ...]:

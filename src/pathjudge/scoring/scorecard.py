@@ -635,51 +635,8 @@ class PartialScorecard:
             "path": round(path_value / 100.0, 12) if path_value is not None else None,
             **{axis: axes[axis] for axis in AXES},
         }
-        num = 0.0
-        den = 0.0
-        for key, weight in chosen.items():
-            value = values.get(key)
-            if value is not None and weight > 0:
-                num += weight * value
-                den += weight
-        overall = round(num / den, 12) if den else None
-        rows = []
-        for task in suite.tasks:
-            acc = self.tasks.get(task.id)
-            if acc is None:
-                continue
-            task_decided = acc.passed + acc.failed
-            rows.append(
-                TaskRow(
-                    task_id=task.id,
-                    runs=acc.runs,
-                    success_rate=round(acc.passed / task_decided, 12) if task_decided else None,
-                    passed=acc.passed,
-                    failed=acc.failed,
-                    undecided=acc.undecided,
-                    tool_calls=acc.tool_calls.value,
-                    trajectory=acc.trajectory.value,
-                    path_score=acc.path.value,
-                    mean_steps=round(acc.steps / acc.runs, 12),
-                    weak=acc.weak,
-                    passed_rate=_rate(acc.verdict),
-                    verdict_passed=acc.verdict[0],
-                    verdict_failed=acc.verdict[1],
-                    verdict_excluded=acc.verdict[3],
-                )
-            )
-        judged = tuple(
-            JudgedSummary(
-                criterion=name,
-                passed=c[0],
-                failed=c[1],
-                unsure=c[2],
-                error=c[3],
-                not_run=c[4],
-                pass_rate=round(c[0] / (c[0] + c[1]), 12) if c[0] + c[1] else None,
-            )
-            for name, c in sorted(self.judged.items())
-        )
+        rows = [_task_row(t.id, self.tasks[t.id]) for t in suite.tasks if t.id in self.tasks]
+        judged = tuple(_judged_summary(name, c) for name, c in sorted(self.judged.items()))
         broken = tuple(
             BrokenCheck(check=name, count=entry[0], example_run=entry[2], reason=entry[3])
             for name, entry in sorted(self.broken.items())
@@ -704,7 +661,7 @@ class PartialScorecard:
             surfaced=self.surfaced.value,
             axes=axes,
             weights=dict(sorted(chosen.items())),
-            overall=overall,
+            overall=_weighted_mean(values, chosen),
             judged=judged,
             check_errors=self.check_errors,
             broken_checks=broken,
@@ -716,6 +673,54 @@ class PartialScorecard:
 
 
 _JUDGED_INDEX = {"pass": 0, "fail": 1, "unsure": 2, "error": 3, "not_run": 4}
+
+
+def _weighted_mean(
+    values: Mapping[WeightKey, float | None], weights: Mapping[WeightKey, float]
+) -> float | None:
+    """The weighted overall: the mean of the defined values, weighted; None when no weight applies."""
+    num = 0.0
+    den = 0.0
+    for key, weight in weights.items():
+        value = values.get(key)
+        if value is not None and weight > 0:
+            num += weight * value
+            den += weight
+    return round(num / den, 12) if den else None
+
+
+def _task_row(task_id: str, acc: _TaskAcc) -> TaskRow:
+    decided = acc.passed + acc.failed
+    return TaskRow(
+        task_id=task_id,
+        runs=acc.runs,
+        success_rate=round(acc.passed / decided, 12) if decided else None,
+        passed=acc.passed,
+        failed=acc.failed,
+        undecided=acc.undecided,
+        tool_calls=acc.tool_calls.value,
+        trajectory=acc.trajectory.value,
+        path_score=acc.path.value,
+        mean_steps=round(acc.steps / acc.runs, 12),
+        weak=acc.weak,
+        passed_rate=_rate(acc.verdict),
+        verdict_passed=acc.verdict[0],
+        verdict_failed=acc.verdict[1],
+        verdict_excluded=acc.verdict[3],
+    )
+
+
+def _judged_summary(name: str, c: list[int]) -> JudgedSummary:
+    """One criterion's counts (pass, fail, unsure, error, not run) and pass rate."""
+    return JudgedSummary(
+        criterion=name,
+        passed=c[0],
+        failed=c[1],
+        unsure=c[2],
+        error=c[3],
+        not_run=c[4],
+        pass_rate=round(c[0] / (c[0] + c[1]), 12) if c[0] + c[1] else None,
+    )
 
 
 def _first(item: tuple[Position, object]) -> Position:

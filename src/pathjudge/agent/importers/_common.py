@@ -18,7 +18,7 @@ from pydantic import ValidationError
 
 from pathjudge import _json as strict_json
 from pathjudge._io import DEFAULT_MAX_LINE_BYTES, format_loc
-from pathjudge.agent.trajectory import RunRecord, Step, Usage
+from pathjudge.agent.trajectory import AgentInfo, Reply, RunRecord, Step, Usage
 from pathjudge.errors import ImportFormatError, InputError, PathjudgeError
 
 __all__ = [
@@ -27,6 +27,7 @@ __all__ = [
     "Converter",
     "Document",
     "Json",
+    "RunParts",
     "StepDraft",
     "Unmapped",
     "as_dict",
@@ -36,13 +37,14 @@ __all__ = [
     "content_text",
     "error_at",
     "file_stem",
-    "finish_record",
     "guess_format",
     "identity",
     "import_transcripts",
     "iter_documents",
     "join_path",
+    "last_with_role",
     "parse_arguments",
+    "prefixed_error",
     "require_str",
     "run_documents",
     "source_metadata",
@@ -270,25 +272,6 @@ def take_metadata(
         metadata.update({k: v for k, v in extra.items() if k not in ("source", "unmapped")})
     elif extra is not None:
         unmapped.add("metadata", extra)
-
-
-def finish_record(
-    drafts: list[StepDraft],
-    *,
-    metadata: dict[str, Json],
-    unmapped: Unmapped,
-    source: dict[str, Json] | None,
-    **fields: Any,
-) -> RunRecord:
-    """The run: ``source`` and the ``unmapped`` entries go into ``metadata``, each draft becomes a step.
-
-    ``fields`` are the other :class:`RunRecord` fields, as for :func:`build_record`. No drafts give a
-    run with no steps.
-    """
-    if source is not None:
-        metadata["source"] = source
-    unmapped.into(metadata)
-    return build_record(steps=tuple(d.build() for d in drafts), metadata=metadata, **fields)
 
 
 def _read_text(path: Path) -> str:
@@ -731,6 +714,88 @@ def require_str(obj: dict[str, Json], key: str, where: str) -> str:
             where=join_path(where, key),
         )
     return value
+
+
+@dataclass(slots=True)
+class RunParts:
+    """What a converter gathers while it walks one transcript; :meth:`record` makes the run.
+
+    ``steps`` are the tool calls in order, ``by_call_id`` the ones that carry a call id (for pairing a
+    result with its call); ``unmapped`` collects what has no field in the schema.
+    """
+
+    unmapped: Unmapped = field(default_factory=Unmapped)
+    metadata: dict[str, Json] = field(default_factory=dict)
+    steps: list[StepDraft] = field(default_factory=list)
+    by_call_id: dict[str, StepDraft] = field(default_factory=dict)
+    replies: list[Reply] = field(default_factory=list)
+    input: Json = None
+    final_answer: str | None = None
+    stop_reason: str | None = None
+    model: str | None = None
+    usage: Usage = field(default_factory=Usage)
+
+    def add_step(self, draft: StepDraft) -> None:
+        """Append a tool call; one with a call id can later be paired with its result."""
+        self.steps.append(draft)
+        if draft.call_id is not None:
+            self.by_call_id[draft.call_id] = draft
+
+    def awaiting_result(self, call_id: Json) -> StepDraft | None:
+        """The call with this id when it has no result yet, else None (unknown id, or answered)."""
+        draft = self.by_call_id.get(call_id) if isinstance(call_id, str) else None
+        return None if draft is None or draft.has_result else draft
+
+    def add_reply(self, text: str, *, after_steps: int | None = None) -> None:
+        """A reply to the user, after the steps so far (or ``after_steps``)."""
+        after = len(self.steps) if after_steps is None else after_steps
+        self.replies.append(Reply(text=text, after_steps=after))
+
+    def record(
+        self,
+        agent: AgentInfo,
+        *,
+        run_id: str,
+        task_id: str,
+        epoch: int,
+        source: dict[str, Json] | None,
+        **fields: Any,
+    ) -> RunRecord:
+        """The run: ``source`` and the ``unmapped`` entries go into ``metadata``, each draft a step.
+
+        ``fields`` are further :class:`RunRecord` fields (``timing``). No drafts give a run with no
+        steps.
+        """
+        if source is not None:
+            self.metadata["source"] = source
+        self.unmapped.into(self.metadata)
+        return build_record(
+            steps=tuple(d.build() for d in self.steps),
+            metadata=self.metadata,
+            run_id=run_id,
+            task_id=task_id,
+            epoch=epoch,
+            agent=agent,
+            input=self.input,
+            final_answer=self.final_answer,
+            replies=tuple(self.replies),
+            stop_reason=self.stop_reason,
+            usage=self.usage,
+            **fields,
+        )
+
+
+def prefixed_error(result: Json, prefixes: tuple[str, ...]) -> bool:
+    """For formats without an error flag: a text result that starts with one of ``prefixes``."""
+    return isinstance(result, str) and result.startswith(prefixes)
+
+
+def last_with_role(messages: list[Json], role: str) -> int:
+    """The index of the last message with this ``role``; -1 when there is none."""
+    return max(
+        (i for i, m in enumerate(messages) if isinstance(m, dict) and m.get("role") == role),
+        default=-1,
+    )
 
 
 def usage_from(

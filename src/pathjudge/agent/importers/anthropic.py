@@ -27,21 +27,21 @@ from pathlib import Path
 from pathjudge.agent.importers._common import (
     IDENTITY_KEYS,
     Json,
+    RunParts,
     StepDraft,
-    Unmapped,
     as_dict,
     as_list,
     error_at,
-    finish_record,
     import_transcripts,
     join_path,
+    last_with_role,
     require_str,
     split_transcripts,
     take_metadata,
     text_parts,
     usage_from,
 )
-from pathjudge.agent.trajectory import AgentInfo, Reply, RunRecord, Usage
+from pathjudge.agent.trajectory import AgentInfo, RunRecord
 from pathjudge.errors import InputError
 
 __all__ = ["FORMAT", "from_anthropic", "import_file"]
@@ -91,172 +91,166 @@ def from_anthropic(
     gives a run with no steps, no final answer and the first user message (if any) as input. A problem
     raises :class:`~pathjudge.errors.ImportFormatError` naming the JSON path inside the transcript.
     """
-    unmapped = Unmapped()
-    metadata: dict[str, Json] = {}
-    usage = Usage()
-    model: str | None = None
-    stop_reason: str | None = None
-    base = ""
-    if isinstance(transcript, dict):
-        messages = as_list(transcript.get("messages"), "messages", "the transcript's messages")
-        base = "messages"
-        if transcript.get("system") is not None:
-            metadata["system"] = transcript["system"]
-        if isinstance(transcript.get("model"), str):
-            model = transcript["model"]
-        if isinstance(transcript.get("stop_reason"), str):
-            stop_reason = transcript["stop_reason"]
-        usage = usage + usage_from(transcript.get("usage"), "usage", unmapped, names=_USAGE_NAMES)
-        take_metadata(transcript, metadata, unmapped)
-        unmapped.extra_keys(transcript, _TRANSCRIPT_KEYS | IDENTITY_KEYS, "")
-    else:
-        messages = as_list(transcript, "", "a list of messages")
-
-    drafts: list[StepDraft] = []
-    by_id: dict[str, StepDraft] = {}
-    input_value: Json = None
-    seen_user = False
-    final_answer: str | None = None
-    replies: list[Reply] = []
-    turn = -1
-    last_assistant = max(
-        (i for i, m in enumerate(messages) if isinstance(m, dict) and m.get("role") == "assistant"),
-        default=-1,
-    )
+    run = RunParts()
+    base, messages = _read_envelope(transcript, run)
+    walk = _MessageWalk(run)
+    last_assistant = last_with_role(messages, "assistant")
     for i, raw in enumerate(messages):
-        where = join_path(base, i)
+        walk.message(raw, join_path(base, i), is_last_assistant=i == last_assistant)
+    info = agent if agent is not None else AgentInfo(model=run.model, backend="anthropic")
+    return run.record(info, run_id=run_id, task_id=task_id, epoch=epoch, source=source)
+
+
+def _read_envelope(transcript: Json, run: RunParts) -> tuple[str, list[Json]]:
+    """The JSON path and list of the messages; a ``{"messages": ...}`` object's other fields into ``run``."""
+    if not isinstance(transcript, dict):
+        return "", as_list(transcript, "", "a list of messages")
+    messages = as_list(transcript.get("messages"), "messages", "the transcript's messages")
+    if transcript.get("system") is not None:
+        run.metadata["system"] = transcript["system"]
+    _take_model_and_stop(transcript, run)
+    run.usage = run.usage + usage_from(
+        transcript.get("usage"), "usage", run.unmapped, names=_USAGE_NAMES
+    )
+    take_metadata(transcript, run.metadata, run.unmapped)
+    run.unmapped.extra_keys(transcript, _TRANSCRIPT_KEYS | IDENTITY_KEYS, "")
+    return "messages", messages
+
+
+def _take_model_and_stop(obj: dict[str, Json], run: RunParts) -> None:
+    """The latest ``model`` and ``stop_reason`` win (``max_tokens`` marks a cut run)."""
+    if isinstance(obj.get("model"), str):
+        run.model = obj["model"]
+    if isinstance(obj.get("stop_reason"), str):
+        run.stop_reason = obj["stop_reason"]
+
+
+class _MessageWalk:
+    """Walks the messages in order: steps, their results, the input, the replies and the answer."""
+
+    def __init__(self, run: RunParts) -> None:
+        self.run = run
+        self.turn = -1
+        self.seen_user = False
+
+    def message(self, raw: Json, where: str, *, is_last_assistant: bool) -> None:
         message = as_dict(raw, where, "a message with 'role' and 'content'")
         role = require_str(message, "role", where)
         content_where = join_path(where, "content")
         blocks = _blocks(message.get("content"), content_where)
-        usage = usage + usage_from(
-            message.get("usage"), join_path(where, "usage"), unmapped, names=_USAGE_NAMES
+        self.run.usage = self.run.usage + usage_from(
+            message.get("usage"), join_path(where, "usage"), self.run.unmapped, names=_USAGE_NAMES
         )
-        if isinstance(message.get("model"), str):
-            model = message["model"]
-        if isinstance(message.get("stop_reason"), str):
-            stop_reason = message["stop_reason"]
+        _take_model_and_stop(message, self.run)
         for key, value in message.items():
             if key in _MESSAGE_KEYS or (key == "type" and value == "message"):
                 continue
             if key == "stop_sequence" and value is None:
                 continue
-            unmapped.add(join_path(where, key), value)
-
+            self.run.unmapped.add(join_path(where, key), value)
         if role == "assistant":
-            calls = [
-                b
-                for b in blocks
-                if isinstance(b, dict) and b.get("type") in ("tool_use", "server_tool_use")
-            ]
-            if calls:
-                turn += 1
-            pending: list[str] = []
-            pending_at: list[tuple[str, Json]] = []
-            texts: list[str] = []
-            for j, block_raw in enumerate(blocks):
-                bwhere = join_path(content_where, j)
-                block = as_dict(block_raw, bwhere, "a content block")
-                kind = block.get("type")
-                if kind == "text" and isinstance(block.get("text"), str):
-                    pending.append(block["text"])
-                    pending_at.append((bwhere, block_raw))
-                    texts.append(block["text"])
-                elif kind == "thinking" and isinstance(block.get("thinking"), str):
-                    pending.append(block["thinking"])
-                    pending_at.append((bwhere, block_raw))
-                elif kind in ("tool_use", "server_tool_use"):
-                    draft = StepDraft(
-                        tool=require_str(block, "name", bwhere),
-                        turn=turn,
-                        where=bwhere,
-                        call_id=block.get("id") if isinstance(block.get("id"), str) else None,
-                        decision="\n\n".join(pending) if pending else None,
-                        raw_arguments=block.get("input"),
-                    )
-                    if kind == "server_tool_use":
-                        draft.state["server_tool"] = True
-                    pending, pending_at = [], []
-                    drafts.append(draft)
-                    if draft.call_id is not None:
-                        by_id[draft.call_id] = draft
-                    for key in block:
-                        if key not in ("type", "id", "name", "input"):
-                            unmapped.add(join_path(bwhere, key), block[key])
-                elif (
-                    isinstance(kind, str)
-                    and kind.endswith("_tool_result")
-                    and isinstance(block.get("tool_use_id"), str)
-                    and block["tool_use_id"] in by_id
-                ):
-                    # Server tools (web search, code execution) return their result in the assistant turn.
-                    content = block.get("content")
-                    failed = isinstance(content, dict) and str(content.get("type", "")).endswith(
-                        "_error"
-                    )
-                    by_id[block["tool_use_id"]].set_result(content, is_error=failed)
-                else:
-                    unmapped.add(bwhere, block_raw)
-            if not calls:
-                if texts:
-                    replies.append(Reply(text="\n\n".join(texts), after_steps=len(drafts)))
-                if i == last_assistant:
-                    final_answer = "\n\n".join(texts) if texts else None
-                for at, value in pending_at:
-                    if isinstance(value, dict) and value.get("type") == "thinking":
-                        unmapped.add(at, value)
-            else:
-                for at, value in pending_at:
-                    unmapped.add(at, value)
-        else:
-            first_user = role == "user" and not seen_user
-            if first_user:
-                seen_user = True
-                if not any(isinstance(b, dict) and b.get("type") == "tool_result" for b in blocks):
-                    content = message.get("content")
-                    text = text_parts(content)
-                    plain = isinstance(content, str) or all(
-                        isinstance(b, dict) and b.get("type") == "text" for b in blocks
-                    )
-                    input_value = text if plain and text is not None else content
-                    continue
-            for j, block_raw in enumerate(blocks):
-                bwhere = join_path(content_where, j)
-                block = as_dict(block_raw, bwhere, "a content block")
-                if block.get("type") == "tool_result":
-                    use_id = block.get("tool_use_id")
-                    draft_for = by_id.get(use_id) if isinstance(use_id, str) else None
-                    is_error = block.get("is_error", False)
-                    if not isinstance(is_error, bool):
-                        raise error_at(
-                            "expected true or false", where=join_path(bwhere, "is_error")
-                        )
-                    if draft_for is None or draft_for.has_result:
-                        unmapped.add(bwhere, block_raw)
-                        continue
-                    draft_for.set_result(_result_content(block.get("content")), is_error=is_error)
-                    for key in block:
-                        if key not in ("type", "tool_use_id", "content", "is_error"):
-                            unmapped.add(join_path(bwhere, key), block[key])
-                else:
-                    unmapped.add(bwhere, block_raw)
+            self._assistant(blocks, content_where, is_last=is_last_assistant)
+        elif not self._take_input(role, message, blocks):
+            self._tool_results(blocks, content_where)
 
-    info = agent if agent is not None else AgentInfo(model=model, backend="anthropic")
-    return finish_record(
-        drafts,
-        metadata=metadata,
-        unmapped=unmapped,
-        source=source,
-        run_id=run_id,
-        task_id=task_id,
-        epoch=epoch,
-        agent=info,
-        input=input_value,
-        final_answer=final_answer,
-        replies=tuple(replies),
-        stop_reason=stop_reason,
-        usage=usage,
-    )
+    def _assistant(self, blocks: list[Json], content_where: str, *, is_last: bool) -> None:
+        """Tool calls (text and thinking before one are its decision), else a reply to the user."""
+        has_calls = any(
+            isinstance(b, dict) and b.get("type") in ("tool_use", "server_tool_use") for b in blocks
+        )
+        if has_calls:
+            self.turn += 1
+        pending: list[tuple[str, Json, str]] = []  # (json path, block, its text) not yet a decision
+        texts: list[str] = []
+        for j, block_raw in enumerate(blocks):
+            bwhere = join_path(content_where, j)
+            block = as_dict(block_raw, bwhere, "a content block")
+            kind = block.get("type")
+            if kind == "text" and isinstance(block.get("text"), str):
+                pending.append((bwhere, block_raw, block["text"]))
+                texts.append(block["text"])
+            elif kind == "thinking" and isinstance(block.get("thinking"), str):
+                pending.append((bwhere, block_raw, block["thinking"]))
+            elif kind in ("tool_use", "server_tool_use"):
+                decision = "\n\n".join(text for _, _, text in pending) if pending else None
+                self._tool_use(block, bwhere, decision=decision)
+                pending = []
+            elif not self._server_tool_result(block):
+                self.run.unmapped.add(bwhere, block_raw)
+        if has_calls:
+            for at, value, _ in pending:
+                self.run.unmapped.add(at, value)
+            return
+        if texts:
+            self.run.add_reply("\n\n".join(texts))
+        if is_last:
+            self.run.final_answer = "\n\n".join(texts) if texts else None
+        for at, value, _ in pending:
+            if isinstance(value, dict) and value.get("type") == "thinking":
+                self.run.unmapped.add(at, value)
+
+    def _tool_use(self, block: dict[str, Json], where: str, *, decision: str | None) -> None:
+        draft = StepDraft(
+            tool=require_str(block, "name", where),
+            turn=self.turn,
+            where=where,
+            call_id=block.get("id") if isinstance(block.get("id"), str) else None,
+            decision=decision,
+            raw_arguments=block.get("input"),
+        )
+        if block.get("type") == "server_tool_use":
+            draft.state["server_tool"] = True
+        self.run.add_step(draft)
+        for key in block:
+            if key not in ("type", "id", "name", "input"):
+                self.run.unmapped.add(join_path(where, key), block[key])
+
+    def _server_tool_result(self, block: dict[str, Json]) -> bool:
+        """Server tools (web search, code execution) return their result in the assistant turn."""
+        kind = block.get("type")
+        use_id = block.get("tool_use_id")
+        if not (isinstance(kind, str) and kind.endswith("_tool_result")):
+            return False
+        if not (isinstance(use_id, str) and use_id in self.run.by_call_id):
+            return False
+        content = block.get("content")
+        failed = isinstance(content, dict) and str(content.get("type", "")).endswith("_error")
+        self.run.by_call_id[use_id].set_result(content, is_error=failed)
+        return True
+
+    def _take_input(self, role: str, message: dict[str, Json], blocks: list[Json]) -> bool:
+        """The first user message is the run's input, unless it answers tool calls."""
+        if role != "user" or self.seen_user:
+            return False
+        self.seen_user = True
+        if any(isinstance(b, dict) and b.get("type") == "tool_result" for b in blocks):
+            return False
+        content = message.get("content")
+        text = text_parts(content)
+        plain = isinstance(content, str) or all(
+            isinstance(b, dict) and b.get("type") == "text" for b in blocks
+        )
+        self.run.input = text if plain and text is not None else content
+        return True
+
+    def _tool_results(self, blocks: list[Json], content_where: str) -> None:
+        for j, block_raw in enumerate(blocks):
+            bwhere = join_path(content_where, j)
+            block = as_dict(block_raw, bwhere, "a content block")
+            if block.get("type") != "tool_result":
+                self.run.unmapped.add(bwhere, block_raw)
+                continue
+            is_error = block.get("is_error", False)
+            if not isinstance(is_error, bool):
+                raise error_at("expected true or false", where=join_path(bwhere, "is_error"))
+            draft = self.run.awaiting_result(block.get("tool_use_id"))
+            if draft is None:
+                self.run.unmapped.add(bwhere, block_raw)
+                continue
+            draft.set_result(_result_content(block.get("content")), is_error=is_error)
+            for key in block:
+                if key not in ("type", "tool_use_id", "content", "is_error"):
+                    self.run.unmapped.add(join_path(bwhere, key), block[key])
 
 
 def import_file(

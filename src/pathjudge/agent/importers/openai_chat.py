@@ -33,20 +33,21 @@ from pathlib import Path
 from pathjudge.agent.importers._common import (
     IDENTITY_KEYS,
     Json,
+    RunParts,
     StepDraft,
-    Unmapped,
     as_dict,
     as_list,
     content_text,
-    finish_record,
     import_transcripts,
     join_path,
+    last_with_role,
+    prefixed_error,
     require_str,
     split_transcripts,
     take_metadata,
     usage_from,
 )
-from pathjudge.agent.trajectory import AgentInfo, Reply, RunRecord
+from pathjudge.agent.trajectory import AgentInfo, RunRecord
 from pathjudge.errors import InputError
 
 __all__ = ["DEFAULT_ERROR_PREFIXES", "FORMAT", "from_openai_chat", "import_file"]
@@ -125,171 +126,179 @@ def from_openai_chat(
     gives a run with no steps and no final answer. A problem raises
     :class:`~pathjudge.errors.ImportFormatError` naming the JSON path inside the transcript.
     """
-    unmapped = Unmapped()
-    metadata: dict[str, Json] = {}
-    model: str | None = None
-    usage_raw: Json = None
-    base = ""
-    stop_reason: str | None = None
-    if isinstance(transcript, dict):
-        base = "traj" if "traj" in transcript and "messages" not in transcript else "messages"
-        messages = as_list(transcript.get(base), base, "the transcript's messages")
-        if isinstance(transcript.get("model"), str):
-            model = transcript["model"]
-        usage_raw = transcript.get("usage")
-        for key in ("reward", "info"):
-            if key in transcript:
-                metadata[key] = transcript[key]
-        for key in ("stop_reason", "finish_reason"):
-            if isinstance(transcript.get(key), str):
-                stop_reason = _FINISH_REASONS.get(transcript[key], transcript[key])
-        if base == "traj" and not isinstance(transcript.get("reward"), int | float):
-            stop_reason = "missing_reward"  # a tau-bench record without its reward never finished
-        elif base == "traj" and stop_reason is None and _tau_cut(messages):
-            stop_reason = "max_steps"  # the episode hit tau-bench's step cap (its reward is then 0)
-        take_metadata(transcript, metadata, unmapped)
-        unmapped.extra_keys(transcript, _TRANSCRIPT_KEYS | IDENTITY_KEYS, "")
-    else:
-        messages = as_list(transcript, "", "a list of messages")
-    usage = usage_from(
+    run = RunParts()
+    base, messages, usage_raw = _read_envelope(transcript, run)
+    run.usage = usage_from(
         usage_raw,
         "usage",
-        unmapped,
+        run.unmapped,
         names=_USAGE_NAMES,
         cached_in=("prompt_tokens_details", "cached_tokens"),
     )
-
-    drafts: list[StepDraft] = []
-    by_id: dict[str, StepDraft] = {}
-    input_value: Json = None
-    seen_user = seen_system = False
-    final_answer: str | None = None
-    replies: list[Reply] = []
-    turn = -1
-    last_assistant = max(
-        (i for i, m in enumerate(messages) if isinstance(m, dict) and m.get("role") == "assistant"),
-        default=-1,
-    )
+    walk = _MessageWalk(run, error_prefixes)
+    last_assistant = last_with_role(messages, "assistant")
     for i, raw in enumerate(messages):
-        where = join_path(base, i)
+        walk.message(raw, join_path(base, i), is_last_assistant=i == last_assistant)
+    info = agent if agent is not None else AgentInfo(model=run.model)
+    return run.record(info, run_id=run_id, task_id=task_id, epoch=epoch, source=source)
+
+
+def _read_envelope(transcript: Json, run: RunParts) -> tuple[str, list[Json], Json]:
+    """The JSON path and list of the messages and the raw usage; the envelope's other fields into ``run``."""
+    if not isinstance(transcript, dict):
+        return "", as_list(transcript, "", "a list of messages"), None
+    base = "traj" if "traj" in transcript and "messages" not in transcript else "messages"
+    messages = as_list(transcript.get(base), base, "the transcript's messages")
+    if isinstance(transcript.get("model"), str):
+        run.model = transcript["model"]
+    for key in ("reward", "info"):
+        if key in transcript:
+            run.metadata[key] = transcript[key]
+    run.stop_reason = _stop_reason(transcript, messages, tau_bench=base == "traj")
+    take_metadata(transcript, run.metadata, run.unmapped)
+    run.unmapped.extra_keys(transcript, _TRANSCRIPT_KEYS | IDENTITY_KEYS, "")
+    return base, messages, transcript.get("usage")
+
+
+def _stop_reason(
+    transcript: dict[str, Json], messages: list[Json], *, tau_bench: bool
+) -> str | None:
+    """The recorded stop/finish reason; for a tau-bench record, whether the episode finished."""
+    stop_reason: str | None = None
+    for key in ("stop_reason", "finish_reason"):
+        if isinstance(transcript.get(key), str):
+            stop_reason = _FINISH_REASONS.get(transcript[key], transcript[key])
+    if tau_bench and not isinstance(transcript.get("reward"), int | float):
+        return "missing_reward"  # a tau-bench record without its reward never finished
+    if tau_bench and stop_reason is None and _tau_cut(messages):
+        return "max_steps"  # the episode hit tau-bench's step cap (its reward is then 0)
+    return stop_reason
+
+
+class _MessageWalk:
+    """Walks the messages in order: system prompt, input, steps, their results, replies and answer."""
+
+    def __init__(self, run: RunParts, error_prefixes: tuple[str, ...]) -> None:
+        self.run = run
+        self.error_prefixes = error_prefixes
+        self.turn = -1
+        self.seen_user = self.seen_system = False
+
+    def message(self, raw: Json, where: str, *, is_last_assistant: bool) -> None:
         message = as_dict(raw, where, "a message with 'role'")
         role = require_str(message, "role", where)
         content = message.get("content")
         known = {"role", "content"}
-        if role == "system" and not seen_system:
-            seen_system = True
-            metadata["system"] = content_text(content)
-        elif role == "user" and not seen_user:
-            seen_user = True
-            input_value = content_text(content)
+        if role == "system" and not self.seen_system:
+            self.seen_system = True
+            self.run.metadata["system"] = content_text(content)
+        elif role == "user" and not self.seen_user:
+            self.seen_user = True
+            self.run.input = content_text(content)
         elif role == "assistant":
             known |= {"tool_calls", "function_call", "reasoning_content"}
-            calls = message.get("tool_calls") or []
-            calls = as_list(calls, join_path(where, "tool_calls"), "tool calls")
-            legacy = message.get("function_call")
-            text = content_text(content)
-            reasoning = message.get("reasoning_content")
-            decision_parts = [p for p in (reasoning, text) if isinstance(p, str) and p]
-            if calls or legacy is not None:
-                turn += 1
-                decision = "\n\n".join(decision_parts) or None
-                if not isinstance(text, str | None):
-                    unmapped.add(join_path(where, "content"), content)
-                for j, call_raw in enumerate(calls):
-                    cwhere = join_path(join_path(where, "tool_calls"), j)
-                    call = as_dict(call_raw, cwhere, "a tool call")
-                    fn = as_dict(call.get("function"), join_path(cwhere, "function"), "a function")
-                    draft = StepDraft(
-                        tool=require_str(fn, "name", join_path(cwhere, "function")),
-                        turn=turn,
-                        where=cwhere,
-                        call_id=call.get("id") if isinstance(call.get("id"), str) else None,
-                        decision=decision,
-                        raw_arguments=fn.get("arguments"),
-                    )
-                    decision = None
-                    drafts.append(draft)
-                    if draft.call_id is not None:
-                        by_id[draft.call_id] = draft
-                    unmapped.extra_keys(
-                        fn, frozenset({"name", "arguments"}), join_path(cwhere, "function")
-                    )
-                    for key, value in call.items():
-                        if key not in ("id", "function") and not (
-                            key == "type" and value == "function"
-                        ):
-                            unmapped.add(join_path(cwhere, key), value)
-                if legacy is not None:
-                    lwhere = join_path(where, "function_call")
-                    fn = as_dict(legacy, lwhere, "a function call")
-                    drafts.append(
-                        StepDraft(
-                            tool=require_str(fn, "name", lwhere),
-                            turn=turn,
-                            where=lwhere,
-                            decision=decision,
-                            raw_arguments=fn.get("arguments"),
-                        )
-                    )
-            else:
-                if isinstance(text, str) and text:
-                    replies.append(Reply(text=text, after_steps=len(drafts)))
-                elif content is not None:
-                    unmapped.add(join_path(where, "content"), content)
-                if i == last_assistant:
-                    final_answer = text if isinstance(text, str) else None
-                    if isinstance(reasoning, str) and reasoning:
-                        unmapped.add(join_path(where, "reasoning_content"), reasoning)
-                elif reasoning is not None:
-                    unmapped.add(join_path(where, "reasoning_content"), reasoning)
+            self._assistant(message, where, is_last=is_last_assistant)
         elif role in ("tool", "function"):
             known |= {"tool_call_id", "name"}
-            target: StepDraft | None = None
-            if role == "tool":
-                call_id = message.get("tool_call_id")
-                target = by_id.get(call_id) if isinstance(call_id, str) else None
-            else:
-                name = message.get("name")
-                target = next(
-                    (
-                        d
-                        for d in drafts
-                        if d.call_id is None and d.tool == name and not d.has_result
-                    ),
-                    None,
-                )
-            if target is None or target.has_result:
-                unmapped.add(where, raw)
-                continue
-            result = content_text(content)
-            failed = isinstance(result, str) and result.startswith(error_prefixes)
-            target.set_result(result, is_error=failed)
-            name = message.get("name")
-            if name is not None and name != target.tool:
-                unmapped.add(join_path(where, "name"), name)
+            if not self._tool_result(message, where):
+                self.run.unmapped.add(where, raw)
+                return
         else:
-            unmapped.add(where, raw)
-            continue
+            self.run.unmapped.add(where, raw)
+            return
         for key, value in message.items():
             if key not in known and value is not None:  # a null (e.g. "refusal": null) says nothing
-                unmapped.add(join_path(where, key), value)
+                self.run.unmapped.add(join_path(where, key), value)
 
-    info = agent if agent is not None else AgentInfo(model=model)
-    return finish_record(
-        drafts,
-        metadata=metadata,
-        unmapped=unmapped,
-        source=source,
-        run_id=run_id,
-        task_id=task_id,
-        epoch=epoch,
-        agent=info,
-        input=input_value,
-        final_answer=final_answer,
-        replies=tuple(replies),
-        stop_reason=stop_reason,
-        usage=usage,
-    )
+    def _assistant(self, message: dict[str, Json], where: str, *, is_last: bool) -> None:
+        """Tool calls (the text and reasoning are the first one's decision), else a reply."""
+        content = message.get("content")
+        calls = as_list(
+            message.get("tool_calls") or [], join_path(where, "tool_calls"), "tool calls"
+        )
+        legacy = message.get("function_call")
+        text = content_text(content)
+        reasoning = message.get("reasoning_content")
+        if not calls and legacy is None:
+            self._reply(content, text, reasoning, where, is_last=is_last)
+            return
+        self.turn += 1
+        decision_parts = [p for p in (reasoning, text) if isinstance(p, str) and p]
+        decision = "\n\n".join(decision_parts) or None
+        if not isinstance(text, str | None):
+            self.run.unmapped.add(join_path(where, "content"), content)
+        for j, call_raw in enumerate(calls):
+            self._tool_call(call_raw, join_path(join_path(where, "tool_calls"), j), decision)
+            decision = None
+        if legacy is not None:
+            lwhere = join_path(where, "function_call")
+            fn = as_dict(legacy, lwhere, "a function call")
+            self.run.add_step(
+                StepDraft(
+                    tool=require_str(fn, "name", lwhere),
+                    turn=self.turn,
+                    where=lwhere,
+                    decision=decision,
+                    raw_arguments=fn.get("arguments"),
+                )
+            )
+
+    def _tool_call(self, raw: Json, where: str, decision: str | None) -> None:
+        call = as_dict(raw, where, "a tool call")
+        fn_where = join_path(where, "function")
+        fn = as_dict(call.get("function"), fn_where, "a function")
+        self.run.add_step(
+            StepDraft(
+                tool=require_str(fn, "name", fn_where),
+                turn=self.turn,
+                where=where,
+                call_id=call.get("id") if isinstance(call.get("id"), str) else None,
+                decision=decision,
+                raw_arguments=fn.get("arguments"),
+            )
+        )
+        self.run.unmapped.extra_keys(fn, frozenset({"name", "arguments"}), fn_where)
+        for key, value in call.items():
+            if key not in ("id", "function") and not (key == "type" and value == "function"):
+                self.run.unmapped.add(join_path(where, key), value)
+
+    def _reply(
+        self, content: Json, text: Json, reasoning: Json, where: str, *, is_last: bool
+    ) -> None:
+        """An assistant message without calls: a reply; the last one is the final answer."""
+        if isinstance(text, str) and text:
+            self.run.add_reply(text)
+        elif content is not None:
+            self.run.unmapped.add(join_path(where, "content"), content)
+        if is_last:
+            self.run.final_answer = text if isinstance(text, str) else None
+            if isinstance(reasoning, str) and reasoning:
+                self.run.unmapped.add(join_path(where, "reasoning_content"), reasoning)
+        elif reasoning is not None:
+            self.run.unmapped.add(join_path(where, "reasoning_content"), reasoning)
+
+    def _tool_result(self, message: dict[str, Json], where: str) -> bool:
+        """A ``role: tool`` (by call id) or legacy ``role: function`` (by name) result; False if unpaired."""
+        name = message.get("name")
+        target: StepDraft | None
+        if message["role"] == "tool":
+            target = self.run.awaiting_result(message.get("tool_call_id"))
+        else:
+            target = next(
+                (
+                    d
+                    for d in self.run.steps
+                    if d.call_id is None and d.tool == name and not d.has_result
+                ),
+                None,
+            )
+        if target is None:
+            return False
+        result = content_text(message.get("content"))
+        target.set_result(result, is_error=prefixed_error(result, self.error_prefixes))
+        if name is not None and name != target.tool:
+            self.run.unmapped.add(join_path(where, "name"), name)
+        return True
 
 
 def import_file(

@@ -31,22 +31,22 @@ from pathlib import Path
 from pathjudge.agent.importers._common import (
     IDENTITY_KEYS,
     Json,
+    RunParts,
     StepDraft,
-    Unmapped,
     as_dict,
     as_list,
     content_text,
     error_at,
-    finish_record,
     import_transcripts,
     join_path,
+    prefixed_error,
     require_str,
     split_transcripts,
     take_metadata,
     text_parts,
     usage_from,
 )
-from pathjudge.agent.trajectory import AgentInfo, Reply, RunRecord
+from pathjudge.agent.trajectory import AgentInfo, RunRecord
 from pathjudge.errors import InputError
 
 __all__ = ["DEFAULT_ERROR_PREFIXES", "FORMAT", "from_openai_responses", "import_file"]
@@ -73,13 +73,15 @@ _TEXT_PARTS = ("input_text", "output_text", "text")
 
 
 class _Turn:
+    """One model turn: the output items between two input items."""
+
     __slots__ = ("has_calls", "leftover", "steps_before")
 
-    def __init__(self) -> None:
+    def __init__(self, steps_before: int) -> None:
         self.has_calls = False
         # (json path, item, text when it is assistant message text, else None)
         self.leftover: list[tuple[str, Json, str | None]] = []
-        self.steps_before = 0
+        self.steps_before = steps_before
 
 
 def from_openai_responses(
@@ -98,191 +100,183 @@ def from_openai_responses(
     input and no final answer. A problem raises :class:`~pathjudge.errors.ImportFormatError` naming the
     JSON path inside the transcript.
     """
-    unmapped = Unmapped()
-    metadata: dict[str, Json] = {}
-    model: str | None = None
-    usage_raw: Json = None
-    input_value: Json = None
-    items: list[tuple[str, Json]] = []
-    stop_reason: str | None = None
-    if isinstance(transcript, dict):
-        status = transcript.get("status")
-        if status == "incomplete":
-            details = transcript.get("incomplete_details")
-            why = details.get("reason") if isinstance(details, dict) else None
-            stop_reason = "max_tokens" if why in (None, "max_output_tokens") else str(why)
-        elif status == "completed":
-            stop_reason = "end_turn"
-        elif status == "cancelled":
-            stop_reason = "interrupted"
-        elif isinstance(status, str):
-            stop_reason = status  # failed, in_progress: kept as given
-        if isinstance(transcript.get("model"), str):
-            model = transcript["model"]
-        usage_raw = transcript.get("usage")
-        if transcript.get("instructions") is not None:
-            metadata["system"] = transcript["instructions"]
-        take_metadata(transcript, metadata, unmapped)
-        given = transcript.get("input")
-        if isinstance(given, str):
-            input_value = given
-        elif given is not None:
-            items += [
-                (join_path("input", i), it)
-                for i, it in enumerate(as_list(given, "input", "input items"))
-            ]
-        for key in ("items", "output"):
-            if transcript.get(key) is not None:
-                items += [
-                    (join_path(key, i), it)
-                    for i, it in enumerate(as_list(transcript[key], key, "items"))
-                ]
-        unmapped.extra_keys(transcript, _TRANSCRIPT_KEYS | IDENTITY_KEYS, "")
-    else:
-        items = [
-            (join_path("", i), it)
-            for i, it in enumerate(as_list(transcript, "", "a list of items"))
-        ]
-    usage = usage_from(
+    run = RunParts()
+    items, usage_raw = _read_envelope(transcript, run)
+    run.usage = usage_from(
         usage_raw,
         "usage",
-        unmapped,
+        run.unmapped,
         names=_USAGE_NAMES,
         cached_in=("input_tokens_details", "cached_tokens"),
     )
-
-    drafts: list[StepDraft] = []
-    by_id: dict[str, StepDraft] = {}
-    turns: list[_Turn] = []
-    current: _Turn | None = None
-    pending: list[str] = []
-    seen_user = False
-    seen_system = "system" in metadata
-    turn = -1
+    walk = _ItemWalk(run, error_prefixes)
     for where, raw in items:
+        walk.item(raw, where)
+    walk.take_replies()
+    info = agent if agent is not None else AgentInfo(model=run.model)
+    return run.record(info, run_id=run_id, task_id=task_id, epoch=epoch, source=source)
+
+
+def _read_envelope(transcript: Json, run: RunParts) -> tuple[list[tuple[str, Json]], Json]:
+    """The items with their JSON paths and the raw usage; the envelope's other fields into ``run``."""
+    if not isinstance(transcript, dict):
+        listed = as_list(transcript, "", "a list of items")
+        return [(join_path("", i), it) for i, it in enumerate(listed)], None
+    run.stop_reason = _stop_reason(transcript.get("status"), transcript.get("incomplete_details"))
+    if isinstance(transcript.get("model"), str):
+        run.model = transcript["model"]
+    if transcript.get("instructions") is not None:
+        run.metadata["system"] = transcript["instructions"]
+    take_metadata(transcript, run.metadata, run.unmapped)
+    items: list[tuple[str, Json]] = []
+    given = transcript.get("input")
+    if isinstance(given, str):
+        run.input = given
+    elif given is not None:
+        listed = as_list(given, "input", "input items")
+        items += [(join_path("input", i), it) for i, it in enumerate(listed)]
+    for key in ("items", "output"):
+        if transcript.get(key) is not None:
+            listed = as_list(transcript[key], key, "items")
+            items += [(join_path(key, i), it) for i, it in enumerate(listed)]
+    run.unmapped.extra_keys(transcript, _TRANSCRIPT_KEYS | IDENTITY_KEYS, "")
+    return items, transcript.get("usage")
+
+
+def _stop_reason(status: Json, details: Json) -> str | None:
+    """A stored response's ``status`` as a stop reason (see the module docstring)."""
+    if status == "incomplete":
+        why = details.get("reason") if isinstance(details, dict) else None
+        return "max_tokens" if why in (None, "max_output_tokens") else str(why)
+    if status == "completed":
+        return "end_turn"
+    if status == "cancelled":
+        return "interrupted"
+    if isinstance(status, str):
+        return status  # failed, in_progress: kept as given
+    return None
+
+
+class _ItemWalk:
+    """Walks the items in order, grouping output items into model turns."""
+
+    def __init__(self, run: RunParts, error_prefixes: tuple[str, ...]) -> None:
+        self.run = run
+        self.error_prefixes = error_prefixes
+        self.turns: list[_Turn] = []
+        self.current: _Turn | None = None
+        self.pending: list[str] = []  # reasoning and assistant text not yet a call's decision
+        self.seen_user = False
+        self.seen_system = "system" in run.metadata
+        self.turn = -1
+
+    def item(self, raw: Json, where: str) -> None:
         item = as_dict(raw, where, "a Responses API item")
         kind = item.get("type", "message" if "role" in item else None)
         role = item.get("role")
-        is_input = kind == "function_call_output" or (kind == "message" and role in _INPUT_ROLES)
-        if is_input:
-            current = None
-            pending = []
-        elif current is None:
-            current = _Turn()
-            current.steps_before = len(drafts)
-            turns.append(current)
+        if kind == "function_call_output" or (kind == "message" and role in _INPUT_ROLES):
+            self.current = None
+            self.pending = []
+        elif self.current is None:
+            self.current = _Turn(steps_before=len(self.run.steps))
+            self.turns.append(self.current)
         if kind == "message" and role in _INPUT_ROLES:
-            content = content_text(item.get("content"), part_types=_TEXT_PARTS)
-            if role == "user" and not seen_user and input_value is None:
-                seen_user = True
-                input_value = content
-            elif role in ("system", "developer") and not seen_system:
-                seen_system = True
-                metadata["system"] = content
-            else:
-                unmapped.add(where, raw)
-                continue
-            unmapped.extra_keys(item, frozenset({"type", "role", "content"}), where)
+            self._input_message(item, raw, where)
         elif kind == "message" and role == "assistant":
-            assert current is not None
-            content = item.get("content")
-            text = content_text(content, part_types=_TEXT_PARTS)
-            if isinstance(text, str):
-                pending.append(text)
-                current.leftover.append((where, raw, text))
-            else:
-                unmapped.add(where, raw)
+            text = content_text(item.get("content"), part_types=_TEXT_PARTS)
+            self._model_text(raw, where, text if isinstance(text, str) else None, answer=True)
         elif kind == "reasoning":
-            assert current is not None
             summary = item.get("summary")
             text = text_parts(summary) if isinstance(summary, list) else None
-            if text:
-                pending.append(text)
-                current.leftover.append((where, raw, None))
-            else:
-                unmapped.add(where, raw)
+            self._model_text(raw, where, text or None, answer=False)
         elif kind == "function_call":
-            assert current is not None
-            if not current.has_calls:
-                turn += 1
-                current.has_calls = True
-            # text used as a decision is mapped; what came before it in this turn is not leftover
-            current.leftover = []
-            call_id = item.get("call_id")
-            draft = StepDraft(
+            self._call(item, where)
+        elif kind == "function_call_output":
+            self._output(item, raw, where)
+        elif kind is None:
+            raise error_at(
+                "an item needs a 'type' (or a 'role' for a message)",
+                where=where,
+                hint="export the items as the Responses API returns them",
+            )
+        else:
+            self.run.unmapped.add(where, raw)
+
+    def _input_message(self, item: dict[str, Json], raw: Json, where: str) -> None:
+        """The first user message is the input, the first system/developer one the system prompt."""
+        role = item.get("role")
+        content = content_text(item.get("content"), part_types=_TEXT_PARTS)
+        if role == "user" and not self.seen_user and self.run.input is None:
+            self.seen_user = True
+            self.run.input = content
+        elif role in ("system", "developer") and not self.seen_system:
+            self.seen_system = True
+            self.run.metadata["system"] = content
+        else:
+            self.run.unmapped.add(where, raw)
+            return
+        self.run.unmapped.extra_keys(item, frozenset({"type", "role", "content"}), where)
+
+    def _model_text(self, raw: Json, where: str, text: str | None, *, answer: bool) -> None:
+        """Assistant text or a reasoning summary: a decision if a call follows, else a reply."""
+        assert self.current is not None
+        if text is None:
+            self.run.unmapped.add(where, raw)
+            return
+        self.pending.append(text)
+        self.current.leftover.append((where, raw, text if answer else None))
+
+    def _call(self, item: dict[str, Json], where: str) -> None:
+        assert self.current is not None
+        if not self.current.has_calls:
+            self.turn += 1
+            self.current.has_calls = True
+        # text used as a decision is mapped; what came before it in this turn is not leftover
+        self.current.leftover = []
+        call_id = item.get("call_id")
+        self.run.add_step(
+            StepDraft(
                 tool=require_str(item, "name", where),
-                turn=turn,
+                turn=self.turn,
                 where=where,
                 call_id=call_id if isinstance(call_id, str) else None,
-                decision="\n\n".join(pending) if pending else None,
+                decision="\n\n".join(self.pending) if self.pending else None,
                 raw_arguments=item.get("arguments"),
             )
-            pending = []
-            drafts.append(draft)
-            if draft.call_id is not None:
-                by_id[draft.call_id] = draft
-            for key, value in item.items():
-                if key in ("type", "call_id", "name", "arguments", "id"):
-                    continue
-                if key == "status" and value == "completed":
-                    continue
-                unmapped.add(join_path(where, key), value)
-        elif kind == "function_call_output":
-            call_id = item.get("call_id")
-            target = by_id.get(call_id) if isinstance(call_id, str) else None
-            if target is None or target.has_result:
-                unmapped.add(where, raw)
-                continue
-            result = content_text(item.get("output"), part_types=_TEXT_PARTS)
-            failed = isinstance(result, str) and result.startswith(error_prefixes)
-            target.set_result(result, is_error=failed)
-            for key, value in item.items():
-                if key in ("type", "call_id", "output", "id"):
-                    continue
-                if key == "status" and value == "completed":
-                    continue
-                unmapped.add(join_path(where, key), value)
-        else:
-            if kind is None:
-                raise error_at(
-                    "an item needs a 'type' (or a 'role' for a message)",
-                    where=where,
-                    hint="export the items as the Responses API returns them",
-                )
-            unmapped.add(where, raw)
+        )
+        self.pending = []
+        self._unmapped_keys(item, where, known=("type", "call_id", "name", "arguments", "id"))
 
-    final_answer: str | None = None
-    replies: list[Reply] = []
-    for index, model_turn in enumerate(turns):
-        last = index == len(turns) - 1
-        answer = [t for _, _, t in model_turn.leftover if t is not None]
-        if not model_turn.has_calls and answer:
-            replies.append(Reply(text="\n\n".join(answer), after_steps=model_turn.steps_before))
-            if last:
-                final_answer = "\n\n".join(answer)
+    def _output(self, item: dict[str, Json], raw: Json, where: str) -> None:
+        target = self.run.awaiting_result(item.get("call_id"))
+        if target is None:
+            self.run.unmapped.add(where, raw)
+            return
+        result = content_text(item.get("output"), part_types=_TEXT_PARTS)
+        target.set_result(result, is_error=prefixed_error(result, self.error_prefixes))
+        self._unmapped_keys(item, where, known=("type", "call_id", "output", "id"))
+
+    def _unmapped_keys(self, item: dict[str, Json], where: str, *, known: tuple[str, ...]) -> None:
+        """Keys not in ``known``; a ``status`` of ``completed`` says nothing about the run."""
+        for key, value in item.items():
+            if key in known or (key == "status" and value == "completed"):
+                continue
+            self.run.unmapped.add(join_path(where, key), value)
+
+    def take_replies(self) -> None:
+        """Each turn without calls that has assistant text is a reply; the last one is the answer."""
+        for index, model_turn in enumerate(self.turns):
+            answer = [t for _, _, t in model_turn.leftover if t is not None]
+            if model_turn.has_calls or not answer:
+                for where, raw, _ in model_turn.leftover:
+                    self.run.unmapped.add(where, raw)
+                continue
+            self.run.add_reply("\n\n".join(answer), after_steps=model_turn.steps_before)
+            if index == len(self.turns) - 1:
+                self.run.final_answer = "\n\n".join(answer)
             for where, raw, text in model_turn.leftover:
                 if text is None:
-                    unmapped.add(where, raw)
-        else:
-            for where, raw, _ in model_turn.leftover:
-                unmapped.add(where, raw)
-
-    info = agent if agent is not None else AgentInfo(model=model)
-    return finish_record(
-        drafts,
-        metadata=metadata,
-        unmapped=unmapped,
-        source=source,
-        run_id=run_id,
-        task_id=task_id,
-        epoch=epoch,
-        agent=info,
-        input=input_value,
-        final_answer=final_answer,
-        replies=tuple(replies),
-        stop_reason=stop_reason,
-        usage=usage,
-    )
+                    self.run.unmapped.add(where, raw)
 
 
 def _split(value: Json) -> list[tuple[str, Json]]:

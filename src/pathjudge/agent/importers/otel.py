@@ -46,13 +46,12 @@ from pathjudge import _json as strict_json
 from pathjudge.agent.importers._common import (
     Document,
     Json,
+    RunParts,
     StepDraft,
-    Unmapped,
     as_dict,
     as_list,
     error_at,
     file_stem,
-    finish_record,
     iter_documents,
     join_path,
     source_metadata,
@@ -391,11 +390,36 @@ def _trace_record(
     agent: AgentInfo | None,
     source: dict[str, Json] | None,
 ) -> RunRecord:
+    """One trace's spans as a run: tool spans are steps, chat spans give decisions, replies, answer."""
     spans = sorted(spans, key=lambda s: (s.start_ns, s.order))
-    by_id = {s.span_id: s for s in spans}
     tools = [s for s in spans if s.is_tool]
     chats = [s for s in spans if s.op in _CHAT_OPS]
-    unmapped = Unmapped()
+    run = RunParts()
+    issuing = _add_tool_steps(run, tools, chats, {s.span_id: s for s in spans})
+    run.replies = _replies(chats, tools, issuing)
+    run.stop_reason = _stop_reason(chats)
+    run.final_answer = _final_answer(chats, tools, issuing)
+    if chats:
+        run.input, _ = _messages_text(chats[0].attrs.get("gen_ai.input.messages"), role="user")
+    run.usage = _usage(spans)
+    if spans and spans[0].resource:
+        run.metadata["resource"] = spans[0].resource
+    kept = [_span_summary(span) for span in spans if not span.is_tool]
+    if kept:
+        run.metadata["spans"] = kept
+    info = agent if agent is not None else _agent_info(spans)
+    return run.record(
+        info, run_id=run_id, task_id=task_id, epoch=epoch, source=source, timing=_timing(spans)
+    )
+
+
+def _add_tool_steps(
+    run: RunParts, tools: list[_Span], chats: list[_Span], by_id: dict[str, _Span]
+) -> set[str]:
+    """Each tool span as a step, in turn order; returns the ids of the chat spans that issued calls.
+
+    The output text of the chat span a turn's calls came from is the decision of its first call.
+    """
     keys = _turn_keys(tools, chats, by_id)
     order: dict[object, int] = {}
     for key in keys:
@@ -403,48 +427,55 @@ def _trace_record(
     paired = sorted(
         zip(keys, tools, strict=True), key=lambda kt: (order[kt[0]], kt[1].start_ns, kt[1].order)
     )
-
-    drafts: list[StepDraft] = []
     decided: set[object] = set()
     issuing: set[str] = set()
     for key, span in paired:
-        name = span.attrs.get("gen_ai.tool.name")
-        if not isinstance(name, str) or not name:
-            name = span.name.removeprefix("execute_tool").strip()
-        if not name:
-            raise error_at(
-                "a tool span has no gen_ai.tool.name", where=join_path(span.where, "attributes")
-            )
-        call_id = span.attrs.get("gen_ai.tool.call.id")
         decision: str | None = None
         if key not in decided and isinstance(key, tuple) and key[0] in ("chat", "after"):
             decided.add(key)
             chat = by_id[str(key[1])]
             issuing.add(chat.span_id)
             decision, _ = _messages_text(chat.attrs.get("gen_ai.output.messages"))
-        draft = StepDraft(
-            tool=name,
-            turn=order[key],
-            where=span.where,
-            call_id=call_id if isinstance(call_id, str) else None,
-            decision=decision,
-            raw_arguments=span.attrs.get("gen_ai.tool.call.arguments"),
-            latency_ms=(span.end_ns - span.start_ns) / 1e6,
-        )
-        error_type = span.attrs.get("error.type")
-        draft.set_result(
-            span.attrs.get("gen_ai.tool.call.result"), is_error=span.error or error_type is not None
-        )
-        if error_type is not None:
-            draft.state["error_type"] = error_type
-        if span.status_message is not None:
-            draft.state["status_message"] = span.status_message
-        draft.state["span_id"] = span.span_id
-        drafts.append(draft)
+        run.add_step(_tool_step(span, turn=order[key], decision=decision))
         for attr, value in span.attrs.items():
             if attr not in _TOOL_ATTRS:
-                unmapped.add(join_path(join_path(span.where, "attributes"), attr), value)
+                run.unmapped.add(join_path(join_path(span.where, "attributes"), attr), value)
+    return issuing
 
+
+def _tool_step(span: _Span, *, turn: int, decision: str | None) -> StepDraft:
+    """A tool span as a step with its result; ``error.type`` or an error status marks it failed."""
+    name = span.attrs.get("gen_ai.tool.name")
+    if not isinstance(name, str) or not name:
+        name = span.name.removeprefix("execute_tool").strip()
+    if not name:
+        raise error_at(
+            "a tool span has no gen_ai.tool.name", where=join_path(span.where, "attributes")
+        )
+    call_id = span.attrs.get("gen_ai.tool.call.id")
+    draft = StepDraft(
+        tool=name,
+        turn=turn,
+        where=span.where,
+        call_id=call_id if isinstance(call_id, str) else None,
+        decision=decision,
+        raw_arguments=span.attrs.get("gen_ai.tool.call.arguments"),
+        latency_ms=(span.end_ns - span.start_ns) / 1e6,
+    )
+    error_type = span.attrs.get("error.type")
+    draft.set_result(
+        span.attrs.get("gen_ai.tool.call.result"), is_error=span.error or error_type is not None
+    )
+    if error_type is not None:
+        draft.state["error_type"] = error_type
+    if span.status_message is not None:
+        draft.state["status_message"] = span.status_message
+    draft.state["span_id"] = span.span_id
+    return draft
+
+
+def _replies(chats: list[_Span], tools: list[_Span], issuing: set[str]) -> list[Reply]:
+    """The text of every chat span that issued no tool call, after the tools started before it."""
     replies: list[Reply] = []
     starts = sorted(t.start_ns for t in tools)
     for chat in chats:
@@ -454,26 +485,37 @@ def _trace_record(
         if text and not calls:
             before = sum(1 for start in starts if start <= chat.start_ns)
             replies.append(Reply(text=text, after_steps=before))
-    stop_reason: str | None = None
-    if chats:
-        reasons = chats[-1].attrs.get("gen_ai.response.finish_reasons")
-        listed = reasons if isinstance(reasons, list) else [reasons]
-        named = [str(r) for r in listed if isinstance(r, str)]
-        if any(r in ("length", "max_tokens") for r in named):
-            stop_reason = "max_tokens"
-        elif named:
-            stop_reason = {"stop": "end_turn", "tool_calls": "tool_use"}.get(named[-1], named[-1])
-    final_answer: str | None = None
-    if chats:
-        last = chats[-1]
-        text, calls = _messages_text(last.attrs.get("gen_ai.output.messages"))
-        after_tools = not tools or last.start_ns >= max(t.start_ns for t in tools)
-        if not calls and after_tools and last.span_id not in issuing:
-            final_answer = text
-    input_value: Json = None
-    if chats:
-        input_value, _ = _messages_text(chats[0].attrs.get("gen_ai.input.messages"), role="user")
+    return replies
 
+
+def _stop_reason(chats: list[_Span]) -> str | None:
+    """The last chat span's finish reason (``length`` anywhere in it reads as ``max_tokens``)."""
+    if not chats:
+        return None
+    reasons = chats[-1].attrs.get("gen_ai.response.finish_reasons")
+    listed = reasons if isinstance(reasons, list) else [reasons]
+    named = [str(r) for r in listed if isinstance(r, str)]
+    if any(r in ("length", "max_tokens") for r in named):
+        return "max_tokens"
+    if named:
+        return {"stop": "end_turn", "tool_calls": "tool_use"}.get(named[-1], named[-1])
+    return None
+
+
+def _final_answer(chats: list[_Span], tools: list[_Span], issuing: set[str]) -> str | None:
+    """The last chat span's text, when it calls no tool and no tool started after it."""
+    if not chats:
+        return None
+    last = chats[-1]
+    text, calls = _messages_text(last.attrs.get("gen_ai.output.messages"))
+    after_tools = not tools or last.start_ns >= max(t.start_ns for t in tools)
+    if not calls and after_tools and last.span_id not in issuing:
+        return text
+    return None
+
+
+def _agent_info(spans: list[_Span]) -> AgentInfo:
+    """The first model and agent name any span records."""
     model: str | None = None
     agent_name: str | None = None
     for span in spans:
@@ -482,59 +524,41 @@ def _trace_record(
                 model = span.attrs[attr]
         if agent_name is None and isinstance(span.attrs.get("gen_ai.agent.name"), str):
             agent_name = span.attrs["gen_ai.agent.name"]
+    return AgentInfo(name=agent_name, model=model)
 
-    kept: list[Json] = []
-    for span in spans:
-        if span.is_tool:
-            continue
-        rest = {
-            k: v
-            for k, v in span.attrs.items()
-            if not (span.op in _CHAT_OPS and k in _CHAT_ATTRS) and k != _OP
-        }
-        entry: dict[str, Json] = {
-            "name": span.name,
-            "span_id": span.span_id,
-            "parent_span_id": span.parent_id,
-            "operation": span.op,
-            "start_unix_nano": span.start_ns,
-            "end_unix_nano": span.end_ns,
-        }
-        if span.error:
-            entry["error"] = span.status_message or True
-        if rest:
-            entry["attributes"] = rest
-        kept.append(entry)
 
-    metadata: dict[str, Json] = {}
-    if spans and spans[0].resource:
-        metadata["resource"] = spans[0].resource
-    if kept:
-        metadata["spans"] = kept
-    start = min((s.start_ns for s in spans), default=None)
-    end = max((s.end_ns for s in spans), default=None)
-    timing = Timing()
-    if start is not None and end is not None:
-        timing = Timing(
-            started_at=datetime.fromtimestamp(start / 1e9, tz=UTC),
-            ended_at=datetime.fromtimestamp(end / 1e9, tz=UTC),
-            duration_ms=(end - start) / 1e6,
-        )
-    return finish_record(
-        drafts,
-        metadata=metadata,
-        unmapped=unmapped,
-        source=source,
-        run_id=run_id,
-        task_id=task_id,
-        epoch=epoch,
-        agent=agent if agent is not None else AgentInfo(name=agent_name, model=model),
-        input=input_value,
-        final_answer=final_answer,
-        replies=tuple(replies),
-        stop_reason=stop_reason,
-        usage=_usage(spans),
-        timing=timing,
+def _span_summary(span: _Span) -> dict[str, Json]:
+    """A span that is not a tool call, for ``metadata["spans"]``: its attributes not mapped elsewhere."""
+    rest = {
+        k: v
+        for k, v in span.attrs.items()
+        if not (span.op in _CHAT_OPS and k in _CHAT_ATTRS) and k != _OP
+    }
+    entry: dict[str, Json] = {
+        "name": span.name,
+        "span_id": span.span_id,
+        "parent_span_id": span.parent_id,
+        "operation": span.op,
+        "start_unix_nano": span.start_ns,
+        "end_unix_nano": span.end_ns,
+    }
+    if span.error:
+        entry["error"] = span.status_message or True
+    if rest:
+        entry["attributes"] = rest
+    return entry
+
+
+def _timing(spans: list[_Span]) -> Timing:
+    """From the first span's start to the last span's end; empty without spans."""
+    if not spans:
+        return Timing()
+    start = min(s.start_ns for s in spans)
+    end = max(s.end_ns for s in spans)
+    return Timing(
+        started_at=datetime.fromtimestamp(start / 1e9, tz=UTC),
+        ended_at=datetime.fromtimestamp(end / 1e9, tz=UTC),
+        duration_ms=(end - start) / 1e6,
     )
 
 
