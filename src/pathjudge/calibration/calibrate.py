@@ -45,6 +45,7 @@ from pathjudge.calibration.estimate import Estimate, proportion
 from pathjudge.calibration.labels import LabelledItem, LabelSet, Split
 from pathjudge.calibration.noise import NoiseStats, Reliability, judge_noise, reliability
 from pathjudge.calibration.ppi import PPIResult, Prediction, ppi_mean, predictions
+from pathjudge.calibration.raters import RaterAgreement, rater_agreement
 from pathjudge.calibration.verdicts import ItemVotes, JudgeName, VerdictSet, VerdictValue
 from pathjudge.errors import LabelsError
 
@@ -126,6 +127,21 @@ class CriterionCalibration(_Model):
         default=(),
         description="When not trusted: labels each failing gate needs at the observed rates, and "
         "how to try few-shot examples.",
+    )
+    rater_agreement: RaterAgreement | None = Field(
+        default=None,
+        description="Rater-rater agreement (Cohen's kappa for two raters, Krippendorff's alpha for "
+        "more, with bootstrap intervals): the human ceiling beside judge-human agreement.",
+    )
+    stale_labels: tuple[str, ...] = Field(
+        default=(),
+        description="Items with a label given to different content than they have now (label "
+        "logs; left out of every statistic unless kept with keep_stale).",
+    )
+    n_ppi_left_out: int = Field(
+        default=0,
+        description="Labelled items left out of PPI++ because no rater labelled them in a random "
+        "order (PPI++ needs a random sample of labels).",
     )
 
 
@@ -328,6 +344,35 @@ def _ceiling(stats: AgreementStats, humans: InterAnnotatorStats | None) -> str:
     return "; ".join(parts) + f" over {humans.n_items} multiply-annotated items"
 
 
+def _ppi_note(left_out: int, labelled: int) -> str:
+    if left_out == labelled:
+        return (
+            f"PPI++ needs labels drawn in a random order, and none of the {labelled} labelled "
+            "items was (label in --order random to get a corrected success rate)"
+        )
+    return (
+        f"{left_out} of {labelled} labelled item(s) are left out of PPI++: no rater labelled them "
+        "in a random order (gates or file order), and PPI++ needs a random sample"
+    )
+
+
+def _label_log_notes(labels: LabelSet, criterion: str | None, stale: Sequence[str]) -> list[str]:
+    notes = list(labels.notes.get(criterion, ()))
+    if stale:
+        shown = ", ".join(repr(i) for i in stale[:5])
+        more = f" and {len(stale) - 5} more" if len(stale) > 5 else ""
+        notes.append(
+            f"{len(stale)} item(s) have labels given to different content than they have now "
+            f"(stale): {shown}{more}; "
+            + (
+                "kept (--keep-stale)"
+                if labels.kept_stale
+                else "left out (relabel them, or keep them with --keep-stale)"
+            )
+        )
+    return notes
+
+
 def calibrate(
     labels: LabelSet,
     verdicts: VerdictSet,
@@ -455,10 +500,20 @@ def calibrate(
                 "for the PPI++ corrected rate"
             )
             unl.update(judge_only)
-        if unl:
+        random_items = [item.random_order for item in evaluated]
+        n_ppi_left_out = random_items.count(False)
+        if unl and n_ppi_left_out:
+            notes.append(_ppi_note(n_ppi_left_out, len(evaluated)))
+        if unl and n_ppi_left_out < len(evaluated):
             ppi = ppi_mean(
-                [1.0 if h == "pass" else 0.0 for h in human],
-                predictions(item_votes, prediction),
+                [
+                    1.0 if h == "pass" else 0.0
+                    for h, r in zip(human, random_items, strict=True)
+                    if r
+                ],
+                predictions(
+                    [v for v, r in zip(item_votes, random_items, strict=True) if r], prediction
+                ),
                 predictions(list(unl.values()), prediction),
                 confidence=confidence,
             )
@@ -471,6 +526,11 @@ def calibrate(
             split_counts[key] = split_counts.get(key, 0) + 1
         sizes = [v.n_samples for v in item_votes]
         trust = decide_trust(stats, gates)
+        raters = rater_agreement(
+            evaluated, confidence=confidence, n_bootstrap=n_bootstrap, seed=seed
+        )
+        stale = tuple(labels.stale.get(lc, ()))
+        notes.extend(_label_log_notes(labels, lc, stale))
         train_disagreements = tuple(find_disagreements(train_items, votes))
         steps = next_steps(
             stats,
@@ -490,7 +550,8 @@ def calibrate(
                 agreement=stats,
                 trust=trust,
                 inter_annotator=humans,
-                ceiling=_ceiling(stats, humans),
+                ceiling=_ceiling(stats, humans)
+                + (f"; {raters.describe()}" if raters is not None else ""),
                 noise=noise,
                 reliability=rel,
                 ppi=ppi,
@@ -502,6 +563,9 @@ def calibrate(
                 next_steps=steps,
                 evidence=diagnostic,
                 judges=tuple(verdicts.judges.get(vc, ())),
+                rater_agreement=raters,
+                stale_labels=stale,
+                n_ppi_left_out=n_ppi_left_out if unl else 0,
             )
         )
     return CalibrationReport(

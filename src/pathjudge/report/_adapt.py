@@ -430,6 +430,17 @@ def calibration_view(report: Any, *, source: str | Path | None = None) -> Calibr
                 _estimate("human_agreement", "Human-human agreement", ia.percent_agreement)
             )
             metrics.append(_estimate("human_fleiss", "Human-human Fleiss kappa", ia.fleiss_kappa))
+        if crit.rater_agreement is not None:
+            ra = crit.rater_agreement
+            metrics.append(
+                _estimate(
+                    "rater_ceiling",
+                    "Rater-rater "
+                    + ("Cohen's kappa" if ra.statistic == "cohen_kappa" else "Krippendorff's alpha")
+                    + " (human ceiling)",
+                    ra.value,
+                )
+            )
         if crit.noise is not None:
             metrics.append(
                 _estimate(
@@ -491,6 +502,7 @@ def calibration_view(report: Any, *, source: str | Path | None = None) -> Calibr
                     for d in crit.disagreements
                 ),
                 judge="; ".join(j.describe() for j in crit.judges),
+                ceiling=crit.ceiling if crit.rater_agreement is not None else "",
             )
         )
     source_text = f"labels {model.labels_file or '—'} · verdicts {model.verdicts_file or '—'}"

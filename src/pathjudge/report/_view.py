@@ -248,6 +248,8 @@ class CriterionCalibrationView:
     notes: tuple[str, ...]
     disagreements: tuple[DisagreementView, ...]
     judge: str = ""
+    ceiling: str = ""
+    """Rater-rater agreement beside judge-human kappa (empty: no item has two raters)."""
 
 
 @dataclass(frozen=True, slots=True)
