@@ -306,3 +306,14 @@ def test_a_label_event_line_inside_a_schema_1_file_says_what_it_is(write: Writer
     path = write("l.jsonl", [{"item_id": "x", "label": "fail"}, label_event("a", "pass")])
     with pytest.raises(LabelsError, match="is a label event \\(schema 2"):
         load_labels(path)
+
+
+def test_a_rater_relabel_after_the_adjudication_reopens_the_item(write: Writer) -> None:
+    settled = label_event(
+        "a", "fail", "lead", kind="adjudication", order="adjudication", at="2026-12-06T21:00:00Z"
+    )
+    base = [label_event("a", "pass", "ana"), label_event("a", "fail", "bo"), settled]
+    assert [i.label for i in load_labels(write("one.jsonl", base))] == ["fail"]
+    later = label_event("a", "pass", "bo", at="2026-12-06T22:00:00Z")
+    again = load_labels(write("two.jsonl", [*base, later]))
+    assert [(i.label, i.adjudicated) for i in again] == [("pass", False)]

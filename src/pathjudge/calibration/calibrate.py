@@ -344,16 +344,18 @@ def _ceiling(stats: AgreementStats, humans: InterAnnotatorStats | None) -> str:
     return "; ".join(parts) + f" over {humans.n_items} multiply-annotated items"
 
 
-def _ppi_note(left_out: int, labelled: int) -> str:
-    if left_out == labelled:
-        return (
-            f"PPI++ needs labels drawn in a random order, and none of the {labelled} labelled "
-            "items was (label in --order random to get a corrected success rate)"
-        )
-    return (
-        f"{left_out} of {labelled} labelled item(s) are left out of PPI++: no rater labelled them "
-        "in a random order (gates or file order), and PPI++ needs a random sample"
+def _order_note(left_out: int, labelled: int, *, ppi: bool) -> str:
+    """What the labels from a non-random order (gates, file) mean for the gates and PPI++."""
+    text = (
+        f"{left_out} of {labelled} labelled item(s) were labelled in a non-random order (gates or "
+        "file): the gates count them like a random sample, which favours the judge when the gates "
+        "order picked them (confirm a passing gate with random-order labels)"
     )
+    if not ppi:
+        return text
+    if left_out == labelled:
+        return text + "; PPI++ needs random-order labels, so there is no corrected success rate"
+    return text + f"; PPI++ uses the other {labelled - left_out} only (it needs a random sample)"
 
 
 def _label_log_notes(labels: LabelSet, criterion: str | None, stale: Sequence[str]) -> list[str]:
@@ -502,8 +504,8 @@ def calibrate(
             unl.update(judge_only)
         random_items = [item.random_order for item in evaluated]
         n_ppi_left_out = random_items.count(False)
-        if unl and n_ppi_left_out:
-            notes.append(_ppi_note(n_ppi_left_out, len(evaluated)))
+        if n_ppi_left_out:
+            notes.append(_order_note(n_ppi_left_out, len(evaluated), ppi=bool(unl)))
         if unl and n_ppi_left_out < len(evaluated):
             ppi = ppi_mean(
                 [

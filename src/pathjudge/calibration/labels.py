@@ -32,6 +32,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -433,7 +434,7 @@ def resolve_events(
     """Resolve ``(line, event)`` pairs of a label log into a :class:`LabelSet` (module docstring).
 
     Per ``(criterion, item)``, over the current events (the last per rater and kind): an
-    adjudication's pass/fail wins; else the majority of the raters' pass/fail labels. Left out, with
+    adjudication's pass/fail wins (unless a rater relabelled the item after it); else the majority of the raters' pass/fail labels. Left out, with
     a note: an even split (it awaits adjudication), only ``unsure`` labels, an ``unsure``
     adjudication, and (unless ``keep_stale``) every label whose ``item_hash`` is not the item's
     current hash in ``current_hashes`` (an item absent from it cannot be checked and is kept).
@@ -495,6 +496,10 @@ def _shown(ids: Sequence[str], limit: int = 5) -> str:
     return ", ".join(repr(i) for i in ids[:limit]) + more
 
 
+def _when(event: LabelEvent) -> datetime:
+    return datetime.fromisoformat(event.labelled_at)
+
+
 def _resolve_item(
     item_id: str, criterion: str, pairs: Sequence[tuple[int, LabelEvent]]
 ) -> LabelledItem | None:
@@ -506,13 +511,15 @@ def _resolve_item(
     ]
     scores = tuple((e.rater, e.score) for _, e in raters if e.score is not None)
     gold: Label
-    if settled:
-        # the latest adjudication (by time, then line) settles the item
-        line, final = max(settled, key=lambda pair: (pair[1].labelled_at, pair[0]))
-        if final.label == "unsure":
+    final = max(settled, key=lambda pair: (_when(pair[1]), pair[0]), default=None)
+    if final is not None and all(_when(final[1]) >= _when(e) for _, e in raters):
+        # the latest adjudication settles the item, unless a rater relabelled it afterwards
+        line = final[0]
+        if final[1].label == "unsure":
             return None
-        gold = final.label
+        gold = final[1].label
     else:
+        settled = []
         passes = sum(1 for _, value in decided if value == "pass")
         fails = len(decided) - passes
         if passes == fails:
