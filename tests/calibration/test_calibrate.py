@@ -338,3 +338,22 @@ def test_stale_labels_are_reported_with_their_ids(write: Writer) -> None:
     assert crit.stale_labels == ("i9",)
     assert crit.n_labelled == 9
     assert any("1 item(s) have labels given to different content" in n for n in crit.notes)
+
+
+def test_items_whose_raters_split_still_count_for_the_rater_ceiling(write: Writer) -> None:
+    from pathjudge.calibration.verdicts import load_verdicts as load
+
+    from .test_labels import label_event
+
+    log = _log()
+    log.append(
+        {**label_event("i1", "fail", "bo", at="2026-12-06T21:00:00Z"), "criterion": "faithful"}
+    )
+    labels = load_labels(write("log.jsonl", log))
+    crit = calibrate(labels, load(write("v.jsonl", _verdicts())), n_bootstrap=50).criteria[0]
+    assert crit.n_labelled == 9  # i1 waits for adjudication
+    assert crit.rater_agreement is not None
+    assert crit.rater_agreement.n_items == 6
+    # ana/bo on i0 i1 i2 i3 i6 i7: pass/pass, pass/fail, pass/pass, pass/pass, fail/fail, fail/fail
+    # po = 5/6; ana passes 4/6, bo 3/6: pe = 4/6*3/6 + 2/6*3/6 = 1/2; kappa = (5/6-1/2)/(1/2) = 2/3
+    assert crit.rater_agreement.value.value == pytest.approx(2 / 3, abs=1e-9)

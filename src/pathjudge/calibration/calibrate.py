@@ -528,8 +528,14 @@ def calibrate(
             split_counts[key] = split_counts.get(key, 0) + 1
         sizes = [v.n_samples for v in item_votes]
         trust = decide_trust(stats, gates)
+        # the items whose raters split evenly count too: without them the disagreements vanish
+        ties = [
+            ratings
+            for tie_split, ratings in labels.split_ratings.get(lc, {}).values()
+            if split is None or tie_split == split
+        ]
         raters = rater_agreement(
-            evaluated, confidence=confidence, n_bootstrap=n_bootstrap, seed=seed
+            [*evaluated, *ties], confidence=confidence, n_bootstrap=n_bootstrap, seed=seed
         )
         stale = tuple(labels.stale.get(lc, ()))
         notes.extend(_label_log_notes(labels, lc, stale))

@@ -65,6 +65,8 @@ LABELS_SCHEMA_VERSION: Literal[1] = 1
 
 Label = Literal["pass", "fail"]
 Split = Literal["train", "dev", "test"]
+Ratings = tuple[tuple[str, Label], ...]
+"""``(rater, label)`` pairs of one item (pass/fail only)."""
 
 
 class _Record(BaseModel):
@@ -162,6 +164,11 @@ class LabelSet:
     """True when stale labels were kept (``keep_stale``), False when they were left out."""
     notes: Mapping[str | None, tuple[str, ...]] = field(default_factory=dict)
     """Per criterion, what resolving the label log left out and why, in words."""
+    split_ratings: Mapping[str | None, Mapping[str, tuple[Split | None, Ratings]]] = field(
+        default_factory=dict
+    )
+    """Per criterion, the items left out because their raters split evenly: (split, ratings).
+    They count for rater-rater agreement (leaving them out would hide the disagreements)."""
 
     @property
     def criteria(self) -> tuple[str | None, ...]:
@@ -457,6 +464,7 @@ def resolve_events(
         grouped.setdefault(event.criterion, {}).setdefault(event.item_id, []).append((line, event))
     by_criterion: dict[str | None, dict[str, LabelledItem]] = {}
     notes: dict[str | None, tuple[str, ...]] = {}
+    split_ratings: dict[str | None, dict[str, tuple[Split | None, Ratings]]] = {}
     for criterion, items in grouped.items():
         bucket: dict[str, LabelledItem] = {}
         ties: list[str] = []
@@ -466,6 +474,12 @@ def resolve_events(
             if resolved is None:
                 raters = [e for _, e in pairs if e.kind == "label" and e.label != "unsure"]
                 (ties if raters else undecided).append(item_id)
+                if raters:
+                    last = max(pairs, key=lambda pair: pair[0])[1]
+                    split_ratings.setdefault(criterion, {})[item_id] = (
+                        last.split,
+                        tuple((e.rater, "pass" if e.label == "pass" else "fail") for e in raters),
+                    )
             else:
                 bucket[item_id] = resolved
         said: list[str] = []
@@ -488,6 +502,7 @@ def resolve_events(
         stale={c: tuple(ids) for c, ids in stale.items()},
         kept_stale=keep_stale,
         notes=notes,
+        split_ratings=split_ratings,
     )
 
 
@@ -576,7 +591,10 @@ def load_label_files(
     origin: dict[tuple[str | None, str], str | None] = {}
     stale: dict[str | None, tuple[str, ...]] = {}
     notes: dict[str | None, tuple[str, ...]] = {}
+    split_ratings: dict[str | None, dict[str, tuple[Split | None, Ratings]]] = {}
     for one in sets:
+        for criterion, found in one.split_ratings.items():
+            split_ratings.setdefault(criterion, {}).update(found)
         for criterion, items in one.by_criterion.items():
             bucket = by_criterion.setdefault(criterion, {})
             for item_id, item in items.items():
@@ -602,6 +620,7 @@ def load_label_files(
         stale=stale,
         kept_stale=keep_stale,
         notes=notes,
+        split_ratings=split_ratings,
     )
 
 

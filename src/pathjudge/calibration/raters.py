@@ -20,7 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from pathjudge.calibration.agreement import cohen_kappa, kappa_from_counts, krippendorff_alpha
 from pathjudge.calibration.estimate import Estimate, undefined
-from pathjudge.calibration.labels import Label, LabelledItem
+from pathjudge.calibration.labels import Label, LabelledItem, Ratings
 
 __all__ = ["RaterAgreement", "rater_agreement"]
 
@@ -60,10 +60,10 @@ class RaterAgreement(BaseModel):
         )
 
 
-def _units(items: Sequence[LabelledItem]) -> list[dict[str, Label]]:
+def _units(items: Sequence[LabelledItem | Ratings]) -> list[dict[str, Label]]:
     units = []
     for item in items:
-        unit = dict(item.annotator_labels)
+        unit = dict(item.annotator_labels if isinstance(item, LabelledItem) else item)
         if len(unit) >= 2:
             units.append(unit)
     return units
@@ -82,13 +82,16 @@ def _alpha(units: Sequence[dict[str, Label]]) -> float | None:
 
 
 def rater_agreement(
-    items: Sequence[LabelledItem],
+    items: Sequence[LabelledItem | Ratings],
     *,
     confidence: float = 0.95,
     n_bootstrap: int = 2000,
     seed: int = 0,
 ) -> RaterAgreement | None:
     """Rater-rater agreement on ``items`` (module docstring); None when no item has two ratings.
+
+    ``items`` are labelled items (their ``annotator_labels``) or bare ``(rater, label)`` ratings, for
+    items left out of the judge's statistics because their raters split evenly.
 
     With two raters the items are those both decided; with more, every item with two or more
     pass/fail ratings. The interval: ``n_bootstrap`` resamples of those items with replacement
