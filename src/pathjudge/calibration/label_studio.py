@@ -261,7 +261,7 @@ def events_from_export(
                     criterion=criterion_id,
                     criterion_version=criterion_version,
                     criterion_hash=criterion_hash,
-                    label=verdict,  # type: ignore[arg-type]
+                    label=verdict,
                     note=note,
                     rater=rater,
                     labelled_at=when,

@@ -516,7 +516,7 @@ def _when(event: LabelEvent) -> datetime:
 
 
 def _resolve_item(
-    item_id: str, criterion: str, pairs: Sequence[tuple[int, LabelEvent]]
+    item_id: str, criterion: str | None, pairs: Sequence[tuple[int, LabelEvent]]
 ) -> LabelledItem | None:
     """One item's gold label from its current events; None when nothing decides it."""
     raters = [(line, e) for line, e in pairs if e.kind == "label"]

@@ -29,7 +29,7 @@ from collections import defaultdict, deque
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
-from pathjudge.calibration.agreement import Gates, decide_trust, judge_agreement
+from pathjudge.calibration.agreement import GateResult, Gates, decide_trust, judge_agreement
 
 __all__ = ["QueueOrder", "next_items"]
 
@@ -143,7 +143,7 @@ def _target(
     if not failing:
         return None, "every pass/fail gate passes on the labels so far"
 
-    def gap(gate: Any) -> float:
+    def gap(gate: GateResult) -> float:
         return gate.threshold - gate.bound if gate.bound is not None else 2.0 + gate.threshold
 
     worst = max(failing, key=gap)
