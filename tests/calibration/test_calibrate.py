@@ -310,6 +310,10 @@ def test_ppi_uses_only_labels_drawn_in_a_random_order_and_says_how_many_it_left_
         and n.endswith("PPI++ uses the other 6 only (it needs a random sample)")
         for n in crit.notes
     )
+    # the gates on the random-order labels alone, as an unbiased check
+    assert any(
+        n.startswith("on the 6 random-order labels alone: NOT TRUSTED (") for n in crit.notes
+    )
 
 
 def test_the_rater_ceiling_stands_beside_judge_human_agreement(write: Writer) -> None:

@@ -42,7 +42,7 @@ from pathjudge.calibration.agreement import (
 )
 from pathjudge.calibration.disagreements import Disagreement, find_disagreements
 from pathjudge.calibration.estimate import Estimate, proportion
-from pathjudge.calibration.labels import LabelledItem, LabelSet, Split
+from pathjudge.calibration.labels import Label, LabelledItem, LabelSet, Split
 from pathjudge.calibration.noise import NoiseStats, Reliability, judge_noise, reliability
 from pathjudge.calibration.ppi import PPIResult, Prediction, ppi_mean, predictions
 from pathjudge.calibration.raters import RaterAgreement, rater_agreement
@@ -358,6 +358,27 @@ def _order_note(left_out: int, labelled: int, *, ppi: bool) -> str:
     return text + f"; PPI++ uses the other {labelled - left_out} only (it needs a random sample)"
 
 
+def _random_only_gates(
+    human: Sequence[Label],
+    judge: Sequence[VerdictValue],
+    gates: Gates,
+    *,
+    confidence: float,
+    n_bootstrap: int,
+    seed: int,
+) -> str:
+    """What the gates say on the random-order labels alone (an unbiased check of the verdict)."""
+    if len(set(human)) < 2:
+        return (
+            f"the {len(human)} random-order label(s) alone cannot check the gates (they need both "
+            "classes): label some items in --order random to confirm the verdict"
+        )
+    stats = judge_agreement(human, judge, confidence=confidence, n_bootstrap=n_bootstrap, seed=seed)
+    trust = decide_trust(stats, gates)
+    verdict = "TRUSTED" if trust.trusted else "NOT TRUSTED"
+    return f"on the {len(human)} random-order labels alone: {verdict} ({trust.reason})"
+
+
 def _label_log_notes(labels: LabelSet, criterion: str | None, stale: Sequence[str]) -> list[str]:
     notes = list(labels.notes.get(criterion, ()))
     if stale:
@@ -506,6 +527,16 @@ def calibrate(
         n_ppi_left_out = random_items.count(False)
         if n_ppi_left_out:
             notes.append(_order_note(n_ppi_left_out, len(evaluated), ppi=bool(unl)))
+            notes.append(
+                _random_only_gates(
+                    [h for h, r in zip(human, random_items, strict=True) if r],
+                    [j for j, r in zip(judge, random_items, strict=True) if r],
+                    gates,
+                    confidence=confidence,
+                    n_bootstrap=n_bootstrap,
+                    seed=seed,
+                )
+            )
         if unl and n_ppi_left_out < len(evaluated):
             ppi = ppi_mean(
                 [
