@@ -361,3 +361,6 @@ def test_items_whose_raters_split_still_count_for_the_rater_ceiling(write: Write
     # ana/bo on i0 i1 i2 i3 i6 i7: pass/pass, pass/fail, pass/pass, pass/pass, fail/fail, fail/fail
     # po = 5/6; ana passes 4/6, bo 3/6: pe = 4/6*3/6 + 2/6*3/6 = 1/2; kappa = (5/6-1/2)/(1/2) = 2/3
     assert crit.rater_agreement.value.value == pytest.approx(2 / 3, abs=1e-9)
+    assert crit.inter_annotator is not None
+    assert crit.inter_annotator.n_items == 6
+    assert crit.inter_annotator.percent_agreement.value == pytest.approx(5 / 6, abs=1e-9)

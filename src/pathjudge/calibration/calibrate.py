@@ -484,7 +484,22 @@ def calibrate(
         stats = judge_agreement(
             human, judge, confidence=confidence, n_bootstrap=n_bootstrap, seed=seed
         )
-        humans = inter_annotator(evaluated)
+        # the items whose raters split evenly (left out of the judge's statistics) count for the
+        # human-human agreement: without them the raters' disagreements would vanish
+        ties = [
+            ratings
+            for tie_split, ratings in labels.split_ratings.get(lc, {}).values()
+            if split is None or tie_split == split
+        ]
+        humans = inter_annotator(
+            [
+                *evaluated,
+                *(
+                    LabelledItem(item_id="", criterion=lc, label="pass", line=0, annotator_labels=r)
+                    for r in ties
+                ),
+            ]
+        )
         groups = {item.item_id: item.group for item in evaluated}
         noise: NoiseStats | None = judge_noise(
             item_votes,
@@ -559,12 +574,6 @@ def calibrate(
             split_counts[key] = split_counts.get(key, 0) + 1
         sizes = [v.n_samples for v in item_votes]
         trust = decide_trust(stats, gates)
-        # the items whose raters split evenly count too: without them the disagreements vanish
-        ties = [
-            ratings
-            for tie_split, ratings in labels.split_ratings.get(lc, {}).values()
-            if split is None or tie_split == split
-        ]
         raters = rater_agreement(
             [*evaluated, *ties], confidence=confidence, n_bootstrap=n_bootstrap, seed=seed
         )
