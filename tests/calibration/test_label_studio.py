@@ -203,3 +203,30 @@ def test_a_verdict_label_studio_was_not_configured_for_is_one_clear_error(
         == 2
     )
     assert "task 0 has no data.item_id" in capsys.readouterr().err
+
+
+def test_tasks_made_elsewhere_take_their_hash_from_items_and_a_second_import_appends(
+    write: Writer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    items = write("items.jsonl", ITEMS)
+    tasks = [{"data": {"item_id": "a1", "text": "The cat sat. / A cat sat."}}]
+    export = tmp_path / "export.json"
+    export.write_text(json.dumps(_export([*tasks, *tasks, *tasks])[:1]))
+    out = tmp_path / "labels.jsonl"
+    argv = [
+        "label-studio",
+        "import",
+        str(export),
+        "-o",
+        str(out),
+        "--criterion",
+        "summary-faithful",
+    ]
+    assert main(argv) == 2
+    assert "its content hash is unknown" in capsys.readouterr().err
+    assert main([*argv, "--items", str(items)]) == 0
+    assert main([*argv, "--items", str(items), "--random-order"]) == 0
+    events = list(read_events(out))
+    assert len(events) == 4  # two imports of two annotations, appended
+    assert {e.item_hash for e in events} == {item_content_hash(ITEMS[0]["inputs"])}
+    assert [e.order for e in events] == ["file", "file", "random", "random"]
