@@ -22,8 +22,10 @@ Usage::
         [--subset 40] [--seed 0]
 
 Writes ``labels.jsonl`` (all 1,600 items), ``labels-subset.jsonl`` (a balanced random subset for a
-quick live judge run: half pass, half fail, drawn from the test split) and ``summary.json`` (counts and
-the inter-annotator bounds), and prints the summary.
+quick live judge run: half pass, half fail, drawn from the test split), ``items.jsonl`` and
+``items-subset.jsonl`` (the same items without labels: ``{item_id, inputs}``, what ``pathjudge label``
+and ``pathjudge judge`` read) and ``summary.json`` (counts and the inter-annotator bounds), and prints
+the summary.
 """
 
 from __future__ import annotations
@@ -194,6 +196,11 @@ def summarise(labels: Sequence[dict[str, Any]], rows: Sequence[dict[str, Any]]) 
     }
 
 
+def as_item(label: dict[str, Any]) -> dict[str, Any]:
+    """The item of a label record: its id and the judge inputs, nothing that gives the label away."""
+    return {"item_id": label["item_id"], "inputs": label["inputs"]}
+
+
 def write_jsonl(path: Path, records: Iterable[dict[str, Any]]) -> int:
     path.parent.mkdir(parents=True, exist_ok=True)
     count = 0
@@ -224,9 +231,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     rows = load_rows(args.data)
     labels = derive_labels(rows, seed=args.seed)
     write_jsonl(args.out / "labels.jsonl", labels)
-    write_jsonl(
-        args.out / "labels-subset.jsonl", balanced_subset(labels, args.subset, seed=args.seed)
-    )
+    subset = balanced_subset(labels, args.subset, seed=args.seed)
+    write_jsonl(args.out / "labels-subset.jsonl", subset)
+    # the same items without their labels: what `pathjudge label` and `pathjudge judge` read
+    write_jsonl(args.out / "items.jsonl", (as_item(r) for r in labels))
+    write_jsonl(args.out / "items-subset.jsonl", (as_item(r) for r in subset))
     summary = summarise(labels, rows)
     (args.out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
     print(json.dumps(summary, indent=2))

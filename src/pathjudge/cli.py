@@ -23,6 +23,7 @@ from pathjudge._cli import (  # noqa: F401  (imported for their command registra
     mutate,
     report,
     config,
+    label_studio,
 )
 
 # isort: on

@@ -267,3 +267,100 @@ def test_unlabelled_for_one_of_two_criteria(write: Writer) -> None:
     assert by["a"].ppi is not None
     assert by["a"].ppi.n_unlabelled == 1
     assert by["b"].ppi is None
+
+
+def _log() -> list[dict[str, object]]:
+    """A label log: ana labels i0-i9 (i0-i4 in a random order, the rest by gates), bo double-codes
+    i0-i3 and i7 by gates and i6 in a random order; the truth is pass for i0-i5."""
+    from .test_labels import label_event
+
+    out = []
+    for i in range(10):
+        truth = "pass" if i < 6 else "fail"
+        out.append(label_event(f"i{i}", truth, "ana", order="random" if i < 5 else "gates"))
+        if i in (0, 1, 2, 3, 6, 7):
+            out.append(label_event(f"i{i}", truth, "bo", order="random" if i == 6 else "gates"))
+    return [{**e, "criterion": "faithful"} for e in out]
+
+
+def test_ppi_uses_only_labels_drawn_in_a_random_order_and_says_how_many_it_left_out(
+    write: Writer,
+) -> None:
+    from pathjudge.calibration.ppi import ppi_mean, predictions
+    from pathjudge.calibration.verdicts import load_verdicts as load
+
+    labels = load_labels(write("log.jsonl", _log()))
+    unl = write("u.jsonl", [{"item_id": f"u{i}", "verdict": "pass"} for i in range(8)])
+    verdicts = load(write("v.jsonl", _verdicts()))
+    report = calibrate(labels, verdicts, unlabelled=load(unl), n_bootstrap=50)
+    crit = report.criteria[0]
+    assert crit.n_labelled == 10
+    assert crit.n_ppi_left_out == 4  # i5, i7, i8, i9: nobody labelled them in a random order
+    assert crit.ppi is not None
+    assert crit.ppi.n_labelled == 6
+    kept = [0, 1, 2, 3, 4, 6]
+    expected = ppi_mean(
+        [1.0 if i < 6 else 0.0 for i in kept],
+        predictions([verdicts.by_criterion[None][f"i{i}"] for i in kept], "vote_share"),
+        predictions(list(load(unl).by_criterion[None].values()), "vote_share"),
+    )
+    assert crit.ppi.estimate == expected.estimate
+    assert any(
+        n.startswith("4 of 10 labelled item(s) were labelled in a non-random order")
+        and n.endswith("PPI++ uses the other 6 only (it needs a random sample)")
+        for n in crit.notes
+    )
+    # the gates on the random-order labels alone, as an unbiased check
+    assert any(
+        n.startswith("on the 6 random-order labels alone: NOT TRUSTED (") for n in crit.notes
+    )
+
+
+def test_the_rater_ceiling_stands_beside_judge_human_agreement(write: Writer) -> None:
+    from pathjudge.calibration.verdicts import load_verdicts as load
+
+    labels = load_labels(write("log.jsonl", _log()))
+    report = calibrate(labels, load(write("v.jsonl", _verdicts())), n_bootstrap=50)
+    crit = report.criteria[0]
+    assert crit.rater_agreement is not None
+    assert crit.rater_agreement.statistic == "cohen_kappa"
+    assert crit.rater_agreement.n_items == 6
+    assert crit.rater_agreement.value.value == pytest.approx(1.0)
+    assert "rater-rater Cohen's kappa 1.000" in crit.ceiling
+    assert "judge-human kappa" in crit.ceiling
+
+
+def test_stale_labels_are_reported_with_their_ids(write: Writer) -> None:
+    from pathjudge.calibration.label_store import item_content_hash
+    from pathjudge.calibration.verdicts import load_verdicts as load
+
+    now = {f"i{i}": item_content_hash({"text": f"i{i}"}) for i in range(10)}
+    now["i9"] = item_content_hash({"text": "edited"})
+    labels = load_labels(write("log.jsonl", _log()), current_hashes=now)
+    report = calibrate(labels, load(write("v.jsonl", _verdicts())), n_bootstrap=50)
+    crit = report.criteria[0]
+    assert crit.stale_labels == ("i9",)
+    assert crit.n_labelled == 9
+    assert any("1 item(s) have labels given to different content" in n for n in crit.notes)
+
+
+def test_items_whose_raters_split_still_count_for_the_rater_ceiling(write: Writer) -> None:
+    from pathjudge.calibration.verdicts import load_verdicts as load
+
+    from .test_labels import label_event
+
+    log = _log()
+    log.append(
+        {**label_event("i1", "fail", "bo", at="2026-12-06T21:00:00Z"), "criterion": "faithful"}
+    )
+    labels = load_labels(write("log.jsonl", log))
+    crit = calibrate(labels, load(write("v.jsonl", _verdicts())), n_bootstrap=50).criteria[0]
+    assert crit.n_labelled == 9  # i1 waits for adjudication
+    assert crit.rater_agreement is not None
+    assert crit.rater_agreement.n_items == 6
+    # ana/bo on i0 i1 i2 i3 i6 i7: pass/pass, pass/fail, pass/pass, pass/pass, fail/fail, fail/fail
+    # po = 5/6; ana passes 4/6, bo 3/6: pe = 4/6*3/6 + 2/6*3/6 = 1/2; kappa = (5/6-1/2)/(1/2) = 2/3
+    assert crit.rater_agreement.value.value == pytest.approx(2 / 3, abs=1e-9)
+    assert crit.inter_annotator is not None
+    assert crit.inter_annotator.n_items == 6
+    assert crit.inter_annotator.percent_agreement.value == pytest.approx(5 / 6, abs=1e-9)

@@ -423,3 +423,50 @@ def test_a_file_named_after_a_criterion_is_never_written_over_an_input(
     assert sorted(p.name for p in tmp_path.rglob("*") if p.is_file()) == sorted(
         [labels.name, "v.jsonl"]
     )
+
+
+def test_calibrate_reads_a_label_log_beside_a_labels_file_and_reports_stale_and_ceiling(
+    write: Writer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from .test_calibrate import _log
+
+    old = write("old.jsonl", [{"item_id": "x1", "criterion": "faithful", "label": "fail"}])
+    log = write("log.jsonl", _log())
+    items = write(
+        "items.jsonl",
+        [
+            {"item_id": f"i{i}", "inputs": {"text": "edited" if i == 8 else f"i{i}"}}
+            for i in range(10)
+        ],
+    )
+    verdicts = write("v.jsonl", [*_verdicts(), {"item_id": "x1", "verdict": "fail"}])
+    argv = ["calibrate", "--labels", str(old), "--labels", str(log), "--verdicts", str(verdicts)]
+    argv += [
+        "--items",
+        str(items),
+        "--bootstrap",
+        "50",
+        "--report-only",
+        "--json",
+        str(tmp_path / "r.json"),
+    ]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert "rater-rater Cohen kappa (ceiling)" in out
+    assert "(stale): 'i8'" in out
+    report = json.loads((tmp_path / "r.json").read_text())
+    crit = report["criteria"][0]
+    assert crit["stale_labels"] == ["i8"]
+    assert crit["n_labelled"] == 10  # 9 log items + x1
+    assert crit["rater_agreement"]["statistic"] == "cohen_kappa"
+    from pathjudge.report.html import write_html_report
+    from pathjudge.report.markdown import write_markdown_report
+
+    html = write_html_report(None, tmp_path / "r.html", calibration=tmp_path / "r.json")
+    assert "Rater-rater Cohen&#x27;s kappa (human ceiling)" in html.read_text()
+    md = write_markdown_report(None, tmp_path / "r.md", calibration=tmp_path / "r.json")
+    assert "- human ceiling: judge-human kappa" in md.read_text()
+    assert "rater-rater Cohen's kappa 1.000" in md.read_text()
+    assert main([*argv, "--keep-stale"]) == 0
+    capsys.readouterr()
+    assert json.loads((tmp_path / "r.json").read_text())["criteria"][0]["n_labelled"] == 11

@@ -6,6 +6,8 @@ import json
 from pathlib import Path
 from types import ModuleType
 
+import pytest
+
 from pathjudge.calibration.agreement import fleiss_kappa, krippendorff_alpha
 from pathjudge.calibration.labels import load_labels
 
@@ -74,3 +76,99 @@ def test_agreement_bounds_contain_a_concrete_assignment(
             <= alpha
             <= bounds["krippendorff_alpha_max"] + 1e-12
         )
+
+
+def test_label_judge_calibrate_goes_from_summeval_items_to_a_calibration_report(
+    shared_data: Path,
+    make_data: ModuleType,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The tutorial's three commands on the real SummEval items: label (two raters, as the page
+    writes labels), judge (the real command, against the fake Anthropic server), calibrate."""
+    import zlib
+
+    import pathjudge.cli  # noqa: F401  (registers the commands)
+    from pathjudge import __version__
+    from pathjudge._cli.app import main
+    from pathjudge.calibration.label_store import LabelEvent, append_label, item_content_hash
+    from pathjudge.rubrics.criteria import get_criterion
+    from tests.fakes.anthropic_server import FakeAnthropic, forced_tool_policy
+
+    source = shared_data / "summeval" / "summeval.jsonl"
+    assert make_data.main(["--data", str(source), "--out", str(tmp_path), "--subset", "40"]) == 0
+    capsys.readouterr()
+    items = tmp_path / "items-subset.jsonl"
+    records = [json.loads(line) for line in items.read_text(encoding="utf-8").splitlines()]
+    truth = {i.item_id: i.label for i in load_labels(tmp_path / "labels-subset.jsonl")}
+    assert [r["item_id"] for r in records] == list(truth)
+
+    # 1. pathjudge label: ana labels every item, bo double-codes and differs on three
+    crit = get_criterion("summary-faithful")
+    log = tmp_path / "hand-labels.jsonl"
+    for rater in ("ana", "bo"):
+        for position, record in enumerate(records):
+            label = truth[record["item_id"]]
+            if rater == "bo" and position in (3, 7, 11):
+                label = "fail" if label == "pass" else "pass"
+            append_label(
+                log,
+                LabelEvent(
+                    item_id=record["item_id"],
+                    criterion=crit.id,
+                    criterion_version=crit.version,
+                    criterion_hash=crit.content_hash,
+                    label=label,
+                    rater=rater,
+                    labelled_at=f"2026-12-06T20:{position:02d}:00Z",
+                    item_hash=item_content_hash(record["inputs"]),
+                    pathjudge_version=__version__,
+                    order="random",
+                    seed=0,
+                    position=position,
+                ),
+            )
+
+    # 2. pathjudge judge (a scripted judge: the fake server answers by a hash of the request)
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test-0000000000")
+    server = FakeAnthropic(
+        forced_tool_policy(
+            lambda request: {
+                "reasoning": "Checked every claim.",
+                "evidence": [],
+                "verdict": "fail" if zlib.crc32(request.body) % 3 == 0 else "pass",
+            }
+        )
+    ).start()
+    try:
+        verdicts = tmp_path / "verdicts.jsonl"
+        judge = ["judge", str(items), "--criterion", "summary-faithful", "-o", str(verdicts)]
+        judge += ["--base-url", server.url, "--cache", str(tmp_path / "cache.sqlite")]
+        assert main(judge) == 0
+    finally:
+        server.stop()
+
+    # 3. pathjudge calibrate
+    report = tmp_path / "report.json"
+    calibrate = ["calibrate", "--labels", str(log), "--verdicts", str(verdicts)]
+    calibrate += [
+        "--json",
+        str(report),
+        "--html",
+        str(tmp_path / "report.html"),
+        "--bootstrap",
+        "100",
+    ]
+    assert main(calibrate) in (0, 1)
+    out = capsys.readouterr().out
+    assert "rater-rater Cohen kappa (ceiling)" in out
+    crit_report = json.loads(report.read_text())["criteria"][0]
+    # the verdicts' input hashes are the labels' item hashes: nothing is stale
+    assert crit_report["stale_labels"] == []
+    assert crit_report["n_labelled"] == 37  # three even splits wait for adjudication
+    assert "3 item(s) whose raters split evenly" in " ".join(crit_report["notes"])
+    assert crit_report["rater_agreement"]["n_items"] == 40
+    # 3 of 40 disagreements: po = 37/40
+    assert crit_report["rater_agreement"]["percent_agreement"] == pytest.approx(37 / 40)
+    assert (tmp_path / "report.html").is_file()

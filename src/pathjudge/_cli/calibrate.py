@@ -153,6 +153,10 @@ def _render_criterion(crit: CriterionCalibration, report: CalibrationReport, sho
         rows.append(("agreement (humans)", ia.percent_agreement))
         rows.append(("Fleiss kappa (humans)", ia.fleiss_kappa))
         rows.append(("Krippendorff alpha (humans)", ia.krippendorff_alpha))
+    if crit.rater_agreement is not None:
+        ra = crit.rater_agreement
+        name = "Cohen kappa" if ra.statistic == "cohen_kappa" else "Krippendorff alpha"
+        rows.append((f"rater-rater {name} (ceiling)", ra.value))
     if crit.noise is not None:
         rows.append(("judge self-agreement", crit.noise.mean_pairwise_agreement))
         rows.append(("judge noise share", crit.noise.judge_noise_share))
@@ -232,7 +236,14 @@ def _render_criterion(crit: CriterionCalibration, report: CalibrationReport, sho
 @app.command()
 def calibrate(
     ctx: typer.Context,
-    labels: Annotated[Path, typer.Option("--labels", help="Human labels JSONL.")],
+    labels: Annotated[
+        list[Path],
+        typer.Option(
+            "--labels",
+            help="Human labels JSONL: a labels file or a label log from pathjudge label "
+            "(repeat to combine files).",
+        ),
+    ],
     verdicts: Annotated[
         Path | None, typer.Option("--verdicts", help="Recorded verdicts JSONL (any grader).")
     ] = None,
@@ -342,6 +353,18 @@ def calibrate(
     report_only: Annotated[
         bool, typer.Option(help="Exit 0 even when the judge misses a gate.")
     ] = False,
+    items: Annotated[
+        Path | None,
+        typer.Option(
+            "--items",
+            help="The items file as it is now: labels given to different content are stale "
+            "(default: the input hashes in --verdicts, where recorded).",
+        ),
+    ] = None,
+    keep_stale: Annotated[
+        bool,
+        typer.Option("--keep-stale", help="Keep stale labels in the statistics (still reported)."),
+    ] = False,
     config_file: Annotated[
         Path | None,
         typer.Option(
@@ -359,15 +382,16 @@ def calibrate(
     from pathjudge._cli.config import resolve_for_cli
     from pathjudge.calibration.agreement import Gates, parse_gates
     from pathjudge.calibration.calibrate import calibrate as run_calibration
-    from pathjudge.calibration.labels import load_labels
     from pathjudge.calibration.verdicts import load_verdicts
     from pathjudge.errors import InputError
     from pathjudge.judge.session import backend_name
 
     if pairwise:
+        if len(labels) != 1:
+            raise InputError("--pairwise reads one --labels file", field="--labels")
         trusted = _pairwise(
             ctx,
-            labels,
+            labels[0],
             verdicts,
             unsure_as=unsure_as,
             json_out=json_out,
@@ -430,14 +454,14 @@ def calibrate(
     # the twin warning is about a judge grading its own model: only when a judge runs here
     resolved = resolve_for_cli(overrides, config_file=config_file, warn=verdicts is None)
     gate_values = Gates.model_validate(resolved.config.calibration.model_dump())
-    label_set = load_labels(labels, threshold=threshold)
+    label_set = _load_label_files(labels, threshold, items, verdicts, keep_stale=keep_stale)
     if few_shot is not None and not any(
         item.split == "train" for c in label_set.criteria for item in label_set.items(c)
     ):
         raise InputError(
             "--few-shot exports train-split disagreements, but no labelled item is in the "
             "train split",
-            file=labels,
+            file=label_set.file,
             field="split",
             hint='mark the items to learn from with "split": "train" (and evaluate with --split '
             "test), or drop --few-shot",
@@ -477,7 +501,7 @@ def calibrate(
         few_shot=few_shot,
         plots=plots,
         inputs={
-            "--labels": labels,
+            **{f"--labels {path}" if len(labels) > 1 else "--labels": path for path in labels},
             "--verdicts": verdicts,
             "--unlabelled": unlabelled,
             "--config": config_file,
@@ -506,6 +530,32 @@ def calibrate(
                 + ("" if count else " (the judge agreed with every judged train item)")
             )
     return 0 if report.trusted or report_only else 1
+
+
+def _load_label_files(
+    paths: list[Path],
+    threshold: float | None,
+    items: Path | None,
+    verdicts: Path | None,
+    *,
+    keep_stale: bool,
+) -> LabelSet:
+    """The labels of every --labels file; stale labels checked against --items (else the input
+    hashes recorded in --verdicts)."""
+    from pathjudge.calibration.labels import item_hashes, load_label_files, verdict_input_hashes
+
+    current: dict[str, str] | None = None
+    if items is not None:
+        current = item_hashes(items)
+    elif verdicts is not None:
+        current = verdict_input_hashes(verdicts) or None
+
+    def warn(message: str) -> None:
+        err_console.print(f"warning: {message}", markup=False)
+
+    return load_label_files(
+        paths, threshold=threshold, current_hashes=current, keep_stale=keep_stale, warn=warn
+    )
 
 
 def _write_text(path: Path, text: str) -> None:

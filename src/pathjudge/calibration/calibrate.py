@@ -42,9 +42,10 @@ from pathjudge.calibration.agreement import (
 )
 from pathjudge.calibration.disagreements import Disagreement, find_disagreements
 from pathjudge.calibration.estimate import Estimate, proportion
-from pathjudge.calibration.labels import LabelledItem, LabelSet, Split
+from pathjudge.calibration.labels import Label, LabelledItem, LabelSet, Split
 from pathjudge.calibration.noise import NoiseStats, Reliability, judge_noise, reliability
 from pathjudge.calibration.ppi import PPIResult, Prediction, ppi_mean, predictions
+from pathjudge.calibration.raters import RaterAgreement, rater_agreement
 from pathjudge.calibration.verdicts import ItemVotes, JudgeName, VerdictSet, VerdictValue
 from pathjudge.errors import LabelsError
 from pathjudge.judge.evidence import verify_evidence
@@ -128,6 +129,21 @@ class CriterionCalibration(_Model):
         default=(),
         description="When not trusted: labels each failing gate needs at the observed rates, and "
         "how to try few-shot examples.",
+    )
+    rater_agreement: RaterAgreement | None = Field(
+        default=None,
+        description="Rater-rater agreement (Cohen's kappa for two raters, Krippendorff's alpha for "
+        "more, with bootstrap intervals): the human ceiling beside judge-human agreement.",
+    )
+    stale_labels: tuple[str, ...] = Field(
+        default=(),
+        description="Items with a label given to different content than they have now (label "
+        "logs; left out of every statistic unless kept with keep_stale).",
+    )
+    n_ppi_left_out: int = Field(
+        default=0,
+        description="Labelled items left out of PPI++ because no rater labelled them in a random "
+        "order (PPI++ needs a random sample of labels).",
     )
 
 
@@ -335,6 +351,58 @@ def _ceiling(stats: AgreementStats, humans: InterAnnotatorStats | None) -> str:
     return "; ".join(parts) + f" over {humans.n_items} multiply-annotated items"
 
 
+def _order_note(left_out: int, labelled: int, *, ppi: bool) -> str:
+    """What the labels from a non-random order (gates, file) mean for the gates and PPI++."""
+    text = (
+        f"{left_out} of {labelled} labelled item(s) were labelled in a non-random order (gates or "
+        "file): the gates count them like a random sample, which favours the judge when the gates "
+        "order picked them (confirm a passing gate with random-order labels)"
+    )
+    if not ppi:
+        return text
+    if left_out == labelled:
+        return text + "; PPI++ needs random-order labels, so there is no corrected success rate"
+    return text + f"; PPI++ uses the other {labelled - left_out} only (it needs a random sample)"
+
+
+def _random_only_gates(
+    human: Sequence[Label],
+    judge: Sequence[VerdictValue],
+    gates: Gates,
+    *,
+    confidence: float,
+    n_bootstrap: int,
+    seed: int,
+) -> str:
+    """What the gates say on the random-order labels alone (an unbiased check of the verdict)."""
+    if len(set(human)) < 2:
+        return (
+            f"the {len(human)} random-order label(s) alone cannot check the gates (they need both "
+            "classes): label some items in --order random to confirm the verdict"
+        )
+    stats = judge_agreement(human, judge, confidence=confidence, n_bootstrap=n_bootstrap, seed=seed)
+    trust = decide_trust(stats, gates)
+    verdict = "TRUSTED" if trust.trusted else "NOT TRUSTED"
+    return f"on the {len(human)} random-order labels alone: {verdict} ({trust.reason})"
+
+
+def _label_log_notes(labels: LabelSet, criterion: str | None, stale: Sequence[str]) -> list[str]:
+    notes = list(labels.notes.get(criterion, ()))
+    if stale:
+        shown = ", ".join(repr(i) for i in stale[:5])
+        more = f" and {len(stale) - 5} more" if len(stale) > 5 else ""
+        notes.append(
+            f"{len(stale)} item(s) have labels given to different content than they have now "
+            f"(stale): {shown}{more}; "
+            + (
+                "kept (--keep-stale)"
+                if labels.kept_stale
+                else "left out (relabel them, or keep them with --keep-stale)"
+            )
+        )
+    return notes
+
+
 def calibrate(
     labels: LabelSet,
     verdicts: VerdictSet,
@@ -423,7 +491,22 @@ def calibrate(
         stats = judge_agreement(
             human, judge, confidence=confidence, n_bootstrap=n_bootstrap, seed=seed
         )
-        humans = inter_annotator(evaluated)
+        # the items whose raters split evenly (left out of the judge's statistics) count for the
+        # human-human agreement: without them the raters' disagreements would vanish
+        ties = [
+            ratings
+            for tie_split, ratings in labels.split_ratings.get(lc, {}).values()
+            if split is None or tie_split == split
+        ]
+        humans = inter_annotator(
+            [
+                *evaluated,
+                *(
+                    LabelledItem(item_id="", criterion=lc, label="pass", line=0, annotator_labels=r)
+                    for r in ties
+                ),
+            ]
+        )
         groups = {item.item_id: item.group for item in evaluated}
         noise: NoiseStats | None = judge_noise(
             item_votes,
@@ -462,10 +545,30 @@ def calibrate(
                 "for the PPI++ corrected rate"
             )
             unl.update(judge_only)
-        if unl:
+        random_items = [item.random_order for item in evaluated]
+        n_ppi_left_out = random_items.count(False)
+        if n_ppi_left_out:
+            notes.append(_order_note(n_ppi_left_out, len(evaluated), ppi=bool(unl)))
+            notes.append(
+                _random_only_gates(
+                    [h for h, r in zip(human, random_items, strict=True) if r],
+                    [j for j, r in zip(judge, random_items, strict=True) if r],
+                    gates,
+                    confidence=confidence,
+                    n_bootstrap=n_bootstrap,
+                    seed=seed,
+                )
+            )
+        if unl and n_ppi_left_out < len(evaluated):
             ppi = ppi_mean(
-                [1.0 if h == "pass" else 0.0 for h in human],
-                predictions(item_votes, prediction),
+                [
+                    1.0 if h == "pass" else 0.0
+                    for h, r in zip(human, random_items, strict=True)
+                    if r
+                ],
+                predictions(
+                    [v for v, r in zip(item_votes, random_items, strict=True) if r], prediction
+                ),
                 predictions(list(unl.values()), prediction),
                 confidence=confidence,
             )
@@ -478,6 +581,11 @@ def calibrate(
             split_counts[key] = split_counts.get(key, 0) + 1
         sizes = [v.n_samples for v in item_votes]
         trust = decide_trust(stats, gates)
+        raters = rater_agreement(
+            [*evaluated, *ties], confidence=confidence, n_bootstrap=n_bootstrap, seed=seed
+        )
+        stale = tuple(labels.stale.get(lc, ()))
+        notes.extend(_label_log_notes(labels, lc, stale))
         train_disagreements = tuple(find_disagreements(train_items, votes))
         steps = next_steps(
             stats,
@@ -497,7 +605,8 @@ def calibrate(
                 agreement=stats,
                 trust=trust,
                 inter_annotator=humans,
-                ceiling=_ceiling(stats, humans),
+                ceiling=_ceiling(stats, humans)
+                + (f"; {raters.describe()}" if raters is not None else ""),
                 noise=noise,
                 reliability=rel,
                 ppi=ppi,
@@ -509,6 +618,9 @@ def calibrate(
                 next_steps=steps,
                 evidence=diagnostic,
                 judges=tuple(verdicts.judges.get(vc, ())),
+                rater_agreement=raters,
+                stale_labels=stale,
+                n_ppi_left_out=n_ppi_left_out if unl else 0,
             )
         )
     return CalibrationReport(

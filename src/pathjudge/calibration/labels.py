@@ -17,20 +17,33 @@ judge and exporting few-shot examples) and ``metadata``.
 
 Every problem in a labels file is one :class:`~pathjudge.errors.LabelsError` naming the file, the line,
 the item and how to fix it.
+
+Label logs (schema 2, :mod:`pathjudge.calibration.label_store`, written by ``pathjudge label``) load
+through the same :func:`load_labels` (the first line's ``schema_version`` tells the format). Per
+(criterion, item): the current adjudication wins; otherwise the raters' current labels decide by
+majority (``unsure`` left out), and an even split or only ``unsure`` leaves the item out until it is
+adjudicated (the set's ``notes`` say which). A label whose ``item_hash`` differs from the item's
+current content hash (``current_hashes``) is *stale*: reported in ``stale`` and left out unless
+``keep_stale``. An item counts as labelled in a random order (:attr:`LabelledItem.random_order`, what
+PPI++ needs) when one of its raters labelled it in a random order; schema-1 labels count as random.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, model_validator
 
 from pathjudge._ids import ItemId
 from pathjudge.calibration._jsonl import numbered_records
 from pathjudge.errors import LabelsError
+
+if TYPE_CHECKING:
+    from pathjudge.calibration.label_store import LabelEvent
 
 __all__ = [
     "LABELS_SCHEMA_VERSION",
@@ -40,14 +53,20 @@ __all__ = [
     "LabelSet",
     "LabelledItem",
     "Split",
+    "item_hashes",
+    "load_label_files",
     "load_labels",
+    "resolve_events",
     "resolve_labels",
+    "verdict_input_hashes",
 ]
 
 LABELS_SCHEMA_VERSION: Literal[1] = 1
 
 Label = Literal["pass", "fail"]
 Split = Literal["train", "dev", "test"]
+Ratings = tuple[tuple[str, Label], ...]
+"""``(rater, label)`` pairs of one item (pass/fail only)."""
 
 
 class _Record(BaseModel):
@@ -101,6 +120,11 @@ class LabelRecord(_Record):
     def _newer_schema(cls, data: Any) -> Any:
         if isinstance(data, dict):
             version = data.get("schema_version", LABELS_SCHEMA_VERSION)
+            if version == 2:
+                raise ValueError(
+                    "is a label event (schema 2, written by pathjudge label) in a schema-1 labels "
+                    "file; keep label events in a file of their own and pass both with --labels"
+                )
             if isinstance(version, int) and not isinstance(version, bool) and version > 1:
                 raise ValueError(
                     f"schema_version {version} is newer than this pathjudge reads (1); upgrade pathjudge"
@@ -122,6 +146,10 @@ class LabelledItem:
     inputs: Mapping[str, JsonValue] | None = None
     annotator_labels: tuple[tuple[str, Label], ...] = ()
     annotator_scores: tuple[tuple[str, float], ...] = ()
+    random_order: bool = True
+    """Whether the item was labelled in a random order (PPI++ uses only those); schema 1: True."""
+    adjudicated: bool = False
+    """Whether an adjudication (schema 2) settled the label."""
 
 
 @dataclass(frozen=True)
@@ -130,6 +158,17 @@ class LabelSet:
 
     file: str | None
     by_criterion: Mapping[str | None, Mapping[str, LabelledItem]] = field(default_factory=dict)
+    stale: Mapping[str | None, tuple[str, ...]] = field(default_factory=dict)
+    """Per criterion, the items with a label given to different content (schema 2; in file order)."""
+    kept_stale: bool = False
+    """True when stale labels were kept (``keep_stale``), False when they were left out."""
+    notes: Mapping[str | None, tuple[str, ...]] = field(default_factory=dict)
+    """Per criterion, what resolving the label log left out and why, in words."""
+    split_ratings: Mapping[str | None, Mapping[str, tuple[Split | None, Ratings]]] = field(
+        default_factory=dict
+    )
+    """Per criterion, the items left out because their raters split evenly: (split, ratings).
+    They count for rater-rater agreement (leaving them out would hide the disagreements)."""
 
     @property
     def criteria(self) -> tuple[str | None, ...]:
@@ -320,13 +359,314 @@ def resolve_labels(
     return LabelSet(file=name, by_criterion=by_criterion)
 
 
-def load_labels(path: str | Path, *, threshold: float | None = None) -> LabelSet:
+def load_labels(
+    path: str | Path,
+    *,
+    threshold: float | None = None,
+    current_hashes: Mapping[str, str] | None = None,
+    keep_stale: bool = False,
+    warn: Callable[[str], None] | None = None,
+) -> LabelSet:
     """Read and resolve a labels JSONL file (``.gz`` allowed) into a :class:`LabelSet`.
 
     ``threshold`` is the default for records and annotators that give scores without one. An empty
     file, a line that does not parse or validate, or any problem listed in :func:`resolve_labels` is a
     :class:`LabelsError` naming the file and line.
+
+    A label log (first line ``"schema_version": 2``) is read with the label store's rules (a torn
+    last line is skipped with ``warn``) and resolved by :func:`resolve_events` with
+    ``current_hashes`` (item id -> content hash) and ``keep_stale``.
     """
     path = Path(path)
+    if _schema_of_first_line(path) == 2:
+        events = _numbered_events(path, warn)
+        return resolve_events(
+            events, file=path, current_hashes=current_hashes, keep_stale=keep_stale
+        )
     records = numbered_records(path, LabelRecord, what="label")
     return resolve_labels(records, file=path, threshold=threshold)
+
+
+def _schema_of_first_line(path: Path) -> object:
+    """The ``schema_version`` of the first non-blank line (None when absent or unreadable)."""
+    import gzip
+    import json
+
+    if not path.is_file():
+        return None
+    opener = gzip.open if path.suffix == ".gz" else open
+    try:
+        with opener(path, "rb") as handle:
+            for raw in handle:
+                if raw.strip():
+                    data = json.loads(raw)
+                    return data.get("schema_version") if isinstance(data, dict) else None
+    except (OSError, ValueError, EOFError):
+        return None  # the schema-1 reader reports the problem with its line
+    return None
+
+
+def _numbered_events(
+    path: Path, warn: Callable[[str], None] | None
+) -> Iterator[tuple[int, LabelEvent]]:
+    """``(line, event)`` of a label log; torn lines skipped as :func:`read_events` does."""
+    from pathjudge._io import iter_jsonl
+    from pathjudge.calibration.label_store import LabelEvent, _settle
+    from pathjudge.errors import RecordError
+
+    errors: list[RecordError] = []
+    stream = iter_jsonl(path, LabelEvent, errors=errors, allow_empty=True, what="label event")
+    seen = 0
+    try:
+        for number, event in stream.numbered():
+            if len(errors) > seen:
+                _settle(path, errors[seen:], warn)
+                seen = len(errors)
+            yield number, event
+        if len(errors) > seen:
+            _settle(path, errors[seen:], warn)
+    except RecordError as exc:
+        raise LabelsError(
+            exc.message, file=exc.file, line=exc.line, field=exc.field, hint=exc.hint
+        ) from None
+
+
+def resolve_events(
+    events: Iterable[tuple[int, LabelEvent]],
+    *,
+    file: str | Path | None = None,
+    current_hashes: Mapping[str, str] | None = None,
+    keep_stale: bool = False,
+) -> LabelSet:
+    """Resolve ``(line, event)`` pairs of a label log into a :class:`LabelSet` (module docstring).
+
+    Per ``(criterion, item)``, over the current events (the last per rater and kind): an
+    adjudication's pass/fail wins (unless a rater relabelled the item after it); else the majority of the raters' pass/fail labels. Left out, with
+    a note: an even split (it awaits adjudication), only ``unsure`` labels, an ``unsure``
+    adjudication, and (unless ``keep_stale``) every label whose ``item_hash`` is not the item's
+    current hash in ``current_hashes`` (an item absent from it cannot be checked and is kept).
+    Empty input gives an empty set.
+    """
+    name = str(file) if file is not None else None
+    latest: dict[tuple[str, str, str, str], tuple[int, LabelEvent]] = {}
+    for line, event in events:
+        latest[(event.item_id, event.criterion, event.rater, event.kind)] = (line, event)
+    stale: dict[str | None, list[str]] = {}
+    grouped: dict[str | None, dict[str, list[tuple[int, LabelEvent]]]] = {}
+    for line, event in latest.values():
+        current = current_hashes.get(event.item_id) if current_hashes is not None else None
+        if current is not None and current != event.item_hash:
+            ids = stale.setdefault(event.criterion, [])
+            if event.item_id not in ids:
+                ids.append(event.item_id)
+            if not keep_stale:
+                continue
+        grouped.setdefault(event.criterion, {}).setdefault(event.item_id, []).append((line, event))
+    by_criterion: dict[str | None, dict[str, LabelledItem]] = {}
+    notes: dict[str | None, tuple[str, ...]] = {}
+    split_ratings: dict[str | None, dict[str, tuple[Split | None, Ratings]]] = {}
+    for criterion, items in grouped.items():
+        bucket: dict[str, LabelledItem] = {}
+        ties: list[str] = []
+        undecided: list[str] = []
+        for item_id, pairs in items.items():
+            resolved = _resolve_item(item_id, criterion, pairs)
+            if resolved is None:
+                raters = [e for _, e in pairs if e.kind == "label" and e.label != "unsure"]
+                (ties if raters else undecided).append(item_id)
+                if raters:
+                    last = max(pairs, key=lambda pair: pair[0])[1]
+                    split_ratings.setdefault(criterion, {})[item_id] = (
+                        last.split,
+                        tuple((e.rater, "pass" if e.label == "pass" else "fail") for e in raters),
+                    )
+            else:
+                bucket[item_id] = resolved
+        said: list[str] = []
+        if ties:
+            said.append(
+                f"{len(ties)} item(s) whose raters split evenly are left out until adjudicated "
+                f"(pathjudge label --adjudicate): {_shown(ties)}"
+            )
+        if undecided:
+            said.append(
+                f"{len(undecided)} item(s) labelled only 'unsure' are left out: {_shown(undecided)}"
+            )
+        if bucket:
+            by_criterion[criterion] = bucket
+        if said:
+            notes[criterion] = tuple(said)
+    return LabelSet(
+        file=name,
+        by_criterion=by_criterion,
+        stale={c: tuple(ids) for c, ids in stale.items()},
+        kept_stale=keep_stale,
+        notes=notes,
+        split_ratings=split_ratings,
+    )
+
+
+def _shown(ids: Sequence[str], limit: int = 5) -> str:
+    more = f" and {len(ids) - limit} more" if len(ids) > limit else ""
+    return ", ".join(repr(i) for i in ids[:limit]) + more
+
+
+def _when(event: LabelEvent) -> datetime:
+    return datetime.fromisoformat(event.labelled_at)
+
+
+def _resolve_item(
+    item_id: str, criterion: str | None, pairs: Sequence[tuple[int, LabelEvent]]
+) -> LabelledItem | None:
+    """One item's gold label from its current events; None when nothing decides it."""
+    raters = [(line, e) for line, e in pairs if e.kind == "label"]
+    settled = [(line, e) for line, e in pairs if e.kind == "adjudication"]
+    decided: list[tuple[str, Label]] = [
+        (e.rater, "pass" if e.label == "pass" else "fail") for _, e in raters if e.label != "unsure"
+    ]
+    scores = tuple((e.rater, e.score) for _, e in raters if e.score is not None)
+    gold: Label
+    final = max(settled, key=lambda pair: (_when(pair[1]), pair[0]), default=None)
+    if final is not None and all(_when(final[1]) >= _when(e) for _, e in raters):
+        # the latest adjudication settles the item, unless a rater relabelled it afterwards
+        line = final[0]
+        if final[1].label == "unsure":
+            return None
+        gold = final[1].label
+    else:
+        settled = []
+        passes = sum(1 for _, value in decided if value == "pass")
+        fails = len(decided) - passes
+        if passes == fails:
+            return None
+        gold = "pass" if passes > fails else "fail"
+        line = max(line for line, _ in raters)
+    last = max(pairs, key=lambda pair: pair[0])[1]
+    note = next((e.note for _, e in reversed(settled) if e.note), None) or next(
+        (e.note for _, e in raters if e.note and e.label == gold), None
+    )
+    return LabelledItem(
+        item_id=item_id,
+        criterion=criterion,
+        label=gold,
+        line=line,
+        split=last.split,
+        group=last.group,
+        rationale=note,
+        annotator_labels=tuple(decided),
+        annotator_scores=scores,
+        random_order=any(e.order == "random" for _, e in raters),
+        adjudicated=bool(settled),
+    )
+
+
+def load_label_files(
+    paths: Sequence[str | Path],
+    *,
+    threshold: float | None = None,
+    current_hashes: Mapping[str, str] | None = None,
+    keep_stale: bool = False,
+    warn: Callable[[str], None] | None = None,
+) -> LabelSet:
+    """Load several labels files (schema 1 and label logs alike) into one :class:`LabelSet`.
+
+    One file: :func:`load_labels`. Several: their criteria and items are merged; an item labelled
+    for the same criterion in two files is a :class:`LabelsError` (keep it in one of them).
+    """
+    if not paths:
+        raise LabelsError("no labels file given", field="--labels", hint="pass --labels FILE")
+    sets = [
+        load_labels(
+            path,
+            threshold=threshold,
+            current_hashes=current_hashes,
+            keep_stale=keep_stale,
+            warn=warn,
+        )
+        for path in paths
+    ]
+    if len(sets) == 1:
+        return sets[0]
+    by_criterion: dict[str | None, dict[str, LabelledItem]] = {}
+    origin: dict[tuple[str | None, str], str | None] = {}
+    stale: dict[str | None, tuple[str, ...]] = {}
+    notes: dict[str | None, tuple[str, ...]] = {}
+    split_ratings: dict[str | None, dict[str, tuple[Split | None, Ratings]]] = {}
+    for one in sets:
+        for criterion, found in one.split_ratings.items():
+            split_ratings.setdefault(criterion, {}).update(found)
+        for criterion, items in one.by_criterion.items():
+            bucket = by_criterion.setdefault(criterion, {})
+            for item_id, item in items.items():
+                if item_id in bucket:
+                    crit = f" for criterion {criterion!r}" if criterion is not None else ""
+                    raise LabelsError(
+                        f"item {item_id!r} is labelled{crit} in both {origin[(criterion, item_id)]} "
+                        f"and {one.file}",
+                        file=one.file,
+                        line=item.line,
+                        field="item_id",
+                        hint="keep each item's labels for a criterion in one file",
+                    )
+                bucket[item_id] = item
+                origin[(criterion, item_id)] = one.file
+        for criterion, ids in one.stale.items():
+            stale[criterion] = stale.get(criterion, ()) + ids
+        for criterion, said in one.notes.items():
+            notes[criterion] = notes.get(criterion, ()) + said
+    return LabelSet(
+        file=", ".join(str(s.file) for s in sets),
+        by_criterion=by_criterion,
+        stale=stale,
+        kept_stale=keep_stale,
+        notes=notes,
+        split_ratings=split_ratings,
+    )
+
+
+class _HashedLine(BaseModel):
+    """The part of an items or verdicts line that tells an item's current content."""
+
+    model_config = ConfigDict(frozen=True, extra="ignore")
+
+    item_id: ItemId = Field(description="The item's id.")
+    inputs: dict[str, JsonValue] | None = Field(default=None, description="Its inputs (items).")
+    input_hash: str | None = Field(default=None, description="Its inputs' hash (a judge sample).")
+    sample_verdicts: list[dict[str, JsonValue]] = Field(
+        default_factory=list, description="A judge verdict's samples (each with its input_hash)."
+    )
+
+
+def item_hashes(path: str | Path) -> dict[str, str]:
+    """Item id -> content hash (:func:`~pathjudge.calibration.label_store.item_content_hash` of
+    its ``inputs``) for every line of an items file; a line without ``inputs`` is a
+    :class:`LabelsError` naming it."""
+    from pathjudge.calibration.label_store import item_content_hash
+
+    out: dict[str, str] = {}
+    for line, record in numbered_records(path, _HashedLine, what="item"):
+        if record.inputs is None:
+            raise LabelsError(
+                f"item {record.item_id!r} has no 'inputs'",
+                file=str(path),
+                line=line,
+                field="inputs",
+                hint="give --items the items file that was labelled and judged",
+            )
+        out[record.item_id] = item_content_hash(record.inputs)
+    return out
+
+
+def verdict_input_hashes(path: str | Path) -> dict[str, str]:
+    """Item id -> the ``input_hash`` the judge recorded (pathjudge judge results); items whose
+    lines carry none are absent (their labels cannot be checked for staleness this way)."""
+    out: dict[str, str] = {}
+    for _, record in numbered_records(path, _HashedLine, what="verdict"):
+        found = record.input_hash
+        for sample in record.sample_verdicts:
+            value = sample.get("input_hash")
+            if found is None and isinstance(value, str):
+                found = value
+        if found is not None:
+            out[record.item_id] = found
+    return out

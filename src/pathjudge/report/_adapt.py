@@ -475,6 +475,7 @@ def _criterion_view(crit: CriterionCalibration) -> CriterionCalibrationView:
             for d in crit.disagreements
         ),
         judge="; ".join(j.describe() for j in crit.judges),
+        ceiling=crit.ceiling if crit.rater_agreement is not None else "",
     )
 
 
@@ -511,6 +512,12 @@ def _criterion_metrics(crit: CriterionCalibration) -> tuple[MetricView, ...]:
         ia = crit.inter_annotator
         metrics.append(_estimate("human_agreement", "Human-human agreement", ia.percent_agreement))
         metrics.append(_estimate("human_fleiss", "Human-human Fleiss kappa", ia.fleiss_kappa))
+    if crit.rater_agreement is not None:
+        ra = crit.rater_agreement
+        statistic = "Cohen's kappa" if ra.statistic == "cohen_kappa" else "Krippendorff's alpha"
+        metrics.append(
+            _estimate("rater_ceiling", f"Rater-rater {statistic} (human ceiling)", ra.value)
+        )
     if crit.noise is not None:
         metrics.append(
             _estimate(

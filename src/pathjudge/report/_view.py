@@ -253,6 +253,8 @@ class CriterionCalibrationView:
     ] = ()
     """More confusion matrices: (what each shows, row labels, column labels, matrix), e.g. one per
     presentation order of a pairwise judge."""
+    ceiling: str = ""
+    """Rater-rater agreement beside judge-human kappa (empty: no item has two raters)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -105,6 +105,8 @@ def render_markdown(view: ReportView, *, max_weak: int = 20) -> str:
             )
             if crit.judge:
                 lines.append(f"- judge: {md_cell(crit.judge)}")
+            if crit.ceiling:
+                lines.append(f"- human ceiling: {md_cell(crit.ceiling)}")
         lines.append("")
     return "\n".join(lines)
 
