@@ -35,7 +35,7 @@ from pathjudge._heap import frozen_heap
 from pathjudge._progress import Progress, or_no_progress
 from pathjudge._secrets import redact
 from pathjudge.agent.trajectory import Usage
-from pathjudge.errors import BudgetExceededError, ConfigError, InputError
+from pathjudge.errors import BudgetExceededError, ConfigError, InputError, JudgeError
 from pathjudge.judge.backends.base import (
     BackendCallError,
     BackendReply,
@@ -276,13 +276,6 @@ class _BudgetStop(Exception):
     pass
 
 
-@dataclass(frozen=True)
-class _RetryState:
-    """What tenacity's wait strategies read of a retry: the number of the attempt that failed."""
-
-    attempt_number: int
-
-
 def sample_keys(
     job: JudgeJob, backend: JudgeBackend, samples: int, *, criterion_hash: str | None = None
 ) -> list[CacheKey]:
@@ -403,6 +396,43 @@ def collect_results(
     return results, tuple(unfinished)
 
 
+MAX_RETRY_AFTER = 120.0
+"""The longest ``retry-after`` obeyed (a server asking for more gets this)."""
+
+
+def _retry_policy(*, max_attempts: int, backoff_initial: float, backoff_max: float) -> Any:
+    """The runner's retries as tenacity documents them (an ``AsyncRetrying``): a
+    :class:`TransientError` (429, 529, 5xx, timeouts, dropped connections, a broken answer) is tried
+    again, at most ``max_attempts`` calls in all, after exponential backoff with jitter that is
+    never shorter than the server's ``retry-after`` (capped at :data:`MAX_RETRY_AFTER`); anything
+    else is re-raised as it is."""
+    from tenacity import (
+        AsyncRetrying,
+        RetryCallState,
+        retry_if_exception_type,
+        stop_after_attempt,
+        wait_exponential_jitter,
+    )
+
+    backoff = wait_exponential_jitter(
+        multiplier=backoff_initial, max=backoff_max, jitter=backoff_initial
+    )
+
+    def wait(retry_state: RetryCallState) -> float:
+        base = float(backoff(retry_state))
+        outcome = retry_state.outcome
+        error = outcome.exception() if outcome is not None and outcome.failed else None
+        hinted = error.retry_after if isinstance(error, TransientError) else None
+        return max(base, min(hinted, MAX_RETRY_AFTER)) if hinted else base
+
+    return AsyncRetrying(
+        stop=stop_after_attempt(max(1, max_attempts)),
+        wait=wait,
+        retry=retry_if_exception_type(TransientError),
+        reraise=True,
+    )
+
+
 async def run_judge(
     jobs: Sequence[JudgeJob],
     *,
@@ -422,7 +452,6 @@ async def run_judge(
     Raises :class:`JudgeError` when the judge cannot run at all (e.g. rejected credentials); everything
     judged before that is already in the cache.
     """
-    from tenacity import wait_exponential_jitter
 
     if samples < 1:
         raise ConfigError(f"samples must be at least 1, got {samples}", field="samples")
@@ -443,17 +472,48 @@ async def run_judge(
     done: dict[CacheKey, SampleVerdict] = cache.get_many(all_keys) if cache is not None else {}
     stats.cache_hits = len(done)
     failed: dict[CacheKey, JudgeFailure] = {}
-    backoff = wait_exponential_jitter(
-        multiplier=backoff_initial, max=backoff_max, jitter=backoff_initial
+    retrying = _retry_policy(
+        max_attempts=max_attempts, backoff_initial=backoff_initial, backoff_max=backoff_max
     )
 
-    def wait(attempt_number: int, error: TransientError) -> float:
-        """tenacity's exponential backoff with jitter after attempt ``attempt_number``, never
-        shorter than the server's ``retry-after`` (capped at 120 s)."""
-        state: Any = _RetryState(attempt_number)  # duck-types tenacity's RetryCallState
-        base = float(backoff(state))
-        hinted = error.retry_after
-        return max(base, min(float(hinted), 120.0)) if hinted else base
+    async def call(prompt: Any) -> BackendReply:
+        """One call in a concurrency slot; what it cost is counted even when it fails."""
+        if budget.exhausted:
+            raise _BudgetStop
+        await limiter.acquire()
+        try:
+            if budget.exhausted:
+                raise _BudgetStop
+            stats.calls += 1
+            try:
+                if timeout is None:
+                    return await backend.judge(prompt, timeout=None)
+                async with asyncio.timeout(timeout + 5.0):
+                    return await backend.judge(prompt, timeout=timeout)
+            except TimeoutError:
+                error: BackendCallError = TransientError(
+                    "timeout", f"no answer within {timeout:g} s"
+                )
+            except (BackendCallError, JudgeError, _BudgetStop, asyncio.CancelledError):
+                raise
+            except Exception as exc:  # a backend that broke: this sample fails, the run goes on
+                error = BackendCallError(
+                    "api_error", redact(f"the judge backend failed ({type(exc).__name__})")
+                )
+            raise error
+        except BackendCallError as error:
+            # re-asks inside the backend (invalid output sent back to the model) are
+            # requests too: the summary's retries must match "after N attempts"
+            stats.calls += max(0, error.attempts - 1)
+            stats.retries += max(0, error.attempts - 1)
+            budget.charge(error.usage)
+            stats.usage = stats.usage + error.usage
+            if isinstance(error, TransientError) and error.throttle:
+                stats.throttled += 1
+                limiter.throttle()  # before the slot is freed, as a cut limit
+            raise
+        finally:
+            limiter.release()
 
     async def one(job: JudgeJob, key: CacheKey, prompt_cache: dict[str, Any], bar: Any) -> None:
         prompt = prompt_cache.get(job.item_id)
@@ -461,47 +521,14 @@ async def run_judge(
             prompt = prompt_cache[job.item_id] = render_prompt(job.criterion, job.inputs)
         attempts = 0
         try:
-            # A plain retry loop (the common call succeeds at once and should cost nothing extra):
-            # a TransientError is tried again after ``wait`` until ``max_attempts`` calls were made;
-            # any other error ends the sample.
-            while True:
-                if budget.exhausted:
-                    raise _BudgetStop
-                await limiter.acquire()
-                try:
-                    if budget.exhausted:
-                        raise _BudgetStop
-                    attempts += 1
-                    stats.calls += 1
+            # tenacity: a TransientError is tried again after the policy's wait until
+            # ``max_attempts`` calls were made; any other error ends the sample at once
+            async for attempt in retrying.copy():
+                with attempt:
+                    attempts = attempt.retry_state.attempt_number
                     if attempts > 1:
                         stats.retries += 1
-                    try:
-                        if timeout is None:
-                            reply = await backend.judge(prompt, timeout=None)
-                        else:
-                            async with asyncio.timeout(timeout + 5.0):
-                                reply = await backend.judge(prompt, timeout=timeout)
-                        break
-                    except TimeoutError:
-                        error: BackendCallError = TransientError(
-                            "timeout", f"no answer within {timeout:g} s"
-                        )
-                    except BackendCallError as raised:
-                        error = raised
-                    # re-asks inside the backend (invalid output sent back to the model) are
-                    # requests too: the summary's retries must match "after N attempts"
-                    stats.calls += max(0, error.attempts - 1)
-                    stats.retries += max(0, error.attempts - 1)
-                    budget.charge(error.usage)
-                    stats.usage = stats.usage + error.usage
-                    if isinstance(error, TransientError) and error.throttle:
-                        stats.throttled += 1
-                        limiter.throttle()  # before the slot is freed, as a cut limit
-                finally:
-                    limiter.release()
-                if not isinstance(error, TransientError) or attempts >= max_attempts:
-                    raise error
-                await asyncio.sleep(wait(attempts, error))
+                    reply = await call(prompt)
             limiter.success()
             stats.calls += max(0, reply.attempts - 1)
             stats.retries += max(0, reply.attempts - 1)
