@@ -33,7 +33,10 @@ be a :class:`Reply` to control status, headers, latency and faults:
 - ``hang(seconds)`` → no answer for ``seconds`` (or until the server stops): a client timeout
 - ``Reply(close=True)`` → the connection is dropped without an answer
 - ``message([...], stop_reason="max_tokens")`` → truncation; ``tool_use(name, {"bad": 1})`` → invalid input
+- ``raw(b"HTTP/1.1 200 OK\\r\\n...")`` → bytes written verbatim (malformed framing), then a close
+- ``gzip_bomb(size)`` → a 200 whose gzip body inflates to ``size`` bytes
 
+``tls`` (a server-side ``ssl.SSLContext``) serves HTTPS instead (``server.url`` starts with https).
 ``latency`` (seconds) delays every ``/v1/messages`` answer; a :class:`Reply` adds its own ``delay``.
 There is no streaming: a request with ``"stream": true`` gets the same plain JSON answer.
 
@@ -59,8 +62,10 @@ import itertools
 import json
 import random
 import re
+import ssl
 import threading
 import time
+import zlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -73,10 +78,12 @@ __all__ = [
     "Route",
     "fake_anthropic",
     "forced_tool_policy",
+    "gzip_bomb",
     "hang",
     "message",
     "overloaded",
     "rate_limited",
+    "raw",
     "server_error",
     "text",
     "tool_use",
@@ -109,6 +116,9 @@ class Reply:
     hang: float | None = None
     close: bool = False
     content_type: str = "application/json"
+    raw: bytes | None = None
+    """Bytes written verbatim as the whole answer (status line, headers, body), then the
+    connection is closed: for malformed framing a client must refuse."""
 
 
 Handler = Callable[[RecordedRequest], "Reply | dict[str, Any] | list[Any]"]
@@ -192,6 +202,20 @@ def server_error(status: int = 500) -> Reply:
     return _error(status, "api_error", "Internal server error")
 
 
+def raw(answer: bytes) -> Reply:
+    """An answer written byte for byte (e.g. malformed framing), then the connection is closed."""
+    return Reply(raw=answer)
+
+
+def gzip_bomb(size: int) -> Reply:
+    """A 200 whose gzip body inflates to ``size`` zero bytes (about ``size / 1000`` on the wire)."""
+    packer = zlib.compressobj(9, zlib.DEFLATED, 31)  # 31: a gzip container
+    block = bytes(1024 * 1024)
+    parts = [packer.compress(block) for _ in range(size // len(block))]
+    body = b"".join(parts) + packer.compress(bytes(size % len(block))) + packer.flush()
+    return Reply(body=body, headers={"content-encoding": "gzip"})
+
+
 def hang(seconds: float | None = None) -> Reply:
     """Never answer for ``seconds`` (None: until the server stops)."""
     return Reply(hang=seconds if seconds is not None else 3600.0)
@@ -237,8 +261,10 @@ class FakeAnthropic:
         latency: float = 0.0,
         batch_polls: int = 1,
         record_bodies: bool = True,
+        tls: ssl.SSLContext | None = None,
     ) -> None:
         self.policy = policy
+        self.tls = tls
         self.latency = latency
         self.batch_polls = batch_polls
         self.record_bodies = record_bodies
@@ -261,7 +287,7 @@ class FakeAnthropic:
     # -- lifecycle ---------------------------------------------------------------------------------
     @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
+        return f"{'https' if self.tls else 'http'}://127.0.0.1:{self.port}"
 
     base_url = url
 
@@ -276,7 +302,7 @@ class FakeAnthropic:
             try:
                 self._stopping = asyncio.Event()
                 self._server = loop.run_until_complete(
-                    asyncio.start_server(self._serve, "127.0.0.1", 0, backlog=1024)
+                    asyncio.start_server(self._serve, "127.0.0.1", 0, backlog=1024, ssl=self.tls)
                 )
                 self.port = self._server.sockets[0].getsockname()[1]
             except BaseException as exc:  # pragma: no cover - reported to the starting thread
@@ -561,6 +587,10 @@ class FakeAnthropic:
                 await asyncio.wait_for(self._stopping.wait(), timeout=reply.hang)
             return False
         if reply.close:
+            return False
+        if reply.raw is not None:
+            writer.write(reply.raw)
+            await writer.drain()
             return False
         payload = reply.body if reply.body is not None else json.dumps(reply.json).encode()
         out_headers = {

@@ -11,7 +11,12 @@ import pytest
 
 from pathjudge.agent.trajectory import Usage
 from pathjudge.cli import main
-from pathjudge.judge.backends.base import cost_usd, ratelimit_pause, retry_after_seconds
+from pathjudge.judge.backends.base import (
+    cost_usd,
+    ratelimit_pause,
+    retry_after_seconds,
+    server_count,
+)
 from pathjudge.judge.runner import AdaptiveLimiter, Budget
 from tests.fakes.anthropic_server import FakeAnthropic
 from tests.judge.conftest import judge_argv, write_short_items
@@ -24,6 +29,62 @@ def test_retry_after_forms() -> None:
     assert retry_after_seconds({}) is None
     date = (datetime.now(UTC) + timedelta(seconds=30)).strftime("%a, %d %b %Y %H:%M:%S GMT")
     assert 25 <= (retry_after_seconds({"retry-after": date}) or 0) <= 31
+
+
+@pytest.mark.parametrize(
+    "headers",
+    [
+        {"retry-after": "soon"},
+        {"retry-after": "Mon, 32 Feb 2026 99:99:99 GMT"},
+        {"retry-after": "Thu, 01 Jan 99999 00:00:00 GMT"},
+        {"retry-after": "nan"},
+        {"retry-after": "inf"},
+        {"retry-after": "-5"},
+        {"retry-after-ms": "1e400"},
+        {"retry-after": "Mon, 06 Dec 2026 10:00:00"},  # no zone: not an HTTP date
+    ],
+)
+def test_an_unusable_retry_after_is_absent(headers: dict[str, str]) -> None:
+    assert retry_after_seconds(headers) is None
+
+
+@pytest.mark.parametrize(
+    ("value", "count"),
+    [
+        (12, 12),
+        (12.0, 12),
+        (0, 0),
+        (-5, 0),
+        (1.5, 0),
+        (float("inf"), 0),
+        (float("nan"), 0),
+        ("12", 0),
+        ([1], 0),
+        (None, 0),
+        (True, 0),
+        ({}, 0),
+        (10**400, 0),
+    ],
+)
+def test_a_server_count_is_a_non_negative_integer_or_zero(value: object, count: int) -> None:
+    assert server_count(value) == count
+
+
+def test_unreadable_ratelimit_headers_never_pause() -> None:
+    now = datetime(2026, 1, 1, tzinfo=UTC).timestamp()
+    for remaining, reset in [
+        ("0", "soon"),
+        ("0", "2026-02-30T00:00:00Z"),
+        ("0", "2026-01-01T00:00:09"),  # no offset: not RFC 3339
+        ("abc", "2026-01-01T00:00:09Z"),
+        ("nan", "2026-01-01T00:00:09Z"),
+        ("-1", "2026-01-01T00:00:09Z"),
+    ]:
+        headers = {
+            "anthropic-ratelimit-requests-remaining": remaining,
+            "anthropic-ratelimit-requests-reset": reset,
+        }
+        assert ratelimit_pause(headers, now=now) is None, (remaining, reset)
 
 
 def test_ratelimit_pause_only_when_a_limit_is_spent() -> None:

@@ -134,6 +134,9 @@ def classify_api_error(
         chain.append(current)
         current = current.__cause__ or current.__context__
     attempts = (getattr(exc, "n_attempts", 1) or 1) + attempts_before
+    for error in chain:  # the SDK reports an answer cut off at the size cap as a connection error
+        if isinstance(error, ResponseTooLarge):
+            return TransientError("server_error", str(error), usage=usage)
     for error in chain:
         if isinstance(error, anthropic.APIStatusError):
             status = int(error.status_code)
@@ -170,8 +173,6 @@ def classify_api_error(
             message = getattr(error, "api_message", None)
             detail = f": {redact_secrets(str(message))}" if message else ""
             return RequestRejected("bad_request", f"HTTP {status}{detail}", usage=usage)
-        if isinstance(error, ResponseTooLarge):
-            return TransientError("server_error", str(error), usage=usage)
         if isinstance(error, json.JSONDecodeError):
             # a 200 whose body is not JSON: a broken answer, worth asking again
             return TransientError(
