@@ -3,10 +3,12 @@
 - Cache first: every sample already in the :class:`~pathjudge.judge.cache.VerdictCache` is reused; a
   rerun of finished work makes zero calls. Each new sample is committed as it arrives.
 - Bounded, adaptive concurrency (:class:`AdaptiveLimiter`): at most ``concurrency`` calls in flight; a 429
-  or 529 cuts the limit (x0.7, at most once a second), each success grows it back (+1 per window); a spent
-  ``anthropic-ratelimit-*`` limit pauses every new call until its reset time.
-- Retries for 429, 529, 5xx, timeouts and dropped connections: tenacity's exponential backoff with
-  jitter, capped, and never shorter than the server's ``retry-after``. The backend re-asks (bounded) on invalid
+  or 529 cuts the limit (x0.7, at most once a second) and pauses new calls for its ``retry-after``, each
+  success grows it back (+1 per window); the ``anthropic-ratelimit-*`` headers pace new calls at the
+  limits' refill rate once a window of calls would spend them (the first call goes alone to read them).
+- Retries for 429, 529, 5xx, timeouts, dropped connections and broken answers: tenacity's
+  ``AsyncRetrying`` with exponential backoff and jitter, capped, never shorter than the server's
+  ``retry-after``. The backend re-asks (bounded) on invalid
   output. A per-call timeout bounds every call.
 - A token / USD budget: once spent, no new call starts; calls in flight finish and are saved; the run
   reports the unfinished items (``judge_requests`` then raises ``BudgetExceededError``).
@@ -42,6 +44,7 @@ from pathjudge.judge.backends.base import (
     JudgeBackend,
     TransientError,
     ratelimit_pause,
+    ratelimit_state,
 )
 from pathjudge.judge.cache import CacheKey, VerdictCache, input_hash
 from pathjudge.judge.evidence import verify_evidence
@@ -155,9 +158,16 @@ class AdaptiveLimiter:
     ``throttle()`` multiplies the limit by 0.7 (never below 1, at most once per ``cooldown`` seconds);
     ``success()`` adds ``1/limit`` (so +1 per full window), never above ``max_limit``; ``pause(s)`` holds
     every new acquisition for ``s`` seconds.
+
+    Rate limits are met before they answer 429: :meth:`observe_headers` reads each answer's
+    ``anthropic-ratelimit-*`` headers and :meth:`observe_usage` what a call costs; when a window of
+    calls would spend a limit, new calls start at once only while the limit has room for them
+    (``credit``) and then one refill-time apart (``interval``). With ``probe``, the first call goes
+    alone, so its headers steer the rest instead of every slot starting at once. A 429 with
+    ``retry-after`` pauses every new call for that long.
     """
 
-    def __init__(self, max_limit: int, *, cooldown: float = 1.0) -> None:
+    def __init__(self, max_limit: int, *, cooldown: float = 1.0, probe: bool = False) -> None:
         if max_limit < 1:
             raise ConfigError(
                 f"concurrency must be at least 1, got {max_limit}", field="concurrency"
@@ -169,11 +179,32 @@ class AdaptiveLimiter:
         self.min_limit_seen = float(max_limit)
         self._pause_until = 0.0
         self._last_cut = -1e9
+        self.costs: dict[str, float] = {"requests": 1.0}
+        """What one call spends of each ``anthropic-ratelimit-*`` limit (tokens: learned from usage)."""
+        self._interval = 0.0
+        self._credit = 0
+        self._rates: dict[str, float] = {}
+        self._last_start = 0.0
+        self._gate = asyncio.Lock()
+        self._state: dict[str, tuple[float, float]] = {}
+        self._probing = probe
+        """With ``probe``, until the first answer: one call at a time, so its ``anthropic-ratelimit-*`` headers
+        (if any) steer the rest instead of a burst of every slot at once."""
         self._waiters: collections.deque[asyncio.Future[None]] = collections.deque()
 
     @property
     def capacity(self) -> int:
         return max(1, int(self.limit))
+
+    @property
+    def _room(self) -> int:
+        return 1 if self._probing else self.capacity
+
+    def answered(self) -> None:
+        """An answer arrived (its headers seen): the probe is over."""
+        if self._probing:
+            self._probing = False
+            self._wake()
 
     async def acquire(self) -> None:
         loop = asyncio.get_running_loop()
@@ -182,8 +213,14 @@ class AdaptiveLimiter:
             if self._pause_until > now:
                 await asyncio.sleep(self._pause_until - now)
                 continue
-            if self.active < self.capacity:
+            if self.active < self._room:
                 self.active += 1
+                if self._interval:
+                    try:
+                        await self._paced()
+                    except BaseException:
+                        self.release()
+                        raise
                 return
             waiter: asyncio.Future[None] = loop.create_future()
             self._waiters.append(waiter)
@@ -197,12 +234,24 @@ class AdaptiveLimiter:
                     self._wake()
                 raise
 
+    async def _paced(self) -> None:
+        """Hold this start until the server has room: at once while there is ``credit``, else one
+        ``interval`` after the last start (re-read every 0.1 s: a new answer may change it)."""
+        async with self._gate:
+            while self._interval and self._credit <= 0:
+                wait = self._last_start + self._interval - time.monotonic()
+                if wait <= 0:
+                    break
+                await asyncio.sleep(min(wait, 0.1))
+            self._credit = max(0, self._credit - 1)
+            self._last_start = time.monotonic()
+
     def release(self) -> None:
         self.active -= 1
         self._wake()
 
     def _wake(self) -> None:
-        free = self.capacity - self.active
+        free = self._room - self.active
         while free > 0 and self._waiters:
             waiter = self._waiters.popleft()
             if not waiter.done():
@@ -232,10 +281,51 @@ class AdaptiveLimiter:
     def pause(self, seconds: float) -> None:
         self._pause_until = max(self._pause_until, time.monotonic() + seconds)
 
+    def observe_usage(self, usage: Usage) -> None:
+        """Learn what one call costs of each token limit (a running average of replies' usage)."""
+        spent = {
+            "tokens": usage.total_tokens,
+            "input-tokens": usage.input_tokens + usage.cache_creation_input_tokens,
+            "output-tokens": usage.output_tokens,
+        }
+        for name, value in spent.items():
+            if value > 0:
+                known = self.costs.get(name)
+                self.costs[name] = float(value) if known is None else 0.8 * known + 0.2 * value
+        self._steer()
+
     def observe_headers(self, headers: Mapping[str, str]) -> None:
+        """Steer by the ``anthropic-ratelimit-*`` headers of an answer: a spent limit pauses every
+        new call until it takes one again; a limit that a window of calls would spend paces the
+        starts at its refill rate (one call's cost / units refilled per second)."""
         wait = ratelimit_pause(headers)
         if wait:
             self.pause(min(wait, 120.0))
+        self._state = ratelimit_state(headers)
+        self._steer()
+
+    def _steer(self) -> None:
+        """Pace from the last headers: ``credit`` calls may start at once (what the limits hold,
+        less the calls in flight, which the server may not have counted yet); after that, starts
+        are spaced by the slowest limit's refill time for one call."""
+        interval = 0.0
+        credit = self.max_limit
+        window = max(1, int(self.limit))
+        for name, (remaining, estimate) in self._state.items():
+            cost = self.costs.get(name)
+            if not cost or estimate <= 0:
+                continue
+            # the reset time is whole seconds: each estimate of the refill rate errs low by up to
+            # a second's worth, so the best recent one is kept (decaying, should the limit drop)
+            rate = self._rates[name] = max(estimate, 0.99 * self._rates.get(name, 0.0))
+            if remaining < cost:
+                self.pause(min((cost - remaining) / rate, 120.0))
+            if remaining < cost * window:
+                interval = max(interval, cost / rate)
+            credit = min(credit, int(remaining // cost))
+        self._interval = min(interval, 120.0)
+        # the server counted every call it has received: what remains is room for new ones
+        self._credit = credit if interval else 0
 
 
 @dataclass
@@ -456,7 +546,7 @@ async def run_judge(
     if samples < 1:
         raise ConfigError(f"samples must be at least 1, got {samples}", field="samples")
     started = time.monotonic()
-    limiter = AdaptiveLimiter(concurrency)
+    limiter = AdaptiveLimiter(concurrency, probe=True)
     backend.on_headers = limiter.observe_headers
     budget = budget or Budget()
     stats = RunStats(items=len(jobs))
@@ -502,6 +592,7 @@ async def run_judge(
                 )
             raise error
         except BackendCallError as error:
+            limiter.answered()
             # re-asks inside the backend (invalid output sent back to the model) are
             # requests too: the summary's retries must match "after N attempts"
             stats.calls += max(0, error.attempts - 1)
@@ -511,6 +602,8 @@ async def run_judge(
             if isinstance(error, TransientError) and error.throttle:
                 stats.throttled += 1
                 limiter.throttle()  # before the slot is freed, as a cut limit
+                if error.retry_after:  # the server says when it takes calls again: all wait
+                    limiter.pause(min(error.retry_after, MAX_RETRY_AFTER))
             raise
         finally:
             limiter.release()
@@ -529,6 +622,8 @@ async def run_judge(
                     if attempts > 1:
                         stats.retries += 1
                     reply = await call(prompt)
+            limiter.observe_usage(reply.usage)
+            limiter.answered()
             limiter.success()
             stats.calls += max(0, reply.attempts - 1)
             stats.retries += max(0, reply.attempts - 1)

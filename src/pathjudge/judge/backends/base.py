@@ -41,6 +41,7 @@ __all__ = [
     "TransientError",
     "cost_usd",
     "ratelimit_pause",
+    "ratelimit_state",
     "redact_secrets",
     "retry_after_seconds",
     "server_count",
@@ -186,6 +187,45 @@ def ratelimit_pause(headers: Mapping[str, str], *, now: float | None = None) -> 
         wait = max(0.0, stamp - (time.time() if now is None else now))
         pause = wait if pause is None else max(pause, wait)
     return pause
+
+
+def ratelimit_state(
+    headers: Mapping[str, str], *, now: float | None = None
+) -> dict[str, tuple[float, float]]:
+    """``{limit name: (remaining, refill per second)}`` from ``anthropic-ratelimit-{name}-limit``,
+    ``-remaining`` and ``-reset`` (the time the limit is full again), for each limit whose three
+    values are usable. The refill rate is what the server will add back until the reset:
+    ``(limit - remaining) / seconds until reset``; for a full limit, ``limit`` per minute (the
+    API's limits are per minute). Never raises."""
+    lowered: dict[str, str] | None = None
+    state: dict[str, tuple[float, float]] = {}
+    clock = time.time() if now is None else now
+    for header in headers:
+        key = header.lower()
+        if not key.startswith("anthropic-ratelimit-") or not key.endswith("-limit"):
+            continue
+        if lowered is None:
+            lowered = {k.lower(): v for k, v in headers.items()}
+        stem = key[: -len("-limit")]
+        limit = server_seconds(lowered[key].strip())
+        remaining = server_seconds(lowered.get(stem + "-remaining", "").strip())
+        reset = lowered.get(stem + "-reset", "").strip()
+        if limit is None or remaining is None or not reset or limit <= 0:
+            continue
+        name = stem[len("anthropic-ratelimit-") :]
+        if remaining >= limit:  # full: it refills at the documented per-minute rate
+            state[name] = (remaining, limit / 60.0)
+            continue
+        try:
+            when = datetime.fromisoformat(reset.replace("Z", "+00:00"))
+            if when.tzinfo is None:
+                continue
+            ahead = when.timestamp() - clock
+        except (ValueError, OverflowError):
+            continue
+        if ahead > 0:
+            state[name] = (remaining, (limit - remaining) / ahead)
+    return state
 
 
 def validation_problem(exc: ValidationError) -> str:
