@@ -53,7 +53,7 @@ class ResponseTooLarge(Exception):
         self.limit = limit
 
 
-def tls_context(purpose: str) -> Any:
+def tls_context(purpose: str, *, extra: str = "judge") -> Any:
     """httpx2's default TLS context (system/certifi roots, ``SSL_CERT_FILE`` / ``SSL_CERT_DIR``).
 
     A variable naming a file that cannot be read or holds no certificate raises one
@@ -61,7 +61,7 @@ def tls_context(purpose: str) -> Any:
     """
     import ssl
 
-    httpx2 = require("httpx2", "judge", purpose)
+    httpx2 = require("httpx2", extra, purpose)
     try:
         return httpx2.create_ssl_context(trust_env=True)
     except (OSError, ssl.SSLError, ValueError) as exc:
@@ -120,16 +120,18 @@ def http_client(
     headers: dict[str, str] | None = None,
     on_response: Sequence[ResponseHook] = (),
     max_response_bytes: int = MAX_RESPONSE_BYTES,
+    extra: str = "judge",
 ) -> Any:
     """An ``httpx2.AsyncClient`` for a model server (see the module docstring).
 
     ``on_response`` hooks see every answer's headers (e.g. rate-limit headers) before its body is
-    read. Raises :class:`ConfigError` for unusable TLS settings.
+    read. ``extra`` names the pathjudge extra that installs httpx2 for ``purpose``. Raises
+    :class:`ConfigError` for unusable TLS settings.
     """
-    httpx2 = require("httpx2", "judge", purpose)
+    httpx2 = require("httpx2", extra, purpose)
     size = max(1, max_connections)
     return httpx2.AsyncClient(
-        verify=tls_context(purpose),
+        verify=tls_context(purpose, extra=extra),
         headers=headers,
         limits=httpx2.Limits(max_connections=size, max_keepalive_connections=size),
         timeout=httpx2.Timeout(timeout, connect=CONNECT_TIMEOUT),
@@ -139,11 +141,19 @@ def http_client(
 
 
 def anthropic_client(
-    *, api_key: str | None, base_url: str | None, http: Any, max_retries: int = 0
+    *,
+    api_key: str | None,
+    base_url: str | None,
+    http: Any,
+    max_retries: int = 0,
+    timeout: float | None = None,
+    extra: str = "judge",
 ) -> Any:
     """An ``AsyncAnthropic`` on ``http`` (``api_key`` None: the SDK reads ``ANTHROPIC_API_KEY`` /
-    ``ANTHROPIC_AUTH_TOKEN``). Raises what the SDK raises for missing credentials."""
-    anthropic = require("anthropic", "judge", "the Anthropic client")
+    ``ANTHROPIC_AUTH_TOKEN``; ``timeout`` None: ``http``'s). Raises what the SDK raises for
+    missing credentials."""
+    anthropic = require("anthropic", extra, "the Anthropic client")
+    options: dict[str, Any] = {} if timeout is None else {"timeout": timeout}
     return anthropic.AsyncAnthropic(
-        api_key=api_key, base_url=base_url, http_client=http, max_retries=max_retries
+        api_key=api_key, base_url=base_url, http_client=http, max_retries=max_retries, **options
     )
