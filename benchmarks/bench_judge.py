@@ -1,63 +1,48 @@
-"""Judge throughput against the fake Anthropic server: wall time vs the ideal, 429 resilience, cached rerun.
+"""What users meet: a judge run against a rate-limited API with 1-5 s latency.
 
-Three runs of N items at concurrency C against a fake server (separate process) answering every call
-after L seconds:
+The fake Anthropic server (in this process, its own thread) answers each call after 1 to 5 seconds
+(uniform, seeded) and enforces requests-per-minute and tokens-per-minute limits as the API does:
+token buckets refilled continuously, a 429 with ``retry-after`` when one is short, and
+``anthropic-ratelimit-*`` headers on every answer (``tests.fakes.anthropic_server.RateLimits``).
+The judge runs N items at concurrency C, well above what the limits allow, so the limits and the
+runner's pacing decide the throughput. Printed:
 
-1. clean: wall time vs the ideal N / C x L (target: ratio <= 1.25);
-2. 10% of calls answered 429 (retry-after 0.2 s): every item must still get a verdict (zero lost);
-3. rerun of (1) with its cache: zero requests must reach the server.
+- token budget used: tokens answered / the most the server would have answered over the run's wall
+  time (a full bucket at the start plus the refill) — target >= 90%;
+- throttled share: 429s / requests — target <= 2%;
+- verdicts: every item must get one (nothing lost).
 
-It also measures the client's CPU cost per call with latency 0 (the floor no concurrency can hide),
-for both client paths: ``lean`` (the default: the first call posted by the backend itself with the
-SDK's headers on its own HTTP/1.1 connections, its raw JSON validated straight into a ``Verdict``;
-instructor only re-asks) and ``instructor`` (every call through instructor), so the gain of the
-lean path is visible in the same run. The fake server is a separate Python process on the same
-machine, so on 2 cores client and server share the CPU: the clean run needs ``C / L`` calls a
-second (640 at the defaults) from one event loop, i.e. at most about 1.2 ms of client CPU per call all in
-(HTTP, runner, cache write, evidence check, records); the clean run prints its CPU per call. ``--client`` picks the path of runs 1-3. Run::
+``--window`` shortens the limits' period (default 60 s: per minute) so a brief run shows the steady
+state, not just the first minute's full bucket. Run::
 
-    .venv/bin/python benchmarks/bench_judge.py            # N=2000, C=64, L=0.1, lean client
-    .venv/bin/python benchmarks/bench_judge.py --items 500 --client instructor
+    .venv/bin/python benchmarks/bench_judge.py                         # 600 items, per minute
+    .venv/bin/python benchmarks/bench_judge.py --items 120 --window 10  # a brief run (~1 min)
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import json
-import os
-import subprocess
 import sys
-import tempfile
 import time
-import urllib.request
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(REPO / "src"), str(REPO)]
 
-from pathjudge._aio import run_sync  # noqa: E402
+from tests.fakes.anthropic_server import (  # noqa: E402
+    FakeAnthropic,
+    RateLimits,
+    forced_tool_policy,
+)
+
 from pathjudge.judge.backends.anthropic import AnthropicJudgeBackend  # noqa: E402
-from pathjudge.judge.cache import VerdictCache  # noqa: E402
 from pathjudge.judge.runner import JudgeJob, JudgeRun, run_judge  # noqa: E402
 from pathjudge.judge.verdict import VerdictRecord  # noqa: E402
 from pathjudge.rubrics.criteria import get_criterion  # noqa: E402
 
-
-def start_server(latency: float, rate_limit_fraction: float) -> tuple[subprocess.Popen[str], str]:
-    command = [
-        sys.executable, "-m", "tests.fakes.anthropic_server",
-        "--latency", str(latency), "--rate-limit-fraction", str(rate_limit_fraction), "--retry-after", "0.2",
-    ]  # fmt: skip
-    process = subprocess.Popen(command, cwd=REPO, stdout=subprocess.PIPE, text=True)
-    assert process.stdout is not None
-    return process, process.stdout.readline().strip()
-
-
-def counters(url: str) -> dict[str, int]:
-    with urllib.request.urlopen(f"{url}/_fake/counters") as response:
-        data: dict[str, int] = json.load(response)
-    return data
+USAGE = {"input_tokens": 1500, "output_tokens": 200}
+"""Each answer's usage: a rubric, one item's data and a short verdict."""
 
 
 def jobs(n: int) -> list[JudgeJob]:
@@ -76,111 +61,64 @@ def jobs(n: int) -> list[JudgeJob]:
     ]
 
 
-LEAN = True
-
-
-async def judge(
-    url: str, items: list[JudgeJob], concurrency: int, cache: VerdictCache | None
-) -> JudgeRun:
-    backend = AnthropicJudgeBackend(base_url=url, max_connections=concurrency, lean=LEAN)
+async def judge(url: str, items: list[JudgeJob], concurrency: int) -> JudgeRun:
+    backend = AnthropicJudgeBackend(base_url=url, api_key="bench-key", max_connections=concurrency)
     try:
-        return await run_judge(
-            items,
-            backend=backend,
-            cache=cache,
-            concurrency=concurrency,
-            backoff_initial=0.2,
-        )
+        return await run_judge(items, backend=backend, concurrency=concurrency, max_attempts=8)
     finally:
         await backend.aclose()
-
-
-def timed(
-    url: str, items: list[JudgeJob], concurrency: int, cache: VerdictCache | None
-) -> tuple[JudgeRun, float, float]:
-    wall, cpu = time.perf_counter(), time.process_time()
-    run = run_sync(judge(url, items, concurrency, cache))  # as run_judge_sync: see pathjudge._aio
-    return run, time.perf_counter() - wall, time.process_time() - cpu
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--items", type=int, default=2000)
+    parser.add_argument("--items", type=int, default=600)
     parser.add_argument("--concurrency", type=int, default=64)
-    parser.add_argument("--latency", type=float, default=0.1)
+    parser.add_argument("--latency", type=float, default=1.0, help="least latency (s)")
+    parser.add_argument("--jitter", type=float, default=4.0, help="plus up to this (s)")
+    parser.add_argument("--window", type=float, default=60.0, help="the limits' period (s)")
     parser.add_argument(
-        "--client",
-        choices=("lean", "instructor"),
-        default="lean",
-        help="the judge client path for the clean, 429 and cached runs (default lean)",
+        "--tokens", type=int, default=200_000, help="tokens per window (default 200k)"
     )
+    parser.add_argument("--requests", type=int, default=200, help="requests per window")
     args = parser.parse_args()
-    global LEAN
-    os.environ.setdefault("ANTHROPIC_API_KEY", "sk-bench-not-a-real-key")
-    n, c, latency = args.items, args.concurrency, args.latency
-    items = jobs(n)
-    ideal = n / c * latency
 
-    # Warm-up (imports, connection pool) outside the timings.
-    server, url = start_server(latency, 0.0)
-    try:
-        asyncio.run(judge(url, items[:c], c, None))
-        floor_server, floor_url = start_server(0.0, 0.0)
-        floors: dict[str, float] = {}
-        try:
-            sample = items[: min(n, 500)]
-            for name in ("instructor", "lean"):
-                LEAN = name == "lean"
-                asyncio.run(judge(floor_url, sample[:c], c, None))  # warm this path up
-                _, _floor_wall, floor_cpu = timed(floor_url, sample, c, None)
-                floors[name] = floor_cpu / len(sample) * 1000
-        finally:
-            floor_server.terminate()
-        LEAN = args.client == "lean"
-        cpu_per_call_ms = floors[args.client]
-
-        with tempfile.TemporaryDirectory() as folder:
-            cache_path = Path(folder) / "bench.sqlite"
-            before = counters(url).get("POST /v1/messages", 0)
-            with VerdictCache(cache_path) as cache:
-                clean, wall, cpu = timed(url, items, c, cache)
-            sent = counters(url).get("POST /v1/messages", 0) - before
-            ok = sum(isinstance(r, VerdictRecord) for r in clean.results.values())
-            with VerdictCache(cache_path) as cache:
-                before = counters(url).get("POST /v1/messages", 0)
-                _, cached_wall, _ = timed(url, items, c, cache)
-                cached_sent = counters(url).get("POST /v1/messages", 0) - before
-    finally:
-        server.terminate()
-
-    limited_server, limited_url = start_server(latency, 0.10)
-    try:
-        limited, limited_wall, _ = timed(limited_url, items, c, None)
-        limited_counts = counters(limited_url)
-    finally:
-        limited_server.terminate()
-    limited_ok = sum(isinstance(r, VerdictRecord) for r in limited.results.values())
-
-    print(
-        f"items={n} concurrency={c} latency={latency * 1000:.0f} ms  ideal={ideal:.2f} s  "
-        f"client={args.client}"
+    limits = RateLimits(requests=args.requests, tokens=args.tokens, window=args.window)
+    policy = forced_tool_policy(
+        lambda _r: {"reasoning": "The answer matches.", "evidence": [], "verdict": "pass"},
+        usage=USAGE,
     )
-    print(
-        f"client CPU per call (latency 0): lean {floors['lean']:.2f} ms, instructor "
-        f"{floors['instructor']:.2f} ms ({floors['instructor'] / floors['lean']:.2f}x)  -> CPU floor "
-        f"for N calls with {args.client}: {n * cpu_per_call_ms / 1000:.2f} s"
+    with FakeAnthropic(
+        policy, latency=args.latency, jitter=args.jitter, rate_limits=limits, record_bodies=False
+    ) as server:
+        started = time.monotonic()
+        run = asyncio.run(judge(server.url, jobs(args.items), args.concurrency))
+        wall = time.monotonic() - started
+        requests = server.count("POST", "/v1/messages")
+        throttled = server.throttled
+        served = server.tokens_served
+    per_call = sum(USAGE.values())
+    budget = min(
+        args.tokens + args.tokens * wall / args.window,
+        (args.requests + args.requests * wall / args.window) * per_call,
     )
+    verdicts = sum(isinstance(r, VerdictRecord) for r in run.results.values())
+    used = served / budget
+    share = throttled / max(1, requests)
     print(
-        f"clean run:   wall {wall:.2f} s  ratio {wall / ideal:.2f}x (target <= 1.25x)  verdicts {ok}/{n}  requests {sent}  cpu {cpu:.2f} s ({cpu / n * 1000:.2f} ms/call)"
+        f"{args.items} items, concurrency {args.concurrency}, latency {args.latency:g}-"
+        f"{args.latency + args.jitter:g} s, limits {args.requests} requests and {args.tokens} "
+        f"tokens per {args.window:g} s ({per_call} tokens a call)"
     )
-    print(
-        f"10% 429:     wall {limited_wall:.2f} s  ratio {limited_wall / ideal:.2f}x  verdicts {limited_ok}/{n} "
-        f"(lost {n - limited_ok})  requests {limited_counts.get('POST /v1/messages', 0)}  "
-        f"throttled {limited.stats.throttled}  min concurrency {limited.stats.min_concurrency:.1f}"
-    )
-    print(f"cached rerun: wall {cached_wall:.2f} s  requests {cached_sent} (target 0)")
+    print(f"wall {wall:.1f} s, requests {requests}, 429s {throttled}, least concurrency "
+          f"{run.stats.min_concurrency:.1f}")  # fmt: skip
+    print(f"token budget used: {used:.1%} of {budget:,.0f} tokens (target >= 90%)  "
+          f"{'ok' if used >= 0.9 else 'MISSED'}")  # fmt: skip
+    print(f"throttled share: {share:.2%} of requests (target <= 2%)  "
+          f"{'ok' if share <= 0.02 else 'MISSED'}")  # fmt: skip
+    print(f"verdicts: {verdicts}/{args.items} (nothing lost)  "
+          f"{'ok' if verdicts == args.items else 'MISSED'}")  # fmt: skip
 
 
 if __name__ == "__main__":

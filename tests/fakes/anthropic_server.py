@@ -33,7 +33,14 @@ be a :class:`Reply` to control status, headers, latency and faults:
 - ``hang(seconds)`` → no answer for ``seconds`` (or until the server stops): a client timeout
 - ``Reply(close=True)`` → the connection is dropped without an answer
 - ``message([...], stop_reason="max_tokens")`` → truncation; ``tool_use(name, {"bad": 1})`` → invalid input
+- ``raw(b"HTTP/1.1 200 OK\\r\\n...")`` → bytes written verbatim (malformed framing), then a close
+- ``gzip_bomb(size)`` → a 200 whose gzip body inflates to ``size`` bytes
 
+``rate_limits=RateLimits(requests=50, tokens=40_000)`` answers as a rate-limited API does (token
+buckets, 429 with ``retry-after``, ``anthropic-ratelimit-*`` headers on every answer; ``server.throttled``
+counts the 429s, ``server.tokens_served`` the tokens answered). ``jitter`` adds a uniform random delay
+of up to that many seconds (``seed``) to ``latency``.
+``tls`` (a server-side ``ssl.SSLContext``) serves HTTPS instead (``server.url`` starts with https).
 ``latency`` (seconds) delays every ``/v1/messages`` answer; a :class:`Reply` adds its own ``delay``.
 There is no streaming: a request with ``"stream": true`` gets the same plain JSON answer.
 
@@ -57,10 +64,13 @@ import collections
 import contextlib
 import itertools
 import json
+import math
 import random
 import re
+import ssl
 import threading
 import time
+import zlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -68,15 +78,18 @@ from urllib.parse import parse_qsl, urlsplit
 
 __all__ = [
     "FakeAnthropic",
+    "RateLimits",
     "RecordedRequest",
     "Reply",
     "Route",
     "fake_anthropic",
     "forced_tool_policy",
+    "gzip_bomb",
     "hang",
     "message",
     "overloaded",
     "rate_limited",
+    "raw",
     "server_error",
     "text",
     "tool_use",
@@ -109,6 +122,25 @@ class Reply:
     hang: float | None = None
     close: bool = False
     content_type: str = "application/json"
+    late_headers: Callable[[], dict[str, str]] | None = None
+    """Headers computed when the answer is written (after its delay), e.g. rate-limit state."""
+    raw: bytes | None = None
+    """Bytes written verbatim as the whole answer (status line, headers, body), then the
+    connection is closed: for malformed framing a client must refuse."""
+
+
+@dataclass
+class RateLimits:
+    """Rate limits as the Anthropic API applies them: a token bucket per limit (requests, and input
+    plus output tokens), each holding ``per_window`` units and refilled continuously over ``window``
+    seconds (60: per minute). A request that finds a bucket short gets a 429 with ``retry-after``
+    (whole seconds until the bucket holds enough); every answer carries
+    ``anthropic-ratelimit-{requests,tokens}-{limit,remaining,reset}`` (reset: RFC 3339 time at which
+    the bucket is full again). A request's tokens are the usage of the answer it would get."""
+
+    requests: int | None = None
+    tokens: int | None = None
+    window: float = 60.0
 
 
 Handler = Callable[[RecordedRequest], "Reply | dict[str, Any] | list[Any]"]
@@ -192,6 +224,20 @@ def server_error(status: int = 500) -> Reply:
     return _error(status, "api_error", "Internal server error")
 
 
+def raw(answer: bytes) -> Reply:
+    """An answer written byte for byte (e.g. malformed framing), then the connection is closed."""
+    return Reply(raw=answer)
+
+
+def gzip_bomb(size: int) -> Reply:
+    """A 200 whose gzip body inflates to ``size`` zero bytes (about ``size / 1000`` on the wire)."""
+    packer = zlib.compressobj(9, zlib.DEFLATED, 31)  # 31: a gzip container
+    block = bytes(1024 * 1024)
+    parts = [packer.compress(block) for _ in range(size // len(block))]
+    body = b"".join(parts) + packer.compress(bytes(size % len(block))) + packer.flush()
+    return Reply(body=body, headers={"content-encoding": "gzip"})
+
+
 def hang(seconds: float | None = None) -> Reply:
     """Never answer for ``seconds`` (None: until the server stops)."""
     return Reply(hang=seconds if seconds is not None else 3600.0)
@@ -237,8 +283,21 @@ class FakeAnthropic:
         latency: float = 0.0,
         batch_polls: int = 1,
         record_bodies: bool = True,
+        tls: ssl.SSLContext | None = None,
+        rate_limits: RateLimits | None = None,
+        jitter: float = 0.0,
+        seed: int = 0,
     ) -> None:
         self.policy = policy
+        self.tls = tls
+        self.rate_limits = rate_limits
+        self.jitter = jitter
+        self._rng = random.Random(seed)
+        self._buckets: dict[str, list[float]] = {}
+        self.throttled = 0
+        """429s sent by :attr:`rate_limits`."""
+        self.tokens_served = 0
+        """Tokens (input + output) of the answers given under :attr:`rate_limits`."""
         self.latency = latency
         self.batch_polls = batch_polls
         self.record_bodies = record_bodies
@@ -261,7 +320,7 @@ class FakeAnthropic:
     # -- lifecycle ---------------------------------------------------------------------------------
     @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
+        return f"{'https' if self.tls else 'http'}://127.0.0.1:{self.port}"
 
     base_url = url
 
@@ -276,7 +335,7 @@ class FakeAnthropic:
             try:
                 self._stopping = asyncio.Event()
                 self._server = loop.run_until_complete(
-                    asyncio.start_server(self._serve, "127.0.0.1", 0, backlog=1024)
+                    asyncio.start_server(self._serve, "127.0.0.1", 0, backlog=1024, ssl=self.tls)
                 )
                 self.port = self._server.sockets[0].getsockname()[1]
             except BaseException as exc:  # pragma: no cover - reported to the starting thread
@@ -384,11 +443,73 @@ class FakeAnthropic:
 
     def _messages(self, request: RecordedRequest) -> Reply | dict[str, Any]:
         reply = self._next_reply(request)
-        if self.latency:
+        if self.rate_limits is not None:
+            reply = self._rate_limited(reply)
+            if reply.status == 429:  # refused at once, as the API does
+                return reply
+        if self.latency or self.jitter:
             if isinstance(reply, dict):
                 reply = Reply(json=reply)
-            reply = Reply(**{**reply.__dict__, "delay": reply.delay + self.latency})
+            delay = self.latency + (self._rng.uniform(0.0, self.jitter) if self.jitter else 0.0)
+            reply = Reply(**{**reply.__dict__, "delay": reply.delay + delay})
         return reply
+
+    def _rate_limited(self, reply: Reply | dict[str, Any]) -> Reply:
+        """``reply`` under :attr:`rate_limits`: a 429 when a bucket is short, headers on every answer."""
+        limits = self.rate_limits
+        assert limits is not None
+        if isinstance(reply, dict):
+            reply = Reply(json=reply)
+        usage = (reply.json or {}).get("usage") or {} if isinstance(reply.json, dict) else {}
+        tokens = sum(
+            int(usage.get(k) or 0)
+            for k in ("input_tokens", "output_tokens", "cache_creation_input_tokens")
+        )
+        need = {"requests": 1.0, "tokens": float(tokens)}
+        caps = {"requests": limits.requests, "tokens": limits.tokens}
+        now = time.time()
+        short = 0.0
+        with self._lock:
+            for name, cap in caps.items():
+                if cap is None:
+                    continue
+                level, last = self._buckets.setdefault(name, [float(cap), now])
+                level = min(float(cap), level + (now - last) * cap / limits.window)
+                self._buckets[name] = [level, now]
+                if level < need[name]:
+                    short = max(short, (need[name] - level) * limits.window / cap)
+            if short == 0.0:
+                for name, cap in caps.items():
+                    if cap is not None:
+                        self._buckets[name][0] -= need[name]
+                self.tokens_served += tokens
+            else:
+                self.throttled += 1
+        headers = self._limit_headers()
+        if short:
+            return rate_limited(float(math.ceil(short)), headers=headers)
+        return Reply(**{**reply.__dict__, "late_headers": self._limit_headers})
+
+    def _limit_headers(self) -> dict[str, str]:
+        """``anthropic-ratelimit-*`` headers of the buckets as they are now (refilled to now)."""
+        limits = self.rate_limits
+        assert limits is not None
+        now = time.time()
+        headers: dict[str, str] = {}
+        with self._lock:
+            for name, cap in (("requests", limits.requests), ("tokens", limits.tokens)):
+                if cap is None or name not in self._buckets:
+                    continue
+                level, last = self._buckets[name]
+                level = min(float(cap), level + (now - last) * cap / limits.window)
+                self._buckets[name] = [level, now]
+                full = now + (cap - level) * limits.window / cap
+                headers[f"anthropic-ratelimit-{name}-limit"] = str(cap)
+                headers[f"anthropic-ratelimit-{name}-remaining"] = str(max(0, int(level)))
+                headers[f"anthropic-ratelimit-{name}-reset"] = time.strftime(
+                    "%Y-%m-%dT%H:%M:%SZ", time.gmtime(math.ceil(full))
+                )
+        return headers
 
     def _batch_create(self, request: RecordedRequest) -> dict[str, Any]:
         body = request.json or {}
@@ -562,12 +683,17 @@ class FakeAnthropic:
             return False
         if reply.close:
             return False
+        if reply.raw is not None:
+            writer.write(reply.raw)
+            await writer.drain()
+            return False
         payload = reply.body if reply.body is not None else json.dumps(reply.json).encode()
         out_headers = {
             "content-type": reply.content_type,
             "content-length": str(len(payload)),
             "request-id": f"req_{next(_ids):06d}",
             **reply.headers,
+            **(reply.late_headers() if reply.late_headers is not None else {}),
         }
         head = f"HTTP/1.1 {reply.status} {_REASONS.get(reply.status, 'Status')}\r\n" + "".join(
             f"{k}: {v}\r\n" for k, v in out_headers.items()

@@ -64,3 +64,30 @@ def test_help_lists_the_built_in_criteria(capsys: pytest.CaptureFixture[str]) ->
         text = " ".join(capsys.readouterr().out.split())
         for name in BUILTIN_CRITERIA:
             assert name in text.replace("- ", "-"), (command, name)
+
+
+@pytest.mark.parametrize("content", [None, "this is not a certificate\n"])
+def test_unusable_trusted_certificates_are_one_line_and_exit_two(
+    server: FakeAnthropic,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    content: str | None,
+) -> None:
+    bundle = tmp_path / "roots.pem"
+    if content is not None:
+        bundle.write_text(content)
+    monkeypatch.setenv("SSL_CERT_FILE", str(bundle))  # missing, or no certificate in it
+    items = write_short_items(tmp_path / "items.jsonl", 2)
+    out = tmp_path / "v.jsonl"
+    code = main(
+        judge_argv(items, server.url, "--cache", str(tmp_path / "c.sqlite"), "-o", str(out))
+    )
+    err = capsys.readouterr().err
+    assert code == 2
+    assert "SSL_CERT_FILE" in err
+    assert str(bundle) in err
+    assert "Traceback" not in err
+    assert len(err.strip().splitlines()) <= 2  # the message and its hint
+    assert server.count("POST", "/v1/messages") == 0
+    assert not out.exists()

@@ -11,10 +11,17 @@ import pytest
 
 from pathjudge.agent.trajectory import Usage
 from pathjudge.cli import main
-from pathjudge.judge.backends.base import cost_usd, ratelimit_pause, retry_after_seconds
+from pathjudge.judge.backends.base import (
+    cost_usd,
+    ratelimit_pause,
+    ratelimit_state,
+    retry_after_seconds,
+    server_count,
+)
 from pathjudge.judge.runner import AdaptiveLimiter, Budget
-from tests.fakes.anthropic_server import FakeAnthropic
-from tests.judge.conftest import judge_argv, write_short_items
+from pathjudge.judge.verdict import VerdictRecord
+from tests.fakes.anthropic_server import FakeAnthropic, RateLimits, forced_tool_policy
+from tests.judge.conftest import jobs_for, judge_argv, judge_run, verdict_input, write_short_items
 
 
 def test_retry_after_forms() -> None:
@@ -24,6 +31,62 @@ def test_retry_after_forms() -> None:
     assert retry_after_seconds({}) is None
     date = (datetime.now(UTC) + timedelta(seconds=30)).strftime("%a, %d %b %Y %H:%M:%S GMT")
     assert 25 <= (retry_after_seconds({"retry-after": date}) or 0) <= 31
+
+
+@pytest.mark.parametrize(
+    "headers",
+    [
+        {"retry-after": "soon"},
+        {"retry-after": "Mon, 32 Feb 2026 99:99:99 GMT"},
+        {"retry-after": "Thu, 01 Jan 99999 00:00:00 GMT"},
+        {"retry-after": "nan"},
+        {"retry-after": "inf"},
+        {"retry-after": "-5"},
+        {"retry-after-ms": "1e400"},
+        {"retry-after": "Mon, 06 Dec 2026 10:00:00"},  # no zone: not an HTTP date
+    ],
+)
+def test_an_unusable_retry_after_is_absent(headers: dict[str, str]) -> None:
+    assert retry_after_seconds(headers) is None
+
+
+@pytest.mark.parametrize(
+    ("value", "count"),
+    [
+        (12, 12),
+        (12.0, 12),
+        (0, 0),
+        (-5, 0),
+        (1.5, 0),
+        (float("inf"), 0),
+        (float("nan"), 0),
+        ("12", 0),
+        ([1], 0),
+        (None, 0),
+        (True, 0),
+        ({}, 0),
+        (10**400, 0),
+    ],
+)
+def test_a_server_count_is_a_non_negative_integer_or_zero(value: object, count: int) -> None:
+    assert server_count(value) == count
+
+
+def test_unreadable_ratelimit_headers_never_pause() -> None:
+    now = datetime(2026, 1, 1, tzinfo=UTC).timestamp()
+    for remaining, reset in [
+        ("0", "soon"),
+        ("0", "2026-02-30T00:00:00Z"),
+        ("0", "2026-01-01T00:00:09"),  # no offset: not RFC 3339
+        ("abc", "2026-01-01T00:00:09Z"),
+        ("nan", "2026-01-01T00:00:09Z"),
+        ("-1", "2026-01-01T00:00:09Z"),
+    ]:
+        headers = {
+            "anthropic-ratelimit-requests-remaining": remaining,
+            "anthropic-ratelimit-requests-reset": reset,
+        }
+        assert ratelimit_pause(headers, now=now) is None, (remaining, reset)
 
 
 def test_ratelimit_pause_only_when_a_limit_is_spent() -> None:
@@ -175,3 +238,34 @@ def test_option_resolution_and_backend_errors(capsys: pytest.CaptureFixture[str]
         make_judge_backend("openai-compatible")
     with pytest.raises(ConfigError, match="needs --model PATH"):
         make_judge_backend("llama-cpp")
+
+
+def test_ratelimit_state_reads_room_and_refill_rate() -> None:
+    now = datetime(2026, 1, 1, tzinfo=UTC).timestamp()
+    headers = {
+        # 30 of 50 requests used, full again in 6 s: 30 / 6 = 5 requests a second
+        "anthropic-ratelimit-requests-limit": "50",
+        "anthropic-ratelimit-requests-remaining": "20",
+        "anthropic-ratelimit-requests-reset": "2026-01-01T00:00:06Z",
+        # full: refills at the per-minute rate, 6000 / 60 = 100 tokens a second
+        "anthropic-ratelimit-tokens-limit": "6000",
+        "anthropic-ratelimit-tokens-remaining": "6000",
+        "anthropic-ratelimit-tokens-reset": "2026-01-01T00:00:00Z",
+        # unusable: ignored
+        "anthropic-ratelimit-input-tokens-limit": "nan",
+        "anthropic-ratelimit-input-tokens-remaining": "1",
+        "anthropic-ratelimit-input-tokens-reset": "2026-01-01T00:00:06Z",
+    }
+    assert ratelimit_state(headers, now=now) == {"requests": (20.0, 5.0), "tokens": (6000.0, 100.0)}
+
+
+def test_a_rate_limited_server_is_met_by_pacing_not_by_429s(api_key: str) -> None:
+    # 12 requests per 2 s and a bucket of 12: 40 calls at concurrency 32 would draw 20+ 429s
+    # if sent as fast as the slots allow; paced by the headers, almost none
+    policy = forced_tool_policy(lambda _r: verdict_input())
+    limits = RateLimits(requests=12, window=2.0)
+    with FakeAnthropic(policy, latency=0.2, rate_limits=limits) as server:
+        run = judge_run(server, jobs_for(40), concurrency=32, max_attempts=10)
+        throttled = server.throttled
+    assert all(isinstance(r, VerdictRecord) for r in run.results.values())
+    assert throttled <= 4

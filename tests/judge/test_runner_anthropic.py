@@ -3,28 +3,41 @@
 from __future__ import annotations
 
 import asyncio
+import gzip
+import itertools
+import json
+import shutil
+import ssl
+import subprocess
 import time
+from pathlib import Path
+from typing import Any
 
 import pytest
 
 from pathjudge.errors import BudgetExceededError, JudgeError
 from pathjudge.judge.backends.anthropic import AnthropicJudgeBackend, verdict_tool
+from pathjudge.judge.backends.base import BackendReply, JudgeBackend
 from pathjudge.judge.cache import VerdictCache
-from pathjudge.judge.prompt import DATA_TAG
-from pathjudge.judge.runner import Budget, judge_requests
+from pathjudge.judge.prompt import DATA_TAG, JudgePrompt
+from pathjudge.judge.runner import Budget, judge_requests, run_judge
 from pathjudge.judge.verdict import JudgeFailure, VerdictRecord
 from tests.fakes.anthropic_server import (
     FakeAnthropic,
+    RecordedRequest,
     Reply,
+    forced_tool_policy,
+    gzip_bomb,
     hang,
     message,
     overloaded,
     rate_limited,
+    raw,
     server_error,
     text,
     tool_use,
 )
-from tests.judge.conftest import jobs_for, judge_run, policy_by, verdict_input
+from tests.judge.conftest import SECRET, jobs_for, judge_run, policy_by, verdict_input
 
 MESSAGES = "/v1/messages"
 
@@ -415,3 +428,192 @@ def test_an_existing_freeze_is_left_alone(server: FakeAnthropic) -> None:
         assert 0 < gc.get_freeze_count() <= before
     finally:
         gc.unfreeze()
+
+
+# -- what a broken or hostile server sends: a failure of that sample, never a crash of the run ------
+def _verdict_body(usage: str) -> bytes:
+    """A Messages API answer with a valid Verdict call and ``usage`` as raw JSON text."""
+    body = message([tool_use("Verdict", verdict_input())])
+    text_body = json.dumps({**body, "usage": "USAGE"})
+    return text_body.replace('"USAGE"', usage).encode()
+
+
+@pytest.mark.parametrize(
+    "value",
+    ["soon", "Mon, 32 Feb 2026 99:99:99 GMT", "Thu, 01 Jan 99999 00:00:00 GMT", "nan", "-5", ""],
+)
+def test_an_unreadable_retry_after_falls_back_to_the_backoff(
+    server: FakeAnthropic, value: str
+) -> None:
+    server.script(rate_limited(None, headers={"retry-after": value, "retry-after-ms": "inf"}))
+    run = judge_run(server, jobs_for(1))
+    assert isinstance(run.results["item-0"], VerdictRecord)
+    assert server.count("POST", MESSAGES) == 2
+    assert run.stats.throttled == 1
+
+
+@pytest.mark.parametrize("count", ["1e400", '"abc"', "-5", "[1]", "null", "1.5", "{}", "1e13"])
+def test_a_usage_count_that_is_not_a_count_is_read_as_zero(
+    server: FakeAnthropic, count: str
+) -> None:
+    usage = f'{{"input_tokens": {count}, "output_tokens": 20, "cache_read_input_tokens": {count}}}'
+    server.script(Reply(body=_verdict_body(usage)))
+    run = judge_run(server, jobs_for(1))
+    record = run.results["item-0"]
+    assert isinstance(record, VerdictRecord)
+    assert record.verdict == "pass"
+    assert run.stats.usage.input_tokens == 0
+    assert run.stats.usage.cache_read_input_tokens == 0
+    assert run.stats.usage.output_tokens == 20
+
+
+@pytest.mark.parametrize(
+    "headers",
+    [
+        {"anthropic-ratelimit-requests-remaining": "0", "anthropic-ratelimit-requests-reset": "x"},
+        {
+            "anthropic-ratelimit-tokens-remaining": "abc",
+            "anthropic-ratelimit-tokens-reset": "2026-01-01T00:00:00Z",
+        },
+        {
+            "anthropic-ratelimit-tokens-remaining": "nan",
+            "anthropic-ratelimit-tokens-reset": "0001-01-01T00:00:00+14:00",
+        },
+        {
+            "anthropic-ratelimit-requests-remaining": "0",
+            "anthropic-ratelimit-requests-reset": "2026-02-30T00:00:00Z",
+        },
+    ],
+)
+def test_unreadable_ratelimit_headers_are_ignored(
+    server: FakeAnthropic, headers: dict[str, str]
+) -> None:
+    server.script(Reply(json=message([tool_use("Verdict", verdict_input())]), headers=headers))
+    run = judge_run(server, jobs_for(2), concurrency=1)
+    assert all(isinstance(r, VerdictRecord) for r in run.results.values())
+
+
+def _framed(kind: str) -> bytes:
+    body = json.dumps(message([tool_use("Verdict", verdict_input())])).encode()
+    head = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+    if kind == "0x-chunk-size":
+        return head + b"Transfer-Encoding: chunked\r\n\r\n0x%x\r\n%s\r\n0\r\n\r\n" % (
+            len(body),
+            body,
+        )
+    if kind == "chunked-twice":
+        return head + b"Transfer-Encoding: chunked, chunked\r\n\r\n%x\r\n%s\r\n0\r\n\r\n" % (
+            len(body),
+            body,
+        )
+    length = b"Content-Length: %d\r\n" % len(body)
+    if kind == "bare-lf-in-header":
+        return head + length + b"X-Note: one\ntwo\r\n\r\n" + body
+    if kind == "nul-in-header":
+        return head + length + b"X-Note: one\x00two\r\n\r\n" + body
+    raise AssertionError(kind)
+
+
+@pytest.mark.parametrize(
+    "kind", ["0x-chunk-size", "chunked-twice", "bare-lf-in-header", "nul-in-header"]
+)
+def test_malformed_framing_is_refused_not_read_as_a_verdict(
+    server: FakeAnthropic, kind: str
+) -> None:
+    server.policy = lambda _r: raw(_framed(kind))
+    run = judge_run(server, jobs_for(1), max_attempts=2)
+    failure = run.results["item-0"]
+    assert isinstance(failure, JudgeFailure)
+    assert failure.error_type == "connection_error"
+    assert SECRET not in failure.message
+
+
+def test_a_body_that_is_not_json_is_asked_again_and_every_item_gets_a_verdict(
+    server: FakeAnthropic,
+) -> None:
+    # every 10th answer is an HTML error page with status 200 (a proxy in the way): 10% of 40
+    answers = itertools.count()
+    good = server.policy
+    assert good is not None
+
+    def policy(request: RecordedRequest) -> Reply | dict[str, Any]:
+        if next(answers) % 10 == 3:
+            return Reply(body=b"<html>upstream hiccup</html>")
+        return good(request)
+
+    server.policy = policy
+    run = judge_run(server, jobs_for(40), concurrency=4)
+    assert all(isinstance(r, VerdictRecord) for r in run.results.values())
+    assert server.count("POST", MESSAGES) > 40
+
+
+def test_a_gzip_bomb_is_cut_off_at_the_size_cap(server: FakeAnthropic) -> None:
+    bomb = gzip_bomb(64 * 1024 * 1024)  # 64 MiB inflated, ~64 KB on the wire
+    server.policy = lambda _r: bomb
+    run = judge_run(server, jobs_for(1), max_attempts=2)
+    failure = run.results["item-0"]
+    assert isinstance(failure, JudgeFailure)
+    assert failure.error_type == "server_error"
+    assert "larger than 16 MiB" in failure.message
+
+
+def test_a_small_gzip_answer_is_read(server: FakeAnthropic) -> None:
+    body = gzip.compress(json.dumps(message([tool_use("Verdict", verdict_input())])).encode())
+    server.script(Reply(body=body, headers={"content-encoding": "gzip"}))
+    run = judge_run(server, jobs_for(1))
+    assert isinstance(run.results["item-0"], VerdictRecord)
+    assert server.count("POST", MESSAGES) == 1
+
+
+# -- TLS: the trusted roots from the environment, and the certificate checked ----------------------
+def _self_signed(folder: Path, name: str) -> tuple[Path, Path]:
+    cert, key = folder / f"{name}.pem", folder / f"{name}.key"
+    command = ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2"]
+    command += ["-keyout", str(key), "-out", str(cert), "-subj", "/CN=127.0.0.1"]
+    command += ["-addext", "subjectAltName=IP:127.0.0.1"]
+    subprocess.run(command, check=True, capture_output=True)
+    return cert, key
+
+
+def test_https_uses_the_trusted_roots_and_refuses_another_certificate(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, api_key: str
+) -> None:
+    if shutil.which("openssl") is None:
+        pytest.skip("the openssl command is not installed (needed to make test certificates)")
+    cert, key = _self_signed(tmp_path, "server")
+    other, _ = _self_signed(tmp_path, "other")
+    tls = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    tls.load_cert_chain(cert, key)
+    with FakeAnthropic(forced_tool_policy(lambda _r: verdict_input()), tls=tls) as https:
+        assert https.url.startswith("https://")
+        monkeypatch.setenv("SSL_CERT_FILE", str(cert))
+        run = judge_run(https, jobs_for(2))
+        assert all(isinstance(r, VerdictRecord) for r in run.results.values())
+        monkeypatch.setenv("SSL_CERT_FILE", str(other))  # trusts another certificate only
+        refused = judge_run(https, jobs_for(1), max_attempts=1).results["item-0"]
+    assert isinstance(refused, JudgeFailure)
+    assert refused.error_type == "connection_error"
+    assert SECRET not in refused.message
+
+
+class _Broken(JudgeBackend):
+    """A backend whose call breaks with an error that is not a backend error (a bug, say)."""
+
+    name = "broken"
+    model = "m"
+
+    async def judge(self, prompt: JudgePrompt, *, timeout: float | None) -> BackendReply:
+        raise RuntimeError("sk-ant-api03-LEAKED-0123456789 went wrong")
+
+
+def test_a_backend_that_breaks_fails_its_samples_and_keeps_the_run() -> None:
+    async def main() -> Any:
+        return await run_judge(jobs_for(3), backend=_Broken(), backoff_initial=0.01)
+
+    run = asyncio.run(main())
+    assert len(run.results) == 3
+    for failure in run.results.values():
+        assert isinstance(failure, JudgeFailure)
+        assert failure.error_type == "api_error"
+        assert "RuntimeError" in failure.message
+        assert "LEAKED" not in failure.message

@@ -26,6 +26,8 @@ from typing import Any, Literal, Protocol, TypeAlias, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
+from pathjudge._model_client import ResponseTooLarge, anthropic_client
+from pathjudge._model_client import http_client as shared_http_client
 from pathjudge._optional import require
 from pathjudge.agent.trajectory import Usage
 from pathjudge.errors import AgentError
@@ -281,7 +283,7 @@ class AnthropicModelBackend:
         http_client: Any | None = None,
     ) -> None:
         anthropic = require("anthropic", "agent", "the anthropic agent backend")
-        httpx2 = require("httpx2", "agent", "the anthropic agent backend")
+        require("httpx2", "agent", "the anthropic agent backend")
         self.model = model
         self._anthropic = anthropic
         key = api_key if api_key is not None else os.environ.get("ANTHROPIC_API_KEY")
@@ -290,14 +292,17 @@ class AnthropicModelBackend:
                 "no Anthropic API key for the agent backend",
                 hint="set ANTHROPIC_API_KEY, or use --backend scripted to run offline",
             )
-        self._client = anthropic.AsyncAnthropic(
+        self._client = anthropic_client(
             api_key=key,
             base_url=base_url,
             max_retries=max_retries,
             timeout=timeout_s,
-            http_client=(
-                http_client if http_client is not None else httpx2.AsyncClient(timeout=timeout_s)
+            http=http_client
+            if http_client is not None
+            else shared_http_client(
+                "the anthropic agent backend", max_connections=8, timeout=timeout_s, extra="agent"
             ),
+            extra="agent",
         )
 
     async def complete(self, request: ModelRequest) -> ModelTurn:
@@ -456,7 +461,14 @@ class OpenAIModelBackend:
         self.temperature = temperature
         self._headers = headers
         self._http = (
-            http_client if http_client is not None else self._httpx2.AsyncClient(timeout=timeout_s)
+            http_client
+            if http_client is not None
+            else shared_http_client(
+                "the openai-compatible agent backend",
+                max_connections=8,
+                timeout=timeout_s,
+                extra="agent",
+            )
         )
         self._turns = 0
 
@@ -481,6 +493,9 @@ class OpenAIModelBackend:
                 response = await self._http.post(url, json=body, headers=self._headers)
             except httpx2.HTTPError as exc:
                 last = f"could not be reached ({type(exc).__name__})"
+                continue
+            except ResponseTooLarge as exc:
+                last = str(exc)
                 continue
             if response.status_code == 429 or response.status_code >= 500:
                 last = f"answered HTTP {response.status_code}"

@@ -3,10 +3,12 @@
 - Cache first: every sample already in the :class:`~pathjudge.judge.cache.VerdictCache` is reused; a
   rerun of finished work makes zero calls. Each new sample is committed as it arrives.
 - Bounded, adaptive concurrency (:class:`AdaptiveLimiter`): at most ``concurrency`` calls in flight; a 429
-  or 529 cuts the limit (x0.7, at most once a second), each success grows it back (+1 per window); a spent
-  ``anthropic-ratelimit-*`` limit pauses every new call until its reset time.
-- Retries for 429, 529, 5xx, timeouts and dropped connections: tenacity's exponential backoff with
-  jitter, capped, and never shorter than the server's ``retry-after``. The backend re-asks (bounded) on invalid
+  or 529 cuts the limit (x0.7, at most once a second) and pauses new calls for its ``retry-after``, each
+  success grows it back (+1 per window); the ``anthropic-ratelimit-*`` headers pace new calls at the
+  limits' refill rate once a window of calls would spend them (the first call goes alone to read them).
+- Retries for 429, 529, 5xx, timeouts, dropped connections and broken answers: tenacity's
+  ``AsyncRetrying`` with exponential backoff and jitter, capped, never shorter than the server's
+  ``retry-after``. The backend re-asks (bounded) on invalid
   output. A per-call timeout bounds every call.
 - A token / USD budget: once spent, no new call starts; calls in flight finish and are saved; the run
   reports the unfinished items (``judge_requests`` then raises ``BudgetExceededError``).
@@ -35,13 +37,14 @@ from pathjudge._heap import frozen_heap
 from pathjudge._progress import Progress, or_no_progress
 from pathjudge._secrets import redact
 from pathjudge.agent.trajectory import Usage
-from pathjudge.errors import BudgetExceededError, ConfigError, InputError
+from pathjudge.errors import BudgetExceededError, ConfigError, InputError, JudgeError
 from pathjudge.judge.backends.base import (
     BackendCallError,
     BackendReply,
     JudgeBackend,
     TransientError,
     ratelimit_pause,
+    ratelimit_state,
 )
 from pathjudge.judge.cache import CacheKey, VerdictCache, input_hash
 from pathjudge.judge.evidence import verify_evidence
@@ -155,9 +158,16 @@ class AdaptiveLimiter:
     ``throttle()`` multiplies the limit by 0.7 (never below 1, at most once per ``cooldown`` seconds);
     ``success()`` adds ``1/limit`` (so +1 per full window), never above ``max_limit``; ``pause(s)`` holds
     every new acquisition for ``s`` seconds.
+
+    Rate limits are met before they answer 429: :meth:`observe_headers` reads each answer's
+    ``anthropic-ratelimit-*`` headers and :meth:`observe_usage` what a call costs; when a window of
+    calls would spend a limit, new calls start at once only while the limit has room for them
+    (``credit``) and then one refill-time apart (``interval``). With ``probe``, the first call goes
+    alone, so its headers steer the rest instead of every slot starting at once. A 429 with
+    ``retry-after`` pauses every new call for that long.
     """
 
-    def __init__(self, max_limit: int, *, cooldown: float = 1.0) -> None:
+    def __init__(self, max_limit: int, *, cooldown: float = 1.0, probe: bool = False) -> None:
         if max_limit < 1:
             raise ConfigError(
                 f"concurrency must be at least 1, got {max_limit}", field="concurrency"
@@ -169,11 +179,32 @@ class AdaptiveLimiter:
         self.min_limit_seen = float(max_limit)
         self._pause_until = 0.0
         self._last_cut = -1e9
+        self.costs: dict[str, float] = {"requests": 1.0}
+        """What one call spends of each ``anthropic-ratelimit-*`` limit (tokens: learned from usage)."""
+        self._interval = 0.0
+        self._credit = 0
+        self._rates: dict[str, float] = {}
+        self._last_start = 0.0
+        self._gate = asyncio.Lock()
+        self._state: dict[str, tuple[float, float]] = {}
+        self._probing = probe
+        """With ``probe``, until the first answer: one call at a time, so its ``anthropic-ratelimit-*`` headers
+        (if any) steer the rest instead of a burst of every slot at once."""
         self._waiters: collections.deque[asyncio.Future[None]] = collections.deque()
 
     @property
     def capacity(self) -> int:
         return max(1, int(self.limit))
+
+    @property
+    def _room(self) -> int:
+        return 1 if self._probing else self.capacity
+
+    def answered(self) -> None:
+        """An answer arrived (its headers seen): the probe is over."""
+        if self._probing:
+            self._probing = False
+            self._wake()
 
     async def acquire(self) -> None:
         loop = asyncio.get_running_loop()
@@ -182,8 +213,14 @@ class AdaptiveLimiter:
             if self._pause_until > now:
                 await asyncio.sleep(self._pause_until - now)
                 continue
-            if self.active < self.capacity:
+            if self.active < self._room:
                 self.active += 1
+                if self._interval:
+                    try:
+                        await self._paced()
+                    except BaseException:
+                        self.release()
+                        raise
                 return
             waiter: asyncio.Future[None] = loop.create_future()
             self._waiters.append(waiter)
@@ -197,12 +234,24 @@ class AdaptiveLimiter:
                     self._wake()
                 raise
 
+    async def _paced(self) -> None:
+        """Hold this start until the server has room: at once while there is ``credit``, else one
+        ``interval`` after the last start (re-read every 0.1 s: a new answer may change it)."""
+        async with self._gate:
+            while self._interval and self._credit <= 0:
+                wait = self._last_start + self._interval - time.monotonic()
+                if wait <= 0:
+                    break
+                await asyncio.sleep(min(wait, 0.1))
+            self._credit = max(0, self._credit - 1)
+            self._last_start = time.monotonic()
+
     def release(self) -> None:
         self.active -= 1
         self._wake()
 
     def _wake(self) -> None:
-        free = self.capacity - self.active
+        free = self._room - self.active
         while free > 0 and self._waiters:
             waiter = self._waiters.popleft()
             if not waiter.done():
@@ -232,10 +281,51 @@ class AdaptiveLimiter:
     def pause(self, seconds: float) -> None:
         self._pause_until = max(self._pause_until, time.monotonic() + seconds)
 
+    def observe_usage(self, usage: Usage) -> None:
+        """Learn what one call costs of each token limit (a running average of replies' usage)."""
+        spent = {
+            "tokens": usage.total_tokens,
+            "input-tokens": usage.input_tokens + usage.cache_creation_input_tokens,
+            "output-tokens": usage.output_tokens,
+        }
+        for name, value in spent.items():
+            if value > 0:
+                known = self.costs.get(name)
+                self.costs[name] = float(value) if known is None else 0.8 * known + 0.2 * value
+        self._steer()
+
     def observe_headers(self, headers: Mapping[str, str]) -> None:
+        """Steer by the ``anthropic-ratelimit-*`` headers of an answer: a spent limit pauses every
+        new call until it takes one again; a limit that a window of calls would spend paces the
+        starts at its refill rate (one call's cost / units refilled per second)."""
         wait = ratelimit_pause(headers)
         if wait:
             self.pause(min(wait, 120.0))
+        self._state = ratelimit_state(headers)
+        self._steer()
+
+    def _steer(self) -> None:
+        """Pace from the last headers: ``credit`` calls may start at once (what the limits hold,
+        less the calls in flight, which the server may not have counted yet); after that, starts
+        are spaced by the slowest limit's refill time for one call."""
+        interval = 0.0
+        credit = self.max_limit
+        window = max(1, int(self.limit))
+        for name, (remaining, estimate) in self._state.items():
+            cost = self.costs.get(name)
+            if not cost or estimate <= 0:
+                continue
+            # the reset time is whole seconds: each estimate of the refill rate errs low by up to
+            # a second's worth, so the best recent one is kept (decaying, should the limit drop)
+            rate = self._rates[name] = max(estimate, 0.99 * self._rates.get(name, 0.0))
+            if remaining < cost:
+                self.pause(min((cost - remaining) / rate, 120.0))
+            if remaining < cost * window:
+                interval = max(interval, cost / rate)
+            credit = min(credit, int(remaining // cost))
+        self._interval = min(interval, 120.0)
+        # the server counted every call it has received: what remains is room for new ones
+        self._credit = credit if interval else 0
 
 
 @dataclass
@@ -274,13 +364,6 @@ class JudgeRun:
 
 class _BudgetStop(Exception):
     pass
-
-
-@dataclass(frozen=True)
-class _RetryState:
-    """What tenacity's wait strategies read of a retry: the number of the attempt that failed."""
-
-    attempt_number: int
 
 
 def sample_keys(
@@ -403,6 +486,43 @@ def collect_results(
     return results, tuple(unfinished)
 
 
+MAX_RETRY_AFTER = 120.0
+"""The longest ``retry-after`` obeyed (a server asking for more gets this)."""
+
+
+def _retry_policy(*, max_attempts: int, backoff_initial: float, backoff_max: float) -> Any:
+    """The runner's retries as tenacity documents them (an ``AsyncRetrying``): a
+    :class:`TransientError` (429, 529, 5xx, timeouts, dropped connections, a broken answer) is tried
+    again, at most ``max_attempts`` calls in all, after exponential backoff with jitter that is
+    never shorter than the server's ``retry-after`` (capped at :data:`MAX_RETRY_AFTER`); anything
+    else is re-raised as it is."""
+    from tenacity import (
+        AsyncRetrying,
+        RetryCallState,
+        retry_if_exception_type,
+        stop_after_attempt,
+        wait_exponential_jitter,
+    )
+
+    backoff = wait_exponential_jitter(
+        multiplier=backoff_initial, max=backoff_max, jitter=backoff_initial
+    )
+
+    def wait(retry_state: RetryCallState) -> float:
+        base = float(backoff(retry_state))
+        outcome = retry_state.outcome
+        error = outcome.exception() if outcome is not None and outcome.failed else None
+        hinted = error.retry_after if isinstance(error, TransientError) else None
+        return max(base, min(hinted, MAX_RETRY_AFTER)) if hinted else base
+
+    return AsyncRetrying(
+        stop=stop_after_attempt(max(1, max_attempts)),
+        wait=wait,
+        retry=retry_if_exception_type(TransientError),
+        reraise=True,
+    )
+
+
 async def run_judge(
     jobs: Sequence[JudgeJob],
     *,
@@ -422,12 +542,11 @@ async def run_judge(
     Raises :class:`JudgeError` when the judge cannot run at all (e.g. rejected credentials); everything
     judged before that is already in the cache.
     """
-    from tenacity import wait_exponential_jitter
 
     if samples < 1:
         raise ConfigError(f"samples must be at least 1, got {samples}", field="samples")
     started = time.monotonic()
-    limiter = AdaptiveLimiter(concurrency)
+    limiter = AdaptiveLimiter(concurrency, probe=True)
     backend.on_headers = limiter.observe_headers
     budget = budget or Budget()
     stats = RunStats(items=len(jobs))
@@ -443,17 +562,51 @@ async def run_judge(
     done: dict[CacheKey, SampleVerdict] = cache.get_many(all_keys) if cache is not None else {}
     stats.cache_hits = len(done)
     failed: dict[CacheKey, JudgeFailure] = {}
-    backoff = wait_exponential_jitter(
-        multiplier=backoff_initial, max=backoff_max, jitter=backoff_initial
+    retrying = _retry_policy(
+        max_attempts=max_attempts, backoff_initial=backoff_initial, backoff_max=backoff_max
     )
 
-    def wait(attempt_number: int, error: TransientError) -> float:
-        """tenacity's exponential backoff with jitter after attempt ``attempt_number``, never
-        shorter than the server's ``retry-after`` (capped at 120 s)."""
-        state: Any = _RetryState(attempt_number)  # duck-types tenacity's RetryCallState
-        base = float(backoff(state))
-        hinted = error.retry_after
-        return max(base, min(float(hinted), 120.0)) if hinted else base
+    async def call(prompt: Any) -> BackendReply:
+        """One call in a concurrency slot; what it cost is counted even when it fails."""
+        if budget.exhausted:
+            raise _BudgetStop
+        await limiter.acquire()
+        try:
+            if budget.exhausted:
+                raise _BudgetStop
+            stats.calls += 1
+            try:
+                if timeout is None:
+                    return await backend.judge(prompt, timeout=None)
+                async with asyncio.timeout(timeout + 5.0):
+                    return await backend.judge(prompt, timeout=timeout)
+            except TimeoutError:
+                error: BackendCallError = TransientError(
+                    "timeout", f"no answer within {timeout:g} s"
+                )
+            except (BackendCallError, JudgeError, _BudgetStop, asyncio.CancelledError):
+                raise
+            except Exception as exc:  # a backend that broke: this sample fails, the run goes on
+                error = BackendCallError(
+                    "api_error", redact(f"the judge backend failed ({type(exc).__name__})")
+                )
+            raise error
+        except BackendCallError as error:
+            limiter.answered()
+            # re-asks inside the backend (invalid output sent back to the model) are
+            # requests too: the summary's retries must match "after N attempts"
+            stats.calls += max(0, error.attempts - 1)
+            stats.retries += max(0, error.attempts - 1)
+            budget.charge(error.usage)
+            stats.usage = stats.usage + error.usage
+            if isinstance(error, TransientError) and error.throttle:
+                stats.throttled += 1
+                limiter.throttle()  # before the slot is freed, as a cut limit
+                if error.retry_after:  # the server says when it takes calls again: all wait
+                    limiter.pause(min(error.retry_after, MAX_RETRY_AFTER))
+            raise
+        finally:
+            limiter.release()
 
     async def one(job: JudgeJob, key: CacheKey, prompt_cache: dict[str, Any], bar: Any) -> None:
         prompt = prompt_cache.get(job.item_id)
@@ -461,47 +614,16 @@ async def run_judge(
             prompt = prompt_cache[job.item_id] = render_prompt(job.criterion, job.inputs)
         attempts = 0
         try:
-            # A plain retry loop (the common call succeeds at once and should cost nothing extra):
-            # a TransientError is tried again after ``wait`` until ``max_attempts`` calls were made;
-            # any other error ends the sample.
-            while True:
-                if budget.exhausted:
-                    raise _BudgetStop
-                await limiter.acquire()
-                try:
-                    if budget.exhausted:
-                        raise _BudgetStop
-                    attempts += 1
-                    stats.calls += 1
+            # tenacity: a TransientError is tried again after the policy's wait until
+            # ``max_attempts`` calls were made; any other error ends the sample at once
+            async for attempt in retrying.copy():
+                with attempt:
+                    attempts = attempt.retry_state.attempt_number
                     if attempts > 1:
                         stats.retries += 1
-                    try:
-                        if timeout is None:
-                            reply = await backend.judge(prompt, timeout=None)
-                        else:
-                            async with asyncio.timeout(timeout + 5.0):
-                                reply = await backend.judge(prompt, timeout=timeout)
-                        break
-                    except TimeoutError:
-                        error: BackendCallError = TransientError(
-                            "timeout", f"no answer within {timeout:g} s"
-                        )
-                    except BackendCallError as raised:
-                        error = raised
-                    # re-asks inside the backend (invalid output sent back to the model) are
-                    # requests too: the summary's retries must match "after N attempts"
-                    stats.calls += max(0, error.attempts - 1)
-                    stats.retries += max(0, error.attempts - 1)
-                    budget.charge(error.usage)
-                    stats.usage = stats.usage + error.usage
-                    if isinstance(error, TransientError) and error.throttle:
-                        stats.throttled += 1
-                        limiter.throttle()  # before the slot is freed, as a cut limit
-                finally:
-                    limiter.release()
-                if not isinstance(error, TransientError) or attempts >= max_attempts:
-                    raise error
-                await asyncio.sleep(wait(attempts, error))
+                    reply = await call(prompt)
+            limiter.observe_usage(reply.usage)
+            limiter.answered()
             limiter.success()
             stats.calls += max(0, reply.attempts - 1)
             stats.retries += max(0, reply.attempts - 1)

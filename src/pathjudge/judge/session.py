@@ -69,12 +69,14 @@ def make_judge_backend(
     max_tokens: int = 1024,
     reasks: int = 2,
     model_path: str | None = None,
+    max_connections: int = DEFAULT_CONCURRENCY,
 ) -> JudgeBackend:
     """Build a judge backend by name (see :func:`backend_name`).
 
     ``openai-compatible`` needs ``base_url``; ``llama-cpp`` needs a GGUF file path in ``model_path``
     (or, when that is None, in ``model``); a missing one is a :class:`ConfigError`. ``anthropic`` reads
-    its credentials from the environment when ``api_key`` is None.
+    its credentials from the environment when ``api_key`` is None. ``max_connections`` sizes an HTTP
+    backend's connection pool (give it the run's concurrency).
     """
     name = backend_name(kind)
     if name == "anthropic":
@@ -86,6 +88,7 @@ def make_judge_backend(
             base_url=base_url,
             max_tokens=max_tokens,
             reasks=reasks,
+            max_connections=max_connections,
         )
     if name == "openai-compatible":
         from pathjudge.judge.backends.openai_compat import OpenAICompatBackend
@@ -101,6 +104,7 @@ def make_judge_backend(
             api_key=api_key,
             max_tokens=max_tokens,
             reasks=reasks,
+            max_connections=max_connections,
         )
     if name == "llama-cpp":
         from pathjudge.judge.backends.llama_inprocess import LlamaBackend
@@ -261,6 +265,7 @@ class JudgeSession:
             else None,
             max_tokens=self.max_tokens,
             model_path=self.model if self.backend == "llama-cpp" else None,
+            max_connections=self.concurrency,
         )
         if self.budget is not None and self.budget.max_usd is not None:
             from pathjudge.agent.trajectory import Usage

@@ -1,31 +1,36 @@
 """The Anthropic judge backend: ``AsyncAnthropic`` (on httpx2) wrapped by instructor in TOOLS mode.
 
-The rubric goes in a system block with ``cache_control`` (prompt caching), the item's delimited data in
-the user turn; instructor forces the ``Verdict`` tool and re-asks (bounded) when the tool input does not
-validate. The SDK's own retries are off: transport failures surface as
-:class:`~pathjudge.judge.backends.base.TransientError` for the runner to retry. Per-call usage is
-recorded from each raw response through an instructor ``completion:response`` hook (instructor's own
-usage objects are running totals across re-asks).
+One request path: every call is instructor's ``create`` on the SDK's client, whose httpx2 client is
+built by :mod:`pathjudge._model_client` (the same builder as the agent's: TLS, proxies, a pool
+sized to the concurrency, timeouts, no redirects, a cap on the size of an answer). The rubric goes in
+a system block with ``cache_control`` (prompt caching), the item's delimited data in the user turn;
+instructor forces the ``Verdict`` tool and re-asks (bounded) when the tool input does not validate,
+and tries a call again whose body was not JSON. The SDK's own retries are off: API failures surface
+as :class:`~pathjudge.judge.backends.base.TransientError` for the runner's tenacity policy.
+Per-call usage is recorded from each response through an instructor ``completion:response`` hook
+(instructor's own usage objects are running totals across re-asks); every count is checked as it is
+read.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import copy
 import json
 import logging
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from functools import cache
 from typing import Any
 
 from pydantic import ValidationError
 
+from pathjudge._model_client import ResponseTooLarge, anthropic_client, http_client
 from pathjudge._optional import require
 from pathjudge._secrets import install_log_redaction, mask_url
 from pathjudge.agent.trajectory import Usage
 from pathjudge.errors import JudgeError
-from pathjudge.judge.backends import _http1
 from pathjudge.judge.backends.base import (
     BackendCallError,
     BackendReply,
@@ -36,6 +41,7 @@ from pathjudge.judge.backends.base import (
     cost_usd,
     redact_secrets,
     retry_after_seconds,
+    server_count,
     validation_problem,
 )
 from pathjudge.judge.prompt import JudgePrompt
@@ -44,8 +50,6 @@ from pathjudge.judge.verdict import Verdict
 __all__ = ["DEFAULT_MODEL", "AnthropicJudgeBackend", "classify_api_error", "verdict_tool"]
 
 DEFAULT_MODEL = "claude-opus-4-8"
-POOL_SIZE = 4
-"""Most connections per httpx2 pool (see :meth:`AnthropicJudgeBackend._build`)."""
 _QUIET = logging.NullHandler()
 """Added once to instructor's logger (adding the same handler again is a no-op)."""
 
@@ -80,11 +84,19 @@ def _response_model() -> Any:
 
 
 def _usage_from(raw: Any, model: str, *, batch: bool = False) -> Usage:
-    """Per-call :class:`Usage` from an Anthropic usage object or dict (values copied immediately)."""
+    """Per-call :class:`Usage` from an Anthropic usage object or dict (values copied immediately).
+
+    Each count is checked as it is read (:func:`server_count`): a missing, non-numeric, negative
+    or non-finite one counts as 0, so a broken server's usage never crashes the run.
+    """
 
     def get(name: str) -> int:
-        value = raw.get(name) if isinstance(raw, Mapping) else getattr(raw, name, 0)
-        return int(value or 0)
+        if isinstance(raw, Mapping):
+            return server_count(raw.get(name))
+        try:
+            return server_count(getattr(raw, name, 0))
+        except Exception:  # an object whose attributes raise: no usage
+            return 0
 
     usage = Usage(
         input_tokens=get("input_tokens"),
@@ -96,311 +108,6 @@ def _usage_from(raw: Any, model: str, *, batch: bool = False) -> Usage:
 
 
 _TOOL_CHOICE = {"type": "tool", "name": Verdict.__name__, "disable_parallel_tool_use": True}
-_REASK = "Validation Error found:\n{error}\nRecall the function correctly, fix the errors"
-"""instructor's own re-ask wording (Anthropic TOOLS mode), so the lean path's hand-over reads the same."""
-
-
-def _json_body(content: bytes) -> dict[str, Any]:
-    """The decoded JSON object of an HTTP response body (an invalid body is an output problem)."""
-    try:
-        data = json.loads(content)
-    except ValueError:
-        raise OutputError(
-            "invalid_output", "the API answered with a body that is not JSON"
-        ) from None
-    if not isinstance(data, dict):
-        raise OutputError("invalid_output", "the API answered with JSON that is not an object")
-    return data
-
-
-_ENCODE = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode
-"""The SDK's own body encoding (``anthropic._utils._json.encoder``: compact, UTF-8, no NaN)."""
-_MESSAGES_PATH = "/v1/messages"
-
-
-def _global_tracer_provider() -> Any:
-    from opentelemetry import trace
-
-    return trace.get_tracer_provider()
-
-
-@cache
-def _no_span_providers() -> tuple[type, ...]:
-    try:
-        from opentelemetry import trace
-    except ImportError:  # pragma: no cover - the SDK has no tracer without it
-        return ()
-    return (trace.ProxyTracerProvider, trace.NoOpTracerProvider)
-
-
-class _Wire:
-    """Messages API calls posted through one SDK client's own httpx2 client, with the SDK's headers.
-
-    ``messages.create`` spends most of the client's CPU per call preparing a request that is the
-    same every time: it walks and transforms the whole body (the tool's JSON schema included),
-    copies its options twice and folds ~15 headers into a fresh ``Headers``. Here the headers are
-    built once per timeout by the SDK client itself (``_build_headers``: auth as the SDK sends it,
-    ``anthropic-version``, content type, platform and custom headers, and the ``x-stainless-*``
-    timeout headers, exactly as ``create`` sends them), the body's constant tail (system block,
-    ``tool_choice``, the tool) is serialised once per system text, and each call only encodes its
-    user turn. Bytes on the wire are the ones ``create`` sends (same key order, same encoder).
-
-    The request goes out on :mod:`._http1`'s keep-alive connections (``origin``) when httpx2 would
-    only send it as is (:meth:`direct_origin`: no proxy, no client auth or params; no cookies set
-    so far), with the header block httpx2 builds; otherwise through ``http`` itself.
-
-    Failures are raised as the SDK raises them (``APIStatusError`` subclasses built by the SDK
-    client from the response, ``APITimeoutError``, ``APIConnectionError``), so one classifier,
-    :func:`classify_api_error`, maps both paths. :meth:`usable` is false (and the backend keeps
-    the SDK path) for a client whose requests are not plain: a credentials provider that signs
-    each request (``custom_auth``), SDK middleware, or OpenTelemetry tracing.
-    """
-
-    def __init__(
-        self,
-        client: Any,
-        http: Any,
-        origin: _http1.Origin | None = None,
-        seen: Callable[[Mapping[str, str]], None] | None = None,
-    ) -> None:
-        self.client = client
-        self.http = http
-        self.url = client._prepare_url(_MESSAGES_PATH)
-        self.origin = origin
-        """Where calls go on the direct path (:mod:`._http1`); None: through ``http`` (httpx2)."""
-        self.seen = seen
-        """Receives the headers of every answer on the direct path (httpx2 calls its own hook)."""
-        self._headers: dict[Any, Any] = {}
-        self._requests: dict[Any, tuple[Any, dict[str, Any]]] = {}
-        self._heads: dict[Any, tuple[bytes, dict[str, Any]]] = {}
-        self._tails: dict[str, bytes] = {}
-
-    @staticmethod
-    def usable(client: Any) -> bool:
-        """Whether the client's requests are plain (no per-request auth, no middleware)."""
-        try:
-            return (
-                client.custom_auth is None
-                and not client._middleware
-                and callable(client._build_headers)
-                and callable(client._make_status_error_from_response)
-                and isinstance(client._open_telemetry, Mapping)
-            )
-        except Exception:  # another SDK version: keep its own request path
-            return False
-
-    def untraced(self) -> bool:
-        """Whether the SDK would make no OpenTelemetry span for a call now (asked per call: a tracer
-        provider may be installed at any time). With a real provider, calls go through the SDK."""
-        client = self.client
-        try:
-            if client._tracer is None:
-                return True
-            if client._open_telemetry.get("tracer_provider") is not None:
-                return False
-            return type(_global_tracer_provider()) in _no_span_providers()
-        except Exception:
-            return False
-
-    def headers(self, timeout: Any) -> Any:
-        """The SDK's headers for a ``messages.create`` call with ``timeout`` (built once per value).
-
-        Raises what the SDK raises for them (e.g. ``TypeError`` when no credential is set).
-        """
-        headers = self._headers.get(timeout)
-        if headers is None:
-            from anthropic._base_client import make_request_options
-            from anthropic._models import FinalRequestOptions
-
-            options = FinalRequestOptions.construct(  # what ``messages.create`` passes on
-                method="post",
-                url=_MESSAGES_PATH,
-                json_data=None,
-                **make_request_options(extra_headers={}, timeout=timeout),
-            )
-            headers = self._headers[timeout] = self.client._build_headers(options)
-        return headers
-
-    def body(self, model: str, max_tokens: int, system: str, user: str) -> bytes:
-        """The JSON body ``messages.create`` would send for the lean call (same order and encoding)."""
-        tail = self._tails.get(system)
-        if tail is None:
-            tail = self._tails[system] = _ENCODE(
-                {
-                    "system": [
-                        {"type": "text", "text": system, "cache_control": {"type": "ephemeral"}}
-                    ],
-                    "tool_choice": _TOOL_CHOICE,
-                    "tools": [_verdict_tool()],
-                }
-            ).encode()[1:]
-        head = _ENCODE(
-            {
-                "max_tokens": max_tokens,
-                "messages": [{"role": "user", "content": user}],
-                "model": model,
-            }
-        )
-        return head[:-1].encode() + b"," + tail
-
-    @staticmethod
-    def direct_origin(http: Any, url: Any, tls: Any, limit: int) -> _http1.Origin | None:
-        """An :class:`._http1.Origin` for ``url`` when httpx2 would only send the request as is:
-        no proxy (from the environment or given), no client auth or query parameters, no
-        redirect following. None otherwise (the calls then go through httpx2)."""
-        try:
-            plain = (
-                http._mounts == {}
-                and http.auth is None
-                and not http.params
-                and not http.follow_redirects
-                and url.scheme in ("http", "https")
-                and not url.userinfo
-            )
-            if not plain:
-                return None
-            port = url.port or (443 if url.scheme == "https" else 80)
-            return _http1.Origin(url.scheme, url.host, port, tls=tls, limit=limit)
-        except Exception:  # another httpx2 version: keep its own request path
-            return None
-
-    async def post(self, body: bytes, timeout: Any) -> dict[str, Any]:
-        """POST ``body``; the answer's JSON object, or the SDK's exception for a failure."""
-        import anthropic
-        import httpx2
-
-        client = self.client
-        http = self.http
-        if self.origin is not None and not http.cookies:
-            return await self._post_direct(body, timeout)
-        if http.cookies:  # the server set cookies: let httpx2 merge them in as it does for the SDK
-            request = http.build_request(
-                "POST",
-                self.url,
-                headers=self.headers(timeout),
-                content=body,
-                timeout=client.timeout if timeout is anthropic.NOT_GIVEN else timeout,
-            )
-        else:
-            # what ``build_request`` makes, its merged headers and timeout computed once
-            prepared = self._requests.get(timeout)
-            if prepared is None:
-                merged = httpx2.Headers(http.headers)
-                merged.update(self.headers(timeout))
-                prepared = self._requests[timeout] = (merged, self._limits(timeout))
-            headers, limits = prepared
-            request = httpx2.Request(
-                "POST", self.url, headers=headers, content=body, extensions={"timeout": limits}
-            )
-        try:
-            response = await self.http.send(request)
-        except httpx2.TimeoutException as err:
-            raise anthropic.APITimeoutError(request=request) from err
-        except anthropic.AnthropicError:
-            raise
-        except Exception as err:
-            raise anthropic.APIConnectionError(request=request) from err
-        if not response.is_success:
-            raise client._make_status_error_from_response(response) from None
-        return _json_body(response.content)
-
-    def _limits(self, timeout: Any) -> dict[str, Any]:
-        """httpx2's per-phase timeouts for ``timeout`` (the client's own when not given)."""
-        import anthropic
-        import httpx2
-
-        chosen = self.client.timeout if timeout is anthropic.NOT_GIVEN else timeout
-        return dict(httpx2.Timeout(chosen).as_dict())
-
-    async def _post_direct(self, body: bytes, timeout: Any) -> dict[str, Any]:
-        """The same request on :mod:`._http1`'s connections: the header block httpx2 would send
-        (built by httpx2 once per timeout), the same timeouts, and the same SDK exceptions."""
-        import anthropic
-        import httpx2
-
-        origin = self.origin
-        assert origin is not None
-        prepared = self._heads.get(timeout)
-        if prepared is None:
-            template = self.http.build_request(
-                "POST", self.url, headers=self.headers(timeout), content=b""
-            )
-            head = _http1.request_head("POST", template.url.raw_path, template.headers.raw)
-            prepared = self._heads[timeout] = (head, self._limits(timeout))
-        head, limits = prepared
-        try:
-            answer = await origin.request(
-                _http1.with_body(head, body),
-                connect_timeout=limits["connect"],
-                read_timeout=limits["read"],
-                pool_timeout=limits["pool"],
-            )
-        except TimeoutError as err:
-            raise anthropic.APITimeoutError(request=self._request(body, timeout)) from err
-        except (_http1.HTTPError, OSError) as err:
-            raise anthropic.APIConnectionError(request=self._request(body, timeout)) from err
-        if self.seen is not None:
-            self.seen(_http1.header_map(answer.headers))
-        content = None
-        if 200 <= answer.status < 300:
-            content = _http1.decode_body(answer)
-            if content is not None and any(
-                name.lower() == b"set-cookie" for name, _ in answer.headers
-            ):
-                content = None  # httpx2 keeps the cookie (below) as it does for the SDK
-        if content is None:  # a failure, a cookie, or a coding left to httpx2
-            response = httpx2.Response(
-                answer.status,
-                headers=answer.headers,
-                content=answer.body,
-                request=self._request(body, timeout),
-            )
-            self.http.cookies.extract_cookies(response)
-            if not response.is_success:
-                raise self.client._make_status_error_from_response(response) from None
-            content = response.content
-        return _json_body(content)
-
-    def _request(self, body: bytes, timeout: Any) -> Any:
-        """The ``httpx2.Request`` the SDK's exceptions carry (built only when one is raised)."""
-        import httpx2
-
-        return httpx2.Request(
-            "POST",
-            self.url,
-            headers=self.headers(timeout),
-            content=body,
-            extensions={"timeout": self._limits(timeout)},
-        )
-
-    async def aclose(self) -> None:
-        if self.origin is not None:
-            await self.origin.aclose()
-
-
-def _reask_messages(content: list[Any], problem: str) -> list[dict[str, Any]]:
-    """The assistant's invalid turn and the user turn that asks it to fix the call (as instructor)."""
-    error = _REASK.format(error=problem)
-    ids = [
-        b.get("id")
-        for b in content
-        if isinstance(b, dict) and b.get("type") == "tool_use" and b.get("id")
-    ]
-    blocks = [
-        {k: v for k, v in b.items() if v is not None} if isinstance(b, dict) else b for b in content
-    ]
-    assistant = {"role": "assistant", "content": blocks or [{"type": "text", "text": "(empty)"}]}
-    if ids:
-        reply: dict[str, Any] = {
-            "role": "user",
-            "content": [
-                {"type": "tool_result", "tool_use_id": i, "content": error, "is_error": True}
-                for i in ids
-            ],
-        }
-    else:
-        reply = {"role": "user", "content": error}
-    return [assistant, reply]
 
 
 def _sum(usages: list[Usage]) -> Usage:
@@ -427,6 +134,9 @@ def classify_api_error(
         chain.append(current)
         current = current.__cause__ or current.__context__
     attempts = (getattr(exc, "n_attempts", 1) or 1) + attempts_before
+    for error in chain:  # the SDK reports an answer cut off at the size cap as a connection error
+        if isinstance(error, ResponseTooLarge):
+            return TransientError("server_error", str(error), usage=usage)
     for error in chain:
         if isinstance(error, anthropic.APIStatusError):
             status = int(error.status_code)
@@ -463,6 +173,11 @@ def classify_api_error(
             message = getattr(error, "api_message", None)
             detail = f": {redact_secrets(str(message))}" if message else ""
             return RequestRejected("bad_request", f"HTTP {status}{detail}", usage=usage)
+        if isinstance(error, json.JSONDecodeError):
+            # a 200 whose body is not JSON: a broken answer, worth asking again
+            return TransientError(
+                "invalid_output", "the API answered with a body that is not JSON", usage=usage
+            )
         if isinstance(error, anthropic.APITimeoutError):
             return TransientError("timeout", "the request timed out", usage=usage)
         if isinstance(error, anthropic.APIConnectionError):
@@ -506,17 +221,9 @@ def classify_api_error(
 class AnthropicJudgeBackend(JudgeBackend):
     """Judge with an Anthropic model through instructor (TOOLS mode); see the module docstring.
 
-    ``api_key=None`` reads ``ANTHROPIC_API_KEY``; ``base_url=None`` uses the SDK default. ``reasks`` bounds
-    the re-asks on invalid output (so at most ``reasks + 1`` model calls per :meth:`judge`).
-
-    ``lean=True`` (the default) posts the first call itself (:class:`_Wire`: the SDK client's own
-    httpx2 client and headers, the body ``messages.create`` would send, its constant part serialised
-    once) and validates the ``Verdict`` tool input straight from the JSON with pydantic: no SDK
-    request preparation or response model, no instructor machinery on the common path, which is
-    what costs CPU per call. Only when that
-    output is invalid does instructor take over, continuing the same conversation with instructor's
-    own re-ask message (the invalid tool call answered by an error ``tool_result``) and its bounded
-    re-asks. ``lean=False`` sends every call through instructor (the reference path).
+    ``api_key=None`` reads ``ANTHROPIC_API_KEY``; ``base_url=None`` uses the SDK default. ``reasks``
+    bounds the re-asks on invalid output (so at most ``reasks + 1`` model calls per :meth:`judge`).
+    ``max_connections`` sizes the connection pool: give it the run's concurrency.
     """
 
     name = "anthropic"
@@ -529,8 +236,7 @@ class AnthropicJudgeBackend(JudgeBackend):
         base_url: str | None = None,
         max_tokens: int = 1024,
         reasks: int = 2,
-        max_connections: int = 256,
-        lean: bool = True,
+        max_connections: int = 64,
     ) -> None:
         require("anthropic", "judge", "the Anthropic judge backend")
         require("httpx2", "judge", "the Anthropic judge backend")
@@ -540,7 +246,6 @@ class AnthropicJudgeBackend(JudgeBackend):
         self.model = model
         self.max_tokens = max_tokens
         self.reasks = reasks
-        self.lean = lean
         self._api_key = api_key
         self._base_url = base_url
         self._max_connections = max_connections
@@ -558,54 +263,26 @@ class AnthropicJudgeBackend(JudgeBackend):
         return f"{self.name}@{mask_url(url)}"
 
     def _build(self) -> None:
-        """Create the httpx2 clients, an SDK client on each, and their instructor wrappers.
-
-        Connections are split over pools of at most :data:`POOL_SIZE`: httpcore scans its whole pool
-        twice for every request and probes each idle socket, so one pool of 64+ connections costs
-        more CPU per call than many small ones (pools of 4 cost about a third less CPU per call
-        than pools of 16 at concurrency 64). The pools share one TLS context. Each call goes to the pool with the fewest calls in flight (round-robin would let one
-        pool queue requests for a connection while another has idle ones), so up to
-        ``max_connections`` concurrent calls never wait for a connection.
-        """
-        import anthropic
-        import httpx2
+        """The httpx2 client (:func:`pathjudge._model_client.http_client`), the SDK client on it
+        and instructor's wrapper. Unusable TLS settings raise ``ConfigError``; missing credentials
+        ``JudgeError``."""
         import instructor
 
-        pools = max(1, -(-self._max_connections // POOL_SIZE))
-        per_pool = -(-self._max_connections // pools)
-        self._pools: list[tuple[Any, Any, Any]] = []
-        self._wires: list[_Wire | None] = []
-        # one TLS context (what each client would build for itself: system/certifi roots,
-        # SSL_CERT_FILE/DIR honoured) shared by every pool: loading the roots is ~25 ms a client
-        tls = httpx2.create_ssl_context(trust_env=True)
-        origin: _http1.Origin | None = None
-        for _ in range(pools):
-            http = httpx2.AsyncClient(
-                verify=tls,
-                limits=httpx2.Limits(max_connections=per_pool, max_keepalive_connections=per_pool),
-                timeout=httpx2.Timeout(600.0, connect=10.0),
-                event_hooks={"response": [self._seen_response]},
+        self._http = http_client(
+            "the Anthropic judge backend",
+            max_connections=self._max_connections,
+            on_response=[self._seen_response],
+        )
+        try:
+            self._client = anthropic_client(
+                api_key=self._api_key, base_url=self._base_url, http=self._http
             )
-            try:
-                client = anthropic.AsyncAnthropic(
-                    api_key=self._api_key, base_url=self._base_url, http_client=http, max_retries=0
-                )
-            except Exception as exc:
-                raise JudgeError(
-                    f"no Anthropic credentials were found, or they are unusable ({type(exc).__name__})",
-                    hint="set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN)",
-                ) from None
-            self._pools.append(
-                (http, client, instructor.from_anthropic(client, mode=instructor.Mode.TOOLS))
-            )
-            wire = None
-            if _Wire.usable(client):
-                if origin is None:  # one set of direct connections for every pool
-                    url = client._prepare_url(_MESSAGES_PATH)
-                    origin = _Wire.direct_origin(http, url, tls, self._max_connections)
-                wire = _Wire(client, http, origin, self._seen_headers)
-            self._wires.append(wire)
-        self._in_flight = [0] * pools
+        except Exception as exc:
+            raise JudgeError(
+                f"no Anthropic credentials were found, or they are unusable ({type(exc).__name__})",
+                hint="set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN)",
+            ) from None
+        self._instructor = instructor.from_anthropic(self._client, mode=instructor.Mode.TOOLS)
 
     def _bind(self) -> None:
         """Connections belong to one event loop: used from a new loop (e.g. a second ``asyncio.run``
@@ -620,17 +297,12 @@ class AnthropicJudgeBackend(JudgeBackend):
     def client(self) -> Any:
         """The ``AsyncAnthropic`` client for the running event loop (used for Message Batches)."""
         self._bind()
-        return self._pools[0][1]
+        return self._client
 
     async def _seen_response(self, response: Any) -> None:
         if self.on_headers is not None:
             # httpx2's Headers is a case-insensitive Mapping[str, str] already: no copy per answer
             self.on_headers(response.headers)
-
-    def _seen_headers(self, headers: Mapping[str, str]) -> None:
-        """The same for an answer on the direct path (lower-case names)."""
-        if self.on_headers is not None:
-            self.on_headers(headers)
 
     def system_blocks(self, prompt: JudgePrompt) -> list[dict[str, Any]]:
         """The rubric as one cacheable system block."""
@@ -644,24 +316,31 @@ class AnthropicJudgeBackend(JudgeBackend):
             "system": self.system_blocks(prompt),
             "messages": [{"role": "user", "content": prompt.user}],
             "tools": [verdict_tool()],
-            "tool_choice": {
-                "type": "tool",
-                "name": Verdict.__name__,
-                "disable_parallel_tool_use": True,
-            },
+            "tool_choice": dict(_TOOL_CHOICE),
         }
 
     def parse_message(self, message: Mapping[str, Any], *, batch: bool = False) -> BackendReply:
-        """Validate a raw Messages API response (a dict) into a reply; :class:`OutputError` if invalid."""
-        usage = _usage_from(message.get("usage") or {}, self.model, batch=batch)
+        """Validate a raw Messages API response (a dict) into a reply; :class:`OutputError` if invalid.
+
+        Any shape is accepted without raising anything else: a field of the wrong type is an
+        invalid output.
+        """
+        if not isinstance(message, Mapping):
+            raise OutputError("invalid_output", "the API answered with JSON that is not an object")
+        usage = _usage_from(message.get("usage"), self.model, batch=batch)
         if message.get("stop_reason") == "max_tokens":
             raise OutputError(
                 "truncated",
                 "the judge hit max_tokens before finishing the verdict; raise max_tokens",
                 usage=usage,
             )
-        for block in message.get("content") or []:
-            if block.get("type") == "tool_use" and block.get("name") == Verdict.__name__:
+        content = message.get("content")
+        for block in content if isinstance(content, list) else []:
+            if (
+                isinstance(block, Mapping)
+                and block.get("type") == "tool_use"
+                and block.get("name") == Verdict.__name__
+            ):
                 try:
                     verdict = Verdict.model_validate(block.get("input"))
                 except ValidationError as exc:
@@ -670,124 +349,46 @@ class AnthropicJudgeBackend(JudgeBackend):
                         f"the judge's output did not validate as a Verdict: {validation_problem(exc)}",
                         usage=usage,
                     ) from None
+                model = message.get("model")
                 return BackendReply(
                     verdict=verdict,
                     usage=usage,
                     attempts=1,
-                    model=str(message.get("model") or self.model),
+                    model=model if isinstance(model, str) and model else self.model,
                 )
         raise OutputError("invalid_output", "the judge did not call the Verdict tool", usage=usage)
 
     async def judge(self, prompt: JudgePrompt, *, timeout: float | None) -> BackendReply:
-        if self.lean:
-            return await self._judge_lean(prompt, timeout=timeout)
-        return await self._judge_instructor(prompt, timeout=timeout)
-
-    async def _judge_lean(self, prompt: JudgePrompt, *, timeout: float | None) -> BackendReply:
-        """The first call raw, parsed by pydantic; instructor only for re-asks (class docstring)."""
-        self._bind()
-        in_flight = self._in_flight
-        pool = in_flight.index(min(in_flight))
-        wire = self._wires[pool]
-        user = {"role": "user", "content": prompt.user}
-        in_flight[pool] += 1
-        try:
-            if wire is not None and wire.untraced():
-                import anthropic
-
-                body = wire.body(self.model, self.max_tokens, prompt.system, prompt.user)
-                data = await wire.post(body, anthropic.NOT_GIVEN if timeout is None else timeout)
-            else:
-                kwargs: dict[str, Any] = {} if timeout is None else {"timeout": timeout}
-                raw = await self._pools[pool][1].messages.with_raw_response.create(
-                    model=self.model,
-                    max_tokens=self.max_tokens,
-                    system=self.system_blocks(prompt),
-                    messages=[user],
-                    tools=[_verdict_tool()],
-                    tool_choice=_TOOL_CHOICE,
-                    **kwargs,
-                )
-                data = _json_body(raw.http_response.content)
-        except Exception as exc:
-            raise classify_api_error(exc, Usage()) from None
-        finally:
-            in_flight[pool] -= 1
-        usage = _usage_from(data.get("usage") or {}, self.model)
-        if data.get("stop_reason") == "max_tokens":
-            raise OutputError(
-                "truncated",
-                "the judge hit max_tokens before finishing the verdict; raise max_tokens",
-                usage=usage,
-            )
-        problem: str = "the judge did not call the Verdict tool"
-        content = data.get("content") or []
-        for block in content:
-            if isinstance(block, dict) and block.get("type") == "tool_use":
-                if block.get("name") != Verdict.__name__:
-                    continue
-                try:
-                    verdict = Verdict.model_validate(block.get("input"))
-                except ValidationError as exc:
-                    problem = str(exc)
-                    break
-                return BackendReply(verdict=verdict, usage=usage, attempts=1, model=self.model)
-        if self.reasks <= 0:
-            raise OutputError(
-                "invalid_output",
-                f"the judge's output did not validate as a Verdict after 1 attempt(s); {problem}",
-                usage=usage,
-                attempts=1,
-            )
-        messages = [user, *_reask_messages(content, problem)]
-        return await self._judge_instructor(
-            prompt,
-            timeout=timeout,
-            messages=messages,
-            max_retries=self.reasks - 1,
-            before=(usage, 1),
-        )
-
-    async def _judge_instructor(
-        self,
-        prompt: JudgePrompt,
-        *,
-        timeout: float | None,
-        messages: list[dict[str, Any]] | None = None,
-        max_retries: int | None = None,
-        before: tuple[Usage, int] = (Usage(), 0),
-    ) -> BackendReply:
+        """One verdict through instructor: the forced ``Verdict`` tool, re-asked (at most
+        ``reasks`` times) while its input does not validate."""
         from instructor.core.hooks import Hooks
 
-        usages: list[Usage] = [before[0]] if before[1] else []
+        usages: list[Usage] = []
+
+        def seen(response: Any) -> None:
+            usages.append(_usage_from(getattr(response, "usage", None), self.model))
+            # instructor adds the response's usage into its running total next: hand it the
+            # checked counts, so a server's "abc" or 1e400 cannot break that sum
+            with contextlib.suppress(Exception):
+                response.usage = _sdk_usage(usages[-1])
+
         hooks = Hooks()
-        hooks.on(
-            "completion:response",
-            lambda response: usages.append(_usage_from(response.usage, self.model)),
-        )
-        kwargs: dict[str, Any] = {}
-        if timeout is not None:
-            kwargs["timeout"] = timeout
+        hooks.on("completion:response", seen)
+        kwargs: dict[str, Any] = {} if timeout is None else {"timeout": timeout}
         self._bind()
-        in_flight = self._in_flight
-        pool = in_flight.index(min(in_flight))
-        wrapped = self._pools[pool][2]
-        in_flight[pool] += 1
         try:
-            parsed = await wrapped.create(
+            parsed = await self._instructor.create(
                 response_model=_response_model(),
                 model=self.model,
                 max_tokens=self.max_tokens,
                 system=self.system_blocks(prompt),
-                messages=messages or [{"role": "user", "content": prompt.user}],
-                max_retries=self.reasks if max_retries is None else max_retries,
+                messages=[{"role": "user", "content": prompt.user}],
+                max_retries=self.reasks,
                 hooks=hooks,
                 **kwargs,
             )
         except Exception as exc:
-            raise classify_api_error(exc, _sum(usages), attempts_before=before[1]) from None
-        finally:
-            in_flight[pool] -= 1
+            raise classify_api_error(exc, _sum(usages)) from None
         verdict = Verdict(
             reasoning=parsed.reasoning, evidence=list(parsed.evidence), verdict=parsed.verdict
         )
@@ -798,8 +399,17 @@ class AnthropicJudgeBackend(JudgeBackend):
     async def aclose(self) -> None:
         """Close the connections (on the loop that opened them); a later call opens new ones."""
         if not self._closed and (self._loop is None or self._loop is asyncio.get_running_loop()):
-            for http, _, _ in self._pools:
-                await http.aclose()
-            for wire in {id(w.origin): w for w in self._wires if w is not None}.values():
-                await wire.aclose()
+            await self._http.aclose()
         self._closed = True
+
+
+def _sdk_usage(usage: Usage) -> Any:
+    """The SDK's ``Usage`` object with ``usage``'s (checked) counts."""
+    from anthropic.types import Usage as SdkUsage
+
+    return SdkUsage(
+        input_tokens=usage.input_tokens,
+        output_tokens=usage.output_tokens,
+        cache_creation_input_tokens=usage.cache_creation_input_tokens,
+        cache_read_input_tokens=usage.cache_read_input_tokens,
+    )

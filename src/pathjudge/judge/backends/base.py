@@ -17,6 +17,7 @@ Messages never contain credentials: they are built from status codes and our own
 from __future__ import annotations
 
 import email.utils
+import math
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
@@ -40,8 +41,11 @@ __all__ = [
     "TransientError",
     "cost_usd",
     "ratelimit_pause",
+    "ratelimit_state",
     "redact_secrets",
     "retry_after_seconds",
+    "server_count",
+    "server_seconds",
     "validation_problem",
 ]
 
@@ -91,32 +95,74 @@ def cost_usd(backend: str, model: str, usage: Usage, *, batch: bool = False) -> 
     return total * 0.5 if batch else total
 
 
-def retry_after_seconds(headers: Mapping[str, str]) -> float | None:
-    """Seconds to wait from ``retry-after-ms`` / ``retry-after`` (seconds or an HTTP date); None if absent."""
+def server_count(value: object) -> int:
+    """A token count as a server sent it, or 0 when it is not one.
+
+    Every number read from a server is checked where it is parsed: a count is a non-negative
+    integer (a whole, finite float such as ``12.0`` is accepted as 12). Anything else (a string,
+    a list, ``true``, a negative, fractional, non-finite or absurdly large number, as a broken or
+    hostile server may send) counts as absent. Never raises.
+    """
+    if isinstance(value, bool):
+        return 0
+    if isinstance(value, int):
+        return value if 0 <= value <= _MAX_COUNT else 0
+    if isinstance(value, float) and math.isfinite(value) and value.is_integer():
+        return int(value) if 0 <= value <= _MAX_COUNT else 0
+    return 0
+
+
+_MAX_COUNT = 10**12
+"""More tokens than any one call can bill: a larger count is a broken server, counted as absent."""
+
+
+def server_seconds(value: object) -> float | None:
+    """A delay in seconds from a header value (``"1.5"``), or None when it is not a finite,
+    non-negative number. Never raises."""
+    if not isinstance(value, str | int | float) or isinstance(value, bool):
+        return None
+    try:
+        seconds = float(value)
+    except ValueError:
+        return None
+    return seconds if math.isfinite(seconds) and seconds >= 0 else None
+
+
+def retry_after_seconds(headers: Mapping[str, str], *, now: float | None = None) -> float | None:
+    """Seconds to wait from ``retry-after-ms`` / ``retry-after`` (seconds or an HTTP date).
+
+    None when absent or unusable: a value that is not a finite, non-negative number nor a valid
+    HTTP date (``soon``, ``-5``, ``nan``, ``Mon, 32 Feb 2026 ...``) is treated as absent, so the
+    caller's own backoff applies. A date in the past gives 0. Never raises.
+    """
     lowered = {k.lower(): v for k, v in headers.items()}
     raw_ms = lowered.get("retry-after-ms")
     if raw_ms:
-        try:
-            return max(0.0, float(raw_ms) / 1000.0)
-        except ValueError:
-            pass
+        ms = server_seconds(raw_ms)
+        if ms is not None:
+            return ms / 1000.0
     raw = lowered.get("retry-after")
-    if not raw:
+    if not raw or not isinstance(raw, str):
         return None
+    seconds = server_seconds(raw)
+    if seconds is not None:
+        return seconds
     try:
-        return max(0.0, float(raw))
-    except ValueError:
-        parsed = email.utils.parsedate_to_datetime(raw) if raw else None
-        if parsed is None:
-            return None
-        return max(0.0, parsed.timestamp() - time.time())
+        parsed = email.utils.parsedate_to_datetime(raw)
+        when = parsed.timestamp()
+    except (TypeError, ValueError, OverflowError, IndexError):
+        return None
+    if parsed.tzinfo is None or not math.isfinite(when):
+        return None
+    return max(0.0, when - (time.time() if now is None else now))
 
 
 def ratelimit_pause(headers: Mapping[str, str], *, now: float | None = None) -> float | None:
     """Seconds until a spent ``anthropic-ratelimit-*`` limit resets, or None when none is spent.
 
-    A limit is spent when its ``...-remaining`` header is ``0``; the pause lasts until its ``...-reset``
-    (RFC 3339) time.
+    A limit is spent when its ``...-remaining`` header is the number 0; the pause lasts until its
+    ``...-reset`` (RFC 3339) time. A value that is not a number, or a reset time that is not a valid
+    date, is treated as absent. Never raises.
     """
     lowered: dict[str, str] | None = None  # built only when a rate-limit header is there
     pause: float | None = None
@@ -126,18 +172,60 @@ def ratelimit_pause(headers: Mapping[str, str], *, now: float | None = None) -> 
             continue
         if lowered is None:
             lowered = {k.lower(): v for k, v in headers.items()}
-        if lowered[key].strip() != "0":
+        if server_seconds(lowered[key].strip()) != 0:
             continue
         reset = lowered.get(key[: -len("-remaining")] + "-reset")
         if not reset:
             continue
         try:
-            when = datetime.fromisoformat(reset.replace("Z", "+00:00")).timestamp()
-        except ValueError:
+            when = datetime.fromisoformat(reset.strip().replace("Z", "+00:00"))
+            if when.tzinfo is None:
+                continue
+            stamp = when.timestamp()
+        except (ValueError, OverflowError):
             continue
-        wait = max(0.0, when - (time.time() if now is None else now))
+        wait = max(0.0, stamp - (time.time() if now is None else now))
         pause = wait if pause is None else max(pause, wait)
     return pause
+
+
+def ratelimit_state(
+    headers: Mapping[str, str], *, now: float | None = None
+) -> dict[str, tuple[float, float]]:
+    """``{limit name: (remaining, refill per second)}`` from ``anthropic-ratelimit-{name}-limit``,
+    ``-remaining`` and ``-reset`` (the time the limit is full again), for each limit whose three
+    values are usable. The refill rate is what the server will add back until the reset:
+    ``(limit - remaining) / seconds until reset``; for a full limit, ``limit`` per minute (the
+    API's limits are per minute). Never raises."""
+    lowered: dict[str, str] | None = None
+    state: dict[str, tuple[float, float]] = {}
+    clock = time.time() if now is None else now
+    for header in headers:
+        key = header.lower()
+        if not key.startswith("anthropic-ratelimit-") or not key.endswith("-limit"):
+            continue
+        if lowered is None:
+            lowered = {k.lower(): v for k, v in headers.items()}
+        stem = key[: -len("-limit")]
+        limit = server_seconds(lowered[key].strip())
+        remaining = server_seconds(lowered.get(stem + "-remaining", "").strip())
+        reset = lowered.get(stem + "-reset", "").strip()
+        if limit is None or remaining is None or not reset or limit <= 0:
+            continue
+        name = stem[len("anthropic-ratelimit-") :]
+        if remaining >= limit:  # full: it refills at the documented per-minute rate
+            state[name] = (remaining, limit / 60.0)
+            continue
+        try:
+            when = datetime.fromisoformat(reset.replace("Z", "+00:00"))
+            if when.tzinfo is None:
+                continue
+            ahead = when.timestamp() - clock
+        except (ValueError, OverflowError):
+            continue
+        if ahead > 0:
+            state[name] = (remaining, (limit - remaining) / ahead)
+    return state
 
 
 def validation_problem(exc: ValidationError) -> str:

@@ -18,6 +18,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from pathjudge._model_client import ResponseTooLarge
 from pathjudge._optional import require
 from pathjudge._secrets import install_log_redaction, mask_url
 from pathjudge.agent.trajectory import Usage
@@ -143,15 +144,14 @@ class OpenAICompatBackend(JudgeBackend):
         self._build()
 
     def _build(self) -> None:
-        import httpx2
+        """The shared model client (:func:`pathjudge._model_client.http_client`): TLS, proxies,
+        a pool of ``max_connections``, timeouts, no redirects, a cap on the size of an answer."""
+        from pathjudge._model_client import http_client
 
-        self._http = httpx2.AsyncClient(
+        self._http = http_client(
+            "the OpenAI-compatible judge backend",
+            max_connections=self._max_connections,
             headers=self._headers,
-            limits=httpx2.Limits(
-                max_connections=self._max_connections,
-                max_keepalive_connections=self._max_connections,
-            ),
-            timeout=httpx2.Timeout(600.0, connect=10.0),
         )
 
     def _bind(self) -> None:
@@ -184,6 +184,8 @@ class OpenAICompatBackend(JudgeBackend):
             raise TransientError(
                 "connection_error", f"could not reach the server ({type(exc).__name__})"
             ) from None
+        except ResponseTooLarge as exc:
+            raise TransientError("server_error", str(exc)) from None
         headers = dict(response.headers)
         if self.on_headers is not None:
             self.on_headers(headers)
