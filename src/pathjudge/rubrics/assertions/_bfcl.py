@@ -2,8 +2,12 @@
 
 This module holds the pure functions behind ``types: bfcl``: the BFCL type names of each language, the
 conversion of Java and JavaScript literals (the model writes every Java/JS argument as a string of
-source text, e.g. ``"new ArrayList<>(Arrays.asList(1, 2))"`` or ``"5L"``), and the check of one
-parameter value against its list of possible answers.
+source text, e.g. ``"new ArrayList<>(Arrays.asList(1, 2))"`` or ``"5L"``), the check of one
+parameter value against its list of possible answers (the ``$one_of`` rule, with its ``$declared`` and
+``$items`` types, inferred from the first answer when absent: :func:`one_of_types`), and the profile's
+typing of the other matchers (:func:`typed_equal` for ``$eq``, :func:`type_name_holds` for ``$type``).
+Every BFCL rule is here; :mod:`~pathjudge.rubrics.assertions.arguments.checks` applies them, and
+:mod:`~pathjudge.rubrics.assertions.arguments.bfcl_import` reads BFCL's data into expectations.
 
 The rules, as the official checker applies them to one parameter (``declared`` is the type named in
 the function's documentation, ``items`` the declared type of array items, ``answers`` the possible
@@ -39,7 +43,7 @@ cubic on nested heads) is matched by a one-pass scan that finds what the pattern
 compares each scan with its pattern on random texts), so reading a literal is linear in time and
 memory. Python equality is used
 where the checker uses it, so the quirks of the official checker are kept
-(listed in the README section "Argument typing profiles"). :func:`check_param` returns the first
+(listed under "Argument typing profiles" in docs/reference/suites.md). :func:`check_param` returns the first
 problem as ``(kind, reason, subpath)`` or ``None`` when the value is accepted.
 """
 
@@ -49,7 +53,12 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Any, Final, Literal, cast
 
-from pathjudge.rubrics.assertions._normalize import NormalizeMode, normalize_string, render_value
+from pathjudge.rubrics.assertions._normalize import (
+    NormalizeMode,
+    json_kind,
+    normalize_string,
+    render_value,
+)
 
 __all__ = [
     "BFCL_TYPES",
@@ -57,7 +66,12 @@ __all__ = [
     "check_param",
     "convert_java",
     "convert_javascript",
+    "eq_mismatch_kind",
+    "inferred_type",
+    "one_of_types",
     "python_kind",
+    "type_name_holds",
+    "typed_equal",
     "unsupported_type",
 ]
 
@@ -840,3 +854,80 @@ def _list_of_dicts(value: list[Any], answers: Sequence[Any], mode: NormalizeMode
         else:
             return None
     return problem
+
+
+# --------------------------------------------------------------------------------------------------
+# The profile's rules for the other matchers ($eq, $type) and for a $one_of without $declared
+# --------------------------------------------------------------------------------------------------
+
+
+def typed_equal(value: object, expected: object, mode: NormalizeMode, level: int) -> bool:
+    """Typed equality of the ``bfcl`` profile (strings under ``mode`` down to level 1).
+
+    ``level`` is the depth inside the argument (0: the argument itself, where an int equals a float).
+    """
+    if level == 0 and type(expected) is float and type(value) is int:
+        return float(value) == expected
+    if type(value) is not type(expected):
+        return False
+    if isinstance(value, str):
+        assert isinstance(expected, str)
+        if level <= 1:
+            return normalize_string(value, mode) == normalize_string(expected, mode)
+        return value == expected  # deeper strings compare exactly
+    if isinstance(value, list):
+        assert isinstance(expected, list)
+        return len(value) == len(expected) and all(
+            typed_equal(a, b, mode, level + 1) for a, b in zip(value, expected, strict=True)
+        )
+    if isinstance(value, dict):
+        assert isinstance(expected, dict)
+        return value.keys() == expected.keys() and all(
+            typed_equal(value[key], expected[key], mode, level + 1) for key in value
+        )
+    return value == expected
+
+
+def eq_mismatch_kind(
+    value: object, expected: object, level: int
+) -> Literal["wrong_value", "wrong_type"]:
+    """The kind of a failed typed equality: a wrong value when the types agree (or an int stands for
+    a float at the top level), else a wrong type."""
+    return (
+        "wrong_value"
+        if python_kind(value) == python_kind(expected)
+        or (level == 0 and type(expected) is float and type(value) is int)
+        else "wrong_type"
+    )
+
+
+def type_name_holds(value: object, name: str) -> bool:
+    """``$type`` under the ``bfcl`` profile: ``integer`` is a Python ``int`` (``2.0`` is no integer,
+    ``bool`` never is); the other names are JSON types."""
+    return type(value) is int if name == "integer" else json_kind(value) == name
+
+
+def inferred_type(values: Sequence[Any]) -> tuple[str | None, str | None]:
+    """The BFCL type names (declared, items) of the first value that is not ``""``."""
+    for value in values:
+        if isinstance(value, str) and value == "":
+            continue
+        kind = python_kind(value)
+        if kind == "array":
+            first = value[0] if isinstance(value, list) and value else None
+            return "array", (python_kind(first) if first is not None else None)
+        return (kind if kind in BFCL_TYPES["python"] else None), None
+    return None, None
+
+
+def one_of_types(
+    answers: Sequence[Any], declared: str | None, items: str | None, language: BfclLanguage
+) -> tuple[str | None, str | None, BfclLanguage]:
+    """The (declared, items, language) the checker's rule applies to a ``$one_of``: as given, or, with
+    no ``$declared``, the Python types of the first listed answer (see :func:`inferred_type`). A
+    declared type of None means none can be inferred: the value must equal an answer by
+    :func:`typed_equal`."""
+    if declared is None:
+        declared, inferred_items = inferred_type(answers)
+        return declared, items or inferred_items, "python"
+    return declared, items, language
