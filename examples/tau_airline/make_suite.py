@@ -27,7 +27,7 @@ What tau-bench checks, and how the suite says it (no preprocessing of the runs):
   true}``). A run cut short (``truncated: fail``: tau-bench scores an unfinished episode 0) fails,
   and any other undecided run counts as failed too (``undecided: fail``).
 
-What this approximates (see the README's "Grading a benchmark's traces"): the hash compares end states,
+What this approximates (see docs/how-to/benchmarks.md): the hash compares end states,
 the suite compares calls. They differ when two different call multisets leave the same database (a
 write that sets a value it already had), when the order of writes matters (two updates of one
 reservation applied in the other order), when an argument is equal as JSON but not as Python text

@@ -1,6 +1,6 @@
 """The one vocabulary of backend names and gate metrics, and the deprecated spellings of each.
 
-Backends (the judge's and the agent's, in configuration, flags, help, errors and the README):
+Backends (the judge's and the agent's, in configuration, flags, help, errors and the docs):
 ``anthropic``, ``openai-compatible`` (any OpenAI-compatible chat server: vLLM, llama.cpp's server,
 LM Studio, ...) and ``llama-cpp`` (for the judge: a GGUF model in process; for the agent: a llama.cpp
 server); the agent also has ``scripted`` (offline Docent).

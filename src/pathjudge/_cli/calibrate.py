@@ -329,7 +329,7 @@ def calibrate(
         typer.Option(
             "--pairwise",
             help="Pairwise judge judged in both orders: --labels holds {item_id, preference: "
-            "A|B|tie}, --verdicts one {item_id, order: ab|ba, verdict} per order (see the README).",
+            "A|B|tie}, --verdicts one {item_id, order: ab|ba, verdict} per order (see docs/reference/formats.md).",
         ),
     ] = False,
     unsure_as: Annotated[
