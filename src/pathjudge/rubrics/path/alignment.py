@@ -10,6 +10,7 @@ several.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from itertools import filterfalse
 from typing import Any
@@ -224,12 +225,12 @@ def _align(
     n_all = len(steps)
     if view is not None:
         steps = [steps[i] for i in view]
-    n_refs, n_calls = len(refs), len(steps)
-    # the matches of call i with reference step i that the diagonal exit computed (reused below)
+    # 1. The diagonal: call i fully matches reference step i for every i. The matches it computed
+    # are reused below.
     known: list[StepMatch] = []
     if (
         exits
-        and n_refs == n_calls
+        and len(refs) == len(steps)
         and (mode != "partial_order" or not any(ref.after for ref in refs))
     ):
         plain = _diagonal(steps, refs, known)
@@ -237,20 +238,75 @@ def _align(
             return _diagonal_alignment(
                 known, plain, name, mode, refs, budget, costs, cache, view, n_all
             )
-    n_known = len(known)
-    matches: dict[tuple[int, int], StepMatch] = {}
     redundant_set = set(redundant)
     # Where only repeats are charged when left over (see _repeat_candidates).
     charged = _NO_CALLS if mode in _FORBIDS_EXTRA or not redundant_set else frozenset(redundant_set)
-    # Each step's candidates are the calls of its tool, in call order (``matches`` in step order,
-    # then call order). The pairing has a choice in it (``conflict``) when a step has several
-    # candidates or a call has several candidate steps (a tool of several steps that has a call).
+    # one step and no repeat to charge: the pairing is its best-weighted call (see _choose_pairing),
+    # so a run that made the right call and then more (a wrong count, decided already) is matched no
+    # further
+    single = exits and len(refs) == 1 and not charged
+    # 2. The candidate pairs, 3. the pairing, 4. the faults and the score.
+    matches, conflict = _candidate_matches(steps, refs, known, single)
+    paired, late, truncated = _choose_pairing(
+        steps, refs, mode, matches, charged, costs, exits, conflict, single
+    )
+    pairs, missing, out_of_order, mismatched = _paired_steps(refs, matches, paired, late, view)
+    extra, wasted = _leftover_calls(mode, paired, len(steps), redundant_set, view)
+    n_missing, wasted_count, order_fault = _tally(
+        mode, len(missing), mismatched, len(wasted), bool(out_of_order)
+    )
+    over = budget is not None and n_all > budget  # (every call of the run counts)
+    faults = FrozenDict(  # frozen: a cached alignment is shared by every run of the same shape
+        missing=n_missing, wasted=wasted_count, over_budget=int(over), wrong_order=int(order_fault)
+    )
+    score = max(
+        0,
+        100
+        - _cost(costs, n_missing, wasted_count, order_fault)
+        - (costs.over_budget if over else 0),
+    )
+    order_matters = mode == "strict" or mode == "in_order" or mode == "partial_order"
+    satisfied = (
+        not mismatched
+        and not (mode in _REQUIRES_ALL and missing)
+        and not (mode in _FORBIDS_EXTRA and extra)
+        and not (order_matters and out_of_order)
+        and not wasted
+    )
+    return PathAlignment(
+        name,
+        mode,
+        satisfied,
+        score,
+        tuple(pairs),
+        tuple(missing),
+        tuple(extra),
+        tuple(wasted),
+        tuple(out_of_order),
+        over,
+        order_fault,
+        faults,
+        truncated,
+        len(refs),
+        n_all,
+        budget,
+        costs,
+    )
+
+
+def _candidate_matches(
+    steps: Sequence[Step], refs: Sequence[RefSpec], known: Sequence[StepMatch], single: bool
+) -> tuple[dict[tuple[int, int], StepMatch], bool]:
+    """The match of every step with every call of its tool (in step order, then call order; the
+    match of call i with step i taken from ``known`` when there), and whether the pairing has a
+    choice in it: a step with several candidate calls, or a call with several candidate steps (a
+    tool of several steps that has a call). ``single`` (one step, no repeat to charge): its calls
+    after the first full match are not matched."""
+    n_known = len(known)
+    matches: dict[tuple[int, int], StepMatch] = {}
     tools = [step.tool for step in steps]
     conflict = False
     claimed: set[str] = set()  # the tools of the steps seen so far that have a candidate
-    # one step and no repeat to charge: the pairing is its best-weighted call (see below), so a run
-    # that made the right call and then more (a wrong count, decided already) is matched no further
-    single = exits and n_refs == 1 and not charged
     for r, ref in enumerate(refs):
         tool = ref.tool
         count = tools.count(tool)
@@ -268,28 +324,48 @@ def _align(
         for c in candidates:
             m = matches[(r, c)] = known[r] if r == c and r < n_known else ref.matcher(steps[c])
             if m.ok and single:
-                break  # the one step's first full match outweighs every later call (see below)
+                break  # the one step's first full match outweighs every later call (see _choose_pairing)
+    return matches, conflict
 
+
+def _choose_pairing(
+    steps: Sequence[Step],
+    refs: Sequence[RefSpec],
+    mode: Mode,
+    matches: dict[tuple[int, int], StepMatch],
+    charged: AbstractSet[int],
+    costs: FaultCosts,
+    exits: bool,
+    conflict: bool,
+    single: bool,
+) -> tuple[Mapping[int, int], AbstractSet[int], bool]:
+    """The pairing of the candidate ``matches`` (ref -> call), the steps paired only out of order,
+    and whether the search was truncated (see :func:`_pairing`)."""
     if exits and not conflict:  # (the pairing without a choice in it needs no weights)
-        paired, late, truncated = _unique_pairing(steps, refs, mode, matches)
-    else:
-        weigher = _weights_for(max(n_refs, n_calls))
-        # A vanishing preference for earlier calls: among equally good pairings the first of
-        # several identical calls is paired, so a repeat is the one left over (and wasted).
-        weights = {key: weigher.of(m) - key[1] * 1e-9 for key, m in matches.items()}
-        if single:
-            # One step, no repeat to charge: every candidate the search builds is the
-            # best-weighted call (a full match first, then the best score, then the earliest),
-            # and one pair is in order. So the calls after its first full match, which weigh
-            # less, were never matched.
-            best = max(weights, key=weights.__getitem__)
-            paired, late, truncated = {0: best[1]}, frozenset(), False
-        else:
-            paired, late, truncated = _pairing(
-                steps, refs, mode, matches, weights, charged, costs, weigher.pair_weight, exits
-            )
-    order_matters = mode == "strict" or mode == "in_order" or mode == "partial_order"
+        return _unique_pairing(steps, refs, mode, matches)
+    weigher = _weights_for(max(len(refs), len(steps)))
+    # A vanishing preference for earlier calls: among equally good pairings the first of
+    # several identical calls is paired, so a repeat is the one left over (and wasted).
+    weights = {key: weigher.of(m) - key[1] * 1e-9 for key, m in matches.items()}
+    if single:
+        # One step, no repeat to charge: every candidate the search builds is the
+        # best-weighted call (a full match first, then the best score, then the earliest),
+        # and one pair is in order. So the calls after its first full match, which weigh
+        # less, were never matched.
+        best = max(weights, key=weights.__getitem__)
+        return {0: best[1]}, frozenset(), False
+    return _pairing(steps, refs, mode, matches, weights, charged, costs, weigher.pair_weight, exits)
 
+
+def _paired_steps(
+    refs: Sequence[RefSpec],
+    matches: Mapping[tuple[int, int], StepMatch],
+    paired: Mapping[int, int],
+    late: AbstractSet[int],
+    view: Sequence[int] | None,
+) -> tuple[list[PairedStep], list[str], list[str], int]:
+    """The pairs in reference order (calls named by their index in the run), the steps paired with
+    no call, the steps paired only out of order, and how many pairs do not fully match."""
     pairs: list[PairedStep] = []
     missing: list[str] = []
     out_of_order: list[str] = []
@@ -310,61 +386,32 @@ def _align(
                 ref.label, call if view is None else view[call], ref.tool, m.ok, in_order, m.diffs
             )
         )
+    return pairs, missing, out_of_order, mismatched
+
+
+def _leftover_calls(
+    mode: Mode,
+    paired: Mapping[int, int],
+    n_calls: int,
+    redundant: AbstractSet[int],
+    view: Sequence[int] | None,
+) -> tuple[list[int], list[int]]:
+    """The calls paired with no step, in call order, and those of them charged as wasted: each one
+    where extras are forbidden, elsewhere only the repeats among them (indices in the run)."""
     used_calls = set(paired.values())
-    # the calls paired with no step, in call order; where extras are forbidden each is wasted,
-    # elsewhere only the repeats among them
     extra = (
         []
         if len(used_calls) == n_calls
         else list(filterfalse(used_calls.__contains__, range(n_calls)))
     )
-    forbids_extra = mode in _FORBIDS_EXTRA
-    if forbids_extra:
+    if mode in _FORBIDS_EXTRA:
         wasted = extra
     else:
-        wasted = list(filter(redundant_set.__contains__, extra)) if redundant_set and extra else []
+        wasted = list(filter(redundant.__contains__, extra)) if redundant and extra else []
     if view is not None and extra:
         extra = [view[c] for c in extra]
         wasted = [view[c] for c in wasted]
-    n_missing, wasted_count, order_fault = _tally(
-        mode, len(missing), mismatched, len(wasted), bool(out_of_order)
-    )
-    over = budget is not None and n_all > budget  # (every call of the run counts)
-    faults = FrozenDict(  # frozen: a cached alignment is shared by every run of the same shape
-        missing=n_missing, wasted=wasted_count, over_budget=int(over), wrong_order=int(order_fault)
-    )
-    score = max(
-        0,
-        100
-        - _cost(costs, n_missing, wasted_count, order_fault)
-        - (costs.over_budget if over else 0),
-    )
-    satisfied = (
-        not mismatched
-        and not (mode in _REQUIRES_ALL and missing)
-        and not (forbids_extra and extra)
-        and not (order_matters and out_of_order)
-        and not wasted
-    )
-    return PathAlignment(
-        name,
-        mode,
-        satisfied,
-        score,
-        tuple(pairs),
-        tuple(missing),
-        tuple(extra),
-        tuple(wasted),
-        tuple(out_of_order),
-        over,
-        order_fault,
-        faults,
-        truncated,
-        n_refs,
-        n_all,
-        budget,
-        costs,
-    )
+    return extra, wasted
 
 
 def align_view(

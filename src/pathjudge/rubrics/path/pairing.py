@@ -10,7 +10,7 @@ Cheap exits stop when no later candidate can cost less (:func:`_cost_floor`).
 from __future__ import annotations
 
 import functools
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from typing import assert_never
 
@@ -108,115 +108,193 @@ def _pairing(
     order-consistent pairing has), or, before the repeat-aware candidates, when it costs no more
     than the floor of the pairings that use the earliest calls of every group of interchangeable
     calls (which those candidates all are)."""
-    n_refs, n_calls = len(refs), len(steps)
-    ok_weights = {key: w for key, w in weights.items() if matches[key].ok}
-    truncated = False
     if mode == "strict" or mode == "in_order" or mode == "partial_order":
-        # 2. The best order-consistent pairing of fully matching calls.
-        topo, ancestors, allowed, chained = _order_of(steps, refs, mode)
-        turns = [s.turn for s in steps]
-        # Among pairings with as many fully matching pairs, prefer those that leave the *later*
-        # steps over (a step whose prerequisite never happened is out of order): a bonus that falls
-        # with the step's topological position, far below one pair and far above the preference
-        # for earlier calls.
-        step = 0.5 / (n_refs + 1)
-        rank = {r: k for k, r in enumerate(topo)}
-        ranked = {key: w + (n_refs - rank[key[0]]) * step for key, w in ok_weights.items()}
-        chain = mode != "partial_order" and len(set(turns)) == len(turns)
-        if chain:
-            ordered = _chain_dp(ranked, n_refs, n_calls)
-        else:
-            ordered, truncated = _constrained_search(ranked, topo, ancestors, allowed)
-        # pair what the ordered pairing leaves for the argument diffs
-        in_order = dict(ordered)
-        taken = set(in_order.values())
-        in_order.update(
-            _max_weight_matching(
-                weights,
-                [r for r in range(n_refs) if r not in in_order],
-                [c for c in range(n_calls) if c not in taken],
-                exits,
-            )
+        return _ordered_pairing(
+            steps, refs, mode, matches, weights, charged, costs, pair_weight, exits
         )
-        # (the leftover pairing of the ordered candidate may itself break the order: mark it too)
-        ok_pairs = set(ok_weights)
-        in_order_late = _order_breakers(in_order, topo, ancestors, allowed, ok_pairs, chained)
-        in_order_cost = _pairing_cost(
-            in_order, in_order_late, mode, matches, n_refs, n_calls, charged, costs
-        )
-        floor = -1
-        if exits:
-            # ``ordered`` has the most fully matching pairs of any order-consistent pairing when the
-            # search was exact and (for the chain) call order is turn order
-            exact = not truncated and (
-                not chain or all(turns[i] < turns[i + 1] for i in range(n_calls - 1))
-            )
-            consistent = len(ordered) if exact else None
-            floor = _cost_floor(mode, matches, n_refs, n_calls, charged, costs, consistent)
-            if in_order_cost <= floor:
-                return in_order, in_order_late, truncated
-        # 3. The best pairing regardless of order (most fully matching pairs, then most pairs, then
-        # scores), with the steps whose call breaks the order marked.
-        full = _max_weight_matching(weights, exits=exits)
-        full_late = _order_breakers(full, topo, ancestors, allowed, ok_pairs, chained)
-        candidates: list[tuple[Mapping[int, int], AbstractSet[int]]] = [
-            (in_order, in_order_late),
-            (full, full_late),
-        ]
-        if charged:
-            groups = _interchangeable(matches)
-            if exits:
-                full_cost = _pairing_cost(
-                    full, full_late, mode, matches, n_refs, n_calls, charged, costs
-                )
-                best_cost = min(in_order_cost, full_cost)
-                if best_cost <= floor or best_cost <= _cost_floor(
-                    mode, matches, n_refs, n_calls, charged, costs, consistent, groups
-                ):
-                    if in_order_cost <= full_cost:
-                        return in_order, in_order_late, truncated
-                    return full, full_late, truncated
-            candidates.extend(
-                (pairing, _order_breakers(pairing, topo, ancestors, allowed, ok_pairs, chained))
-                for pairing in _repeat_candidates(
-                    refs, n_calls, matches, weights, charged, pair_weight, groups, exits
-                )
-            )
     elif mode == "unordered" or mode == "subset" or mode == "superset":
-        # 1. The best pairing regardless of order: most fully matching pairs, then most pairs,
-        # then scores.
-        full = _max_weight_matching(weights, exits=exits)
-        no_late: set[int] = set()
-        candidates = [(full, no_late)]
-        if charged:
-            groups = _interchangeable(matches)
-            if exits:
-                full_cost = _pairing_cost(
-                    full, no_late, mode, matches, n_refs, n_calls, charged, costs
-                )
-                if full_cost <= _cost_floor(
-                    mode, matches, n_refs, n_calls, charged, costs, None, groups
-                ):
-                    return full, no_late, truncated
-            candidates.extend(
-                (pairing, set())
-                for pairing in _repeat_candidates(
-                    refs, n_calls, matches, weights, charged, pair_weight, groups, exits
-                )
-            )
-        elif exits:
-            return full, no_late, truncated  # the only candidate
+        return _unordered_pairing(
+            len(steps), refs, mode, matches, weights, charged, costs, pair_weight, exits
+        )
     else:
         assert_never(mode)
-    # Keep whichever costs least in the end: order is worth keeping only when it saves more than the
-    # calls it loses; ties keep the earlier candidate (order-consistent first).
-    best, best_late = min(
+
+
+def _ordered_pairing(
+    steps: Sequence[Step],
+    refs: Sequence[RefSpec],
+    mode: Mode,
+    matches: dict[tuple[int, int], StepMatch],
+    weights: dict[tuple[int, int], float],
+    charged: AbstractSet[int],
+    costs: FaultCosts,
+    pair_weight: float,
+    exits: bool,
+) -> tuple[Mapping[int, int], AbstractSet[int], bool]:
+    """:func:`_pairing` in an ordered mode (strict, in_order, partial_order): the order-consistent
+    candidate first, then the best regardless of order, then the repeat-aware candidates, each with
+    the steps whose call breaks the order marked."""
+    n_refs, n_calls = len(refs), len(steps)
+    topo, ancestors, allowed, chained = _order_of(steps, refs, mode)
+    ok_pairs = {key for key in weights if matches[key].ok}
+
+    def late(pairing: Mapping[int, int]) -> set[int]:
+        return _order_breakers(pairing, topo, ancestors, allowed, ok_pairs, chained)
+
+    def cost(pairing: Mapping[int, int], late_steps: AbstractSet[int]) -> int:
+        return _pairing_cost(pairing, late_steps, mode, matches, n_refs, n_calls, charged, costs)
+
+    # 2. The best order-consistent pairing of fully matching calls (the leftover pairing of the
+    # steps it leaves may itself break the order: marked too).
+    in_order, consistent, truncated = _order_consistent(
+        steps, mode, matches, weights, topo, ancestors, allowed, exits
+    )
+    in_order_late = late(in_order)
+    in_order_cost = cost(in_order, in_order_late)
+    floor = -1
+    if exits:
+        floor = _cost_floor(mode, matches, n_refs, n_calls, charged, costs, consistent)
+        if in_order_cost <= floor:
+            return in_order, in_order_late, truncated
+    # 3. The best pairing regardless of order (most fully matching pairs, then most pairs, then
+    # scores), with the steps whose call breaks the order marked.
+    full = _max_weight_matching(weights, exits=exits)
+    full_late = late(full)
+    candidates: list[tuple[Mapping[int, int], AbstractSet[int]]] = [
+        (in_order, in_order_late),
+        (full, full_late),
+    ]
+    if charged:
+        groups = _interchangeable(matches)
+        if exits:
+            full_cost = cost(full, full_late)
+            best_cost = min(in_order_cost, full_cost)
+            if best_cost <= floor or best_cost <= _cost_floor(
+                mode, matches, n_refs, n_calls, charged, costs, consistent, groups
+            ):
+                if in_order_cost <= full_cost:
+                    return in_order, in_order_late, truncated
+                return full, full_late, truncated
+        candidates.extend(
+            (pairing, late(pairing))
+            for pairing in _repeat_candidates(
+                refs, n_calls, matches, weights, charged, pair_weight, groups, exits
+            )
+        )
+    best, best_late = _cheapest(candidates, mode, matches, n_refs, n_calls, charged, costs)
+    return best, best_late, truncated
+
+
+def _order_consistent(
+    steps: Sequence[Step],
+    mode: Mode,
+    matches: Mapping[tuple[int, int], StepMatch],
+    weights: dict[tuple[int, int], float],
+    topo: Sequence[int],
+    ancestors: Sequence[frozenset[int]],
+    allowed: Callable[[int, int], bool],
+    exits: bool,
+) -> tuple[dict[int, int], int | None, bool]:
+    """The best order-consistent pairing of fully matching calls, with the steps it leaves paired
+    by the optimal assignment over the leftover calls (for the argument diffs); the number of fully
+    matching pairs it has when that is the most of any order-consistent pairing (``exits`` only,
+    else ``None``); and whether the search was truncated."""
+    n_refs, n_calls = len(topo), len(steps)
+    turns = [s.turn for s in steps]
+    # Among pairings with as many fully matching pairs, prefer those that leave the *later*
+    # steps over (a step whose prerequisite never happened is out of order): a bonus that falls
+    # with the step's topological position, far below one pair and far above the preference
+    # for earlier calls.
+    step = 0.5 / (n_refs + 1)
+    rank = {r: k for k, r in enumerate(topo)}
+    ranked = {
+        key: w + (n_refs - rank[key[0]]) * step for key, w in weights.items() if matches[key].ok
+    }
+    truncated = False
+    chain = mode != "partial_order" and len(set(turns)) == len(turns)
+    if chain:
+        ordered = _chain_dp(ranked, n_refs, n_calls)
+    else:
+        ordered, truncated = _constrained_search(ranked, topo, ancestors, allowed)
+    # pair what the ordered pairing leaves for the argument diffs
+    in_order = dict(ordered)
+    taken = set(in_order.values())
+    in_order.update(
+        _max_weight_matching(
+            weights,
+            [r for r in range(n_refs) if r not in in_order],
+            [c for c in range(n_calls) if c not in taken],
+            exits,
+        )
+    )
+    consistent = None
+    if exits:
+        # ``ordered`` has the most fully matching pairs of any order-consistent pairing when the
+        # search was exact and (for the chain) call order is turn order
+        exact = not truncated and (
+            not chain or all(turns[i] < turns[i + 1] for i in range(n_calls - 1))
+        )
+        consistent = len(ordered) if exact else None
+    return in_order, consistent, truncated
+
+
+def _unordered_pairing(
+    n_calls: int,
+    refs: Sequence[RefSpec],
+    mode: Mode,
+    matches: dict[tuple[int, int], StepMatch],
+    weights: dict[tuple[int, int], float],
+    charged: AbstractSet[int],
+    costs: FaultCosts,
+    pair_weight: float,
+    exits: bool,
+) -> tuple[Mapping[int, int], AbstractSet[int], bool]:
+    """:func:`_pairing` in a mode without order (unordered, subset, superset): the best pairing
+    regardless of order, then the repeat-aware candidates."""
+    # 1. The best pairing regardless of order: most fully matching pairs, then most pairs,
+    # then scores.
+    full = _max_weight_matching(weights, exits=exits)
+    no_late: set[int] = set()
+    candidates: list[tuple[Mapping[int, int], AbstractSet[int]]] = [(full, no_late)]
+    if charged:
+        groups = _interchangeable(matches)
+        if exits:
+            full_cost = _pairing_cost(
+                full, no_late, mode, matches, len(refs), n_calls, charged, costs
+            )
+            if full_cost <= _cost_floor(
+                mode, matches, len(refs), n_calls, charged, costs, None, groups
+            ):
+                return full, no_late, False
+        candidates.extend(
+            (pairing, set())
+            for pairing in _repeat_candidates(
+                refs, n_calls, matches, weights, charged, pair_weight, groups, exits
+            )
+        )
+    elif exits:
+        return full, no_late, False  # the only candidate
+    best, best_late = _cheapest(candidates, mode, matches, len(refs), n_calls, charged, costs)
+    return best, best_late, False
+
+
+def _cheapest(
+    candidates: Sequence[tuple[Mapping[int, int], AbstractSet[int]]],
+    mode: Mode,
+    matches: Mapping[tuple[int, int], StepMatch],
+    n_refs: int,
+    n_calls: int,
+    charged: AbstractSet[int],
+    costs: FaultCosts,
+) -> tuple[Mapping[int, int], AbstractSet[int]]:
+    """The candidate that costs least in the end: order is worth keeping only when it saves more
+    than the calls it loses; ties keep the earlier candidate (order-consistent first)."""
+    return min(
         candidates,
         key=lambda cand: _pairing_cost(
             cand[0], cand[1], mode, matches, n_refs, n_calls, charged, costs
         ),
     )
-    return best, best_late, truncated
 
 
 def _pairing_cost(
