@@ -379,31 +379,29 @@ class _Tally:
         if on_goal and found and self.criterion is None and check.name == "outcome":
             self.criterion = found[0]
         index = _AXIS_INDEX.get(check.axis, -1)
+        sums, counts = self.sums, self.counts
         for result in found:
-            self._add_result(result, index, on_goal)
-
-    def _add_result(self, result: CheckResult, index: int, on_goal: bool) -> None:
-        name, status, gating = result.check, result.status, result.gating
-        if on_goal and gating:
-            self.gating_goal.append(result)
-        if name == "outcome.truncated":
-            # a run cut short is never graded as complete, whatever the task checks
-            self._blocks(name, status)
-        elif gating and not on_goal and status in ("fail", "error") and self._counts(name):
-            # the goal checks are the success (see _verdict); the path counts only when declared
-            self._blocks(name, status)
-        if self.pairs is None and name == "steps.redundant" and status != "error":
-            self.pairs = _redundant_pairs(result)
-        if status == "error":
-            self.errors += 1
-        elif gating and status in ("pass", "fail"):
-            if status == "fail" and index in (_SELECTION, _ARGUMENTS):
-                self.wrong_call = True
-            value = result.score
-            if value is None:
-                value = 1.0 if status == "pass" else 0.0
-            self.sums[index] += value
-            self.counts[index] += 1
+            name, status, gating = result.check, result.status, result.gating
+            if on_goal and gating:
+                self.gating_goal.append(result)
+            if name == "outcome.truncated":
+                # a run cut short is never graded as complete, whatever the task checks
+                self._blocks(name, status)
+            elif gating and not on_goal and status in ("fail", "error") and self._counts(name):
+                # the goal checks are the success (see _verdict); the path counts only when declared
+                self._blocks(name, status)
+            if self.pairs is None and name == "steps.redundant" and status != "error":
+                self.pairs = _redundant_pairs(result)
+            if status == "error":
+                self.errors += 1
+            elif gating and status in ("pass", "fail"):
+                if status == "fail" and index in (_SELECTION, _ARGUMENTS):
+                    self.wrong_call = True
+                value = result.score
+                if value is None:
+                    value = 1.0 if status == "pass" else 0.0
+                sums[index] += value
+                counts[index] += 1
 
     def _counts(self, name: str) -> bool:
         """Whether the run's verdict counts the check ``name`` (never the path: see _verdict)."""
