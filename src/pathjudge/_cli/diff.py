@@ -12,63 +12,106 @@ from pathjudge._cli.app import JSON_HELP, app, json_to_stdout, out_console, writ
 from pathjudge._cli.config import ALLOW_CALLABLES_HELP, load_suite_for_cli
 
 if TYPE_CHECKING:
-    from pathjudge.scoring.diff import TaskDiff
+    from pathjudge.rubrics.suite import Suite
+    from pathjudge.scoring.diff import DiffGate, DiffReport, GateRule, TaskDiff
+
+
+_Baseline = Annotated[Path, typer.Argument(help="Baseline runs JSONL.")]
+_Candidate = Annotated[Path, typer.Argument(help="Candidate runs JSONL.")]
+_Suite = Annotated[Path, typer.Option("--suite", help="The suite YAML both were run on.")]
+_BlockOn = Annotated[
+    str | None,
+    typer.Option(
+        help="Rules that block a promotion, comma-separated: success, significance, trajectory, "
+        "cost, coverage (default: the suite's gate, else success,trajectory,coverage)."
+    ),
+]
+_Alpha = Annotated[
+    float | None,
+    typer.Option(help="Significance level of the paired test (default: suite gate, else 0.05)."),
+]
+_Seed = Annotated[int | None, typer.Option(help="Seed of the paired bootstrap (default 0).")]
+_Resamples = Annotated[int | None, typer.Option(help="Bootstrap resamples (default 10000).")]
+_MaxTokenIncrease = Annotated[
+    float | None,
+    typer.Option(help="'cost' rule: block when tokens grow by more than this fraction."),
+]
+_MaxLatencyIncrease = Annotated[
+    float | None,
+    typer.Option(help="'cost' rule: block when latency grows by more than this fraction."),
+]
+_JsonOut = Annotated[Path | None, typer.Option("--json", help=JSON_HELP)]
+_AllowCallables = Annotated[bool, typer.Option("--allow-callables", help=ALLOW_CALLABLES_HELP)]
 
 
 @app.command("diff")
 def diff_command(
-    baseline: Annotated[Path, typer.Argument(help="Baseline runs JSONL.")],
-    candidate: Annotated[Path, typer.Argument(help="Candidate runs JSONL.")],
-    suite: Annotated[Path, typer.Option("--suite", help="The suite YAML both were run on.")],
-    block_on: Annotated[
-        str | None,
-        typer.Option(
-            help="Rules that block a promotion, comma-separated: success, significance, trajectory, "
-            "cost, coverage (default: the suite's gate, else success,trajectory,coverage)."
-        ),
-    ] = None,
-    alpha: Annotated[
-        float | None,
-        typer.Option(
-            help="Significance level of the paired test (default: suite gate, else 0.05)."
-        ),
-    ] = None,
-    seed: Annotated[
-        int | None, typer.Option(help="Seed of the paired bootstrap (default 0).")
-    ] = None,
-    resamples: Annotated[
-        int | None, typer.Option(help="Bootstrap resamples (default 10000).")
-    ] = None,
-    max_token_increase: Annotated[
-        float | None,
-        typer.Option(help="'cost' rule: block when tokens grow by more than this fraction."),
-    ] = None,
-    max_latency_increase: Annotated[
-        float | None,
-        typer.Option(help="'cost' rule: block when latency grows by more than this fraction."),
-    ] = None,
-    json_out: Annotated[Path | None, typer.Option("--json", help=JSON_HELP)] = None,
-    allow_callables: Annotated[
-        bool, typer.Option("--allow-callables", help=ALLOW_CALLABLES_HELP)
-    ] = False,
+    baseline: _Baseline,
+    candidate: _Candidate,
+    suite: _Suite,
+    block_on: _BlockOn = None,
+    alpha: _Alpha = None,
+    seed: _Seed = None,
+    resamples: _Resamples = None,
+    max_token_increase: _MaxTokenIncrease = None,
+    max_latency_increase: _MaxLatencyIncrease = None,
+    json_out: _JsonOut = None,
+    allow_callables: _AllowCallables = False,
 ) -> None:
     """Diff a candidate against a baseline task by task; exit 0 promote, 1 block, 2 bad input.
 
     The gate is each flag given, then the suite's 'gate:' block, then the built-in defaults.
     """
-    from pydantic import ValidationError
-
     from pathjudge.agent.io import read_runs
-    from pathjudge.errors import InputError
-    from pathjudge.report.text import Column, print_table
-    from pathjudge.scoring.diff import diff_runs, parse_gate_rules, resolve_gate
+    from pathjudge.scoring.diff import diff_runs, parse_gate_rules
 
     rules = parse_gate_rules(block_on) if block_on is not None else None
     loaded = load_suite_for_cli(suite, allow_callables=allow_callables)
+    gate = _gate(
+        loaded,
+        block_on=rules,
+        alpha=alpha,
+        seed=seed,
+        resamples=resamples,
+        max_token_increase=max_token_increase,
+        max_latency_increase=max_latency_increase,
+    )
+    report = diff_runs(
+        read_runs(baseline),
+        read_runs(candidate),
+        loaded,
+        gate=gate,
+        baseline_file=baseline,
+        candidate_file=candidate,
+    )
+    write_json(json_out, report.model_dump_json(indent=2))
+    if not json_to_stdout(json_out):
+        _print_diff(report, baseline, candidate)
+    if report.verdict == "block":
+        raise typer.Exit(1)
+
+
+def _gate(
+    loaded: Suite,
+    *,
+    block_on: tuple[GateRule, ...] | None,
+    alpha: float | None,
+    seed: int | None,
+    resamples: int | None,
+    max_token_increase: float | None,
+    max_latency_increase: float | None,
+) -> DiffGate:
+    """The promotion gate: each flag given, then the suite's ``gate:`` block, then the defaults; a
+    bad value is an :class:`~pathjudge.errors.InputError` naming its flag."""
+    from pydantic import ValidationError
+
+    from pathjudge.errors import InputError
+    from pathjudge.scoring.diff import resolve_gate
+
     try:
-        gate = resolve_gate(
+        return resolve_gate(
             loaded,
-            block_on=rules,
+            block_on=block_on,
             alpha=alpha,
             seed=seed,
             resamples=resamples,
@@ -79,32 +122,17 @@ def diff_command(
         first = exc.errors(include_url=False, include_input=False)[0]
         name = str(first["loc"][0]).replace("_", "-") if first["loc"] else "gate"
         raise InputError(str(first["msg"]), field=f"--{name}") from None
-    report = diff_runs(
-        read_runs(baseline),
-        read_runs(candidate),
-        loaded,
-        gate=gate,
-        baseline_file=baseline,
-        candidate_file=candidate,
-    )
-    write_json(json_out, report.model_dump_json(indent=2))
-    if json_to_stdout(json_out):
-        if report.verdict == "block":
-            raise typer.Exit(1)
-        return
-    rows = []
-    for task in report.tasks:
-        if not task.changed:
-            continue
-        success = (
-            f"{task.success_before:.2f} → {task.success_after:.2f}"
-            if task.success_before is not None and task.success_after is not None
-            else "—"
-        )
-        steps = (
-            ", ".join(f"e{p.epoch} {p.step_delta:+d}" for p in task.pairs if p.step_delta) or "0"
-        )
-        rows.append((task.task_id, success, steps, _findings_cell(task)))
+
+
+def _print_diff(report: DiffReport, baseline: Path, candidate: Path) -> None:
+    """The changed tasks' table, the paired test, the gate's reasons and the verdict."""
+    from pathjudge.report.text import Column, Prose, print_table
+
+    rows = [
+        (task.task_id, _success_cell(task), _steps_cell(task), _findings_cell(task))
+        for task in report.tasks
+        if task.changed
+    ]
     unchanged = len(report.tasks) - len(report.changed_tasks)
     if rows:
         print_table(
@@ -129,13 +157,21 @@ def diff_command(
         f"{report.tokens_after} · paired test over {t.tasks} tasks: McNemar p={t.mcnemar_p:.4f} "
         f"(worse {t.worse}, better {t.better}){boot}"
     )
-    from pathjudge.report.text import Prose
-
     for reason in report.reasons:  # a gate's reason wraps under itself, not at column 0
         out_console.print(Prose(f"  {reason}", indent=4, hanging=True))
     out_console.print(f"verdict: {report.verdict.upper()}")
-    if report.verdict == "block":
-        raise typer.Exit(1)
+
+
+def _success_cell(task: TaskDiff) -> str:
+    """The task's success rate before → after, or "—" when either is undefined."""
+    if task.success_before is None or task.success_after is None:
+        return "—"
+    return f"{task.success_before:.2f} → {task.success_after:.2f}"
+
+
+def _steps_cell(task: TaskDiff) -> str:
+    """The step-count change of each epoch that changed ("e1 +2, e3 -1"), or "0"."""
+    return ", ".join(f"e{p.epoch} {p.step_delta:+d}" for p in task.pairs if p.step_delta) or "0"
 
 
 def _findings_cell(task: TaskDiff) -> str:

@@ -44,57 +44,68 @@ class _Tally:
             yield run
 
 
+_Source = Annotated[
+    Path | None,
+    typer.Argument(help="The transcript or trace file (.json, or .jsonl with one per line)."),
+]
+_Fmt = Annotated[str, typer.Option("--from", help=f"The input format: {_FORMATS_HELP}.")]
+_Output = Annotated[
+    Path | None, typer.Option("-o", "--output", help="The runs JSONL file to write.")
+]
+_Session = Annotated[
+    str | None,
+    typer.Option("--session", help="Fetch this session from the format's live source instead."),
+]
+_TaskId = Annotated[
+    str | None, typer.Option("--task-id", help="Use this task id for every imported run.")
+]
+_KeepGoing = Annotated[
+    bool,
+    typer.Option("--keep-going", help="Skip transcripts that fail, report them, write the rest."),
+]
+_AgentModel = Annotated[
+    str | None,
+    typer.Option(
+        "--agent-model",
+        help="Record this model for every imported run (agent.model), e.g. gpt-4o; "
+        "overrides what the transcript says.",
+    ),
+]
+_AgentName = Annotated[
+    str | None,
+    typer.Option("--agent-name", help="Record this agent name for every run (agent.name)."),
+]
+_ErrorPrefix = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--error-prefix",
+        help="openai-chat / openai-responses: a tool result starting with this text is an error "
+        "(repeatable; replaces the default 'Error:').",
+    ),
+]
+_Timeout = Annotated[
+    float,
+    typer.Option("--timeout", help="--session: seconds one request may take."),
+]
+_Deadline = Annotated[
+    float,
+    typer.Option("--deadline", help="--session: seconds the whole fetch may take."),
+]
+
+
 @app.command("import")
 def import_(
-    source: Annotated[
-        Path | None,
-        typer.Argument(help="The transcript or trace file (.json, or .jsonl with one per line)."),
-    ] = None,
-    fmt: Annotated[str, typer.Option("--from", help=f"The input format: {_FORMATS_HELP}.")] = "",
-    output: Annotated[
-        Path | None, typer.Option("-o", "--output", help="The runs JSONL file to write.")
-    ] = None,
-    session: Annotated[
-        str | None,
-        typer.Option("--session", help="Fetch this session from the format's live source instead."),
-    ] = None,
-    task_id: Annotated[
-        str | None, typer.Option("--task-id", help="Use this task id for every imported run.")
-    ] = None,
-    keep_going: Annotated[
-        bool,
-        typer.Option(
-            "--keep-going", help="Skip transcripts that fail, report them, write the rest."
-        ),
-    ] = False,
-    agent_model: Annotated[
-        str | None,
-        typer.Option(
-            "--agent-model",
-            help="Record this model for every imported run (agent.model), e.g. gpt-4o; "
-            "overrides what the transcript says.",
-        ),
-    ] = None,
-    agent_name: Annotated[
-        str | None,
-        typer.Option("--agent-name", help="Record this agent name for every run (agent.name)."),
-    ] = None,
-    error_prefix: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--error-prefix",
-            help="openai-chat / openai-responses: a tool result starting with this text is an error "
-            "(repeatable; replaces the default 'Error:').",
-        ),
-    ] = None,
-    timeout: Annotated[
-        float,
-        typer.Option("--timeout", help="--session: seconds one request may take."),
-    ] = 60.0,
-    deadline: Annotated[
-        float,
-        typer.Option("--deadline", help="--session: seconds the whole fetch may take."),
-    ] = 600.0,
+    source: _Source = None,
+    fmt: _Fmt = "",
+    output: _Output = None,
+    session: _Session = None,
+    task_id: _TaskId = None,
+    keep_going: _KeepGoing = False,
+    agent_model: _AgentModel = None,
+    agent_name: _AgentName = None,
+    error_prefix: _ErrorPrefix = None,
+    timeout: _Timeout = 60.0,
+    deadline: _Deadline = 600.0,
 ) -> None:
     """Convert a transcript/trace file (or a live session) into pathjudge's runs JSONL.
 
@@ -121,29 +132,13 @@ def import_(
     errors: list[InputError] | None = [] if keep_going else None
     options: dict[str, Any] = {"task_id": task_id, "errors": errors}
     if error_prefix is not None:
-        if fmt not in _PREFIX_FORMATS:
-            raise InputError(
-                f"--error-prefix does not apply to {fmt!r}: its tool results carry an error flag",
-                field="--error-prefix",
-                hint=f"use it with --from {' or '.join(_PREFIX_FORMATS)}, or drop it",
-            )
-        if any(not prefix for prefix in error_prefix):
-            raise InputError(
-                "an empty --error-prefix would flag every tool result as an error",
-                field="--error-prefix",
-                hint="give the text error results start with, e.g. --error-prefix 'Error:'",
-            )
-        options["error_prefixes"] = tuple(error_prefix)
+        options["error_prefixes"] = _error_prefixes(fmt, error_prefix)
     if source is not None:
         runs = import_file(source, fmt, **options)
         origin = str(source)
     else:
         assert session is not None
-        for flag, value in (("--timeout", timeout), ("--deadline", deadline)):
-            if not (math.isfinite(value) and value > 0):
-                raise InputError(
-                    f"{flag} must be a positive number of seconds, got {value}", field=flag
-                )
+        _check_seconds(timeout=timeout, deadline=deadline)
         runs = import_session(fmt, session, timeout=timeout, deadline=deadline, **options)
         origin = f"session {session}"
     if agent_model is not None or agent_name is not None:
@@ -159,12 +154,43 @@ def import_(
             file=origin,
             hint="see the skipped records above" if errors else "check the format with --from",
         )
-    skipped = f" · [yellow]{len(errors)} skipped[/]" if errors else ""
+    _print_imported(tally, origin=origin, fmt=fmt, output=output, skipped=len(errors or ()))
+
+
+def _error_prefixes(fmt: str, error_prefix: list[str]) -> tuple[str, ...]:
+    """``--error-prefix`` checked: only for a format without an error flag, and never empty."""
+    if fmt not in _PREFIX_FORMATS:
+        raise InputError(
+            f"--error-prefix does not apply to {fmt!r}: its tool results carry an error flag",
+            field="--error-prefix",
+            hint=f"use it with --from {' or '.join(_PREFIX_FORMATS)}, or drop it",
+        )
+    if any(not prefix for prefix in error_prefix):
+        raise InputError(
+            "an empty --error-prefix would flag every tool result as an error",
+            field="--error-prefix",
+            hint="give the text error results start with, e.g. --error-prefix 'Error:'",
+        )
+    return tuple(error_prefix)
+
+
+def _check_seconds(*, timeout: float, deadline: float) -> None:
+    """``--timeout`` and ``--deadline`` must be positive, finite numbers of seconds."""
+    for flag, value in (("--timeout", timeout), ("--deadline", deadline)):
+        if not (math.isfinite(value) and value > 0):
+            raise InputError(
+                f"{flag} must be a positive number of seconds, got {value}", field=flag
+            )
+
+
+def _print_imported(tally: _Tally, *, origin: str, fmt: str, output: Path, skipped: int) -> None:
+    """The one summary line: runs, tool calls, errored results, malformed arguments, skipped."""
+    note = f" · [yellow]{skipped} skipped[/]" if skipped else ""
     out_console.print(
         f"[green]imported[/] {tally.runs} run{'s' if tally.runs != 1 else ''} from {escape(origin)} "
         f"([bold]{fmt}[/]) → {escape(str(output))} · {tally.steps} tool call"
         f"{'s' if tally.steps != 1 else ''} · {tally.errors} errored result"
         f"{'s' if tally.errors != 1 else ''} · {tally.malformed} malformed argument"
-        f"{'s' if tally.malformed != 1 else ''}{skipped}",
+        f"{'s' if tally.malformed != 1 else ''}{note}",
         markup=True,
     )

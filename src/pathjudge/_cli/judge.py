@@ -23,81 +23,95 @@ BUILTINS = (
 )
 
 
+_Items = Annotated[
+    Path, typer.Argument(help="Items JSONL: one {item_id, inputs: {name: text}} per line.")
+]
+_Criterion = Annotated[
+    str,
+    typer.Option(
+        "--criterion",
+        help=f"A built-in criterion id ({BUILTINS}; see `pathjudge criteria list`) or a "
+        "criterion YAML path (`pathjudge criteria export ID -o FILE` copies one to edit).",
+    ),
+]
+_Output = Annotated[Path, typer.Option("-o", "--output", help="Where to write the verdicts JSONL.")]
+_Backend = Annotated[
+    str | None,
+    typer.Option(
+        help="Config judge.backend: anthropic (default), openai-compatible (any "
+        "OpenAI-compatible server) or llama-cpp (a GGUF model in process)."
+    ),
+]
+_Model = Annotated[
+    str | None,
+    typer.Option(help="Judge model, config judge.model (llama-cpp: path to a GGUF)."),
+]
+_BaseUrl = Annotated[
+    str | None,
+    typer.Option(
+        "--base-url", help="API base URL, config judge.base_url (openai-compatible: required)."
+    ),
+]
+_Concurrency = Annotated[
+    int | None, typer.Option(help="Calls in flight at most (config concurrency; default 8).")
+]
+_Samples = Annotated[int | None, typer.Option(help="Samples per item, majority vote (default 1).")]
+_Batch = Annotated[
+    bool | None, typer.Option("--batch/--no-batch", help="Use the Message Batches API.")
+]
+_Cache = Annotated[
+    Path | None,
+    typer.Option(help="Verdict cache (config cache; default .pathjudge/cache.sqlite)."),
+]
+_BudgetUsd = Annotated[
+    float | None,
+    typer.Option("--budget-usd", help="Stop cleanly after spending this (config budget_usd)."),
+]
+_BudgetTokens = Annotated[
+    int | None, typer.Option("--budget-tokens", help="Stop after this many tokens.")
+]
+_Timeout = Annotated[float | None, typer.Option(help="Per-call timeout in seconds (default 120).")]
+_MaxTokens = Annotated[
+    int | None, typer.Option("--max-tokens", help="Output tokens per call (default 1024).")
+]
+_PollInterval = Annotated[
+    float | None, typer.Option("--poll-interval", help="Batch poll seconds (default 10).")
+]
+_Progress = Annotated[
+    bool | None,
+    typer.Option("--progress/--no-progress", help="Progress bar (default: on a TTY)."),
+]
+_JsonOut = Annotated[Path | None, typer.Option("--json", help=JSON_HELP)]
+_ConfigFile = Annotated[
+    Path | None,
+    typer.Option(
+        "--config",
+        help="Project configuration file (default: pathjudge.toml or pyproject.toml "
+        "[tool.pathjudge] found from the working directory).",
+    ),
+]
+
+
 @app.command()
 def judge(
-    items: Annotated[
-        Path, typer.Argument(help="Items JSONL: one {item_id, inputs: {name: text}} per line.")
-    ],
-    criterion: Annotated[
-        str,
-        typer.Option(
-            "--criterion",
-            help=f"A built-in criterion id ({BUILTINS}; see `pathjudge criteria list`) or a "
-            "criterion YAML path (`pathjudge criteria export ID -o FILE` copies one to edit).",
-        ),
-    ],
-    output: Annotated[
-        Path, typer.Option("-o", "--output", help="Where to write the verdicts JSONL.")
-    ],
-    backend: Annotated[
-        str | None,
-        typer.Option(
-            help="Config judge.backend: anthropic (default), openai-compatible (any "
-            "OpenAI-compatible server) or llama-cpp (a GGUF model in process)."
-        ),
-    ] = None,
-    model: Annotated[
-        str | None,
-        typer.Option(help="Judge model, config judge.model (llama-cpp: path to a GGUF)."),
-    ] = None,
-    base_url: Annotated[
-        str | None,
-        typer.Option(
-            "--base-url", help="API base URL, config judge.base_url (openai-compatible: required)."
-        ),
-    ] = None,
-    concurrency: Annotated[
-        int | None, typer.Option(help="Calls in flight at most (config concurrency; default 8).")
-    ] = None,
-    samples: Annotated[
-        int | None, typer.Option(help="Samples per item, majority vote (default 1).")
-    ] = None,
-    batch: Annotated[
-        bool | None, typer.Option("--batch/--no-batch", help="Use the Message Batches API.")
-    ] = None,
-    cache: Annotated[
-        Path | None,
-        typer.Option(help="Verdict cache (config cache; default .pathjudge/cache.sqlite)."),
-    ] = None,
-    budget_usd: Annotated[
-        float | None,
-        typer.Option("--budget-usd", help="Stop cleanly after spending this (config budget_usd)."),
-    ] = None,
-    budget_tokens: Annotated[
-        int | None, typer.Option("--budget-tokens", help="Stop after this many tokens.")
-    ] = None,
-    timeout: Annotated[
-        float | None, typer.Option(help="Per-call timeout in seconds (default 120).")
-    ] = None,
-    max_tokens: Annotated[
-        int | None, typer.Option("--max-tokens", help="Output tokens per call (default 1024).")
-    ] = None,
-    poll_interval: Annotated[
-        float | None, typer.Option("--poll-interval", help="Batch poll seconds (default 10).")
-    ] = None,
-    progress: Annotated[
-        bool | None,
-        typer.Option("--progress/--no-progress", help="Progress bar (default: on a TTY)."),
-    ] = None,
-    json_out: Annotated[Path | None, typer.Option("--json", help=JSON_HELP)] = None,
-    config_file: Annotated[
-        Path | None,
-        typer.Option(
-            "--config",
-            help="Project configuration file (default: pathjudge.toml or pyproject.toml "
-            "[tool.pathjudge] found from the working directory).",
-        ),
-    ] = None,
+    items: _Items,
+    criterion: _Criterion,
+    output: _Output,
+    backend: _Backend = None,
+    model: _Model = None,
+    base_url: _BaseUrl = None,
+    concurrency: _Concurrency = None,
+    samples: _Samples = None,
+    batch: _Batch = None,
+    cache: _Cache = None,
+    budget_usd: _BudgetUsd = None,
+    budget_tokens: _BudgetTokens = None,
+    timeout: _Timeout = None,
+    max_tokens: _MaxTokens = None,
+    poll_interval: _PollInterval = None,
+    progress: _Progress = None,
+    json_out: _JsonOut = None,
+    config_file: _ConfigFile = None,
 ) -> None:
     """Judge every item once per sample; cached verdicts are reused, so a rerun resumes where it stopped.
 

@@ -19,7 +19,7 @@ from pathjudge._cli.config import ALLOW_CALLABLES_HELP, load_suite_for_cli
 
 if TYPE_CHECKING:
     from pathjudge.rubrics.suite import Suite
-    from pathjudge.scoring.mutate import MutationKind
+    from pathjudge.scoring.mutate import MutationKind, MutationReport
 
 
 @app.command("mutate")
@@ -87,65 +87,13 @@ def _report(
     import json
 
     from pathjudge.agent.io import read_runs
-    from pathjudge.report.text import Column, Prose, print_table
     from pathjudge.scoring.mutate import mutation_report
     from pathjudge.scoring.mutate import retriever_experiment as experiment
 
     human = not json_to_stdout(json_out)
     report = mutation_report(read_runs(runs), loaded, kinds=kinds)
-    rows = []
-    for name in report.kinds:
-        applied = report.applied[name]
-        caught = report.caught[name]
-        better = report.improved.get(name, 0)
-        catchers = ", ".join(
-            f"{check}×{n}"
-            for check, n in sorted(report.table[name].items(), key=lambda kv: (-kv[1], kv[0]))
-        )
-        status = f"{caught}/{applied - better}" if applied - better else "n/a"
-        if better:
-            status += f" +{better} better"
-        rows.append((name, status, catchers or ("NOT CAUGHT" if applied - better else "—")))
     if human:
-        print_table(
-            out_console,
-            f"mutations of {report.runs} runs from {runs} — suite {report.suite}",
-            [
-                Column("mutation", "id"),
-                Column("caught", "num", "right"),
-                Column("caught by (check × mutants)", "text"),
-            ],
-            rows,
-        )
-        if report.gaps:
-            out_console.print(f"{len(report.gaps)} gap(s): mutants no check caught")
-            for gap in report.gaps:
-                # a long entry wraps under itself, not at column 0
-                out_console.print(
-                    Prose(
-                        f"  {gap.task_id} ({gap.run_id}) {gap.kind}: {gap.what}",
-                        indent=4,
-                        hanging=True,
-                    )
-                )
-        else:
-            out_console.print("no gaps: every mutant that made a run worse was caught")
-        improvements = [r for r in report.results if r.improved]
-        if improvements:
-            out_console.print(
-                f"{len(improvements)} mutant(s) made the run better (not gaps: nothing to catch)"
-            )
-            for better_run in improvements:
-                out_console.print(
-                    Prose(
-                        f"  {better_run.task_id} ({better_run.run_id}) {better_run.kind}: "
-                        f"{better_run.what}",
-                        indent=4,
-                        hanging=True,
-                    )
-                )
-        if report.uncaught_kinds:
-            out_console.print(f"never caught: {', '.join(report.uncaught_kinds)}")
+        _print_mutations(report, runs)
     payload: dict[str, object] = {"mutations": json.loads(report.model_dump_json())}
     if retriever_experiment:
         result = asyncio.run(experiment(loaded))
@@ -167,3 +115,66 @@ def _report(
     write_json(json_out, json.dumps(payload, indent=2))
     if strict and report.uncaught_kinds:
         raise typer.Exit(1)
+
+
+def _caught_rows(report: MutationReport) -> list[tuple[str, str, str]]:
+    """Per mutation kind: how many of the mutants that made a run worse were caught, and by what."""
+    rows: list[tuple[str, str, str]] = []
+    for name in report.kinds:
+        applied = report.applied[name]
+        caught = report.caught[name]
+        better = report.improved.get(name, 0)
+        catchers = ", ".join(
+            f"{check}×{n}"
+            for check, n in sorted(report.table[name].items(), key=lambda kv: (-kv[1], kv[0]))
+        )
+        status = f"{caught}/{applied - better}" if applied - better else "n/a"
+        if better:
+            status += f" +{better} better"
+        rows.append((name, status, catchers or ("NOT CAUGHT" if applied - better else "—")))
+    return rows
+
+
+def _print_mutations(report: MutationReport, runs: Path) -> None:
+    """The table of which check caught which mutation, the gaps, the improvements, the never caught."""
+    from pathjudge.report.text import Column, Prose, print_table
+
+    print_table(
+        out_console,
+        f"mutations of {report.runs} runs from {runs} — suite {report.suite}",
+        [
+            Column("mutation", "id"),
+            Column("caught", "num", "right"),
+            Column("caught by (check × mutants)", "text"),
+        ],
+        _caught_rows(report),
+    )
+    if report.gaps:
+        out_console.print(f"{len(report.gaps)} gap(s): mutants no check caught")
+        for gap in report.gaps:
+            # a long entry wraps under itself, not at column 0
+            out_console.print(
+                Prose(
+                    f"  {gap.task_id} ({gap.run_id}) {gap.kind}: {gap.what}",
+                    indent=4,
+                    hanging=True,
+                )
+            )
+    else:
+        out_console.print("no gaps: every mutant that made a run worse was caught")
+    improvements = [r for r in report.results if r.improved]
+    if improvements:
+        out_console.print(
+            f"{len(improvements)} mutant(s) made the run better (not gaps: nothing to catch)"
+        )
+        for better_run in improvements:
+            out_console.print(
+                Prose(
+                    f"  {better_run.task_id} ({better_run.run_id}) {better_run.kind}: "
+                    f"{better_run.what}",
+                    indent=4,
+                    hanging=True,
+                )
+            )
+    if report.uncaught_kinds:
+        out_console.print(f"never caught: {', '.join(report.uncaught_kinds)}")

@@ -125,53 +125,63 @@ def read_grades(source: str) -> list[Any]:
     return list(read_grades_file(source))
 
 
+_Results = Annotated[
+    Path,
+    typer.Argument(
+        help="The JSON report of `pathjudge score --json`, or a verdicts JSONL file (then a "
+        "page of verdicts, reasoning, evidence and the judge)."
+    ),
+]
+_Output = Annotated[Path, typer.Option("--output", "-o", help="Write the HTML report here.")]
+_Runs = Annotated[
+    Path | None,
+    typer.Option(
+        "--runs",
+        help="Runs JSONL for the trajectory viewer (default: the runs file the report names, if found).",
+    ),
+]
+_Baseline = Annotated[
+    Path | None,
+    typer.Option(
+        "--baseline",
+        help="A baseline's score report JSON (or a diff report JSON) to diff against.",
+    ),
+]
+_Calibration = Annotated[
+    Path | None, typer.Option("--calibration", help="The JSON report of `pathjudge calibrate`.")
+]
+_Markdown = Annotated[
+    Path | None,
+    typer.Option("--markdown", help="Also write a Markdown summary (CI job summary) here."),
+]
+_Grades = Annotated[
+    str | None,
+    typer.Option(
+        "--grades",
+        help="Per-run grades to include: the JSONL of `score --grades`, or the shard folder "
+        "(with manifest.json) of `score --engine ray --grades`, local or s3:// / gs://.",
+    ),
+]
+_Items = Annotated[
+    Path | None,
+    typer.Option(
+        "--items",
+        help="With a verdicts file: the items JSONL that was judged, to show each verdict's "
+        "judged inputs.",
+    ),
+]
+
+
 @app.command()
 def report(
-    results: Annotated[
-        Path,
-        typer.Argument(
-            help="The JSON report of `pathjudge score --json`, or a verdicts JSONL file (then a "
-            "page of verdicts, reasoning, evidence and the judge)."
-        ),
-    ],
-    output: Annotated[Path, typer.Option("--output", "-o", help="Write the HTML report here.")],
-    runs: Annotated[
-        Path | None,
-        typer.Option(
-            "--runs",
-            help="Runs JSONL for the trajectory viewer (default: the runs file the report names, if found).",
-        ),
-    ] = None,
-    baseline: Annotated[
-        Path | None,
-        typer.Option(
-            "--baseline",
-            help="A baseline's score report JSON (or a diff report JSON) to diff against.",
-        ),
-    ] = None,
-    calibration: Annotated[
-        Path | None, typer.Option("--calibration", help="The JSON report of `pathjudge calibrate`.")
-    ] = None,
-    markdown: Annotated[
-        Path | None,
-        typer.Option("--markdown", help="Also write a Markdown summary (CI job summary) here."),
-    ] = None,
-    grades: Annotated[
-        str | None,
-        typer.Option(
-            "--grades",
-            help="Per-run grades to include: the JSONL of `score --grades`, or the shard folder "
-            "(with manifest.json) of `score --engine ray --grades`, local or s3:// / gs://.",
-        ),
-    ] = None,
-    items: Annotated[
-        Path | None,
-        typer.Option(
-            "--items",
-            help="With a verdicts file: the items JSONL that was judged, to show each verdict's "
-            "judged inputs.",
-        ),
-    ] = None,
+    results: _Results,
+    output: _Output,
+    runs: _Runs = None,
+    baseline: _Baseline = None,
+    calibration: _Calibration = None,
+    markdown: _Markdown = None,
+    grades: _Grades = None,
+    items: _Items = None,
 ) -> None:
     """Render RESULTS as one self-contained HTML file (opens offline; agent text is escaped)."""
     from pathjudge.judge.verdicts_file import is_verdicts_file

@@ -21,57 +21,67 @@ from pathjudge._cli.app import (
 from pathjudge._cli.config import ALLOW_CALLABLES_HELP, load_suite_for_cli
 
 if TYPE_CHECKING:
+    from pathjudge.agent.collect import CollectResult, RunOptions
     from pathjudge.report.text import Column
     from pathjudge.scoring.variance import TaskVariance, VarianceReport
 
 
+_Suite = Annotated[Path, typer.Argument(help="The suite YAML whose tasks the agent runs.")]
+_Output = Annotated[
+    Path, typer.Option("-o", "--output", help="Runs JSONL to append to (resumed if it exists).")
+]
+_Agent = Annotated[str | None, typer.Option(help="Agent under test: docent.")]
+_Backend = Annotated[
+    str | None,
+    typer.Option(
+        help="Model backend (config agent.backend): anthropic, openai-compatible, "
+        "llama-cpp (a llama.cpp server) or scripted (offline Docent)."
+    ),
+]
+_Model = Annotated[
+    str | None,
+    typer.Option(help="Model name (config agent.model; default claude-haiku-4-5 for anthropic)."),
+]
+_BaseUrl = Annotated[
+    str | None,
+    typer.Option(help="API base URL ending in /v1 for openai-compatible (config agent.base_url)."),
+]
+_Epochs = Annotated[int | None, typer.Option(help="Runs per task (default 1).")]
+_Concurrency = Annotated[
+    int | None, typer.Option(help="Runs in flight at once (config concurrency; default 8).")
+]
+_MaxSteps = Annotated[int | None, typer.Option(help="Model turns per run (default 4).")]
+_MaxTokens = Annotated[int | None, typer.Option(help="Output tokens per model turn (default 400).")]
+_Retriever = Annotated[
+    str | None,
+    typer.Option(help="Docent's retriever: keyword, or worst_match (deliberately broken)."),
+]
+_Task = Annotated[list[str] | None, typer.Option(help="Only this task id (repeatable).")]
+_ConfigFile = Annotated[
+    Path | None,
+    typer.Option(
+        "--config",
+        help="Project configuration file (default: pathjudge.toml or "
+        "pyproject.toml [tool.pathjudge] found from the working directory).",
+    ),
+]
+
+
 @app.command("run")
 def run_command(
-    suite: Annotated[Path, typer.Argument(help="The suite YAML whose tasks the agent runs.")],
-    output: Annotated[
-        Path, typer.Option("-o", "--output", help="Runs JSONL to append to (resumed if it exists).")
-    ],
-    agent: Annotated[str | None, typer.Option(help="Agent under test: docent.")] = None,
-    backend: Annotated[
-        str | None,
-        typer.Option(
-            help="Model backend (config agent.backend): anthropic, openai-compatible, "
-            "llama-cpp (a llama.cpp server) or scripted (offline Docent)."
-        ),
-    ] = None,
-    model: Annotated[
-        str | None,
-        typer.Option(
-            help="Model name (config agent.model; default claude-haiku-4-5 for anthropic)."
-        ),
-    ] = None,
-    base_url: Annotated[
-        str | None,
-        typer.Option(
-            help="API base URL ending in /v1 for openai-compatible (config agent.base_url)."
-        ),
-    ] = None,
-    epochs: Annotated[int | None, typer.Option(help="Runs per task (default 1).")] = None,
-    concurrency: Annotated[
-        int | None, typer.Option(help="Runs in flight at once (config concurrency; default 8).")
-    ] = None,
-    max_steps: Annotated[int | None, typer.Option(help="Model turns per run (default 4).")] = None,
-    max_tokens: Annotated[
-        int | None, typer.Option(help="Output tokens per model turn (default 400).")
-    ] = None,
-    retriever: Annotated[
-        str | None,
-        typer.Option(help="Docent's retriever: keyword, or worst_match (deliberately broken)."),
-    ] = None,
-    task: Annotated[list[str] | None, typer.Option(help="Only this task id (repeatable).")] = None,
-    config_file: Annotated[
-        Path | None,
-        typer.Option(
-            "--config",
-            help="Project configuration file (default: pathjudge.toml or "
-            "pyproject.toml [tool.pathjudge] found from the working directory).",
-        ),
-    ] = None,
+    suite: _Suite,
+    output: _Output,
+    agent: _Agent = None,
+    backend: _Backend = None,
+    model: _Model = None,
+    base_url: _BaseUrl = None,
+    epochs: _Epochs = None,
+    concurrency: _Concurrency = None,
+    max_steps: _MaxSteps = None,
+    max_tokens: _MaxTokens = None,
+    retriever: _Retriever = None,
+    task: _Task = None,
+    config_file: _ConfigFile = None,
 ) -> None:
     """Run the agent on every task for N epochs; each finished run is appended at once, and a rerun
     skips every (task, epoch) already in the output, so Ctrl-C loses nothing finished.
@@ -117,10 +127,18 @@ def run_command(
             f"interrupted; every finished run is saved in {output} — rerun the same command to resume."
         )
         raise typer.Exit(130) from None
+    _print_collected(result, output, loaded.name, options)
+
+
+def _print_collected(
+    result: CollectResult, output: Path, suite_name: str, options: RunOptions
+) -> None:
+    """What was written and skipped, a warning when the output held foreign runs; exit 1 when some
+    runs failed (they were not written: a rerun retries them)."""
     if result.foreign:
         err_console.print(
             f"warning: {output} already held {result.foreign} run(s) of tasks outside suite "
-            f"{loaded.name} or of another agent; the new runs were appended after them — "
+            f"{suite_name} or of another agent; the new runs were appended after them — "
             "write each agent and suite to its own -o file so scoring does not mix them.",
             markup=False,
         )
@@ -140,29 +158,32 @@ def run_command(
         raise typer.Exit(1)
 
 
+_Runs = Annotated[Path, typer.Argument(help="Runs JSONL with several epochs per task.")]
+_VarianceSuite = Annotated[Path, typer.Option("--suite", help="The suite YAML the runs belong to.")]
+_K = Annotated[str, typer.Option("--k", help="Comma-separated k values for pass@k and pass^k.")]
+_Level = Annotated[float, typer.Option(help="Confidence level of the clustered intervals.")]
+_MinEpochs = Annotated[
+    int | None,
+    typer.Option(
+        "--min-epochs",
+        min=1,
+        help="Graded epochs a task needs to be called stable or broken (default: the largest k); "
+        "with fewer it is 'insufficient'.",
+    ),
+]
+_JsonOut = Annotated[Path | None, typer.Option("--json", help=JSON_HELP)]
+_AllowCallables = Annotated[bool, typer.Option("--allow-callables", help=ALLOW_CALLABLES_HELP)]
+
+
 @app.command("variance")
 def variance_command(
-    runs: Annotated[Path, typer.Argument(help="Runs JSONL with several epochs per task.")],
-    suite: Annotated[Path, typer.Option("--suite", help="The suite YAML the runs belong to.")],
-    k: Annotated[
-        str, typer.Option("--k", help="Comma-separated k values for pass@k and pass^k.")
-    ] = "1,3",
-    level: Annotated[
-        float, typer.Option(help="Confidence level of the clustered intervals.")
-    ] = 0.95,
-    min_epochs: Annotated[
-        int | None,
-        typer.Option(
-            "--min-epochs",
-            min=1,
-            help="Graded epochs a task needs to be called stable or broken (default: the largest k); "
-            "with fewer it is 'insufficient'.",
-        ),
-    ] = None,
-    json_out: Annotated[Path | None, typer.Option("--json", help=JSON_HELP)] = None,
-    allow_callables: Annotated[
-        bool, typer.Option("--allow-callables", help=ALLOW_CALLABLES_HELP)
-    ] = False,
+    runs: _Runs,
+    suite: _VarianceSuite,
+    k: _K = "1,3",
+    level: _Level = 0.95,
+    min_epochs: _MinEpochs = None,
+    json_out: _JsonOut = None,
+    allow_callables: _AllowCallables = False,
 ) -> None:
     """Run-to-run variation: per task and suite pass@k / pass^k, stable/flaky/broken, clustered CIs.
 

@@ -26,28 +26,36 @@ T = TypeVar("T")
 _HEADERS = ("task", "runs", "epochs", "steps avg/min/max", "errors", "bad args", "no answer")
 
 
+_Runs = Annotated[
+    Path,
+    typer.Argument(
+        help="A runs JSONL file (pathjudge's trajectory schema), or a verdicts JSONL file "
+        "(from `pathjudge judge` or any grader): then a table of item, verdict, reasoning "
+        "and evidence under the judge's name (a judge column when several judged)."
+    ),
+]
+_JsonOut = Annotated[Path | None, typer.Option("--json", help=JSON_HELP)]
+_KeepGoing = Annotated[
+    bool, typer.Option("--keep-going", help="Report bad lines and summarise the good ones.")
+]
+_MaxTools = Annotated[int, typer.Option(help="Tools listed per task.")]
+_MaxTasks = Annotated[
+    int,
+    typer.Option(min=0, help="Tasks listed in the table (0 = all); totals always cover all."),
+]
+_Quiet = Annotated[
+    bool, typer.Option("--quiet", "-q", help="No progress bar while a long file is read.")
+]
+
+
 @app.command()
 def show(
-    runs: Annotated[
-        Path,
-        typer.Argument(
-            help="A runs JSONL file (pathjudge's trajectory schema), or a verdicts JSONL file "
-            "(from `pathjudge judge` or any grader): then a table of item, verdict, reasoning "
-            "and evidence under the judge's name (a judge column when several judged)."
-        ),
-    ],
-    json_out: Annotated[Path | None, typer.Option("--json", help=JSON_HELP)] = None,
-    keep_going: Annotated[
-        bool, typer.Option("--keep-going", help="Report bad lines and summarise the good ones.")
-    ] = False,
-    max_tools: Annotated[int, typer.Option(help="Tools listed per task.")] = 4,
-    max_tasks: Annotated[
-        int,
-        typer.Option(min=0, help="Tasks listed in the table (0 = all); totals always cover all."),
-    ] = 200,
-    quiet: Annotated[
-        bool, typer.Option("--quiet", "-q", help="No progress bar while a long file is read.")
-    ] = False,
+    runs: _Runs,
+    json_out: _JsonOut = None,
+    keep_going: _KeepGoing = False,
+    max_tools: _MaxTools = 4,
+    max_tasks: _MaxTasks = 200,
+    quiet: _Quiet = False,
 ) -> None:
     """Per-task counts, steps, errors and tools used, streamed in constant memory; or a verdicts table.
 

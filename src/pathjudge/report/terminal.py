@@ -82,6 +82,38 @@ def print_scorecard(
     weak-path entries are listed (0 = every kept entry), and the heading says when that is not all.
     """
     sc = scorecard
+    print_table(
+        console,
+        f"Agent scorecard — {sc.suite} ({sc.runs} runs, {sc.tasks} tasks)",
+        [Column("level", "id"), Column("value", "num", "right"), Column("detail", "text")],
+        _levels(sc),
+    )
+    print_table(
+        console,
+        "Five axes (mean of gating checks)",
+        [Column("axis", "id"), Column("mean", "num", "right")],
+        [(axis.replace("_", " "), _num(value)) for axis, value in sc.axes.items()],
+    )
+    _print_tasks(console, sc)
+    if sc.judged:
+        _print_judged(console, sc)
+        if judge_note:
+            console.print(judge_note)
+    if sc.weak_total:
+        listed = sc.weak if max_weak <= 0 else sc.weak[:max_weak]
+        console.print(styled(weak_heading(len(listed), sc.weak_total, len(sc.weak)), "bold"))
+        for entry in listed:
+            _weak_entry(console, entry)
+    else:
+        console.print("no weak paths")
+    if sc.check_errors:
+        _print_broken(console, sc)
+    for gate in gates:
+        console.print(gate_line(gate))
+
+
+def _levels(sc: Scorecard) -> list[tuple[str, str, str]]:
+    """The scorecard's rows: the three levels, partial credit, the path score, the overall score."""
     decided = sc.success_passed + sc.success_failed
     detail = f"{sc.success_passed}/{decided} runs"
     if sc.success_undecided:
@@ -105,18 +137,11 @@ def print_scorecard(
         levels.append(("relevant result surfaced", _num(sc.surfaced), "share of runs"))
     weights = ", ".join(f"{k}={v:g}" for k, v in sc.weights.items())
     levels.append(("overall (weighted)", _num(sc.overall), weights))
-    print_table(
-        console,
-        f"Agent scorecard — {sc.suite} ({sc.runs} runs, {sc.tasks} tasks)",
-        [Column("level", "id"), Column("value", "num", "right"), Column("detail", "text")],
-        levels,
-    )
-    print_table(
-        console,
-        "Five axes (mean of gating checks)",
-        [Column("axis", "id"), Column("mean", "num", "right")],
-        [(axis.replace("_", " "), _num(value)) for axis, value in sc.axes.items()],
-    )
+    return levels
+
+
+def _print_tasks(console: Console, sc: Scorecard) -> None:
+    """The per-task table, and the tasks no run was of."""
     print_table(
         console,
         "Per task",
@@ -144,58 +169,51 @@ def print_scorecard(
     if sc.tasks_without_runs:
         console.print(f"tasks without runs: {count_and_first(sc.tasks_without_runs)}")
 
-    if sc.judged:
-        print_table(
-            console,
-            "Judged criteria",
-            [
-                Column("criterion", "id"),
-                *(
-                    Column(name, "num", "right")
-                    for name in ("pass", "fail", "unsure", "error", "not run", "pass rate")
-                ),
-            ],
-            [
-                (
-                    j.criterion,
-                    str(j.passed),
-                    str(j.failed),
-                    str(j.unsure),
-                    str(j.error),
-                    str(j.not_run),
-                    _num(j.pass_rate),
-                )
-                for j in sc.judged
-            ],
-        )
-        if judge_note:
-            console.print(judge_note)
 
-    if sc.weak_total:
-        listed = sc.weak if max_weak <= 0 else sc.weak[:max_weak]
-        console.print(styled(weak_heading(len(listed), sc.weak_total, len(sc.weak)), "bold"))
-        for entry in listed:
-            _weak_entry(console, entry)
-    else:
-        console.print("no weak paths")
-    if sc.check_errors:
+def _print_judged(console: Console, sc: Scorecard) -> None:
+    """The judged criteria's table: each status counted, and the pass rate."""
+    print_table(
+        console,
+        "Judged criteria",
+        [
+            Column("criterion", "id"),
+            *(
+                Column(name, "num", "right")
+                for name in ("pass", "fail", "unsure", "error", "not run", "pass rate")
+            ),
+        ],
+        [
+            (
+                j.criterion,
+                str(j.passed),
+                str(j.failed),
+                str(j.unsure),
+                str(j.error),
+                str(j.not_run),
+                _num(j.pass_rate),
+            )
+            for j in sc.judged
+        ],
+    )
+
+
+def _print_broken(console: Console, sc: Scorecard) -> None:
+    """The checks that could not run (status error): the first ten, then how many more."""
+    console.print(
+        styled(
+            f"{sc.check_errors} checks could not run (status error): their runs are undecided, "
+            "not failed; checks that broke:",
+            "yellow",
+        )
+    )
+    for broken in sc.broken_checks[:10]:
         console.print(
-            styled(
-                f"{sc.check_errors} checks could not run (status error): their runs are undecided, "
-                "not failed; checks that broke:",
-                "yellow",
+            Prose(
+                f"  {broken.check} x{broken.count} (first on run {broken.example_run}): "
+                f"{broken.reason}",
+                indent=4,
+                hanging=True,
             )
         )
-        for broken in sc.broken_checks[:10]:
-            console.print(
-                Prose(
-                    f"  {broken.check} x{broken.count} (first on run {broken.example_run}): "
-                    f"{broken.reason}",
-                    indent=4,
-                    hanging=True,
-                )
-            )
-        if len(sc.broken_checks) > 10:
-            console.print(f"  ... and {len(sc.broken_checks) - 10} more (see --json)")
-    for gate in gates:
-        console.print(gate_line(gate))
+    if len(sc.broken_checks) > 10:
+        console.print(f"  ... and {len(sc.broken_checks) - 10} more (see --json)")

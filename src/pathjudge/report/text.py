@@ -28,12 +28,15 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import IO, Any, Literal
+from typing import IO, TYPE_CHECKING, Any, Literal
 
 from rich.cells import cell_len, set_cell_size
 from rich.console import Console, ConsoleOptions, RenderResult
 from rich.segment import Segment
 from rich.text import Text
+
+if TYPE_CHECKING:
+    from rich.table import Table
 
 __all__ = [
     "Column",
@@ -398,20 +401,38 @@ def print_table(
     ends in ``…`` and a legend under the table names it in full (``id_legend=False`` leaves the legend
     out). Nothing is folded across lines.
     """
-    prepared: list[list[str | Text]] = []
-    for row in rows:
-        cells: list[str | Text] = []
-        for col, cell in zip(columns, row, strict=True):
-            if isinstance(cell, Text):
-                cells.append(cell)
-            elif col.kind == "text":
-                cells.append("\n".join(one_line(part) for part in str(cell).split("\n")))
-            else:
-                cells.append(one_line(cell))
-        prepared.append(cells)
+    prepared = [_prepared_row(columns, row) for row in rows]
     overhead = 2 * (len(columns) - 1)  # compact style: two spaces between columns, no edges
     widths = fit_widths(columns, prepared, max(1, console.width - overhead))
     legend: dict[str, str] = {}  # full id -> shortened
+    table = _empty_table(columns, widths)
+    for cells in prepared:
+        table.add_row(*_fitted_row(columns, cells, widths, legend))
+    if title:
+        console.print(Prose(title))
+    table.width = sum(widths) + overhead  # never squeezed below the floors (wider than the console)
+    console.print(table)
+    if legend and id_legend:
+        console.print(Prose(f"{len(legend)} value(s) shortened to fit {console.width} columns:"))
+        for full, short in legend.items():
+            console.print(Text(f"  {short} = {full}"), soft_wrap=True)  # whole, for copy and grep
+
+
+def _prepared_row(columns: Sequence[Column], row: Sequence[str | Text]) -> list[str | Text]:
+    """One row's cells made visible: a ``text`` cell keeps its line breaks, others are one line."""
+    cells: list[str | Text] = []
+    for col, cell in zip(columns, row, strict=True):
+        if isinstance(cell, Text):
+            cells.append(cell)
+        elif col.kind == "text":
+            cells.append("\n".join(one_line(part) for part in str(cell).split("\n")))
+        else:
+            cells.append(one_line(cell))
+    return cells
+
+
+def _empty_table(columns: Sequence[Column], widths: Sequence[int]) -> Table:
+    """The compact table (a rule under the header, no edges) with ``columns`` at ``widths``."""
     from rich import box  # here: a one-line summary (score -q) never builds a table
     from rich.table import Table
 
@@ -433,36 +454,41 @@ def print_table(
             no_wrap=False,  # headers wrap at spaces; ids are cut to fit and numbers fit already
             overflow="ellipsis",
         )
-    for cells in prepared:
-        out: list[str | Text] = []
-        for col, cell, width in zip(columns, cells, widths, strict=True):
-            if isinstance(cell, Text):
-                out.append(cell)
-            elif col.kind == "id" and cell_len(cell) > width:
-                short = _cut(cell, width)
-                legend[cell] = short
-                out.append(short)
-            elif col.kind == "text" and _longest_word(cell) > width:
-                # prose wraps at spaces; a single word too long for the column (a path, a URL) is
-                # cut and named in full in the legend, never folded across lines
-                lines = []
-                for line in cell.split("\n"):
-                    words = []
-                    for word in line.split(" "):
-                        if cell_len(word) > width:
-                            legend[word] = _cut(word, width)
-                            word = legend[word]
-                        words.append(word)
-                    lines.append(" ".join(words))
-                out.append("\n".join(lines))
-            else:
-                out.append(cell)
-        table.add_row(*out)
-    if title:
-        console.print(Prose(title))
-    table.width = sum(widths) + overhead  # never squeezed below the floors (wider than the console)
-    console.print(table)
-    if legend and id_legend:
-        console.print(Prose(f"{len(legend)} value(s) shortened to fit {console.width} columns:"))
-        for full, short in legend.items():
-            console.print(Text(f"  {short} = {full}"), soft_wrap=True)  # whole, for copy and grep
+    return table
+
+
+def _fitted_row(
+    columns: Sequence[Column],
+    cells: Sequence[str | Text],
+    widths: Sequence[int],
+    legend: dict[str, str],
+) -> list[str | Text]:
+    """One row's cells cut to their column's width; what was cut goes in ``legend`` (full → cut)."""
+    out: list[str | Text] = []
+    for col, cell, width in zip(columns, cells, widths, strict=True):
+        if isinstance(cell, Text):
+            out.append(cell)
+        elif col.kind == "id" and cell_len(cell) > width:
+            short = _cut(cell, width)
+            legend[cell] = short
+            out.append(short)
+        elif col.kind == "text" and _longest_word(cell) > width:
+            out.append(_cut_long_words(cell, width, legend))
+        else:
+            out.append(cell)
+    return out
+
+
+def _cut_long_words(cell: str, width: int, legend: dict[str, str]) -> str:
+    """Prose wraps at spaces; a single word too long for the column (a path, a URL) is cut and named
+    in full in the legend, never folded across lines."""
+    lines = []
+    for line in cell.split("\n"):
+        words = []
+        for word in line.split(" "):
+            if cell_len(word) > width:
+                legend[word] = _cut(word, width)
+                word = legend[word]
+            words.append(word)
+        lines.append(" ".join(words))
+    return "\n".join(lines)

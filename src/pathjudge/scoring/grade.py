@@ -36,7 +36,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal, TypeAlias, cast
+from typing import Any, Literal, TypeVar, cast
 
 from pathjudge._interrupt import stops_grading, watching_interrupts
 from pathjudge._io import JsonlStream, line_of
@@ -44,9 +44,6 @@ from pathjudge.agent.trajectory import RunRecord
 from pathjudge.rubrics.assertions.base import AXES, Axis, CheckResult, FrozenDict, errored
 from pathjudge.rubrics.assertions.steps import redundant_in
 from pathjudge.rubrics.checks import (
-    RUN_GOAL,
-    RUN_GUARDED,
-    RUN_STEPS,
     Check,
     SuitePlan,
     TaskPlan,
@@ -228,15 +225,8 @@ class RunGrade:
         return self.to_json().decode("utf-8")
 
 
-# The types ``cast`` names in the hot path, built once: a subscripted type written inside a function
-# is built again at every call (``Mapping[Axis, ...]`` looks the ``Literal`` up in typing's cache;
-# about 1,900 instructions of the 165,000 a run costs in ``bench_fast.py``, by callgrind).
-_AxisValues: TypeAlias = Mapping[Axis, float | None]
-_Results: TypeAlias = tuple[CheckResult, ...]
-
-
-def _frozen_axes(axes: _AxisValues) -> _AxisValues:
-    return cast(_AxisValues, FrozenDict(cast(Mapping[str, Any], axes)))
+def _frozen_axes(axes: Mapping[Axis, float | None]) -> Mapping[Axis, float | None]:
+    return cast(Mapping[Axis, float | None], FrozenDict(cast(Mapping[str, Any], axes)))
 
 
 def _grade_adapter() -> Any:
@@ -298,7 +288,7 @@ def _on_contract(check: Check, found: object) -> tuple[CheckResult, ...]:
             raise TypeError(
                 f"check {check.name} returned {result!r}, not a CheckResult on axis {axis}"
             )
-    return cast(_Results, found)
+    return cast(tuple[CheckResult, ...], found)
 
 
 def _guarded_alignment(
@@ -355,7 +345,99 @@ def _surface(run: RunRecord, wanted: tuple[str, ...]) -> tuple[str, ...] | Check
 _AXIS_INDEX: dict[str, int] = {axis: i for i, axis in enumerate(AXES)}
 _SELECTION = _AXIS_INDEX["tool_selection"]
 _ARGUMENTS = _AXIS_INDEX["argument_correctness"]
-assert (_SELECTION, _ARGUMENTS) == (0, 1)  # the tool-call axes come first: "index <= _ARGUMENTS"
+_T = TypeVar("_T")
+
+
+class _Tally:
+    """What one pass over a run's check results gathers for its grade.
+
+    ``sums`` and ``counts``: per axis (in :data:`AXES` order), the sum of the gating results' values
+    (a check without a score counts 1 for pass, 0 for fail) and how many there are; a sum starts at
+    -0.0, which adds exactly as starting from the first value does. ``gating_goal``: the gating results
+    on the goal axis (they decide the success); ``criterion``: the first result of the declared success
+    criterion; ``failed`` / ``broken``: the checks that fail the run's one verdict or leave it
+    undecided, in check order; ``wrong_call``: a gating tool-selection or argument result failed;
+    ``pairs``: the redundant ``(first, repeat)`` pairs of the first ``steps.redundant`` result.
+    """
+
+    def __init__(self, counted: tuple[str, ...]) -> None:
+        self.counted = counted  # the patterns of the checks the verdict counts
+        self.checks: list[CheckResult] = []
+        self.sums = [-0.0] * len(AXES)
+        self.counts = [0] * len(AXES)
+        self.errors = 0
+        self.gating_goal: list[CheckResult] = []
+        self.criterion: CheckResult | None = None
+        self.failed: list[str] = []
+        self.broken: list[str] = []
+        self.wrong_call = False
+        self.pairs: list[tuple[int, int]] | None = None
+
+    def add(self, check: Check, found: tuple[CheckResult, ...]) -> None:
+        """Take in the results of one declared check."""
+        self.checks += found
+        on_goal = check.axis == "goal_completion"
+        if on_goal and found and self.criterion is None and check.name == "outcome":
+            self.criterion = found[0]
+        index = _AXIS_INDEX.get(check.axis, -1)
+        sums, counts = self.sums, self.counts
+        for result in found:
+            name, status, gating = result.check, result.status, result.gating
+            if on_goal and gating:
+                self.gating_goal.append(result)
+            if name == "outcome.truncated":
+                # a run cut short is never graded as complete, whatever the task checks
+                self._blocks(name, status)
+            elif gating and not on_goal and status in ("fail", "error") and self._counts(name):
+                # the goal checks are the success (see _verdict); the path counts only when declared
+                self._blocks(name, status)
+            if self.pairs is None and name == "steps.redundant" and status != "error":
+                self.pairs = _redundant_pairs(result)
+            if status == "error":
+                self.errors += 1
+            elif gating and status in ("pass", "fail"):
+                if status == "fail" and index in (_SELECTION, _ARGUMENTS):
+                    self.wrong_call = True
+                value = result.score
+                if value is None:
+                    value = 1.0 if status == "pass" else 0.0
+                sums[index] += value
+                counts[index] += 1
+
+    def _counts(self, name: str) -> bool:
+        """Whether the run's verdict counts the check ``name`` (never the path: see _verdict)."""
+        return name != "path" and (self.counted == ("*",) or matches_any(name, self.counted))
+
+    def _blocks(self, name: str, status: str) -> None:
+        if status == "fail":
+            self.failed.append(name)
+        else:
+            self.broken.append("undecided: " + name)
+
+    def unless_broken(self, found: _T | CheckResult) -> _T | None:
+        """``found``, or None when it is the ``error`` result of a step that broke (then kept)."""
+        if isinstance(found, CheckResult):
+            self.checks.append(found)
+            self.errors += 1
+            return None
+        return found
+
+    def axes(self) -> Mapping[Axis, float | None]:
+        """The five axis means (None for an axis with no gating result), frozen."""
+        means = {
+            axis: total / n if n else None
+            for axis, total, n in zip(AXES, self.sums, self.counts, strict=True)
+        }
+        return _frozen_axes(means)
+
+    def tool_calls(self) -> float | None:
+        """The mean of the gating tool-selection and argument values, None without any."""
+        n = self.counts[_SELECTION] + self.counts[_ARGUMENTS]
+        if not n:
+            return None
+        selection = self.sums[_SELECTION] if self.counts[_SELECTION] else 0.0
+        arguments = self.sums[_ARGUMENTS] if self.counts[_ARGUMENTS] else 0.0
+        return (selection + arguments) / n
 
 
 def grade_run(
@@ -365,291 +447,128 @@ def grade_run(
     verdicts: Mapping[str, VerdictLike] | None = None,
     fast: bool = False,
 ) -> RunGrade:
-    """Grade one run against its task plan (see the module docstring).
-
-    One pass over the checks' results gathers everything the grade needs: the per-axis sums, the
-    goal results, what fails or leaves undecided the run's one verdict, whether a call was wrong, and
-    the redundant pairs the path alignment charges.
-    """
+    """Grade one run against its task plan (see the module docstring)."""
     task = plan.task
-    steps = run.steps
-    patterns = task.passed.checks
-    everything = patterns == ("*",)
-    checks: list[CheckResult] = []
-    # per axis (in AXES order): the sum of the gating values and their count; a sum starts
-    # at -0.0, which adds exactly as starting from the first value does (-0.0 + x is x, -0.0 included)
-    sums = [-0.0, -0.0, -0.0, -0.0, -0.0]
-    counts = [0, 0, 0, 0, 0]
-    check_errors = 0  # the results with status error
-    gating_goal: list[CheckResult] = []  # the gating results of the goal checks
-    criterion: CheckResult | None = None  # the first result of the declared success criterion
-    failed: list[str] = []  # the checks that fail the run's verdict, in check order
-    broken: list[str] = []  # the checks that leave it undecided
-    wrong_call = False
-    pairs: list[tuple[int, int]] | None = None
-    for function, check, index, kind in plan.runners:
-        try:
-            found = function(run, plan)
-            if kind == RUN_GUARDED:
-                found = _on_contract(check, found)
-        except BaseException as exc:
-            if stops_grading(exc):
-                raise
-            found = (errored(check.name, check.axis, exc, gating=check.gating),)
-        if not found:
-            continue
-        checks += found
-        if kind <= RUN_STEPS:
-            # a built-in check off the goal axis: its results are on the contract, never named
-            # "path" or "outcome.truncated"; the axis sum is kept in a local while they are added
-            total = sums[index]
-            n = 0
-            for result in found:
-                status = result.status
-                if status == "pass":
-                    if result.gating:
-                        value = result.score
-                        total += 1.0 if value is None else value
-                        n += 1
-                elif status == "fail":
-                    if result.gating:
-                        if everything or matches_any(result.check, patterns):
-                            failed.append(result.check)
-                        if index <= _ARGUMENTS:  # tool selection or arguments
-                            wrong_call = True
-                        value = result.score
-                        total += 0.0 if value is None else value
-                        n += 1
-                elif status == "error":
-                    check_errors += 1
-                    if result.gating and (everything or matches_any(result.check, patterns)):
-                        broken.append("undecided: " + result.check)
-            sums[index] = total
-            counts[index] += n
-            if kind == RUN_STEPS and pairs is None:
-                for result in found:
-                    if result.check == "steps.redundant" and result.status != "error":
-                        pairs = _redundant_pairs(result)
-                        if pairs is not None:
-                            break
-            continue
-        if kind == RUN_GOAL:
-            # a built-in goal check: its results are on the contract (on the goal axis, never named
-            # "path" or "steps.redundant"); they decide the success, counted below
-            if criterion is None and check.name == "outcome":
-                criterion = found[0]
-            total = sums[index]
-            n = 0
-            for result in found:
-                status = result.status
-                if result.check == "outcome.truncated":
-                    # a run cut short is never graded as complete, whatever the task checks
-                    if status == "fail":
-                        failed.append("outcome.truncated")
-                    else:
-                        broken.append("undecided: outcome.truncated")
-                if result.gating:
-                    gating_goal.append(result)
-                    if status == "pass":
-                        value = result.score
-                        total += 1.0 if value is None else value
-                        n += 1
-                    elif status == "fail":
-                        value = result.score
-                        total += 0.0 if value is None else value
-                        n += 1
-                    elif status == "error":
-                        check_errors += 1
-                elif status == "error":
-                    check_errors += 1
-            sums[index] = total
-            counts[index] += n
-            continue
-        is_goal = check.axis == "goal_completion"
-        is_criterion = is_goal and criterion is None and check.name == "outcome"
-        for result in found:
-            name = result.check
-            status = result.status
-            gating = result.gating
-            if is_goal:
-                if is_criterion:
-                    criterion = result
-                    is_criterion = False
-                if gating:
-                    gating_goal.append(result)
-            if name == "outcome.truncated":
-                # a run cut short is never graded as complete, whatever the task checks
-                if status == "fail":
-                    failed.append(name)
-                else:
-                    broken.append("undecided: " + name)
-            elif (
-                gating
-                and not is_goal
-                and name != "path"
-                and status != "pass"
-                and status != "not_run"
-                and (everything or matches_any(name, patterns))
-            ):
-                # the goal checks are the success, counted below; the path counts only when declared
-                if status == "fail":
-                    failed.append(name)
-                else:
-                    broken.append("undecided: " + name)
-            if pairs is None and name == "steps.redundant" and status != "error":
-                pairs = _redundant_pairs(result)
-            if status == "error":
-                check_errors += 1
-                continue
-            if not gating or (status != "pass" and status != "fail"):
-                continue
-            if status == "fail" and index <= _ARGUMENTS:  # tool selection or arguments
-                wrong_call = True
-            value = result.score
-            if value is None:
-                value = 1.0 if status == "pass" else 0.0
-            sums[index] += value
-            counts[index] += 1
-    if pairs is None:
-        pairs = []
-
+    tally = _Tally(task.passed.checks)
+    for check in plan.checks:
+        tally.add(check, _run_check(check, run, plan))
+    pairs = tally.pairs or []
     alignment: PathAlignment | None = None
     if plan.references:
-        aligned = _guarded_alignment(run, plan, [repeat for _, repeat in pairs])
-        if isinstance(aligned, CheckResult):
-            checks.append(aligned)
-            check_errors += 1
-        else:
-            alignment = aligned
-
-    judged = _judged(run, plan, verdicts, fast) if task.judged else ()
-
-    # task success: a fail decides; a check that broke leaves it undecided; then a pass decides
-    judged_fail = False
-    for j in judged:
-        if j.status == "fail":
-            judged_fail = True
-            break
-    goal_fail = goal_error = goal_pass = False
-    for c in gating_goal:
-        status = c.status
-        if status == "fail":
-            goal_fail = True
-        elif status == "error":
-            goal_error = True
-        elif status == "pass":
-            goal_pass = True
-    success: SuccessStatus
-    if judged_fail or goal_fail:
-        success = "fail"
-    elif goal_error:
-        success = "undecided"
-    elif goal_pass or (judged and all(j.status == "pass" for j in judged)):
-        success = "pass"
-    else:
-        success = "undecided"
-    success_score: float | None = None
-    if success != "undecided":
-        others_fail = judged_fail or (
-            goal_fail and any(c.status == "fail" for c in gating_goal if c is not criterion)
+        alignment = tally.unless_broken(
+            _guarded_alignment(run, plan, [repeat for _, repeat in pairs])
         )
-        if others_fail:
-            success_score = 0.0
-        elif (
-            criterion is not None
-            and criterion.status in ("pass", "fail")
-            and criterion.score is not None
-        ):
-            success_score = criterion.score  # partial credit of a multi-part criterion
-        else:
-            success_score = 1.0 if success == "pass" else 0.0
-
-    # frozen: a grade is immutable all the way down
-    c0, c1, c2, c3, c4 = counts
-    s0, s1, s2, s3, s4 = sums
-    axes = cast(
-        _AxisValues,
-        FrozenDict(
-            {
-                "tool_selection": s0 / c0 if c0 else None,
-                "argument_correctness": s1 / c1 if c1 else None,
-                "step_efficiency": s2 / c2 if c2 else None,
-                "error_recovery": s3 / c3 if c3 else None,
-                "goal_completion": s4 / c4 if c4 else None,
-            }
-        ),
-    )
-    tool_calls: float | None = None
-    if c0 or c1:
-        tool_calls = ((s0 if c0 else 0.0) + (s1 if c1 else 0.0)) / (c0 + c1)
+    judged = _judged(run, plan, verdicts, fast) if task.judged else ()
+    success = _success(tally.gating_goal, judged)
     trajectory: float | None = None
     if alignment is not None:
         trajectory = 1.0 if alignment.satisfied and not pairs else 0.0
-
     surfaced: bool | None = None
     missing_surface: tuple[str, ...] = ()
     if task.surface:
-        found_surface = _surface(run, task.surface)
-        if isinstance(found_surface, CheckResult):
-            checks.append(found_surface)
-            check_errors += 1
-        else:
-            missing_surface = found_surface
-            surfaced = not missing_surface
+        found = tally.unless_broken(_surface(run, task.surface))
+        if found is not None:
+            missing_surface, surfaced = found, not found
+    outcome, passed, blockers = _verdict(plan, tally.failed, tally.broken, success, alignment)
+    weak, why = _weakness(run, success, judged, tally, alignment, passed, pairs)
+    return RunGrade(
+        run_id=run.run_id,
+        task_id=run.task_id,
+        epoch=run.epoch,
+        success=success,
+        success_score=_success_score(success, tally, judged),
+        tool_calls=tally.tool_calls(),
+        trajectory=trajectory,
+        path_score=alignment.score if alignment is not None else None,
+        axes=tally.axes(),
+        surfaced=surfaced,
+        missing_surface=missing_surface,
+        steps=len(run.steps),
+        redundant=len(pairs),
+        checks=tuple(tally.checks),
+        path=alignment,
+        judged=judged,
+        weak=weak,
+        why=why,
+        check_errors=tally.errors,
+        verdict=outcome,
+        passed=passed,
+        blockers=blockers,
+    )
 
+
+def _success(gating_goal: Sequence[CheckResult], judged: Sequence[JudgedResult]) -> SuccessStatus:
+    """Task success: a fail decides; a check that broke leaves it undecided; then a pass decides."""
+    if any(j.status == "fail" for j in judged) or any(c.status == "fail" for c in gating_goal):
+        return "fail"
+    if any(c.status == "error" for c in gating_goal):
+        return "undecided"
+    if any(c.status == "pass" for c in gating_goal):
+        return "pass"
+    if judged and all(j.status == "pass" for j in judged):
+        return "pass"
+    return "undecided"
+
+
+def _success_score(
+    success: SuccessStatus, tally: _Tally, judged: Sequence[JudgedResult]
+) -> float | None:
+    """0 when another check than the criterion failed, else the criterion's partial credit, else
+    1 or 0; None when the success is undecided."""
+    if success == "undecided":
+        return None
+    criterion = tally.criterion
+    others_fail = any(j.status == "fail" for j in judged) or any(
+        c.status == "fail" for c in tally.gating_goal if c is not criterion
+    )
+    if others_fail:
+        return 0.0
+    if (
+        criterion is not None
+        and criterion.status in ("pass", "fail")
+        and criterion.score is not None
+    ):
+        return criterion.score  # partial credit of a multi-part criterion
+    return 1.0 if success == "pass" else 0.0
+
+
+def _weakness(
+    run: RunRecord,
+    success: SuccessStatus,
+    judged: Sequence[JudgedResult],
+    tally: _Tally,
+    alignment: PathAlignment | None,
+    passed: bool | None,
+    pairs: list[tuple[int, int]],
+) -> tuple[
+    tuple[WeakFlag, ...],
+    tuple[tuple[str, ...], PathAlignment | None, tuple[tuple[int, int, str], ...]],
+]:
+    """The run's weak flags and why: what failed it, the poor path, the first repeated calls."""
     weak: tuple[WeakFlag, ...] = ()
     failing: tuple[str, ...] = ()
     poor: PathAlignment | None = None
     if success == "fail":
         weak = ("failed",)
         failing = (
-            tuple(c.reason for c in gating_goal if c.status != "pass")
+            tuple(c.reason for c in tally.gating_goal if c.status != "pass")
             + tuple(f"judged {j.criterion}: {j.reasoning}" for j in judged if j.status == "fail")
             + (answer_excerpt(run.final_answer),)
         )
-    elif (
-        success == "pass"
-        and trajectory == 0.0
-        and alignment is not None
-        and not alignment.satisfied
-    ):
+    elif success == "pass" and alignment is not None and not alignment.satisfied:
         weak = ("poor_path",)
         poor = alignment
-    outcome, passed, blockers = _verdict(plan, failed, broken, success, alignment)
     if passed is False and not weak:
         weak = ("not_passed",)  # failed its one verdict on a check, not on the task or the path
-    if success != "fail" and "not_passed" not in weak and wrong_call:
+    if success != "fail" and "not_passed" not in weak and tally.wrong_call:
         # a wrong call is weak whatever the answer: above all when success is undecided (a judged
         # criterion not run), where the run would otherwise read "ok"
         weak = (*weak, "wrong_call")
     repeats_of: tuple[tuple[int, int, str], ...] = ()
     if pairs:
         weak = (*weak, "redundant")
-        repeats_of = tuple([(f, r, steps[r].tool) for f, r in pairs[:5]])
-    return RunGrade(
-        run_id=run.run_id,
-        task_id=run.task_id,
-        epoch=run.epoch,
-        success=success,
-        success_score=success_score,
-        tool_calls=tool_calls,
-        trajectory=trajectory,
-        path_score=alignment.score if alignment is not None else None,
-        axes=axes,
-        surfaced=surfaced,
-        missing_surface=missing_surface,
-        steps=len(steps),
-        redundant=len(pairs),
-        checks=tuple(checks),
-        path=alignment,
-        judged=judged,
-        weak=weak,
-        why=(failing, poor, repeats_of),
-        check_errors=check_errors,
-        verdict=outcome,
-        passed=passed,
-        blockers=blockers,
-    )
+        repeats_of = tuple((f, r, run.steps[r].tool) for f, r in pairs[:5])
+    return weak, (failing, poor, repeats_of)
 
 
 def _verdict(

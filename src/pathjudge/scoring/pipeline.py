@@ -183,6 +183,8 @@ class ScoreReport(BaseModel):
 def config_thresholds(config: ResolvedConfig) -> dict[GateMetric, float]:
     """The ``fail_under.*`` thresholds the project configuration sets (``{}`` when none is set),
     checked on their metrics' scales as ``--fail-under`` is (a ``fail_under.path`` of 0.9 is an error)."""
+    from pathjudge.errors import InputError
+    from pathjudge.scoring.scorecard import check_thresholds
 
     out: dict[GateMetric, float] = {}
     for metric in GATE_METRICS:
@@ -276,59 +278,22 @@ def score(
     Raises :class:`~pathjudge.errors.PathjudgeError` subclasses for bad input (naming file, line and
     field). Prints nothing.
     """
-
     runs_path = Path(runs)
-    loaded = suite if isinstance(suite, SuiteModel) else load_suite(suite)
-    suite_file = None if isinstance(suite, SuiteModel) else str(suite)
-    if isinstance(suite, SuiteModel):
-        base_dir = Path(loaded.source).parent if loaded.source else None
-    else:
-        base_dir = Path(suite).parent
-    if isinstance(engine, str) and engine != "local":
-        raise InputError(
-            f"unknown engine {engine!r}",
-            field="engine",
-            hint="use 'local', or an engine: functools.partial(pathjudge.ray.score_files, address=...)",
-        )
+    loaded, suite_file, base_dir = _load(suite)
     remote = None if isinstance(engine, str) else engine
-    on_engine = remote is not None
-    if on_engine and (keep_grades or (jobs is not None and jobs > 1)):
-        raise InputError(
-            "grading on Ray builds the scorecard and grade shards only",
-            field="engine",
-            hint="drop keep_grades/jobs (per-run grades: grades_out=FOLDER)",
-        )
-    if on_engine and skip_unknown_tasks:
-        raise InputError(
-            "skip_unknown_tasks does not work with a grading engine (Ray) yet",
-            field="skip_unknown_tasks",
-            hint="use engine='local', or add the missing tasks to the suite",
-        )
-    per_run = keep_grades or (grades_out is not None and not on_engine)
-    if on_engine:
-        jobs = 1  # unused: Ray's workers grade
-    elif jobs is None:
-        jobs = 1 if per_run else auto_jobs(runs_path)
-    if jobs < 1:
-        raise InputError(f"jobs must be at least 1, got {jobs}", field="jobs")
-    if jobs > 1 and per_run:
-        raise InputError(
-            "grading in several processes builds the scorecard only",
-            field="jobs",
-            hint="use jobs=1 to keep per-run grades",
-        )
+    on_ray = remote is not None
+    jobs = _checked_jobs(
+        runs_path,
+        engine,
+        jobs=jobs,
+        per_run=keep_grades or (grades_out is not None and not on_ray),
+        keep_grades=keep_grades,
+        skip_unknown_tasks=skip_unknown_tasks,
+    )
     resolved = config if config is not None else resolve_config()
     gates_at = config_thresholds(resolved)
     gates_at.update(check_thresholds(thresholds or {}, field="thresholds"))
-    weight_map = check_weights(weights, field="weights") if weights is not None else None
-    if weight_map is not None and not any(weight_map.values()):
-        raise InputError(
-            "every weight is 0, so the overall score is undefined",
-            field="weights",
-            hint="give at least one weight above 0, e.g. success=1,trajectory=0",
-        )
-    if weight_map is None and not loaded.weights:
-        weight_map = config_weights(resolved)
+    weight_map = _weights_of(weights, loaded, resolved)
     warnings: list[str] = []
 
     def note_warning(text: str) -> None:
@@ -336,46 +301,22 @@ def score(
         if warn is not None:
             warn(text)
 
-    recorded: dict[str, VerdictLike] | None = None
-    file_judges: tuple[JudgeName, ...] = ()
-    if verdicts is not None and not fast:
-        if isinstance(verdicts, (str, Path)):
-            recorded_set = read_verdict_set(verdicts)
-            recorded = dict(recorded_set.by_item())
-            file_judges = tuple(j for group in recorded_set.judges.values() for j in group)
-        else:
-            recorded = dict(verdicts)
-    source: JudgeSource = "fast" if fast else ("verdicts" if recorded is not None else "none")
+    recorded, file_judges = _recorded_verdicts(verdicts) if not fast else (None, ())
     label = str(verdicts) if isinstance(verdicts, (str, Path)) else "the recorded verdicts"
-    note = {
-        "fast": "judged criteria: not run (fast mode)",
-        "none": "judged criteria: not run (no judge configured; pass --verdicts V.jsonl)",
-        "verdicts": f"judged criteria: from {label}",
-        "judge": "",
-    }[source]
-    if on_engine and source == "none" and suite_has_judged(loaded):
-        note = "judged criteria: not run (--engine ray takes verdicts from --verdicts V.jsonl)"
-    if judge is not False and not fast and suite_has_judged(loaded) and not on_engine:
-        from pathjudge.judge.session import JudgeSession
-
-        session = (
-            judge
-            if isinstance(judge, JudgeSession)
-            else JudgeSession.resolve(config=resolved, progress=progress)
-        )
-        judged = _judge_missing(
-            runs_path,
-            loaded,
-            base_dir,
-            session,
-            recorded,
-            resolved,
-            label,
-            note_warning,
-            skip_unknown=skip_unknown_tasks,
-        )
-        if judged is not None:
-            note, recorded, source = judged
+    note, recorded, source = _judge_verdicts(
+        runs_path,
+        loaded,
+        base_dir,
+        recorded,
+        label,
+        judge=False if fast or on_ray else judge,
+        fast=fast,
+        on_ray=on_ray,
+        config=resolved,
+        progress=progress,
+        warn=note_warning,
+        skip_unknown=skip_unknown_tasks,
+    )
     if remote is not None:
         skipped: dict[str, int] = {}
         card, kept = _grade_on_engine(
@@ -421,6 +362,138 @@ def score(
         skipped_runs=sum(skipped.values()),
         skipped_tasks=tuple(sorted(skipped)),
     )
+
+
+def _load(suite: str | Path | Suite) -> tuple[Suite, str | None, Path | None]:
+    """The suite (loaded from a path, or as given), its file (None when given loaded) and the folder
+    its criteria files are relative to."""
+
+    if isinstance(suite, SuiteModel):
+        return suite, None, Path(suite.source).parent if suite.source else None
+    return load_suite(suite), str(suite), Path(suite).parent
+
+
+def _judge_verdicts(
+    runs: Path,
+    suite: Suite,
+    base_dir: Path | None,
+    recorded: dict[str, VerdictLike] | None,
+    label: str,
+    *,
+    judge: JudgeSession | bool,
+    fast: bool,
+    on_ray: bool,
+    config: ResolvedConfig,
+    progress: Progress | None,
+    warn: Callable[[str], None],
+    skip_unknown: bool,
+) -> tuple[str, dict[str, VerdictLike] | None, JudgeSource]:
+    """``(note, verdicts, source)``: the recorded verdicts, and the judge run on the judged items they
+    lack when ``judge`` is not False and the suite judges something; the note says where the judged
+    criteria came from (or why they were not run)."""
+
+    source: JudgeSource = "fast" if fast else ("verdicts" if recorded is not None else "none")
+    note = {
+        "fast": "judged criteria: not run (fast mode)",
+        "none": "judged criteria: not run (no judge configured; pass --verdicts V.jsonl)",
+        "verdicts": f"judged criteria: from {label}",
+        "judge": "",
+    }[source]
+    if on_ray and source == "none" and suite_has_judged(suite):
+        note = "judged criteria: not run (--engine ray takes verdicts from --verdicts V.jsonl)"
+    if judge is False or not suite_has_judged(suite):
+        return note, recorded, source
+    from pathjudge.judge.session import JudgeSession
+
+    session = (
+        judge
+        if isinstance(judge, JudgeSession)
+        else JudgeSession.resolve(config=config, progress=progress)
+    )
+    judged = _judge_missing(
+        runs, suite, base_dir, session, recorded, config, label, warn, skip_unknown=skip_unknown
+    )
+    return (note, recorded, source) if judged is None else judged
+
+
+def _checked_jobs(
+    runs: Path,
+    engine: Literal["local"] | GradingEngine,
+    *,
+    jobs: int | None,
+    per_run: bool,
+    keep_grades: bool,
+    skip_unknown_tasks: bool,
+) -> int:
+    """The worker processes to grade with (:func:`auto_jobs` by default), after refusing an unknown
+    engine and the options that cannot go with it or with several processes."""
+    if isinstance(engine, str) and engine != "local":
+        raise InputError(
+            f"unknown engine {engine!r}",
+            field="engine",
+            hint="use 'local', or an engine: functools.partial(pathjudge.ray.score_files, address=...)",
+        )
+    on_ray = not isinstance(engine, str)
+    if on_ray and (keep_grades or (jobs is not None and jobs > 1)):
+        raise InputError(
+            "grading on Ray builds the scorecard and grade shards only",
+            field="engine",
+            hint="drop keep_grades/jobs (per-run grades: grades_out=FOLDER)",
+        )
+    if on_ray and skip_unknown_tasks:
+        raise InputError(
+            "skip_unknown_tasks does not work with a grading engine (Ray) yet",
+            field="skip_unknown_tasks",
+            hint="use engine='local', or add the missing tasks to the suite",
+        )
+    if on_ray:
+        return 1  # unused: Ray's workers grade
+    if jobs is None:
+        return 1 if per_run else auto_jobs(runs)
+    if jobs < 1:
+        raise InputError(f"jobs must be at least 1, got {jobs}", field="jobs")
+    if jobs > 1 and per_run:
+        raise InputError(
+            "grading in several processes builds the scorecard only",
+            field="jobs",
+            hint="use jobs=1 to keep per-run grades",
+        )
+    return jobs
+
+
+def _weights_of(
+    weights: Mapping[WeightKey, float] | Mapping[str, float] | None,
+    suite: Suite,
+    config: ResolvedConfig,
+) -> dict[WeightKey, float] | None:
+    """The overall-score weights: those given (not all 0), else the suite's (None: the scorecard
+    takes them from the suite), else the configuration's."""
+
+    weight_map = check_weights(weights, field="weights") if weights is not None else None
+    if weight_map is not None and not any(weight_map.values()):
+        raise InputError(
+            "every weight is 0, so the overall score is undefined",
+            field="weights",
+            hint="give at least one weight above 0, e.g. success=1,trajectory=0",
+        )
+    if weight_map is None and not suite.weights:
+        weight_map = config_weights(config)
+    return weight_map
+
+
+def _recorded_verdicts(
+    verdicts: str | Path | Mapping[str, VerdictLike] | None,
+) -> tuple[dict[str, VerdictLike] | None, tuple[JudgeName, ...]]:
+    """The recorded verdicts by item id (read from a JSONL path, or copied from a mapping) and the
+    judges the file names; ``(None, ())`` without any."""
+
+    if verdicts is None:
+        return None, ()
+    if isinstance(verdicts, (str, Path)):
+        recorded_set = read_verdict_set(verdicts)
+        judges = tuple(j for group in recorded_set.judges.values() for j in group)
+        return dict(recorded_set.by_item()), judges
+    return dict(verdicts), ()
 
 
 def _live_judges(recorded: Mapping[str, VerdictLike] | None) -> tuple[JudgeName, ...]:
@@ -607,6 +680,8 @@ def _grade(
     """
     import os
 
+    from pathjudge.errors import InputError
+
     plans = SuitePlan(suite, skip_unknown=skip_unknown)
     weak = {} if max_weak is None else {"max_weak": max_weak}
     kept: list[RunGrade] = []
@@ -668,6 +743,16 @@ def _grade(
     if problem is not None:
         raise problem
     keys.report()
+    _check_some_graded(partial, runs, suite)
+    _warn_tool_names(suite, partial, warn)
+    return partial.finish(suite, weights=weights), kept, dict(partial.skipped)
+
+
+def _check_some_graded(partial: PartialScorecard, runs: Path, suite: Suite) -> None:
+    """A runs file with no run graded is an error: every run skipped (no task of the suite), or none
+    at all."""
+    from pathjudge.errors import InputError, RecordError
+
     if partial.runs == 0 and partial.skipped:
         raise InputError(
             f"none of the {sum(partial.skipped.values())} runs in {runs} is of a task in the "
@@ -681,8 +766,6 @@ def _grade(
             file=runs,
             hint="the file is empty; pass a JSONL file with one record per line",
         )
-    _warn_tool_names(suite, partial, warn)
-    return partial.finish(suite, weights=weights), kept, dict(partial.skipped)
 
 
 def _warn_tool_names(
