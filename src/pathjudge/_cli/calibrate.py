@@ -10,6 +10,7 @@ recorded ``--verdicts``) is refused with exit 2, never ignored.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Literal
 
@@ -19,11 +20,16 @@ from pathjudge._cli.app import JSON_HELP, app, err_console, json_to_stdout, out_
 from pathjudge._cli.judge import BUILTINS
 
 if TYPE_CHECKING:
-    from pathjudge.calibration.agreement import TrustDecision
-    from pathjudge.calibration.calibrate import CalibrationReport, CriterionCalibration
+    from pathjudge.calibration.agreement import Gates, TrustDecision
+    from pathjudge.calibration.calibrate import (
+        CalibrationReport,
+        CriterionCalibration,
+        EvidenceDiagnostic,
+    )
     from pathjudge.calibration.estimate import Estimate
     from pathjudge.calibration.labels import LabelSet
-    from pathjudge.calibration.pairwise import PairwiseReport
+    from pathjudge.calibration.pairwise import PairwiseReport, UnsureAs
+    from pathjudge.calibration.ppi import PPIResult
     from pathjudge.calibration.verdicts import VerdictSet
     from pathjudge.config import ResolvedConfig
 
@@ -116,8 +122,42 @@ def _trust_lines(trust: TrustDecision) -> None:
 
 
 def _render_criterion(crit: CriterionCalibration, report: CalibrationReport, shown: int) -> None:
-    from pathjudge.report.text import Column, Prose, print_table
+    from pathjudge.report.text import Prose
 
+    out_console.print(Prose(_criterion_title(crit), indent=2, hanging=True))
+    _print_statistics(_statistic_rows(crit), report.confidence)
+    _say(
+        "gated: every labelled item counts and an unsure verdict counts as wrong (the trust gates "
+        "read these); decided: unsure verdicts left out. Intervals: Wilson for rates, per-item "
+        f"percentile bootstrap for kappa ({report.n_bootstrap} resamples, seed {report.seed})."
+    )
+    cm = crit.agreement.confusion
+    _say(
+        f"confusion (human → judge): pass→pass {cm.tp}, pass→fail {cm.fn}, "
+        f"fail→pass {cm.fp}, fail→fail {cm.tn}; unsure: human-pass {cm.unsure['pass']}, "
+        f"human-fail {cm.unsure['fail']}"
+    )
+    _say(f"ceiling: {crit.ceiling}")
+    if crit.judges:
+        _say("judge: " + "; ".join(j.describe() for j in crit.judges))
+    if crit.ppi is not None:
+        _say(_ppi_line(crit.ppi))
+    if crit.evidence is not None:
+        _say(_evidence_line(crit.evidence))
+    for note in crit.notes:
+        _say(f"note: {note}")
+    _trust_lines(crit.trust)
+    if crit.next_steps:
+        out_console.print("next steps:")
+        for step in crit.next_steps:
+            _item(step)
+    if crit.disagreements and shown > 0:
+        _print_disagreements(crit, shown)
+    out_console.print()
+
+
+def _criterion_title(crit: CriterionCalibration) -> str:
+    """The line above a criterion's table: how many items were labelled, decided and unsure."""
     a = crit.agreement
     name = crit.criterion or "(unnamed criterion)"
     split = f", split {crit.split}" if crit.split else ""
@@ -126,11 +166,16 @@ def _render_criterion(crit: CriterionCalibration, report: CalibrationReport, sho
         if crit.n_judge_errors
         else ""
     )
-    title = (
+    return (
         f"{name}: {crit.n_labelled} labelled items{split}, {a.n_decided} decided, "
         f"{a.n_unsure} unsure{errors}; "
         f"{_samples_per_item(*crit.samples_per_item)}"
     )
+
+
+def _statistic_rows(crit: CriterionCalibration) -> list[tuple[str, Estimate]]:
+    """The statistics table of one criterion, as (label, estimate) rows."""
+    a = crit.agreement
     # the gated forms first (every labelled item, unsure counted as wrong); the decided-only forms,
     # which an abstaining judge can make look perfect, after them and labelled as such
     rows: list[tuple[str, Estimate]] = [
@@ -160,258 +205,315 @@ def _render_criterion(crit: CriterionCalibration, report: CalibrationReport, sho
     if crit.noise is not None:
         rows.append(("judge self-agreement", crit.noise.mean_pairwise_agreement))
         rows.append(("judge noise share", crit.noise.judge_noise_share))
+    return rows
+
+
+def _print_statistics(rows: list[tuple[str, Estimate]], confidence: float) -> None:
+    """A statistic / value / interval / how table."""
+    from pathjudge.report.text import Column, print_table
+
     cells = []
     for label, est in rows:
         value, interval = _fmt(est)
-        cells.append((label, value, interval, _how(est, report.confidence)))
-    out_console.print(Prose(title, indent=2, hanging=True))
+        cells.append((label, value, interval, _how(est, confidence)))
     print_table(
         out_console,
         None,
         [
             Column("statistic", "id"),
             Column("value", "num", "right"),
-            Column(f"{report.confidence:.0%} interval", "num", "right"),
+            Column(f"{confidence:.0%} interval", "num", "right"),
             Column("how", "text"),
         ],
         cells,
     )
-    _say(
-        "gated: every labelled item counts and an unsure verdict counts as wrong (the trust gates "
-        "read these); decided: unsure verdicts left out. Intervals: Wilson for rates, per-item "
-        f"percentile bootstrap for kappa ({report.n_bootstrap} resamples, seed {report.seed})."
+
+
+def _ppi_line(p: PPIResult) -> str:
+    """The PPI++ success rate beside the naive judge rate and the humans-only rate."""
+    corrected, ci = _fmt(p.estimate)
+    naive, naive_ci = _fmt(p.naive_judge_rate)
+    humans, humans_ci = _fmt(p.humans_only)
+    gain = f"{p.gain:.2f}x" if p.gain is not None else "undefined"
+    lam = "undefined" if p.lam is None else f"{p.lam:.3f}"
+    return (
+        f"success rate: PPI++ {corrected} {ci} (lambda {lam}) | "
+        f"naive judge {naive} {naive_ci} | humans only {humans} {humans_ci} "
+        f"(n={p.n_labelled}, N={p.n_unlabelled}); effective sample-size gain {gain}"
     )
-    cm = a.confusion
-    _say(
-        f"confusion (human → judge): pass→pass {cm.tp}, pass→fail {cm.fn}, "
-        f"fail→pass {cm.fp}, fail→fail {cm.tn}; unsure: human-pass {cm.unsure['pass']}, "
-        f"human-fail {cm.unsure['fail']}"
+
+
+def _evidence_line(ev: EvidenceDiagnostic) -> str:
+    """How many verdicts cite a quote not found in the judged inputs, and agreement on each side."""
+    acc_bad, _ = _fmt(ev.accuracy_unverified)
+    acc_good, _ = _fmt(ev.accuracy_verified)
+    return (
+        f"evidence: {ev.n_unverified} of {ev.n_checked} items cite a quote not found in the "
+        f"judged inputs (agreement {acc_bad} there, {acc_good} where the quotes were found)"
+        + ("; counted as unsure" if ev.treated_as_unsure else "")
     )
-    _say(f"ceiling: {crit.ceiling}")
-    if crit.judges:
-        _say("judge: " + "; ".join(j.describe() for j in crit.judges))
-    if crit.ppi is not None:
-        p = crit.ppi
-        corrected, ci = _fmt(p.estimate)
-        naive, naive_ci = _fmt(p.naive_judge_rate)
-        humans, humans_ci = _fmt(p.humans_only)
-        gain = f"{p.gain:.2f}x" if p.gain is not None else "undefined"
-        lam = "undefined" if p.lam is None else f"{p.lam:.3f}"
+
+
+def _print_disagreements(crit: CriterionCalibration, shown: int) -> None:
+    """The first ``shown`` disagreements of a criterion, one line each."""
+    which = f"{crit.split}-split " if crit.split else ""
+    _say(
+        f"{which}disagreements ({len(crit.disagreements)}), first "
+        f"{min(shown, len(crit.disagreements))}; [split] is the item's split, [-] = none:"
+    )
+    for d in crit.disagreements[:shown]:
+        why = _clip_words(d.judge_reasoning or "")
         _say(
-            f"success rate: PPI++ {corrected} {ci} (lambda {lam}) | "
-            f"naive judge {naive} {naive_ci} | humans only {humans} {humans_ci} "
-            f"(n={p.n_labelled}, N={p.n_unlabelled}); effective sample-size gain {gain}"
+            f"  {d.item_id} [{d.split or '-'}] human {d.human}, judge {d.judge}: {why}",
+            indent=4,
         )
-    if crit.evidence is not None:
-        ev = crit.evidence
-        acc_bad, _ = _fmt(ev.accuracy_unverified)
-        acc_good, _ = _fmt(ev.accuracy_verified)
-        _say(
-            f"evidence: {ev.n_unverified} of {ev.n_checked} items cite a quote not found in the "
-            f"judged inputs (agreement {acc_bad} there, {acc_good} where the quotes were found)"
-            + ("; counted as unsure" if ev.treated_as_unsure else "")
-        )
-    for note in crit.notes:
-        _say(f"note: {note}")
-    _trust_lines(crit.trust)
-    if crit.next_steps:
-        out_console.print("next steps:")
-        for step in crit.next_steps:
-            _item(step)
-    if crit.disagreements and shown > 0:
-        which = f"{crit.split}-split " if crit.split else ""
-        _say(
-            f"{which}disagreements ({len(crit.disagreements)}), first "
-            f"{min(shown, len(crit.disagreements))}; [split] is the item's split, [-] = none:"
-        )
-        for d in crit.disagreements[:shown]:
-            why = _clip_words(d.judge_reasoning or "")
-            _say(
-                f"  {d.item_id} [{d.split or '-'}] human {d.human}, judge {d.judge}: {why}",
-                indent=4,
-            )
-    out_console.print()
+
+
+_Labels = Annotated[
+    list[Path],
+    typer.Option(
+        "--labels",
+        help="Human labels JSONL: a labels file or a label log from pathjudge label "
+        "(repeat to combine files).",
+    ),
+]
+_Verdicts = Annotated[
+    Path | None, typer.Option("--verdicts", help="Recorded verdicts JSONL (any grader).")
+]
+_Criterion = Annotated[
+    str | None,
+    typer.Option(
+        help=f"Criterion id or YAML path (live judging; filters --verdicts). Built-ins: {BUILTINS}."
+    ),
+]
+_Backend = Annotated[
+    str | None,
+    typer.Option(
+        help="Judge backend for live judging (config judge.backend): anthropic, "
+        "openai-compatible or llama-cpp."
+    ),
+]
+_Model = Annotated[
+    str | None,
+    typer.Option(help="Judge model, config judge.model (llama-cpp: path to a GGUF)."),
+]
+_BaseUrl = Annotated[
+    str | None,
+    typer.Option(help="Server URL, config judge.base_url (openai-compatible backend)."),
+]
+_Samples = Annotated[int, typer.Option(min=1, help="Judge samples per item (live).")]
+_Concurrency = Annotated[
+    int | None,
+    typer.Option(min=1, help="Judge calls in flight (live; config concurrency, default 8)."),
+]
+_Cache = Annotated[
+    Path | None,
+    typer.Option(
+        help="Verdict cache (live; config cache, default .pathjudge/cache.sqlite); reruns reuse it."
+    ),
+]
+_SaveVerdicts = Annotated[
+    Path | None, typer.Option(help="Write the live judge's verdicts to this JSONL.")
+]
+_Unlabelled = Annotated[
+    Path | None,
+    typer.Option("--unlabelled", help="Judge-only verdicts JSONL: PPI++ corrected rate."),
+]
+_Json = Annotated[Path | None, typer.Option("--json", help=JSON_HELP)]
+_Plots = Annotated[Path | None, typer.Option(help="Write PNG plots into this folder.")]
+_Html = Annotated[
+    Path | None,
+    typer.Option("--html", help="Write a self-contained HTML page of the calibration here."),
+]
+_Gates = Annotated[
+    str | None,
+    typer.Option(
+        help="Trust gates on lower bounds, e.g. tpr=0.8,tnr=0.8,kappa=0.6[,max_unsure=0.2] "
+        "(config calibration.*; gates not named keep their configured value)."
+    ),
+]
+_Split = Annotated[str | None, typer.Option(help="Evaluate one split only: train, dev or test.")]
+_Threshold = Annotated[
+    float | None, typer.Option(help="Default pass threshold for scores (score >= threshold).")
+]
+_Confidence = Annotated[
+    float, typer.Option(min=0.5, max=0.999, help="Confidence level of every interval.")
+]
+_Bootstrap = Annotated[int, typer.Option(min=0, help="Bootstrap resamples for kappa.")]
+_Seed = Annotated[int, typer.Option(help="Bootstrap seed.")]
+_Bins = Annotated[int, typer.Option(min=1, help="Reliability bins.")]
+_FewShot = Annotated[
+    Path | None, typer.Option(help="Write train-split disagreements as few-shot YAML here.")
+]
+_Disagreements = Annotated[int, typer.Option(min=0, help="Disagreements to print.")]
+_Quiet = Annotated[
+    bool,
+    typer.Option(
+        "-q",
+        "--quiet",
+        help="Print nothing on stdout (use with --json FILE; exit code says it).",
+    ),
+]
+_Pairwise = Annotated[
+    bool,
+    typer.Option(
+        "--pairwise",
+        help="Pairwise judge judged in both orders: --labels holds {item_id, preference: "
+        "A|B|tie}, --verdicts one {item_id, order: ab|ba, verdict} per order (see docs/reference/formats.md).",
+    ),
+]
+_UnsureAs = Annotated[
+    str,
+    typer.Option(
+        "--unsure-as",
+        help="Pairwise: how an unsure or unparsed answer counts: wrong (default, as published "
+        "pairwise evaluations count it), tie, or drop (leave the item out).",
+    ),
+]
+_UnverifiedAsUnsure = Annotated[
+    bool,
+    typer.Option(
+        "--unverified-as-unsure",
+        help="Count a verdict whose evidence quotes are not in the judged inputs as unsure.",
+    ),
+]
+_AllowSingleClass = Annotated[
+    bool, typer.Option(help="Report (undefined) statistics for one-class labels.")
+]
+_ReportOnly = Annotated[bool, typer.Option(help="Exit 0 even when the judge misses a gate.")]
+_Items = Annotated[
+    Path | None,
+    typer.Option(
+        "--items",
+        help="The items file as it is now: labels given to different content are stale "
+        "(default: the input hashes in --verdicts, where recorded).",
+    ),
+]
+_KeepStale = Annotated[
+    bool,
+    typer.Option("--keep-stale", help="Keep stale labels in the statistics (still reported)."),
+]
+_ConfigFile = Annotated[
+    Path | None,
+    typer.Option(
+        "--config",
+        help="Project configuration file (default: pathjudge.toml or pyproject.toml "
+        "[tool.pathjudge] found from the working directory).",
+    ),
+]
+
+
+@dataclass(frozen=True)
+class _Outputs:
+    """What calibrate writes and prints: --json, --html, --plots, --few-shot, --quiet and how many
+    disagreements the table lists."""
+
+    json_out: Path | None
+    html: Path | None
+    plots: Path | None
+    few_shot: Path | None
+    quiet: bool
+    disagreements: int
 
 
 @app.command()
 def calibrate(
     ctx: typer.Context,
-    labels: Annotated[
-        list[Path],
-        typer.Option(
-            "--labels",
-            help="Human labels JSONL: a labels file or a label log from pathjudge label "
-            "(repeat to combine files).",
-        ),
-    ],
-    verdicts: Annotated[
-        Path | None, typer.Option("--verdicts", help="Recorded verdicts JSONL (any grader).")
-    ] = None,
-    criterion: Annotated[
-        str | None,
-        typer.Option(
-            help="Criterion id or YAML path (live judging; filters --verdicts). Built-ins: "
-            f"{BUILTINS}."
-        ),
-    ] = None,
-    backend: Annotated[
-        str | None,
-        typer.Option(
-            help="Judge backend for live judging (config judge.backend): anthropic, "
-            "openai-compatible or llama-cpp."
-        ),
-    ] = None,
-    model: Annotated[
-        str | None,
-        typer.Option(help="Judge model, config judge.model (llama-cpp: path to a GGUF)."),
-    ] = None,
-    base_url: Annotated[
-        str | None,
-        typer.Option(help="Server URL, config judge.base_url (openai-compatible backend)."),
-    ] = None,
-    samples: Annotated[int, typer.Option(min=1, help="Judge samples per item (live).")] = 1,
-    concurrency: Annotated[
-        int | None,
-        typer.Option(min=1, help="Judge calls in flight (live; config concurrency, default 8)."),
-    ] = None,
-    cache: Annotated[
-        Path | None,
-        typer.Option(
-            help="Verdict cache (live; config cache, default .pathjudge/cache.sqlite); reruns reuse it."
-        ),
-    ] = None,
-    save_verdicts: Annotated[
-        Path | None, typer.Option(help="Write the live judge's verdicts to this JSONL.")
-    ] = None,
-    unlabelled: Annotated[
-        Path | None,
-        typer.Option("--unlabelled", help="Judge-only verdicts JSONL: PPI++ corrected rate."),
-    ] = None,
-    json_out: Annotated[Path | None, typer.Option("--json", help=JSON_HELP)] = None,
-    plots: Annotated[Path | None, typer.Option(help="Write PNG plots into this folder.")] = None,
-    html: Annotated[
-        Path | None,
-        typer.Option("--html", help="Write a self-contained HTML page of the calibration here."),
-    ] = None,
-    gates: Annotated[
-        str | None,
-        typer.Option(
-            help="Trust gates on lower bounds, e.g. tpr=0.8,tnr=0.8,kappa=0.6[,max_unsure=0.2] "
-            "(config calibration.*; gates not named keep their configured value)."
-        ),
-    ] = None,
-    split: Annotated[
-        str | None, typer.Option(help="Evaluate one split only: train, dev or test.")
-    ] = None,
-    threshold: Annotated[
-        float | None, typer.Option(help="Default pass threshold for scores (score >= threshold).")
-    ] = None,
-    confidence: Annotated[
-        float, typer.Option(min=0.5, max=0.999, help="Confidence level of every interval.")
-    ] = 0.95,
-    bootstrap: Annotated[int, typer.Option(min=0, help="Bootstrap resamples for kappa.")] = 2000,
-    seed: Annotated[int, typer.Option(help="Bootstrap seed.")] = 0,
-    bins: Annotated[int, typer.Option(min=1, help="Reliability bins.")] = 5,
-    few_shot: Annotated[
-        Path | None, typer.Option(help="Write train-split disagreements as few-shot YAML here.")
-    ] = None,
-    disagreements: Annotated[int, typer.Option(min=0, help="Disagreements to print.")] = 10,
-    quiet: Annotated[
-        bool,
-        typer.Option(
-            "-q",
-            "--quiet",
-            help="Print nothing on stdout (use with --json FILE; exit code says it).",
-        ),
-    ] = False,
-    pairwise: Annotated[
-        bool,
-        typer.Option(
-            "--pairwise",
-            help="Pairwise judge judged in both orders: --labels holds {item_id, preference: "
-            "A|B|tie}, --verdicts one {item_id, order: ab|ba, verdict} per order (see docs/reference/formats.md).",
-        ),
-    ] = False,
-    unsure_as: Annotated[
-        str,
-        typer.Option(
-            "--unsure-as",
-            help="Pairwise: how an unsure or unparsed answer counts: wrong (default, as published "
-            "pairwise evaluations count it), tie, or drop (leave the item out).",
-        ),
-    ] = "wrong",
-    unverified_as_unsure: Annotated[
-        bool,
-        typer.Option(
-            "--unverified-as-unsure",
-            help="Count a verdict whose evidence quotes are not in the judged inputs as unsure.",
-        ),
-    ] = False,
-    allow_single_class: Annotated[
-        bool, typer.Option(help="Report (undefined) statistics for one-class labels.")
-    ] = False,
-    report_only: Annotated[
-        bool, typer.Option(help="Exit 0 even when the judge misses a gate.")
-    ] = False,
-    items: Annotated[
-        Path | None,
-        typer.Option(
-            "--items",
-            help="The items file as it is now: labels given to different content are stale "
-            "(default: the input hashes in --verdicts, where recorded).",
-        ),
-    ] = None,
-    keep_stale: Annotated[
-        bool,
-        typer.Option("--keep-stale", help="Keep stale labels in the statistics (still reported)."),
-    ] = False,
-    config_file: Annotated[
-        Path | None,
-        typer.Option(
-            "--config",
-            help="Project configuration file (default: pathjudge.toml or pyproject.toml "
-            "[tool.pathjudge] found from the working directory).",
-        ),
-    ] = None,
+    labels: _Labels,
+    verdicts: _Verdicts = None,
+    criterion: _Criterion = None,
+    backend: _Backend = None,
+    model: _Model = None,
+    base_url: _BaseUrl = None,
+    samples: _Samples = 1,
+    concurrency: _Concurrency = None,
+    cache: _Cache = None,
+    save_verdicts: _SaveVerdicts = None,
+    unlabelled: _Unlabelled = None,
+    json_out: _Json = None,
+    plots: _Plots = None,
+    html: _Html = None,
+    gates: _Gates = None,
+    split: _Split = None,
+    threshold: _Threshold = None,
+    confidence: _Confidence = 0.95,
+    bootstrap: _Bootstrap = 2000,
+    seed: _Seed = 0,
+    bins: _Bins = 5,
+    few_shot: _FewShot = None,
+    disagreements: _Disagreements = 10,
+    quiet: _Quiet = False,
+    pairwise: _Pairwise = False,
+    unsure_as: _UnsureAs = "wrong",
+    unverified_as_unsure: _UnverifiedAsUnsure = False,
+    allow_single_class: _AllowSingleClass = False,
+    report_only: _ReportOnly = False,
+    items: _Items = None,
+    keep_stale: _KeepStale = False,
+    config_file: _ConfigFile = None,
 ) -> int:
     """Agreement of the judge with human labels, trust gates, PPI++ success rate, disagreements.
 
     Recorded verdicts (--verdicts) or live judging (--criterion without --verdicts). The judge backend,
     model, base URL, concurrency, cache and the trust gates resolve command line > PATHJUDGE_*
     environment > configuration file > defaults (see `pathjudge config`)."""
-    from pathjudge._cli.config import resolve_for_cli
-    from pathjudge.calibration.agreement import Gates, parse_gates
+    from pathjudge.calibration.agreement import Gates
     from pathjudge.calibration.calibrate import calibrate as run_calibration
     from pathjudge.calibration.verdicts import load_verdicts
-    from pathjudge.errors import InputError
-    from pathjudge.judge.session import backend_name
 
+    out = _Outputs(json_out, html, plots, few_shot, quiet=quiet, disagreements=disagreements)
     if pairwise:
-        if len(labels) != 1:
-            raise InputError("--pairwise reads one --labels file", field="--labels")
         trusted = _pairwise(
-            ctx,
-            labels[0],
-            verdicts,
-            unsure_as=unsure_as,
-            json_out=json_out,
-            html=html,
-            plots=plots,
-            quiet=quiet,
-            gates=gates,
-            config_file=config_file,
-            confidence=confidence,
-            n_bootstrap=bootstrap,
-            seed=seed,
-        )
+            ctx, labels, verdicts, out, unsure_as=unsure_as, gates=gates, config_file=config_file,
+            confidence=confidence, n_bootstrap=bootstrap, seed=seed,
+        )  # fmt: skip
         return 0 if trusted or report_only else 1
+    live_options = {"--backend": backend, "--model": model, "--base-url": base_url}
+    _refuse_options_of_other_modes(ctx, unsure_as, verdicts, criterion, live_options)
+    split_value = _split(split)
+    resolved = _resolve_config(
+        gates, backend, model, base_url, concurrency, cache, config_file, live=verdicts is None
+    )
+    gate_values = Gates.model_validate(resolved.config.calibration.model_dump())
+    label_set = _load_label_files(labels, threshold, items, verdicts, keep_stale=keep_stale)
+    if few_shot is not None:
+        _require_train_items(label_set)
+    if verdicts is not None:
+        verdict_set = load_verdicts(verdicts)
+    else:
+        verdict_set = _live(
+            label_set, criterion or "", resolved, samples=samples, save=save_verdicts,
+            split=split_value,
+        )  # fmt: skip
+    unl = load_verdicts(unlabelled) if unlabelled is not None else None
+    report = run_calibration(
+        label_set, verdict_set, unlabelled=unl, criterion=criterion, split=split_value,
+        gates=gate_values, confidence=confidence, n_bootstrap=bootstrap, seed=seed, n_bins=bins,
+        allow_single_class=allow_single_class, unverified_as_unsure=unverified_as_unsure,
+    )  # fmt: skip
+    inputs = _input_paths(labels, verdicts, unlabelled, config_file, criterion)
+    _check_derived_outputs(report, out, save_verdicts=save_verdicts, inputs=inputs)
+    _write_report(report, label_set, out)
+    return 0 if report.trusted or report_only else 1
+
+
+def _refuse_options_of_other_modes(
+    ctx: typer.Context,
+    unsure_as: str,
+    verdicts: Path | None,
+    criterion: str | None,
+    live_options: dict[str, str | None],
+) -> None:
+    """Refuse --unsure-as without --pairwise, a live judge's options with recorded --verdicts, and
+    a run with neither --verdicts nor --criterion."""
+    from pathjudge.errors import InputError
+
     if unsure_as != "wrong":
         raise InputError(
             "--unsure-as is for --pairwise calibration",
             field="--unsure-as",
             hint="add --pairwise, or drop --unsure-as (pass/fail gates always count unsure as wrong)",
         )
-    live_options = {"--backend": backend, "--model": model, "--base-url": base_url}
     if verdicts is not None:
         given = [name for name, value in live_options.items() if value is not None]
         # the live judge's other options do nothing on recorded verdicts: say so, never ignore them
@@ -433,6 +535,12 @@ def calibrate(
             "give either --verdicts (recorded) or --criterion (live judging)",
             field="--verdicts",
         )
+
+
+def _split(split: str | None) -> Literal["train", "dev", "test"] | None:
+    """The --split value checked: train, dev, test or none."""
+    from pathjudge.errors import InputError
+
     splits: dict[str, Literal["train", "dev", "test"]] = {
         "train": "train",
         "dev": "dev",
@@ -441,6 +549,25 @@ def calibrate(
     split_value = splits.get(split) if split is not None else None
     if split is not None and split_value is None:
         raise InputError(f"unknown split {split!r}", field="--split", hint="use train, dev or test")
+    return split_value
+
+
+def _resolve_config(
+    gates: str | None,
+    backend: str | None,
+    model: str | None,
+    base_url: str | None,
+    concurrency: int | None,
+    cache: Path | None,
+    config_file: Path | None,
+    *,
+    live: bool,
+) -> ResolvedConfig:
+    """The configuration with the command line's judge options and --gates laid over it."""
+    from pathjudge._cli.config import resolve_for_cli
+    from pathjudge.calibration.agreement import parse_gates
+    from pathjudge.judge.session import backend_name
+
     given_gates = parse_gates(gates or "")
     overrides: dict[str, object] = {
         "judge.backend": backend_name(backend, field="--backend") if backend is not None else None,
@@ -452,12 +579,14 @@ def calibrate(
     for name in given_gates.model_fields_set:
         overrides[f"calibration.{name}"] = getattr(given_gates, name)
     # the twin warning is about a judge grading its own model: only when a judge runs here
-    resolved = resolve_for_cli(overrides, config_file=config_file, warn=verdicts is None)
-    gate_values = Gates.model_validate(resolved.config.calibration.model_dump())
-    label_set = _load_label_files(labels, threshold, items, verdicts, keep_stale=keep_stale)
-    if few_shot is not None and not any(
-        item.split == "train" for c in label_set.criteria for item in label_set.items(c)
-    ):
+    return resolve_for_cli(overrides, config_file=config_file, warn=live)
+
+
+def _require_train_items(label_set: LabelSet) -> None:
+    """--few-shot exports train-split disagreements: refuse it when no labelled item is in train."""
+    from pathjudge.errors import InputError
+
+    if not any(item.split == "train" for c in label_set.criteria for item in label_set.items(c)):
         raise InputError(
             "--few-shot exports train-split disagreements, but no labelled item is in the "
             "train split",
@@ -466,70 +595,48 @@ def calibrate(
             hint='mark the items to learn from with "split": "train" (and evaluate with --split '
             "test), or drop --few-shot",
         )
-    if verdicts is not None:
-        verdict_set = load_verdicts(verdicts)
-    else:
-        verdict_set = _live(
-            label_set,
-            criterion or "",
-            resolved,
-            samples=samples,
-            save=save_verdicts,
-            split=split_value,
-        )
-    unl = load_verdicts(unlabelled) if unlabelled is not None else None
-    report = run_calibration(
-        label_set,
-        verdict_set,
-        unlabelled=unl,
-        criterion=criterion,
-        split=split_value,
-        gates=gate_values,
-        confidence=confidence,
-        n_bootstrap=bootstrap,
-        seed=seed,
-        n_bins=bins,
-        allow_single_class=allow_single_class,
-        unverified_as_unsure=unverified_as_unsure,
-    )
-    # the files named after each criterion are outputs too: checked, as every output is, before
-    # anything is written (a criterion named "labels" must not make --few-shot few.jsonl write
-    # few-labels.jsonl over the labels)
-    _check_derived_outputs(
-        report,
-        outputs={"--json": json_out, "--html": html, "--save-verdicts": save_verdicts},
-        few_shot=few_shot,
-        plots=plots,
-        inputs={
-            **{f"--labels {path}" if len(labels) > 1 else "--labels": path for path in labels},
-            "--verdicts": verdicts,
-            "--unlabelled": unlabelled,
-            "--config": config_file,
-            "--criterion": Path(criterion) if criterion and Path(criterion).is_file() else None,
-        },
-    )
-    if not json_to_stdout(json_out) and not quiet:
-        _render(report, disagreements)
-    if quiet and json_out is not None and not json_to_stdout(json_out):
+
+
+def _input_paths(
+    labels: list[Path],
+    verdicts: Path | None,
+    unlabelled: Path | None,
+    config_file: Path | None,
+    criterion: str | None,
+) -> dict[str, Path | None]:
+    """The command's input files by option, which no output may overwrite."""
+    return {
+        **{f"--labels {path}" if len(labels) > 1 else "--labels": path for path in labels},
+        "--verdicts": verdicts,
+        "--unlabelled": unlabelled,
+        "--config": config_file,
+        "--criterion": Path(criterion) if criterion and Path(criterion).is_file() else None,
+    }
+
+
+def _write_report(report: CalibrationReport, label_set: LabelSet, out: _Outputs) -> None:
+    """Print the report (unless --json - or --quiet) and write --json, --plots, --html, --few-shot."""
+    if not json_to_stdout(out.json_out) and not out.quiet:
+        _render(report, out.disagreements)
+    if out.quiet and out.json_out is not None and not json_to_stdout(out.json_out):
         from pathjudge._io import write_text_atomic
 
-        write_text_atomic(json_out, report.model_dump_json(indent=2) + "\n")
+        write_text_atomic(out.json_out, report.model_dump_json(indent=2) + "\n")
     else:
-        write_json(json_out, report.model_dump_json(indent=2))
-    if plots is not None:
-        for path in _plots(report, plots):
+        write_json(out.json_out, report.model_dump_json(indent=2))
+    if out.plots is not None:
+        for path in _plots(report, out.plots):
             err_console.print(f"wrote {path}")
-    if html is not None:
+    if out.html is not None:
         from pathjudge.report.html import write_html_report
 
-        err_console.print(f"wrote {write_html_report(None, html, calibration=report)}")
-    if few_shot is not None:
-        for path, count in _few_shot(report, label_set, few_shot):
+        err_console.print(f"wrote {write_html_report(None, out.html, calibration=report)}")
+    if out.few_shot is not None:
+        for path, count in _few_shot(report, label_set, out.few_shot):
             err_console.print(
                 f"wrote {path}: {count} example(s) from train-split disagreements"
                 + ("" if count else " (the judge agreed with every judged train item)")
             )
-    return 0 if report.trusted or report_only else 1
 
 
 def _load_label_files(
@@ -566,17 +673,19 @@ def _write_text(path: Path, text: str) -> None:
 
 def _check_derived_outputs(
     report: CalibrationReport,
+    out: _Outputs,
     *,
-    outputs: dict[str, Path | None],
-    few_shot: Path | None,
-    plots: Path | None,
+    save_verdicts: Path | None,
     inputs: dict[str, Path | None],
 ) -> None:
     """Refuse, before anything is written, a file named after a criterion (``--few-shot``'s
     per-criterion YAML, ``--plots``' PNGs) that is one of the command's inputs or another output
-    (see :func:`pathjudge._outputs.check_outputs`)."""
+    (see :func:`pathjudge._outputs.check_outputs`): a criterion named "labels" must not make
+    ``--few-shot few.jsonl`` write ``few-labels.jsonl`` over the labels."""
     from pathjudge._outputs import OutputKind, check_outputs
 
+    few_shot, plots = out.few_shot, out.plots
+    outputs = {"--json": out.json_out, "--html": out.html, "--save-verdicts": save_verdicts}
     named: dict[str, tuple[Path, OutputKind]] = {
         option: (path, "file")
         for option, path in outputs.items()
@@ -732,14 +841,11 @@ def _flag(ctx: typer.Context, name: str) -> str:
 
 def _pairwise(
     ctx: typer.Context,
-    labels: Path,
+    labels: list[Path],
     verdicts: Path | None,
+    out: _Outputs,
     *,
     unsure_as: str,
-    json_out: Path | None,
-    html: Path | None,
-    plots: Path | None,
-    quiet: bool,
     gates: str | None,
     config_file: Path | None,
     confidence: float,
@@ -747,16 +853,49 @@ def _pairwise(
     seed: int,
 ) -> bool:
     """Calibrate a pairwise judge; print and write its report. Returns whether it is trusted."""
-    from pathjudge._cli.config import resolve_for_cli
-    from pathjudge.calibration.agreement import Gates, parse_gates
     from pathjudge.calibration.pairwise import (
         PairwiseReport,
-        UnsureAs,
         pairwise_agreement,
         pairwise_confusion,
         pairwise_trust,
     )
     from pathjudge.calibration.pairwise_io import read_pairwise
+    from pathjudge.errors import InputError
+
+    if len(labels) != 1:
+        raise InputError("--pairwise reads one --labels file", field="--labels")
+    policy = _pairwise_policy(ctx, unsure_as)
+    if verdicts is None:
+        raise InputError(
+            "--pairwise needs --verdicts (the judge's answers in both orders)",
+            field="--verdicts",
+            hint="record one line per item and order: {item_id, order: ab|ba, verdict}",
+        )
+    gate_values = _pairwise_gates(gates, config_file)
+    found = read_pairwise(labels[0], verdicts)
+    stats = pairwise_agreement(
+        found.items, confidence=confidence, unsure_as=policy, n_bootstrap=n_bootstrap, seed=seed
+    )
+    names, ab = pairwise_confusion(found.items, policy, "ab")
+    _, ba = pairwise_confusion(found.items, policy, "ba")
+    report = PairwiseReport(
+        labels_file=str(labels[0]),
+        verdicts_file=str(verdicts),
+        notes=tuple(found.notes),
+        judges=tuple(f"{who} ({n} answers)" for who, n in found.judges.items()),
+        gates=gate_values,
+        trust=pairwise_trust(stats, gate_values),
+        confusion_columns=names,
+        confusion_ab=ab,
+        confusion_ba=ba,
+        stats=stats,
+    )
+    _write_pairwise(report, out)
+    return report.trusted
+
+
+def _pairwise_policy(ctx: typer.Context, unsure_as: str) -> UnsureAs:
+    """Refuse the options a pairwise run has no use for; the --unsure-as policy, checked."""
     from pathjudge.errors import InputError
 
     for name in _PAIRWISE_ONLY_UNUSED:
@@ -773,12 +912,15 @@ def _pairwise(
         raise InputError(
             f"unknown --unsure-as {unsure_as!r}", field="--unsure-as", hint="use wrong, tie or drop"
         )
-    if verdicts is None:
-        raise InputError(
-            "--pairwise needs --verdicts (the judge's answers in both orders)",
-            field="--verdicts",
-            hint="record one line per item and order: {item_id, order: ab|ba, verdict}",
-        )
+    return policy
+
+
+def _pairwise_gates(gates: str | None, config_file: Path | None) -> Gates:
+    """The pairwise trust gates: --gates over the configuration; tpr and tnr have no meaning here."""
+    from pathjudge._cli.config import resolve_for_cli
+    from pathjudge.calibration.agreement import Gates, parse_gates
+    from pathjudge.errors import InputError
+
     given_gates = parse_gates(gates or "")
     for name in ("tpr", "tnr"):
         if name in given_gates.model_fields_set:
@@ -791,25 +933,12 @@ def _pairwise(
         f"calibration.{name}": getattr(given_gates, name) for name in given_gates.model_fields_set
     }
     resolved = resolve_for_cli(overrides, config_file=config_file, warn=False)
-    gate_values = Gates.model_validate(resolved.config.calibration.model_dump())
-    found = read_pairwise(labels, verdicts)
-    stats = pairwise_agreement(
-        found.items, confidence=confidence, unsure_as=policy, n_bootstrap=n_bootstrap, seed=seed
-    )
-    names, ab = pairwise_confusion(found.items, policy, "ab")
-    _, ba = pairwise_confusion(found.items, policy, "ba")
-    report = PairwiseReport(
-        labels_file=str(labels),
-        verdicts_file=str(verdicts),
-        notes=tuple(found.notes),
-        judges=tuple(f"{who} ({n} answers)" for who, n in found.judges.items()),
-        gates=gate_values,
-        trust=pairwise_trust(stats, gate_values),
-        confusion_columns=names,
-        confusion_ab=ab,
-        confusion_ba=ba,
-        stats=stats,
-    )
+    return Gates.model_validate(resolved.config.calibration.model_dump())
+
+
+def _write_pairwise(report: PairwiseReport, out: _Outputs) -> None:
+    """Print the pairwise report (unless --json - or --quiet) and write --json, --plots, --html."""
+    json_out, quiet = out.json_out, out.quiet
     document = report.model_dump_json(indent=2)
     if json_to_stdout(json_out):
         write_json(json_out, document)
@@ -820,14 +949,13 @@ def _pairwise(
             _write_text(json_out, document + "\n")
             if not quiet:
                 err_console.print(f"wrote {json_out}")
-    if plots is not None:
-        for path in _pairwise_plots(report, plots):
+    if out.plots is not None:
+        for path in _pairwise_plots(report, out.plots):
             err_console.print(f"wrote {path}")
-    if html is not None:
+    if out.html is not None:
         from pathjudge.report.html import write_html_report
 
-        err_console.print(f"wrote {write_html_report(None, html, pairwise=report)}")
-    return report.trusted
+        err_console.print(f"wrote {write_html_report(None, out.html, pairwise=report)}")
 
 
 def _pairwise_plots(report: PairwiseReport, folder: Path) -> list[Path]:

@@ -31,6 +31,7 @@ from pathjudge.agent.backends import (
     Message,
     ModelBackend,
     ModelRequest,
+    ModelTurn,
     ToolCall,
     ToolResult,
     ToolResultsMessage,
@@ -174,51 +175,14 @@ async def run_agent(
         )
         call_start = time.perf_counter()
         turn = await backend.complete(request)
-        model_calls.append(
-            {
-                "turn": turn_index,
-                "input_tokens": turn.usage.input_tokens,
-                "output_tokens": turn.usage.output_tokens,
-                "latency_ms": round((time.perf_counter() - call_start) * 1000, 3),
-                "stop_reason": turn.stop_reason,
-            }
-        )
+        model_calls.append(_model_call(turn_index, turn, call_start))
         usage = usage + turn.usage
         messages.append(AssistantMessage(turn=turn))
         if not turn.tool_calls:
             final_answer = turn.text if turn.text is not None else ""
             stop_reason = turn.stop_reason or "end_turn"
             break
-        results: list[ToolResult] = []
-        for position, call in enumerate(turn.tool_calls):
-            result, is_error, latency = await _execute(call, by_name)
-            key = _call_key(
-                call.name,
-                call.arguments if call.arguments_error is None else {"": call.raw_arguments},
-            )
-            retries = seen.get(key, 0)
-            seen[key] = retries + 1
-            steps.append(
-                Step(
-                    decision=turn.text if position == 0 else None,
-                    turn=turn_index,
-                    call_id=call.id,
-                    tool=call.name,
-                    arguments=call.arguments,
-                    arguments_error=call.arguments_error,
-                    raw_arguments=call.raw_arguments,
-                    result=result,
-                    is_error=is_error,
-                    latency_ms=None if latency is None else round(latency, 3),
-                    state={"retries": retries},
-                )
-            )
-            results.append(
-                ToolResult(
-                    call_id=call.id, name=call.name, content=_content(result), is_error=is_error
-                )
-            )
-        messages.append(ToolResultsMessage(results=tuple(results)))
+        messages.append(await _run_tools(turn, turn_index, by_name, seen, steps))
     ended = datetime.now(UTC)
     return RunRecord(
         run_id=run_id or f"{task_id}@{epoch}",
@@ -239,6 +203,56 @@ async def run_agent(
         ),
         metadata={**(metadata or {}), "model_calls": model_calls},
     )
+
+
+def _model_call(turn_index: int, turn: ModelTurn, call_start: float) -> JsonValue:
+    """What the record's ``model_calls`` metadata keeps of one model turn."""
+    return {
+        "turn": turn_index,
+        "input_tokens": turn.usage.input_tokens,
+        "output_tokens": turn.usage.output_tokens,
+        "latency_ms": round((time.perf_counter() - call_start) * 1000, 3),
+        "stop_reason": turn.stop_reason,
+    }
+
+
+async def _run_tools(
+    turn: ModelTurn,
+    turn_index: int,
+    by_name: Mapping[str, Tool],
+    seen: dict[str, int],
+    steps: list[Step],
+) -> ToolResultsMessage:
+    """Run the turn's tool calls in order: one :class:`Step` each appended to ``steps`` (with how
+    often the same call was made before, counted in ``seen``), and the results for the model."""
+    results: list[ToolResult] = []
+    for position, call in enumerate(turn.tool_calls):
+        result, is_error, latency = await _execute(call, by_name)
+        key = _call_key(
+            call.name,
+            call.arguments if call.arguments_error is None else {"": call.raw_arguments},
+        )
+        retries = seen.get(key, 0)
+        seen[key] = retries + 1
+        steps.append(
+            Step(
+                decision=turn.text if position == 0 else None,
+                turn=turn_index,
+                call_id=call.id,
+                tool=call.name,
+                arguments=call.arguments,
+                arguments_error=call.arguments_error,
+                raw_arguments=call.raw_arguments,
+                result=result,
+                is_error=is_error,
+                latency_ms=None if latency is None else round(latency, 3),
+                state={"retries": retries},
+            )
+        )
+        results.append(
+            ToolResult(call_id=call.id, name=call.name, content=_content(result), is_error=is_error)
+        )
+    return ToolResultsMessage(results=tuple(results))
 
 
 def run_agent_sync(backend: ModelBackend, **kwargs: Any) -> RunRecord:

@@ -201,31 +201,14 @@ def events_from_export(
             file=file,
             hint="export the project as JSON (not JSON-MIN or CSV) from Label Studio",
         )
+    made = _EventMaker(
+        criterion_id, criterion_version, criterion_hash, pathjudge_version, order, file
+    )
     events: list[LabelEvent] = []
     cancelled = missing = 0
     for index, task in enumerate(export):
-        where = f"task {index}"
-        data = task.get("data") if isinstance(task, Mapping) else None
-        item_id = data.get("item_id") if isinstance(data, Mapping) else None
-        if not isinstance(item_id, str | int) or isinstance(item_id, bool) or item_id == "":
-            raise InputError(
-                f"{where} has no data.item_id",
-                file=file,
-                field=f"[{index}].data.item_id",
-                hint="import tasks made by `pathjudge label-studio export` (they carry item_id)",
-            )
-        item_id = str(item_id)
+        item_id, item_hash = _task_item(task, index, current_hashes, file)
         where = f"task {index} (item {item_id!r})"
-        item_hash = data.get(HASH_KEY) if isinstance(data, Mapping) else None
-        if not isinstance(item_hash, str) and current_hashes is not None:
-            item_hash = current_hashes.get(item_id)
-        if not isinstance(item_hash, str):
-            raise InputError(
-                f"{where}: its content hash is unknown",
-                file=file,
-                field=f"[{index}].data.{HASH_KEY}",
-                hint="pass --items with the items file the tasks were made from",
-            )
         annotations = task.get("annotations") or []
         for number, annotation in enumerate(annotations if isinstance(annotations, list) else []):
             field = f"[{index}].annotations[{number}]"
@@ -238,47 +221,99 @@ def events_from_export(
             if verdict is None:
                 missing += 1
                 continue
-            if verdict not in ("pass", "fail", "unsure"):
-                raise InputError(
-                    f"{where}: the verdict is {verdict!r}, not pass, fail or unsure",
-                    file=file,
-                    field=f"{field}.result",
-                    hint="use the labelling config written by `pathjudge label-studio export`",
-                )
-            rater = _rater(annotation.get("completed_by"))
-            when = _utc(annotation.get("updated_at")) or _utc(annotation.get("created_at"))
-            if rater is None or when is None:
-                what = "completed_by" if rater is None else "created_at"
-                raise InputError(
-                    f"{where}: an annotation has no usable {what}",
-                    file=file,
-                    field=f"{field}.{what}",
-                    hint="import the full JSON export, which records who labelled and when",
-                )
-            try:
-                event = LabelEvent(
-                    item_id=item_id,
-                    criterion=criterion_id,
-                    criterion_version=criterion_version,
-                    criterion_hash=criterion_hash,
-                    label=verdict,
-                    note=note,
-                    rater=rater,
-                    labelled_at=when,
-                    item_hash=item_hash,
-                    pathjudge_version=pathjudge_version,
-                    order=order,
-                    reason="Label Studio"
-                    + (" (uniform random sampling)" if order == "random" else ""),
-                )
-            except ValidationError as exc:
-                first = exc.errors(include_url=False, include_input=False)[0]
-                raise InputError(
-                    f"{where}: {first['msg']}",
-                    file=file,
-                    field=f"{field}.{'.'.join(str(p) for p in first['loc'])}",
-                    hint="fix the annotation in Label Studio and export again",
-                ) from None
-            events.append(event)
+            events.append(made.event(annotation, verdict, note, item_id, item_hash, where, field))
     events.sort(key=lambda e: datetime.fromisoformat(e.labelled_at))
     return ImportSummary(tuple(events), len(export), cancelled, missing)
+
+
+def _task_item(
+    task: Any, index: int, current_hashes: Mapping[str, str] | None, file: str | Path | None
+) -> tuple[str, str]:
+    """A task's item id and content hash (its ``pathjudge_item_hash``, else ``current_hashes``)."""
+    data = task.get("data") if isinstance(task, Mapping) else None
+    item_id = data.get("item_id") if isinstance(data, Mapping) else None
+    if not isinstance(item_id, str | int) or isinstance(item_id, bool) or item_id == "":
+        raise InputError(
+            f"task {index} has no data.item_id",
+            file=file,
+            field=f"[{index}].data.item_id",
+            hint="import tasks made by `pathjudge label-studio export` (they carry item_id)",
+        )
+    item_id = str(item_id)
+    item_hash = data.get(HASH_KEY) if isinstance(data, Mapping) else None
+    if not isinstance(item_hash, str) and current_hashes is not None:
+        item_hash = current_hashes.get(item_id)
+    if not isinstance(item_hash, str):
+        raise InputError(
+            f"task {index} (item {item_id!r}): its content hash is unknown",
+            file=file,
+            field=f"[{index}].data.{HASH_KEY}",
+            hint="pass --items with the items file the tasks were made from",
+        )
+    return item_id, item_hash
+
+
+@dataclass(frozen=True)
+class _EventMaker:
+    """What every label event of one import shares: the criterion, the pathjudge version, the
+    order the items were labelled in, and the export file (for errors)."""
+
+    criterion_id: str
+    criterion_version: str
+    criterion_hash: str
+    pathjudge_version: str
+    order: Literal["file", "random"]
+    file: str | Path | None
+
+    def event(
+        self,
+        annotation: Mapping[str, Any],
+        verdict: str,
+        note: str | None,
+        item_id: str,
+        item_hash: str,
+        where: str,
+        field: str,
+    ) -> LabelEvent:
+        """The label event of one annotation; a bad verdict, rater or time is an InputError."""
+        if verdict not in ("pass", "fail", "unsure"):
+            raise InputError(
+                f"{where}: the verdict is {verdict!r}, not pass, fail or unsure",
+                file=self.file,
+                field=f"{field}.result",
+                hint="use the labelling config written by `pathjudge label-studio export`",
+            )
+        rater = _rater(annotation.get("completed_by"))
+        when = _utc(annotation.get("updated_at")) or _utc(annotation.get("created_at"))
+        if rater is None or when is None:
+            what = "completed_by" if rater is None else "created_at"
+            raise InputError(
+                f"{where}: an annotation has no usable {what}",
+                file=self.file,
+                field=f"{field}.{what}",
+                hint="import the full JSON export, which records who labelled and when",
+            )
+        try:
+            return LabelEvent(
+                item_id=item_id,
+                criterion=self.criterion_id,
+                criterion_version=self.criterion_version,
+                criterion_hash=self.criterion_hash,
+                label=verdict,
+                note=note,
+                rater=rater,
+                labelled_at=when,
+                item_hash=item_hash,
+                pathjudge_version=self.pathjudge_version,
+                order=self.order,
+                reason="Label Studio"
+                + (" (uniform random sampling)" if self.order == "random" else ""),
+            )
+        except ValidationError as exc:
+            first = exc.errors(include_url=False, include_input=False)[0]
+            raise InputError(
+                f"{where}: {first['msg']}",
+                file=self.file,
+                field=f"{field}.{'.'.join(str(p) for p in first['loc'])}",
+                hint="fix the annotation in Label Studio and export again",
+            ) from None

@@ -28,6 +28,7 @@ import json
 import sys
 import time
 from collections.abc import Awaitable, Callable, Iterator, Sequence
+from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from pathjudge._progress import Progress, ProgressHandle, or_no_progress
@@ -130,11 +131,122 @@ async def run_batch(
     stats.samples_needed = len(all_keys)
     done: dict[CacheKey, SampleVerdict] = cache.get_many(all_keys)
     stats.cache_hits = len(done)
-    failed: dict[CacheKey, JudgeFailure] = {}
-    wanted = set(all_keys)
     client = backend.client
+    collector = _Collector(backend, client, cache, stats, done, set(all_keys), poll_interval)
+    _resend_abandoned(cache, backend)
+    resumed = cache.open_batches(backend.name, backend.model)
+    in_flight = {entry.key for batch in resumed for entry in batch.items.values()}
+    pending = [
+        (job, key)
+        for job in jobs
+        for key in keys[job.item_id]
+        if key not in done and key not in in_flight
+    ]
+    submitted: list[OpenBatch] = []
+    if pending:
+        submitted = await _submit(
+            pending,
+            backend,
+            client,
+            cache,
+            progress,
+            max_requests=max_requests,
+            max_bytes=max_bytes,
+        )
+    # resumed and new batches are polled together: a resumed batch never delays new submissions
+    await collector.collect_all([*resumed, *submitted], "judging via batches", progress)
 
-    async def collect(batch: OpenBatch, bar: ProgressHandle) -> None:
+    results, unfinished = collect_results(jobs, keys, done, collector.failed)
+    stats.failed_samples = len(collector.failed)
+    stats.wall_s = time.monotonic() - started
+    return JudgeRun(results=results, unfinished=unfinished, budget_exceeded=False, stats=stats)
+
+
+def _resend_abandoned(cache: VerdictCache, backend: AnthropicJudgeBackend) -> None:
+    """Forget the requests of a submission that stopped before its batch id came back (they are
+    sent again), with a warning that the API may bill them twice."""
+    abandoned = cache.abandoned_submissions(backend.name, backend.model)
+    if abandoned:
+        print(
+            f"warning: an earlier run stopped while submitting {abandoned} batch request(s) whose "
+            "batch id never came back; they are sent again (the API may bill them twice)",
+            file=sys.stderr,
+        )
+        cache.drop_abandoned_submissions(backend.name, backend.model)
+
+
+async def _submit(
+    pending: list[tuple[JudgeJob, CacheKey]],
+    backend: AnthropicJudgeBackend,
+    client: Any,
+    cache: VerdictCache,
+    progress: Progress | None,
+    *,
+    max_requests: int,
+    max_bytes: int,
+) -> list[OpenBatch]:
+    """Send the pending samples as batches within the size limits, each reserved in the cache
+    before it is created and bound to its batch id after, so a crash never loses one."""
+    entries, requests = _requests(pending, backend)
+    chunks = list(chunk_requests(requests, max_requests=max_requests, max_bytes=max_bytes))
+    del requests
+    submitted: list[OpenBatch] = []
+    with or_no_progress(progress)("submitting batches", len(chunks)) as bar:
+        for chunk in chunks:
+            items = {r["custom_id"]: entries[r["custom_id"]] for r in chunk}
+            reservation = cache.reserve_batch(backend.name, backend.model, items)
+            batch = await _retrying(_creator(client, chunk))
+            cache.bind_batch(reservation, batch.id)
+            submitted.append(OpenBatch(batch_id=batch.id, items=items))
+            bar.advance()
+    return submitted
+
+
+def _requests(
+    pending: list[tuple[JudgeJob, CacheKey]], backend: AnthropicJudgeBackend
+) -> tuple[dict[str, BatchEntry], list[dict[str, Any]]]:
+    """The batch entry by custom id and the request of each pending sample (each sample once)."""
+    entries: dict[str, BatchEntry] = {}
+    requests: list[dict[str, Any]] = []
+    prompts: dict[str, Any] = {}
+    for job, key in pending:
+        custom_id = key.custom_id()
+        if custom_id in entries:  # the same sample asked twice (duplicate items): send it once
+            continue
+        prompt = prompts.get(job.item_id) or prompts.setdefault(
+            job.item_id, render_prompt(job.criterion, job.inputs)
+        )
+        entries[custom_id] = BatchEntry(key, job.item_id, job.criterion.id, job.criterion.version)
+        requests.append({"custom_id": custom_id, "params": backend.request_params(prompt)})
+    return entries, requests
+
+
+@dataclass
+class _Collector:
+    """Polls open batches until they end and takes in their results: each verdict cached and kept
+    in :attr:`done`, each failure of a wanted sample kept in :attr:`failed`."""
+
+    backend: AnthropicJudgeBackend
+    client: Any
+    cache: VerdictCache
+    stats: RunStats
+    done: dict[CacheKey, SampleVerdict]
+    wanted: set[CacheKey]
+    poll_interval: float
+    failed: dict[CacheKey, JudgeFailure] = field(default_factory=dict)
+
+    async def collect_all(
+        self, batches: Sequence[OpenBatch], what: str, progress: Progress | None
+    ) -> None:
+        if not batches:
+            return
+        total = sum(len(b.items) for b in batches)
+        label = f"{what} ({len(batches)} batch{'es' if len(batches) != 1 else ''})"
+        with or_no_progress(progress)(label, total) as bar:
+            await asyncio.gather(*(self.collect(batch, bar) for batch in batches))
+
+    async def collect(self, batch: OpenBatch, bar: ProgressHandle) -> None:
+        client = self.client
         batch_id, items = batch.batch_id, batch.items
         reported = 0
         while True:
@@ -146,7 +258,7 @@ async def run_batch(
                 reported = finished
             if state.processing_status == "ended":
                 break
-            await asyncio.sleep(poll_interval)
+            await asyncio.sleep(self.poll_interval)
         if reported < len(items):
             bar.advance(len(items) - reported)
         decoder = await _retrying(lambda: client.messages.batches.results(batch_id))
@@ -154,19 +266,19 @@ async def run_batch(
             item = items.get(entry.custom_id)
             if item is None:
                 continue
-            _take(item, entry.result)
-        cache.close_batch(batch_id)
+            self.take(item, entry.result)
+        self.cache.close_batch(batch_id)
 
-    def _take(item: BatchEntry, result: Any) -> None:
-        key = item.key
+    def take(self, item: BatchEntry, result: Any) -> None:
+        backend, stats, key = self.backend, self.stats, item.key
         if result.type == "succeeded":
             stats.calls += 1
             try:
                 reply = backend.parse_message(result.message.model_dump(), batch=True)
             except BackendCallError as error:
                 stats.usage = stats.usage + error.usage
-                if key in wanted:
-                    failed[key] = _failure(
+                if key in self.wanted:
+                    self.failed[key] = _failure(
                         item, backend, error.failure_type, error.message, usage=error.usage
                     )
                 return
@@ -174,79 +286,19 @@ async def run_batch(
             record = reply_record(
                 item.item_id, item.criterion_id, item.criterion_version, key, reply, backend
             )
-            cache.put(key, record)
-            done[key] = record
-        elif key in wanted:
+            self.cache.put(key, record)
+            self.done[key] = record
+        elif key in self.wanted:
             if result.type == "errored":
                 inner = getattr(getattr(result, "error", None), "error", None)
                 detail = getattr(inner, "type", None) or "error"
-                failed[key] = _failure(
+                self.failed[key] = _failure(
                     item, backend, "batch_errored", f"batch request errored ({detail})"
                 )
             else:
-                failed[key] = _failure(
+                self.failed[key] = _failure(
                     item, backend, "batch_expired", f"batch request {result.type}"
                 )
-
-    async def collect_all(batches: Sequence[OpenBatch], what: str) -> None:
-        if not batches:
-            return
-        total = sum(len(b.items) for b in batches)
-        label = f"{what} ({len(batches)} batch{'es' if len(batches) != 1 else ''})"
-        with or_no_progress(progress)(label, total) as bar:
-            await asyncio.gather(*(collect(batch, bar) for batch in batches))
-
-    abandoned = cache.abandoned_submissions(backend.name, backend.model)
-    if abandoned:
-        print(
-            f"warning: an earlier run stopped while submitting {abandoned} batch request(s) whose "
-            "batch id never came back; they are sent again (the API may bill them twice)",
-            file=sys.stderr,
-        )
-        cache.drop_abandoned_submissions(backend.name, backend.model)
-    resumed = cache.open_batches(backend.name, backend.model)
-    in_flight = {entry.key for batch in resumed for entry in batch.items.values()}
-    pending = [
-        (job, key)
-        for job in jobs
-        for key in keys[job.item_id]
-        if key not in done and key not in in_flight
-    ]
-    submitted: list[OpenBatch] = []
-    if pending:
-        entries: dict[str, BatchEntry] = {}
-        requests: list[dict[str, Any]] = []
-        prompts: dict[str, Any] = {}
-        for job, key in pending:
-            custom_id = key.custom_id()
-            if custom_id in entries:  # the same sample asked twice (duplicate items): send it once
-                continue
-            prompt = prompts.get(job.item_id) or prompts.setdefault(
-                job.item_id, render_prompt(job.criterion, job.inputs)
-            )
-            entries[custom_id] = BatchEntry(
-                key, job.item_id, job.criterion.id, job.criterion.version
-            )
-            requests.append({"custom_id": custom_id, "params": backend.request_params(prompt)})
-        prompts.clear()
-        chunks = list(chunk_requests(requests, max_requests=max_requests, max_bytes=max_bytes))
-        del requests
-        with or_no_progress(progress)("submitting batches", len(chunks)) as bar:
-            for chunk in chunks:
-                items = {r["custom_id"]: entries[r["custom_id"]] for r in chunk}
-                reservation = cache.reserve_batch(backend.name, backend.model, items)
-                batch = await _retrying(_creator(client, chunk))
-                cache.bind_batch(reservation, batch.id)
-                submitted.append(OpenBatch(batch_id=batch.id, items=items))
-                bar.advance()
-        del chunks
-    # resumed and new batches are polled together: a resumed batch never delays new submissions
-    await collect_all([*resumed, *submitted], "judging via batches")
-
-    results, unfinished = collect_results(jobs, keys, done, failed)
-    stats.failed_samples = len(failed)
-    stats.wall_s = time.monotonic() - started
-    return JudgeRun(results=results, unfinished=unfinished, budget_exceeded=False, stats=stats)
 
 
 def _creator(client: Any, chunk: list[dict[str, Any]]) -> Callable[[], Awaitable[Any]]:

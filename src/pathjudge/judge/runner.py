@@ -548,8 +548,50 @@ async def run_judge(
     started = time.monotonic()
     limiter = AdaptiveLimiter(concurrency, probe=True)
     backend.on_headers = limiter.observe_headers
-    budget = budget or Budget()
     stats = RunStats(items=len(jobs))
+    keys = _keys_by_item(jobs, backend, samples)
+    all_keys = [k for job in jobs for k in keys[job.item_id]]
+    stats.samples_needed = len(all_keys)
+    done: dict[CacheKey, SampleVerdict] = cache.get_many(all_keys) if cache is not None else {}
+    stats.cache_hits = len(done)
+    sampler = _Sampler(
+        backend=backend,
+        limiter=limiter,
+        budget=budget or Budget(),
+        stats=stats,
+        timeout=timeout,
+        retrying=_retry_policy(
+            max_attempts=max_attempts, backoff_initial=backoff_initial, backoff_max=backoff_max
+        ),
+        cache=cache,
+        done=done,
+    )
+    todo = [(job, key) for job in jobs for key in keys[job.item_id] if key not in done]
+    prompts: dict[str, Any] = {}
+    with (
+        frozen_heap(enabled=bool(todo)),
+        or_no_progress(progress)(f"judging ({backend.name}:{backend.model})", len(todo)) as bar,
+    ):
+        tasks = [asyncio.ensure_future(sampler.sample(job, key, prompts, bar)) for job, key in todo]
+        try:
+            await asyncio.gather(*tasks)
+        except BaseException:
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+            raise
+    results, unfinished = collect_results(jobs, keys, done, sampler.failed)
+    stats.wall_s = time.monotonic() - started
+    stats.min_concurrency = limiter.min_limit_seen
+    return JudgeRun(
+        results=results, unfinished=unfinished, budget_exceeded=bool(unfinished), stats=stats
+    )
+
+
+def _keys_by_item(
+    jobs: Sequence[JudgeJob], backend: JudgeBackend, samples: int
+) -> dict[str, list[CacheKey]]:
+    """Each job's sample cache keys by item id (a criterion's content hash computed once)."""
     criterion_hashes: dict[int, str] = {}
     keys: dict[str, list[CacheKey]] = {}
     for job in jobs:
@@ -557,17 +599,27 @@ async def run_judge(
         if criterion_hash is None:
             criterion_hash = criterion_hashes[id(job.criterion)] = job.criterion.content_hash
         keys[job.item_id] = sample_keys(job, backend, samples, criterion_hash=criterion_hash)
-    all_keys = [k for job in jobs for k in keys[job.item_id]]
-    stats.samples_needed = len(all_keys)
-    done: dict[CacheKey, SampleVerdict] = cache.get_many(all_keys) if cache is not None else {}
-    stats.cache_hits = len(done)
-    failed: dict[CacheKey, JudgeFailure] = {}
-    retrying = _retry_policy(
-        max_attempts=max_attempts, backoff_initial=backoff_initial, backoff_max=backoff_max
-    )
+    return keys
 
-    async def call(prompt: Any) -> BackendReply:
+
+@dataclass
+class _Sampler:
+    """What the samples of one :func:`run_judge` share: the backend behind its concurrency limiter
+    and budget, the retry policy, the run's counters, and where each answer or failure goes."""
+
+    backend: JudgeBackend
+    limiter: AdaptiveLimiter
+    budget: Budget
+    stats: RunStats
+    timeout: float | None
+    retrying: Any
+    cache: VerdictCache | None
+    done: dict[CacheKey, SampleVerdict]
+    failed: dict[CacheKey, JudgeFailure] = field(default_factory=dict)
+
+    async def call(self, prompt: Any) -> BackendReply:
         """One call in a concurrency slot; what it cost is counted even when it fails."""
+        budget, limiter, stats, timeout = self.budget, self.limiter, self.stats, self.timeout
         if budget.exhausted:
             raise _BudgetStop
         await limiter.acquire()
@@ -577,9 +629,9 @@ async def run_judge(
             stats.calls += 1
             try:
                 if timeout is None:
-                    return await backend.judge(prompt, timeout=None)
+                    return await self.backend.judge(prompt, timeout=None)
                 async with asyncio.timeout(timeout + 5.0):
-                    return await backend.judge(prompt, timeout=timeout)
+                    return await self.backend.judge(prompt, timeout=timeout)
             except TimeoutError:
                 error: BackendCallError = TransientError(
                     "timeout", f"no answer within {timeout:g} s"
@@ -608,7 +660,12 @@ async def run_judge(
         finally:
             limiter.release()
 
-    async def one(job: JudgeJob, key: CacheKey, prompt_cache: dict[str, Any], bar: Any) -> None:
+    async def sample(
+        self, job: JudgeJob, key: CacheKey, prompt_cache: dict[str, Any], bar: Any
+    ) -> None:
+        """One sample of ``job``, retried by the policy: its verdict cached and kept in
+        :attr:`done`, or its failure kept in :attr:`failed`; nothing when the budget ran out."""
+        stats = self.stats
         prompt = prompt_cache.get(job.item_id)
         if prompt is None:
             prompt = prompt_cache[job.item_id] = render_prompt(job.criterion, job.inputs)
@@ -616,23 +673,23 @@ async def run_judge(
         try:
             # tenacity: a TransientError is tried again after the policy's wait until
             # ``max_attempts`` calls were made; any other error ends the sample at once
-            async for attempt in retrying.copy():
+            async for attempt in self.retrying.copy():
                 with attempt:
                     attempts = attempt.retry_state.attempt_number
                     if attempts > 1:
                         stats.retries += 1
-                    reply = await call(prompt)
-            limiter.observe_usage(reply.usage)
-            limiter.answered()
-            limiter.success()
+                    reply = await self.call(prompt)
+            self.limiter.observe_usage(reply.usage)
+            self.limiter.answered()
+            self.limiter.success()
             stats.calls += max(0, reply.attempts - 1)
             stats.retries += max(0, reply.attempts - 1)
-            budget.charge(reply.usage)
+            self.budget.charge(reply.usage)
             stats.usage = stats.usage + reply.usage
-            record = sample_record(job, key, reply, backend)
-            if cache is not None:
-                cache.put(key, record)
-            done[key] = record
+            record = sample_record(job, key, reply, self.backend)
+            if self.cache is not None:
+                self.cache.put(key, record)
+            self.done[key] = record
         except _BudgetStop:
             return
         except BackendCallError as error:
@@ -641,32 +698,11 @@ async def run_judge(
             )
             if extra:
                 error.message += extra
-            failed[key] = failure_record(
-                job, key, error, backend, attempts=max(attempts, error.attempts)
+            self.failed[key] = failure_record(
+                job, key, error, self.backend, attempts=max(attempts, error.attempts)
             )
             stats.failed_samples += 1
         bar.advance()
-
-    todo = [(job, key) for job in jobs for key in keys[job.item_id] if key not in done]
-    prompts: dict[str, Any] = {}
-    with (
-        frozen_heap(enabled=bool(todo)),
-        or_no_progress(progress)(f"judging ({backend.name}:{backend.model})", len(todo)) as bar,
-    ):
-        tasks = [asyncio.ensure_future(one(job, key, prompts, bar)) for job, key in todo]
-        try:
-            await asyncio.gather(*tasks)
-        except BaseException:
-            for task in tasks:
-                task.cancel()
-            await asyncio.gather(*tasks, return_exceptions=True)
-            raise
-    results, unfinished = collect_results(jobs, keys, done, failed)
-    stats.wall_s = time.monotonic() - started
-    stats.min_concurrency = limiter.min_limit_seen
-    return JudgeRun(
-        results=results, unfinished=unfinished, budget_exceeded=bool(unfinished), stats=stats
-    )
 
 
 def run_judge_sync(jobs: Sequence[JudgeJob], *, backend: JudgeBackend, **options: Any) -> JudgeRun:
