@@ -291,8 +291,10 @@ def score(
         skip_unknown_tasks=skip_unknown_tasks,
     )
     resolved = config if config is not None else resolve_config()
-    gates_at = config_thresholds(resolved)
-    gates_at.update(check_thresholds(thresholds or {}, field="thresholds"))
+    gates_at = {
+        **config_thresholds(resolved),
+        **check_thresholds(thresholds or {}, field="thresholds"),
+    }
     weight_map = _weights_of(weights, loaded, resolved)
     warnings: list[str] = []
 
@@ -302,13 +304,12 @@ def score(
             warn(text)
 
     recorded, file_judges = _recorded_verdicts(verdicts) if not fast else (None, ())
-    label = str(verdicts) if isinstance(verdicts, (str, Path)) else "the recorded verdicts"
     note, recorded, source = _judge_verdicts(
         runs_path,
         loaded,
         base_dir,
         recorded,
-        label,
+        _verdicts_label(verdicts),
         judge=False if fast or on_ray else judge,
         fast=fast,
         on_ray=on_ray,
@@ -317,35 +318,21 @@ def score(
         warn=note_warning,
         skip_unknown=skip_unknown_tasks,
     )
-    if remote is not None:
-        skipped: dict[str, int] = {}
-        card, kept = _grade_on_engine(
-            remote,
-            str(runs),
-            loaded,
-            recorded,
-            fast=fast,
-            grades_out=None if grades_out is None else str(grades_out),
-            weights=weight_map,
-            max_weak=max_weak,
-            progress=progress,
-            warn=note_warning,
-        )
-    else:
-        card, kept, skipped = _grade(
-            runs_path,
-            loaded,
-            recorded,
-            fast=fast,
-            jobs=jobs,
-            keep=keep_grades,
-            grades_out=Path(grades_out) if grades_out is not None else None,
-            weights=weight_map,
-            max_weak=max_weak,
-            skip_unknown=skip_unknown_tasks,
-            progress=progress,
-            warn=note_warning,
-        )
+    card, kept, skipped = _grade_where(
+        remote,
+        runs,
+        loaded,
+        recorded,
+        fast=fast,
+        jobs=jobs,
+        keep=keep_grades,
+        grades_out=grades_out,
+        weights=weight_map,
+        max_weak=max_weak,
+        skip_unknown=skip_unknown_tasks,
+        progress=progress,
+        warn=note_warning,
+    )
     gates = evaluate_gates(card, gates_at)
     return ScoreReport(
         suite_file=suite_file,
@@ -362,6 +349,59 @@ def score(
         skipped_runs=sum(skipped.values()),
         skipped_tasks=tuple(sorted(skipped)),
     )
+
+
+def _grade_where(
+    remote: GradingEngine | None,
+    runs: str | Path,
+    suite: Suite,
+    recorded: Mapping[str, VerdictLike] | None,
+    *,
+    fast: bool,
+    jobs: int,
+    keep: bool,
+    grades_out: str | Path | None,
+    weights: Mapping[WeightKey, float] | None,
+    max_weak: int | None,
+    skip_unknown: bool,
+    progress: Progress | None,
+    warn: Callable[[str], None],
+) -> tuple[Scorecard, list[RunGrade], dict[str, int]]:
+    """Grade on the engine ``remote`` (:func:`_grade_on_engine`), or on this machine
+    (:func:`_grade`): the scorecard, the kept grades and the runs skipped per unknown task."""
+    if remote is not None:
+        card, kept = _grade_on_engine(
+            remote,
+            str(runs),
+            suite,
+            recorded,
+            fast=fast,
+            grades_out=None if grades_out is None else str(grades_out),
+            weights=weights,
+            max_weak=max_weak,
+            progress=progress,
+            warn=warn,
+        )
+        return card, kept, {}
+    return _grade(
+        Path(runs),
+        suite,
+        recorded,
+        fast=fast,
+        jobs=jobs,
+        keep=keep,
+        grades_out=Path(grades_out) if grades_out is not None else None,
+        weights=weights,
+        max_weak=max_weak,
+        skip_unknown=skip_unknown,
+        progress=progress,
+        warn=warn,
+    )
+
+
+def _verdicts_label(verdicts: str | Path | Mapping[str, VerdictLike] | None) -> str:
+    """How notes name the recorded verdicts: their file, or what they are."""
+    return str(verdicts) if isinstance(verdicts, (str, Path)) else "the recorded verdicts"
 
 
 def _load(suite: str | Path | Suite) -> tuple[Suite, str | None, Path | None]:
