@@ -225,6 +225,8 @@ class Placed:
     item: LabelItem
     position: int
     reason: str
+    stratum: tuple[str, int] | None = None
+    """The gates order's stratum of the item and its size (N_h), recorded with the label."""
 
 
 def next_items(
@@ -290,12 +292,15 @@ def _gates_order(
         (item for item in items if item.item_id in current),
         key=lambda item: _unit("order", seed, item.item_id),
     )
+    design = queue.strata(items, verdicts) if callable(getattr(queue, "strata", None)) else {}
     placed = [
-        Placed(item, i, current[item.item_id].reason or "labelled earlier")
+        Placed(
+            item, i, current[item.item_id].reason or "labelled earlier", design.get(item.item_id)
+        )
         for i, item in enumerate(done)
     ]
     for item_id, reason in queue.next_items(items, verdicts, current, None, "gates", seed):
-        placed.append(Placed(by_id[item_id], len(placed), str(reason)))
+        placed.append(Placed(by_id[item_id], len(placed), str(reason), design.get(item_id)))
     return placed
 
 
@@ -607,6 +612,8 @@ class LabelSession:
             seed=self.seed,
             position=placed.position,
             reason=placed.reason,
+            stratum=placed.stratum[0] if placed.stratum else None,
+            stratum_size=placed.stratum[1] if placed.stratum else None,
             split=placed.item.split,
             group=placed.item.group,
             slice=dict(placed.item.slice),
