@@ -447,3 +447,19 @@ def test_with_only_random_order_labels_the_report_has_no_design_field(write: Wri
     assert report.criteria[0].n_design_weighted is None
     assert "n_design_weighted" not in report.model_dump_json()
     assert not any("design-weighted" in n for n in report.criteria[0].notes)
+
+
+def test_a_stratum_recorded_with_two_sizes_weighs_by_the_largest_and_says_so(
+    write: Writer,
+) -> None:
+    log, said = _stratified_log()
+    log[0] = {**log[0], "stratum_size": 30}  # g0 labelled when the items file was smaller
+    labels = load_labels(write("log.jsonl", log))
+    report = calibrate(labels, load_verdicts(write("v.jsonl", said)), n_bootstrap=50)
+    crit = report.criteria[0]
+    assert crit.agreement.tpr_unsure_as_wrong.value == pytest.approx(0.5)  # as with 40 throughout
+    assert any(
+        "stratum 'judge-pass' was recorded with sizes 30, 40 (did the items file change between "
+        "sessions?): weighed by the largest" in n
+        for n in crit.notes
+    )

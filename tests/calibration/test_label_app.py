@@ -544,3 +544,10 @@ def test_gates_order_places_labelled_items_first_then_the_queues_order(tmp_path:
     assert (event.order, event.stratum, event.stratum_size) == ("gates", *placed[2].stratum)
     assert event.reason is not None
     assert event.reason.startswith("stratum judge-")
+    # a rater's share of the file records each stratum's size over the whole file, so every
+    # rater's labels weigh alike
+    share, _ = next_items(items[:4], order="gates", seed=0, verdicts=votes, population=items)
+    assert {p.stratum for p in share} == {
+        ("judge-pass | domain=science", 6),
+        ("judge-fail | domain=news", 6),
+    }

@@ -161,6 +161,7 @@ def label(
         mine = assign_items(all_items, rater.strip(), team, overlap)
         ordered, used = next_items(
             mine,
+            population=all_items,
             order=_order(order),
             seed=seed,
             verdicts=judge_votes(verdicts, the_criterion.id)

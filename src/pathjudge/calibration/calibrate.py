@@ -416,16 +416,18 @@ def _design_weighted(
     """
     if not any(item.gates_order for item in evaluated):
         return None
-    sizes = {
-        item.stratum: item.stratum_size
-        for item in evaluated
-        if item.stratum is not None and item.stratum_size is not None
-    }
+    recorded: dict[str, set[int]] = {}
+    for item in evaluated:
+        if item.stratum is not None and item.stratum_size is not None:
+            recorded.setdefault(item.stratum, set()).add(item.stratum_size)
+    # a stratum recorded with two sizes (the items file changed between sessions) weighs by the
+    # largest, and the note says so
+    sizes = {key: max(found) for key, found in recorded.items()}
     kept: list[tuple[LabelledItem, ItemVotes, str, int]] = []
     for item, item_votes in zip(evaluated, votes, strict=True):
         key: str | None = item.stratum
-        size = item.stratum_size
-        if (key is None or size is None) and item.random_order:
+        size = sizes.get(key) if key is not None and item.stratum_size is not None else None
+        if size is None and item.random_order:
             key = stratum_of(item_votes) if sizes else "random"
             size = sizes.get(key) if sizes else 1
         if key is not None and size is not None:
@@ -472,6 +474,14 @@ def _design_weighted(
             "favour the judge"
         )
     left_out = len(evaluated) - len(kept)
+    mixed = sorted(key for key, found in recorded.items() if len(found) > 1)
+    if mixed:
+        how += (
+            f"; stratum {mixed[0]!r} was recorded with sizes "
+            f"{', '.join(str(n) for n in sorted(recorded[mixed[0]]))} (did the items file change "
+            "between sessions?): weighed by the largest"
+            + (f", as are {len(mixed) - 1} more" if len(mixed) > 1 else "")
+        )
     if left_out and sizes:
         how += (
             f"; {left_out} label(s) with no known design (file order, or gates order before "

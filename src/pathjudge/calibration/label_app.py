@@ -237,6 +237,7 @@ def next_items(
     verdicts: Mapping[str, Any] | None = None,
     labels: Mapping[str, LabelEvent] | None = None,
     warn: Callable[[str], None] | None = None,
+    population: Sequence[LabelItem] | None = None,
 ) -> tuple[list[Placed], LabelOrder]:
     """Place ``items`` in the order the rater labels them, with a reason for each; also return the
     order actually used.
@@ -247,7 +248,9 @@ def next_items(
     ``pathjudge.calibration.queue.next_items`` gives from the judge's ``verdicts`` (item id →
     :class:`~pathjudge.calibration.verdicts.ItemVotes` or a verdict string) and those labels, with
     its reason per item. Without verdicts, or without that module, ``warn`` says why and the random
-    order is used.
+    order is used. ``population``: every item of the file when ``items`` are this rater's share of
+    it; the gates order records each stratum's size over the whole file, so that every rater's
+    labels weigh alike.
     """
     if order == "gates":
         queue = _gates_module()
@@ -261,7 +264,8 @@ def next_items(
                 warn(f"--order gates {why}; using the random order (seed {seed}) instead")
             order = "random"
         else:
-            return _gates_order(queue, items, verdicts, labels or {}, seed), "gates"
+            placed = _gates_order(queue, items, verdicts, labels or {}, seed, population)
+            return placed, "gates"
     if order == "file":
         return (
             [Placed(item, i, f"file order (line {item.line})") for i, item in enumerate(items)],
@@ -280,8 +284,10 @@ def _gates_order(
     verdicts: Mapping[str, Any],
     labels: Mapping[str, LabelEvent],
     seed: int,
+    population: Sequence[LabelItem] | None = None,
 ) -> list[Placed]:
-    """The labelled items (random order) and then ``queue.next_items``' order of the others."""
+    """The labelled items (random order) and then ``queue.next_items``' order of the others, each
+    with its stratum over ``population`` (default: ``items``)."""
     current = {
         item.item_id: labels[item.item_id]
         for item in items
@@ -292,7 +298,11 @@ def _gates_order(
         (item for item in items if item.item_id in current),
         key=lambda item: _unit("order", seed, item.item_id),
     )
-    design = queue.strata(items, verdicts) if callable(getattr(queue, "strata", None)) else {}
+    design = (
+        queue.strata(population or items, verdicts)
+        if callable(getattr(queue, "strata", None))
+        else {}
+    )
     placed = [
         Placed(
             item, i, current[item.item_id].reason or "labelled earlier", design.get(item.item_id)
