@@ -13,8 +13,8 @@ near it: neither order may pass on a biased sample), then the medians.
 
 Usage::
 
-    python benchmarks/bench_label_order.py [--items 2000] [--seeds 5] [--tpr 0.9] [--tnr 0.85]
-        [--prevalence 0.15] [--unsure 0.05] [--gate 0.75] [--budget 600]
+    python benchmarks/bench_label_order.py [--items 500] [--seeds 5] [--tpr 0.9] [--tnr 0.85]
+        [--prevalence 0.15] [--unsure 0.05] [--gate 0.7] [--budget 300]
 
 Not a timed test: it counts labels, not seconds.
 """
@@ -109,14 +109,14 @@ def labels_until_tpr_passes(
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--items", type=int, default=2000)
+    parser.add_argument("--items", type=int, default=500)
     parser.add_argument("--seeds", type=int, default=5)
     parser.add_argument("--tpr", type=float, default=0.9)
     parser.add_argument("--tnr", type=float, default=0.85)
     parser.add_argument("--prevalence", type=float, default=0.15)
     parser.add_argument("--unsure", type=float, default=0.05)
-    parser.add_argument("--gate", type=float, default=0.75, help="the TPR gate (lower bound)")
-    parser.add_argument("--budget", type=int, default=600, help="labels at most per run")
+    parser.add_argument("--gate", type=float, default=0.7, help="the TPR gate (lower bound)")
+    parser.add_argument("--budget", type=int, default=300, help="labels at most per run")
     args = parser.parse_args()
     gates = Gates(tpr=args.gate, tnr=0.0, kappa=-1.0, max_unsure=None)
     counts: dict[str, list[int]] = {"random": [], "gates": []}
