@@ -5,14 +5,16 @@ TNR that answers ``unsure`` on a share of the items (its three samples then spli
 the truth. For each order, labels are drawn one at a time by
 :func:`pathjudge.calibration.queue.next_items` (recomputed after every label) and the real gate code
 (:func:`judge_agreement` + :func:`decide_trust`) is run after each label, until the TPR gate passes
-(or the budget runs out). Prints, per seed, both counts and the TPR point estimate when the gate
-passed (beside the judge's true TPR: gates-order labels over-represent the items the judge put in
-the class, so their estimate leans towards the judge), then the medians.
+(or the budget runs out). Gates-order labels are measured as ``calibrate`` measures them: design-
+weighted by their strata (:func:`design_weighted_gates`, each label weighs N_h/n_h, stratified
+Bayesian bootstrap interval); random-order labels as a simple random sample. Prints, per seed, both
+counts and the TPR point estimate when the gate passed, beside the judge's true TPR (both should be
+near it: neither order may pass on a biased sample), then the medians.
 
 Usage::
 
-    python benchmarks/bench_label_order.py [--items 2000] [--seeds 5] [--tpr 0.9] [--tnr 0.85]
-        [--prevalence 0.15] [--unsure 0.05] [--gate 0.75] [--budget 600]
+    python benchmarks/bench_label_order.py [--items 500] [--seeds 5] [--tpr 0.9] [--tnr 0.85]
+        [--prevalence 0.15] [--unsure 0.05] [--gate 0.7] [--budget 300]
 
 Not a timed test: it counts labels, not seconds.
 """
@@ -24,8 +26,14 @@ import random
 import statistics
 from dataclasses import dataclass
 
-from pathjudge.calibration.agreement import Gates, decide_trust, judge_agreement
-from pathjudge.calibration.queue import next_items
+from pathjudge.calibration.agreement import (
+    AgreementStats,
+    Gates,
+    decide_trust,
+    design_weighted_gates,
+    judge_agreement,
+)
+from pathjudge.calibration.queue import next_items, strata
 from pathjudge.calibration.verdicts import ItemVotes
 
 
@@ -61,8 +69,26 @@ def make_pool(
     return Pool(truth, verdicts, hits / positives if positives else float("nan"))
 
 
+def measure(pool: Pool, labels: dict[str, str], order: str, n_bootstrap: int) -> AgreementStats:
+    """The gates on ``labels`` as ``calibrate`` computes them for that order."""
+    human = list(labels.values())
+    judge = [pool.verdicts[i].majority for i in labels]
+    stats = judge_agreement(human, judge, n_bootstrap=0)  # type: ignore[arg-type]
+    if order != "gates":
+        return stats
+    design = strata([{"item_id": i} for i in pool.truth], pool.verdicts)
+    return design_weighted_gates(
+        stats,
+        human,  # type: ignore[arg-type]
+        judge,
+        [design[i][0] for i in labels],
+        [design[i][1] for i in labels],
+        n_bootstrap=n_bootstrap,
+    )
+
+
 def labels_until_tpr_passes(
-    pool: Pool, order: str, gates: Gates, *, seed: int, budget: int
+    pool: Pool, order: str, gates: Gates, *, seed: int, budget: int, n_bootstrap: int = 1000
 ) -> tuple[int | None, float | None]:
     """Labels drawn in ``order`` until the TPR gate passes: (count, TPR point then) or (None, None)."""
     items = [{"item_id": item_id} for item_id in pool.truth]
@@ -73,9 +99,7 @@ def labels_until_tpr_passes(
             return None, None
         item_id, _ = queue[0]
         labels[item_id] = pool.truth[item_id]
-        human = list(labels.values())
-        judge = [pool.verdicts[i].majority for i in labels]
-        stats = judge_agreement(human, judge, n_bootstrap=0)  # type: ignore[arg-type]
+        stats = measure(pool, labels, order, n_bootstrap)
         trust = decide_trust(stats, gates)
         tpr_gate = next(g for g in trust.gates if g.name == "TPR")
         if tpr_gate.passed:
@@ -85,14 +109,14 @@ def labels_until_tpr_passes(
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--items", type=int, default=2000)
+    parser.add_argument("--items", type=int, default=500)
     parser.add_argument("--seeds", type=int, default=5)
     parser.add_argument("--tpr", type=float, default=0.9)
     parser.add_argument("--tnr", type=float, default=0.85)
     parser.add_argument("--prevalence", type=float, default=0.15)
     parser.add_argument("--unsure", type=float, default=0.05)
-    parser.add_argument("--gate", type=float, default=0.75, help="the TPR gate (lower bound)")
-    parser.add_argument("--budget", type=int, default=600, help="labels at most per run")
+    parser.add_argument("--gate", type=float, default=0.7, help="the TPR gate (lower bound)")
+    parser.add_argument("--budget", type=int, default=300, help="labels at most per run")
     args = parser.parse_args()
     gates = Gates(tpr=args.gate, tnr=0.0, kappa=-1.0, max_unsure=None)
     counts: dict[str, list[int]] = {"random": [], "gates": []}

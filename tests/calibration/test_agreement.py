@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 import pytest
@@ -17,10 +18,12 @@ from sklearn.metrics import (
 )
 
 from pathjudge.calibration.agreement import (
+    AgreementStats,
     Gates,
     bootstrap_kappa,
     cohen_kappa,
     decide_trust,
+    design_weighted_gates,
     fleiss_kappa,
     inter_annotator,
     judge_agreement,
@@ -415,3 +418,88 @@ def test_abstaining_never_raises_a_gated_number(
 def test_max_unsure_is_on_by_default() -> None:
     assert Gates().max_unsure == 0.2
     assert parse_gates("").max_unsure == 0.2
+
+
+# --- design-weighted gates (labels drawn at random within strata: pathjudge label --order gates)
+
+_DESIGN = [
+    # (human, judge, stratum, N_h)
+    ("pass", "pass", "judge-pass", 10),
+    ("fail", "pass", "judge-pass", 10),
+    ("pass", "fail", "judge-fail", 30),
+    ("fail", "fail", "judge-fail", 30),
+    ("fail", "fail", "judge-fail", 30),
+    ("pass", "unsure", "judge-unsure", 5),
+]
+
+
+def _design_weighted(rows: list[tuple[str, str, str, int]], **options: Any) -> AgreementStats:
+    human, judge, strata, sizes = (list(column) for column in zip(*rows, strict=True))
+    stats = judge_agreement(human, judge, n_bootstrap=0)  # type: ignore[arg-type]
+    return design_weighted_gates(stats, human, judge, strata, sizes, **options)  # type: ignore[arg-type]
+
+
+def test_design_weighted_gates_weigh_each_label_by_its_stratum_size_over_its_labels() -> None:
+    # weights N_h / n_h: judge-pass 10/2 = 5, judge-fail 30/3 = 10, judge-unsure 5/1 = 5
+    # weighted cells (human, judge): pass/pass 5, fail/pass 5, pass/fail 10, fail/fail 20,
+    # pass/unsure 5, fail/unsure 0 (total 45 = 10 + 30 + 5 items)
+    # TPR = 5 / (5 + 10 + 5) = 0.25; TNR = 20 / (5 + 20 + 0) = 0.8; unsure rate = 5 / 45
+    # kappa, unsure as wrong: tp 5, fn 10 + 5 = 15, fp 5 + 0 = 5, tn 20; po = 25/45,
+    # pe = (20·10 + 25·35) / 45² = 1075/2025, kappa = (1125 − 1075) / (2025 − 1075) = 50/950 = 1/19
+    got = _design_weighted(_DESIGN, n_bootstrap=0)
+    assert got.tpr_unsure_as_wrong.value == pytest.approx(0.25, abs=1e-12)
+    assert got.tnr_unsure_as_wrong.value == pytest.approx(0.8, abs=1e-12)
+    assert got.unsure_rate.value == pytest.approx(5 / 45, abs=1e-12)
+    assert got.kappa_unsure_as_wrong.value == pytest.approx(1 / 19, abs=1e-12)
+    # an independent computation: numpy weighted means and scikit-learn's weighted kappa
+    human = np.array([h for h, _, _, _ in _DESIGN])
+    judge = np.array([j for _, j, _, _ in _DESIGN])
+    strata = [s for _, _, s, _ in _DESIGN]
+    weight = np.array([n / strata.count(s) for _, _, s, n in _DESIGN])
+    is_pass = human == "pass"
+    assert got.tpr_unsure_as_wrong.value == pytest.approx(
+        np.average(judge[is_pass] == "pass", weights=weight[is_pass]), abs=1e-9
+    )
+    assert got.tnr_unsure_as_wrong.value == pytest.approx(
+        np.average(judge[~is_pass] == "fail", weights=weight[~is_pass]), abs=1e-9
+    )
+    assert got.unsure_rate.value == pytest.approx(
+        np.average(judge == "unsure", weights=weight), abs=1e-9
+    )
+    wrong = np.where(judge == "unsure", np.where(is_pass, "fail", "pass"), judge)
+    assert got.kappa_unsure_as_wrong.value == pytest.approx(
+        cohen_kappa_score(human, wrong, sample_weight=weight), abs=1e-9
+    )
+    # the numbers no gate reads stay those of the labels as they are
+    plain = judge_agreement(human.tolist(), judge.tolist(), n_bootstrap=0)
+    assert (got.tpr, got.confusion, got.kappa) == (plain.tpr, plain.confusion, plain.kappa)
+
+
+def test_design_weighted_intervals_are_seeded_and_hold_their_point() -> None:
+    first = _design_weighted(_DESIGN, n_bootstrap=400, seed=3)
+    assert first == _design_weighted(_DESIGN, n_bootstrap=400, seed=3)
+    assert first != _design_weighted(_DESIGN, n_bootstrap=400, seed=4)
+    for est in (first.tpr_unsure_as_wrong, first.tnr_unsure_as_wrong, first.unsure_rate):
+        assert est.method == "bootstrap"
+        assert est.lower is not None
+        assert est.upper is not None
+        assert est.value is not None
+        assert est.lower <= est.value <= est.upper
+        assert "design-weighted over 6 labels in 3 strata" in est.reason
+
+
+def test_two_fail_labels_do_not_prove_a_large_stratum_holds_no_pass() -> None:
+    # the judge passes 20 items (5 labelled, all truly pass) and fails 700 (2 labelled, both
+    # truly fail): the TPR point is 1.0, but 700 unseen items may hide many passes the judge missed,
+    # so the lower bound stays far below a 0.75 gate (resampling the labels would say [1, 1])
+    rows = [("pass", "pass", "judge-pass", 20)] * 5 + [("fail", "fail", "judge-fail", 700)] * 2
+    got = _design_weighted(rows, n_bootstrap=2000, seed=0)
+    assert got.tpr_unsure_as_wrong.value == 1.0
+    assert got.tpr_unsure_as_wrong.lower is not None
+    assert got.tpr_unsure_as_wrong.lower < 0.5
+    assert not decide_trust(got, Gates(tpr=0.75, tnr=0.0, kappa=-1.0)).trusted
+
+
+def test_a_stratum_with_two_sizes_is_an_error() -> None:
+    with pytest.raises(ValueError, match="two sizes"):
+        _design_weighted([("pass", "pass", "a", 3), ("fail", "pass", "a", 4)])

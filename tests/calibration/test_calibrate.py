@@ -305,11 +305,27 @@ def test_ppi_uses_only_labels_drawn_in_a_random_order_and_says_how_many_it_left_
         predictions(list(load(unl).by_criterion[None].values()), "vote_share"),
     )
     assert crit.ppi.estimate == expected.estimate
+    assert "PPI++ uses the 6 random-order label(s) only (it needs a simple random sample)" in (
+        crit.notes
+    )
+    # these gates-order labels carry no stratum (an old log): they cannot be weighed, so the gates
+    # are those of the random-order labels alone, never the judge-leaning mix
     assert any(
-        n.startswith("4 of 10 labelled item(s) were labelled in a non-random order")
-        and n.endswith("PPI++ uses the other 6 only (it needs a random sample)")
+        n.startswith(
+            "the gates (TPR, TNR, kappa, unsure rate) are computed over the 6 random-order"
+        )
         for n in crit.notes
     )
+    assert crit.n_design_weighted == 6
+    from pathjudge.calibration.agreement import judge_agreement
+
+    alone = judge_agreement(
+        [("pass" if i < 6 else "fail") for i in kept],
+        [verdicts.by_criterion[None][f"i{i}"].majority for i in kept],
+        n_bootstrap=50,
+    )
+    assert crit.agreement.tpr_unsure_as_wrong == alone.tpr_unsure_as_wrong
+    assert crit.agreement.kappa_unsure_as_wrong == alone.kappa_unsure_as_wrong
     # the gates on the random-order labels alone, as an unbiased check
     assert any(
         n.startswith("on the 6 random-order labels alone: NOT TRUSTED (") for n in crit.notes
@@ -364,3 +380,86 @@ def test_items_whose_raters_split_still_count_for_the_rater_ceiling(write: Write
     assert crit.inter_annotator is not None
     assert crit.inter_annotator.n_items == 6
     assert crit.inter_annotator.percent_agreement.value == pytest.approx(5 / 6, abs=1e-9)
+
+
+def _stratified_log() -> tuple[list[dict[str, object]], list[dict[str, object]]]:
+    """Gates-order labels with their strata, two random-order labels and one file-order label, and
+    the judge's verdicts on them."""
+    from .test_labels import label_event
+
+    # (item, truth, judge, order, stratum, N_h)
+    rows = [
+        ("g0", "pass", "pass", "gates", "judge-pass", 40),
+        ("g1", "pass", "pass", "gates", "judge-pass", 40),
+        ("g2", "pass", "pass", "gates", "judge-pass", 40),
+        ("g3", "fail", "pass", "gates", "judge-pass", 40),
+        ("g4", "pass", "fail", "gates", "judge-fail", 160),
+        ("g5", "fail", "fail", "gates", "judge-fail", 160),
+        ("g6", "fail", "fail", "gates", "judge-fail", 160),
+        ("g7", "fail", "fail", "gates", "judge-fail", 160),
+        ("r0", "pass", "pass", "random", None, None),
+        ("r1", "fail", "fail", "random", None, None),
+        ("f0", "pass", "pass", "file", None, None),
+    ]
+    log = [
+        {**label_event(i, truth, order=order), "stratum": key, "stratum_size": size}
+        for i, truth, _, order, key, size in rows
+    ]
+    verdicts = [
+        {"item_id": i, "verdict": judge, "criterion": "faithful"} for i, _, judge, *_ in rows
+    ]
+    return log, verdicts
+
+
+def test_gates_order_labels_are_weighed_by_their_strata_and_the_rest_left_out(
+    write: Writer,
+) -> None:
+    log, said = _stratified_log()
+    labels = load_labels(write("log.jsonl", log))
+    report = calibrate(labels, load_verdicts(write("v.jsonl", said)), n_bootstrap=200)
+    crit = report.criteria[0]
+    # judge-pass (N 40): g0-g3 and r0 (random order, judged pass), 5 labels, each weighs 8:
+    # pass/pass 4·8 = 32, fail/pass 1·8 = 8. judge-fail (N 160): g4-g7 and r1, each weighs 32:
+    # pass/fail 32, fail/fail 4·32 = 128. f0 (file order) has no known design: left out.
+    # TPR = 32 / (32 + 32) = 0.5 (the labels as they are would say 4/5 = 0.8); TNR = 128/136
+    assert crit.agreement.tpr_unsure_as_wrong.value == pytest.approx(0.5)
+    assert crit.agreement.tnr_unsure_as_wrong.value == pytest.approx(128 / 136)
+    assert crit.agreement.tpr.value == pytest.approx(5 / 6)  # not a gate: every label alike
+    assert crit.n_design_weighted == 10
+    assert not crit.trust.trusted
+    assert any(
+        n.startswith("the gates (TPR, TNR, kappa, unsure rate) are design-weighted over 10 of 11")
+        and n.endswith(
+            "1 label(s) with no known design (file order, or gates order before "
+            "pathjudge recorded strata) are left out of the gates"
+        )
+        for n in crit.notes
+    )
+    assert '"n_design_weighted":10' in report.model_dump_json()
+
+
+def test_with_only_random_order_labels_the_report_has_no_design_field(write: Writer) -> None:
+    from .test_labels import label_event
+
+    log = [label_event(f"i{i}", "pass" if i < 6 else "fail") for i in range(10)]
+    labels = load_labels(write("log.jsonl", log))
+    report = calibrate(labels, load_verdicts(write("v.jsonl", _verdicts())), n_bootstrap=50)
+    assert report.criteria[0].n_design_weighted is None
+    assert "n_design_weighted" not in report.model_dump_json()
+    assert not any("design-weighted" in n for n in report.criteria[0].notes)
+
+
+def test_a_stratum_recorded_with_two_sizes_weighs_by_the_largest_and_says_so(
+    write: Writer,
+) -> None:
+    log, said = _stratified_log()
+    log[0] = {**log[0], "stratum_size": 30}  # g0 labelled when the items file was smaller
+    labels = load_labels(write("log.jsonl", log))
+    report = calibrate(labels, load_verdicts(write("v.jsonl", said)), n_bootstrap=50)
+    crit = report.criteria[0]
+    assert crit.agreement.tpr_unsure_as_wrong.value == pytest.approx(0.5)  # as with 40 throughout
+    assert any(
+        "stratum 'judge-pass' was recorded with sizes 30, 40 (did the items file change between "
+        "sessions?): weighed by the largest" in n
+        for n in crit.notes
+    )

@@ -528,3 +528,26 @@ def test_gates_order_places_labelled_items_first_then_the_queues_order(tmp_path:
     assert {p.item.item_id for p in placed[:2]} == {"item-1", "item-3"}
     assert {p.item.item_id for p in placed} == {i.item_id for i in items}
     assert all(p.reason for p in placed)
+    # every place knows its stratum (what the judge said) and the stratum's size, and the label
+    # written from that place records both, so calibrate can weigh it by its design
+    # (even items: the judge says pass, slice science; odd ones: fail, news)
+    assert {p.stratum for p in placed} == {
+        ("judge-pass | domain=science", 6),
+        ("judge-fail | domain=news", 6),
+    }
+    session = LabelSession(CRITERION, placed, tmp_path / "labels.jsonl", "ana", used, 0)
+    session.allowed_hosts = allowed_hosts("127.0.0.1", 8765)
+    client = client_for(session)
+    response = client.post("/api/label", json={"position": 2, "label": "pass"})
+    assert response.status_code == 200, response.text
+    (event,) = read_events(tmp_path / "labels.jsonl")
+    assert (event.order, event.stratum, event.stratum_size) == ("gates", *placed[2].stratum)
+    assert event.reason is not None
+    assert event.reason.startswith("stratum judge-")
+    # a rater's share of the file records each stratum's size over the whole file, so every
+    # rater's labels weigh alike
+    share, _ = next_items(items[:4], order="gates", seed=0, verdicts=votes, population=items)
+    assert {p.stratum for p in share} == {
+        ("judge-pass | domain=science", 6),
+        ("judge-fail | domain=news", 6),
+    }

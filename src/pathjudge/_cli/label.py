@@ -236,6 +236,7 @@ def _labelling(
     mine = assign_items(all_items, rater, team, overlap)
     ordered, used = next_items(
         mine,
+        population=all_items,
         order=_order(order),
         seed=seed,
         verdicts=judge_votes(verdicts, criterion.id)

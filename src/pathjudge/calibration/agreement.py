@@ -53,6 +53,7 @@ __all__ = [
     "bootstrap_kappa",
     "cohen_kappa",
     "decide_trust",
+    "design_weighted_gates",
     "fleiss_kappa",
     "inter_annotator",
     "judge_agreement",
@@ -812,3 +813,116 @@ def decide_trust(stats: AgreementStats, gates: Gates | None = None) -> TrustDeci
         else "; ".join(r.reason for r in failed)
     )
     return TrustDecision(trusted=trusted, gates=tuple(results), reason=reason)
+
+
+_CELLS: tuple[tuple[str, str], ...] = (
+    ("pass", "pass"),
+    ("pass", "fail"),
+    ("pass", "unsure"),
+    ("fail", "pass"),
+    ("fail", "fail"),
+    ("fail", "unsure"),
+)
+"""The (human, judge) cells of the design-weighted gates, in order."""
+
+
+def _gated_numbers(w: Any) -> tuple[Any, Any, Any, Any]:
+    """TPR, TNR, kappa (unsure as wrong) and the unsure rate from weighted cell totals (last axis:
+    the six (human, judge) cells of ``_CELLS``); NaN where a denominator is empty."""
+    np = _numpy()
+    pp, pf, pu, fp, ff, fu = (w[..., i] for i in range(6))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        tpr = pp / (pp + pf + pu)
+        tnr = ff / (fp + ff + fu)
+        unsure = (pu + fu) / (pp + pf + pu + fp + ff + fu)
+    # unsure counted as wrong: a human pass the judge was unsure of is a false negative, a human
+    # fail it was unsure of a false positive
+    kappa = kappa_from_counts(pp, pf + pu, fp + fu, ff)
+    return tpr, tnr, kappa, unsure
+
+
+def design_weighted_gates(
+    stats: AgreementStats,
+    human: Sequence[Label],
+    judge: Sequence[VerdictValue],
+    strata: Sequence[str],
+    sizes: Sequence[int],
+    *,
+    confidence: float = 0.95,
+    n_bootstrap: int = 2000,
+    seed: int = 0,
+) -> AgreementStats:
+    """``stats`` with its gated numbers (TPR, TNR and kappa unsure-as-wrong, the unsure rate)
+    replaced by design-weighted (post-stratified) estimates, for labels drawn at random *within*
+    strata but not in proportion to them (``pathjudge label --order gates``).
+
+    Item ``i`` lies in stratum ``strata[i]`` of ``sizes[i]`` items (``N_h``, the same for every item
+    of a stratum); with ``n_h`` labelled items there, each weighs ``N_h / n_h``, so every stratum
+    counts by its size, however many labels it got. Every statistic is a ratio of weighted cell
+    totals (the point estimate).
+
+    Interval: a stratified Bayesian bootstrap, ``n_bootstrap`` draws (seeded), read as a percentile
+    interval. Each draw gives every stratum its cell shares from a Dirichlet(counts + ½) posterior
+    (Jeffreys prior on both human classes of each judge verdict seen in the stratum) times ``N_h``.
+    Unlike resampling the labels, it keeps a small stratum honest: two labels that are both
+    ``fail`` do not prove that a stratum of 700 items holds no ``pass`` (a plain bootstrap would
+    give that stratum no spread at all, and a false green).
+    """
+    np = _numpy()
+    if not (len(human) == len(judge) == len(strata) == len(sizes)):
+        raise ValueError("human, judge, strata and sizes must have the same length")
+    counts: dict[str, list[int]] = {}
+    size_of: dict[str, int] = {}
+    for h, j, key, size in zip(human, judge, strata, sizes, strict=True):
+        if size_of.setdefault(key, size) != size:
+            raise ValueError(f"stratum {key!r} has two sizes: {size_of[key]} and {size}")
+        cell = _CELLS.index((h, j if j in ("pass", "fail") else "unsure"))
+        counts.setdefault(key, [0] * 6)[cell] += 1
+    keys = sorted(counts)
+    cells = np.array([counts[k] for k in keys], dtype=float)
+    n_h = cells.sum(axis=1)
+    weights = np.array([size_of[k] for k in keys], dtype=float) / np.maximum(n_h, 1.0)
+    totals = (cells * weights[:, None]).sum(axis=0)
+    values = _gated_numbers(totals)
+    rng = np.random.default_rng(seed)
+    boot = np.zeros((max(n_bootstrap, 0), 6))
+    for row, size in zip(cells, (size_of[k] for k in keys), strict=True):
+        if n_bootstrap > 0:
+            # the judge's verdicts seen in the stratum (the columns of pass/fail, pass/fail/unsure)
+            seen = np.tile(row.reshape(2, 3).sum(axis=0) > 0, 2)
+            shares = rng.standard_gamma(np.where(seen, row + 0.5, 0.0), size=(n_bootstrap, 6))
+            boot += shares / shares.sum(axis=1, keepdims=True) * size
+    samples = _gated_numbers(boot)
+    alpha = (1.0 - confidence) / 2.0
+    where = (
+        f"design-weighted over {len(human)} labels in {len(keys)} strata "
+        f"(each label weighs N_h/n_h: {', '.join(f'{k} {size_of[k]}/{int(c)}' for k, c in zip(keys, n_h, strict=True))})"
+    )
+
+    def estimate(value: Any, sample: Any, name: str, empty: str) -> Estimate:
+        if not np.isfinite(value):
+            return undefined(f"{name} undefined: {empty} ({where})")
+        finite = sample[np.isfinite(sample)]
+        lower = upper = None
+        if finite.size:
+            lower = float(np.quantile(finite, alpha))
+            upper = float(np.quantile(finite, 1.0 - alpha))
+        return Estimate(
+            value=float(value),
+            lower=lower,
+            upper=upper,
+            method="bootstrap",
+            reason=f"{name} {float(value):.3f} {where}; {confidence:.0%} stratified Bayesian "
+            f"bootstrap percentile interval ({n_bootstrap} draws, Jeffreys prior)",
+        )
+
+    tpr, tnr, kappa, unsure = values
+    update = {
+        "tpr_unsure_as_wrong": estimate(tpr, samples[0], "TPR", "no human-pass labels"),
+        "tnr_unsure_as_wrong": estimate(tnr, samples[1], "TNR", "no human-fail labels"),
+        "kappa_unsure_as_wrong": estimate(
+            kappa, samples[2], "kappa (unsure as wrong)", "one class only"
+        ),
+        "unsure_rate": estimate(unsure, samples[3], "unsure rate", "no labels"),
+    }
+    return stats.model_copy(update=update)

@@ -37,14 +37,16 @@ from pathjudge.calibration.agreement import (
     InterAnnotatorStats,
     TrustDecision,
     decide_trust,
+    design_weighted_gates,
     inter_annotator,
     judge_agreement,
 )
 from pathjudge.calibration.disagreements import Disagreement, find_disagreements
-from pathjudge.calibration.estimate import Estimate, proportion
+from pathjudge.calibration.estimate import Estimate, proportion, undefined
 from pathjudge.calibration.labels import Label, LabelledItem, LabelSet, Split
 from pathjudge.calibration.noise import NoiseStats, Reliability, judge_noise, reliability
 from pathjudge.calibration.ppi import PPIResult, Prediction, ppi_mean, predictions
+from pathjudge.calibration.queue import stratum_of
 from pathjudge.calibration.raters import RaterAgreement, rater_agreement
 from pathjudge.calibration.verdicts import ItemVotes, JudgeName, VerdictSet, VerdictValue
 from pathjudge.errors import LabelsError
@@ -144,6 +146,13 @@ class CriterionCalibration(_Model):
         default=0,
         description="Labelled items left out of PPI++ because no rater labelled them in a random "
         "order (PPI++ needs a random sample of labels).",
+    )
+    n_design_weighted: int | None = Field(
+        default=None,
+        exclude_if=lambda value: value is None,
+        description="When gates-order (stratified) labels are present: how many labels the "
+        "design-weighted gates (TPR, TNR, kappa, unsure rate) are computed over; absent when every "
+        "label is weighed alike.",
     )
 
 
@@ -386,6 +395,101 @@ def _random_only_gates(
     return f"on the {len(human)} random-order labels alone: {verdict} ({trust.reason})"
 
 
+def _design_weighted(
+    evaluated: Sequence[LabelledItem],
+    votes: Sequence[ItemVotes],
+    stats: AgreementStats,
+    *,
+    confidence: float,
+    n_bootstrap: int,
+    seed: int,
+) -> tuple[AgreementStats, int, str] | None:
+    """The gates over the labels whose sampling design is known, when some came from the gates
+    order (None: none did, and every label counts alike, as always).
+
+    A gates-order label knows its design when the label log gave its stratum and the stratum's size;
+    a random-order one always does: its stratum is the judge's verdict on it
+    (:func:`~pathjudge.calibration.queue.stratum_of`, without slice), sized as the gates labels of
+    that stratum say. Those are weighed by their design (:func:`design_weighted_gates`); the others
+    (file order, gates labels written before strata were recorded) are left out of the gates. When
+    no label gives a stratum size, the gates are those of the random-order labels alone.
+    """
+    if not any(item.gates_order for item in evaluated):
+        return None
+    recorded: dict[str, set[int]] = {}
+    for item in evaluated:
+        if item.stratum is not None and item.stratum_size is not None:
+            recorded.setdefault(item.stratum, set()).add(item.stratum_size)
+    # a stratum recorded with two sizes (the items file changed between sessions) weighs by the
+    # largest, and the note says so
+    sizes = {key: max(found) for key, found in recorded.items()}
+    kept: list[tuple[LabelledItem, ItemVotes, str, int]] = []
+    for item, item_votes in zip(evaluated, votes, strict=True):
+        key: str | None = item.stratum
+        size = sizes.get(key) if key is not None and item.stratum_size is not None else None
+        if size is None and item.random_order:
+            key = stratum_of(item_votes) if sizes else "random"
+            size = sizes.get(key) if sizes else 1
+        if key is not None and size is not None:
+            kept.append((item, item_votes, key, size))
+    human = [item.label for item, _, _, _ in kept]
+    judge: list[VerdictValue] = [v.majority for _, v, _, _ in kept]
+    gated = ("tpr_unsure_as_wrong", "tnr_unsure_as_wrong", "kappa_unsure_as_wrong", "unsure_rate")
+    if not kept:
+        none = undefined(
+            "no label with a known sampling design (random order, or gates with strata)"
+        )
+        weighted = stats.model_copy(update=dict.fromkeys(gated, none))
+        how = (
+            f"the gates cannot be computed: none of the {len(evaluated)} labels has a known "
+            "sampling design (the gates-order labels carry no stratum); label some items in "
+            "--order random"
+        )
+    elif sizes:
+        weighted = design_weighted_gates(
+            stats,
+            human,
+            judge,
+            [key for _, _, key, _ in kept],
+            [size for _, _, _, size in kept],
+            confidence=confidence,
+            n_bootstrap=n_bootstrap,
+            seed=seed,
+        )
+        how = (
+            f"the gates (TPR, TNR, kappa, unsure rate) are design-weighted over {len(kept)} of "
+            f"{len(evaluated)} labelled item(s): the gates order draws at random within strata of "
+            "the judge's verdict, so each label weighs N_h/n_h (its stratum's size over its labels "
+            "there), with a stratified Bayesian bootstrap interval"
+        )
+    else:
+        alone = judge_agreement(
+            human, judge, confidence=confidence, n_bootstrap=n_bootstrap, seed=seed
+        )
+        weighted = stats.model_copy(update={name: getattr(alone, name) for name in gated})
+        how = (
+            f"the gates (TPR, TNR, kappa, unsure rate) are computed over the {len(kept)} "
+            f"random-order label(s) of {len(evaluated)}: the gates-order labels here carry no "
+            "stratum (written before pathjudge recorded one), so they cannot be weighed and would "
+            "favour the judge"
+        )
+    left_out = len(evaluated) - len(kept)
+    mixed = sorted(key for key, found in recorded.items() if len(found) > 1)
+    if mixed:
+        how += (
+            f"; stratum {mixed[0]!r} was recorded with sizes "
+            f"{', '.join(str(n) for n in sorted(recorded[mixed[0]]))} (did the items file change "
+            "between sessions?): weighed by the largest"
+            + (f", as are {len(mixed) - 1} more" if len(mixed) > 1 else "")
+        )
+    if left_out and sizes:
+        how += (
+            f"; {left_out} label(s) with no known design (file order, or gates order before "
+            "pathjudge recorded strata) are left out of the gates"
+        )
+    return weighted, len(kept), how
+
+
 def _label_log_notes(labels: LabelSet, criterion: str | None, stale: Sequence[str]) -> list[str]:
     notes = list(labels.notes.get(criterion, ()))
     if stale:
@@ -547,8 +651,32 @@ def calibrate(
             unl.update(judge_only)
         random_items = [item.random_order for item in evaluated]
         n_ppi_left_out = random_items.count(False)
-        if n_ppi_left_out:
+        design = (
+            _design_weighted(
+                evaluated,
+                item_votes,
+                stats,
+                confidence=confidence,
+                n_bootstrap=n_bootstrap,
+                seed=seed,
+            )
+            if n_ppi_left_out
+            else None
+        )
+        n_design_weighted: int | None = None
+        if design is not None:
+            stats, n_design_weighted, design_note = design
+            notes.append(design_note)
+            if unl:
+                notes.append(
+                    f"PPI++ uses the {len(evaluated) - n_ppi_left_out} random-order label(s) "
+                    "only (it needs a simple random sample)"
+                    if n_ppi_left_out < len(evaluated)
+                    else "PPI++ needs random-order labels, so there is no corrected success rate"
+                )
+        elif n_ppi_left_out:
             notes.append(_order_note(n_ppi_left_out, len(evaluated), ppi=bool(unl)))
+        if n_ppi_left_out:
             notes.append(
                 _random_only_gates(
                     [h for h, r in zip(human, random_items, strict=True) if r],
@@ -621,6 +749,7 @@ def calibrate(
                 rater_agreement=raters,
                 stale_labels=stale,
                 n_ppi_left_out=n_ppi_left_out if unl else 0,
+                n_design_weighted=n_design_weighted,
             )
         )
     return CalibrationReport(

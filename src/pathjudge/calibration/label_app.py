@@ -225,6 +225,8 @@ class Placed:
     item: LabelItem
     position: int
     reason: str
+    stratum: tuple[str, int] | None = None
+    """The gates order's stratum of the item and its size (N_h), recorded with the label."""
 
 
 def next_items(
@@ -235,6 +237,7 @@ def next_items(
     verdicts: Mapping[str, Any] | None = None,
     labels: Mapping[str, LabelEvent] | None = None,
     warn: Callable[[str], None] | None = None,
+    population: Sequence[LabelItem] | None = None,
 ) -> tuple[list[Placed], LabelOrder]:
     """Place ``items`` in the order the rater labels them, with a reason for each; also return the
     order actually used.
@@ -245,7 +248,9 @@ def next_items(
     ``pathjudge.calibration.queue.next_items`` gives from the judge's ``verdicts`` (item id →
     :class:`~pathjudge.calibration.verdicts.ItemVotes` or a verdict string) and those labels, with
     its reason per item. Without verdicts, or without that module, ``warn`` says why and the random
-    order is used.
+    order is used. ``population``: every item of the file when ``items`` are this rater's share of
+    it; the gates order records each stratum's size over the whole file, so that every rater's
+    labels weigh alike.
     """
     if order == "gates":
         queue = _gates_module()
@@ -259,7 +264,8 @@ def next_items(
                 warn(f"--order gates {why}; using the random order (seed {seed}) instead")
             order = "random"
         else:
-            return _gates_order(queue, items, verdicts, labels or {}, seed), "gates"
+            placed = _gates_order(queue, items, verdicts, labels or {}, seed, population)
+            return placed, "gates"
     if order == "file":
         return (
             [Placed(item, i, f"file order (line {item.line})") for i, item in enumerate(items)],
@@ -278,8 +284,10 @@ def _gates_order(
     verdicts: Mapping[str, Any],
     labels: Mapping[str, LabelEvent],
     seed: int,
+    population: Sequence[LabelItem] | None = None,
 ) -> list[Placed]:
-    """The labelled items (random order) and then ``queue.next_items``' order of the others."""
+    """The labelled items (random order) and then ``queue.next_items``' order of the others, each
+    with its stratum over ``population`` (default: ``items``)."""
     current = {
         item.item_id: labels[item.item_id]
         for item in items
@@ -290,12 +298,19 @@ def _gates_order(
         (item for item in items if item.item_id in current),
         key=lambda item: _unit("order", seed, item.item_id),
     )
+    design = (
+        queue.strata(population or items, verdicts)
+        if callable(getattr(queue, "strata", None))
+        else {}
+    )
     placed = [
-        Placed(item, i, current[item.item_id].reason or "labelled earlier")
+        Placed(
+            item, i, current[item.item_id].reason or "labelled earlier", design.get(item.item_id)
+        )
         for i, item in enumerate(done)
     ]
     for item_id, reason in queue.next_items(items, verdicts, current, None, "gates", seed):
-        placed.append(Placed(by_id[item_id], len(placed), str(reason)))
+        placed.append(Placed(by_id[item_id], len(placed), str(reason), design.get(item_id)))
     return placed
 
 
@@ -607,6 +622,8 @@ class LabelSession:
             seed=self.seed,
             position=placed.position,
             reason=placed.reason,
+            stratum=placed.stratum[0] if placed.stratum else None,
+            stratum_size=placed.stratum[1] if placed.stratum else None,
             split=placed.item.split,
             group=placed.item.group,
             slice=dict(placed.item.slice),

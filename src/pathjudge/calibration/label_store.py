@@ -19,7 +19,8 @@ Example line (one line in the file)::
      "criterion_version":"1","criterion_hash":"sha256:…","label":"fail","score":null,
      "note":"invents a date","rater":"ana","labelled_at":"2026-12-06T20:41:07.123456Z",
      "item_hash":"sha256:…","pathjudge_version":"0.9.0","order":"random","seed":0,"position":3,
-     "reason":"random order (seed 0)","split":null,"group":null,"slice":{"domain":"news"}}
+     "reason":"random order (seed 0)","stratum":null,"stratum_size":null,"split":null,
+     "group":null,"slice":{"domain":"news"}}
 """
 
 from __future__ import annotations
@@ -115,6 +116,15 @@ class LabelEvent(BaseModel):
     )
     reason: str | None = Field(
         default=None, description="Why the item came next, as the ordering said it."
+    )
+    stratum: str | None = Field(
+        default=None,
+        description="The stratum the gates order drew the item from at random (e.g. "
+        "'judge-pass'); null when the order had no strata. With stratum_size it lets calibrate "
+        "weigh the label by its design.",
+    )
+    stratum_size: int | None = Field(
+        default=None, ge=1, description="How many items that stratum holds (N_h); else null."
     )
     split: Literal["train", "dev", "test"] | None = Field(
         default=None, description="The item's split (train items feed few-shot examples)."

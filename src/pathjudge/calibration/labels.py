@@ -150,6 +150,12 @@ class LabelledItem:
     """Whether the item was labelled in a random order (PPI++ uses only those); schema 1: True."""
     adjudicated: bool = False
     """Whether an adjudication (schema 2) settled the label."""
+    gates_order: bool = False
+    """Whether a rater labelled the item in ``--order gates`` (a stratified, not a simple, sample)."""
+    stratum: str | None = None
+    """The stratum the gates order drew the item from (schema 2, with ``stratum_size``); else None."""
+    stratum_size: int | None = None
+    """How many items that stratum held (N_h), where the label log says."""
 
 
 @dataclass(frozen=True)
@@ -542,6 +548,14 @@ def _resolve_item(
         gold = "pass" if passes > fails else "fail"
         line = max(line for line, _ in raters)
     last = max(pairs, key=lambda pair: pair[0])[1]
+    design = next(
+        (
+            (e.stratum, e.stratum_size)
+            for _, e in sorted(raters, key=lambda pair: pair[0], reverse=True)
+            if e.stratum is not None and e.stratum_size is not None
+        ),
+        None,
+    )
     note = next((e.note for _, e in reversed(settled) if e.note), None) or next(
         (e.note for _, e in raters if e.note and e.label == gold), None
     )
@@ -557,6 +571,9 @@ def _resolve_item(
         annotator_scores=scores,
         random_order=any(e.order == "random" for _, e in raters),
         adjudicated=bool(settled),
+        gates_order=any(e.order == "gates" for _, e in raters),
+        stratum=design[0] if design else None,
+        stratum_size=design[1] if design else None,
     )
 
 

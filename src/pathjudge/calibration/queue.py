@@ -7,36 +7,47 @@ labelling page shows it):
   shuffle ``pathjudge label --order random`` uses): the same order on every restart, independent of
   the judge, so its labels are a random sample. The default, and the only order whose labels PPI++
   uses (``calibrate`` keeps each label's order and says how many it left out).
-* ``gates``: the items that tighten the failing trust gates fastest. The gates are computed with the
-  real gate code on the labels so far; the failing gate furthest below its threshold names the class
-  it needs more of (TPR: human ``pass`` items, TNR: ``fail`` items, kappa: the rarer class). Items
-  are then ranked by how likely they are to be of that class, judging by the judge's verdict
-  (estimated from the labels so far, with add-one smoothing), and every fourth place goes to an
-  item where the judge's samples split or it answered unsure (where it is most likely wrong). Ties
-  are balanced over slices and broken by the random order. With no failing gate (or only the unsure
-  cap), the random order is used.
+* ``gates``: stratified sampling that tightens the failing trust gates fastest, and stays honest.
+  The items fall into strata by what the judge said (``judge-pass``, ``judge-fail``,
+  ``judge-unsure`` where its samples split, it answered unsure or errored, ``not-judged``), crossed
+  with the item's slice when it has one (:func:`strata`). Within a stratum the next item is
+  uniformly random: the stratum's items in the random order of ``seed``, stable on restart. Which
+  stratum comes next is chosen for the failing gate furthest below its threshold (the gates are
+  computed design-weighted on the labels so far, as ``calibrate`` does): first every non-empty
+  stratum gets two labels (so no stratum's share is unknown), then the stratum whose next label
+  shrinks the gate's variance most (a sequential Neyman allocation: ``N_h² S_h² / (n_h (n_h + 1))``
+  with ``S_h`` the spread of the gate's linearised statistic in the stratum, from add-one smoothed
+  estimates). With no failing pass/fail gate, the strata are drawn in proportion to their size.
 * ``file``: the items' own order.
 
-``gates`` labels are NOT a random sample: they over-represent the items the judge put in the class
-the gate needs, so a gate estimated from them leans towards the judge. Use them to find out quickly
-whether a judge is hopeless; confirm a passing gate with random-order labels.
+``gates`` labels are a stratified sample, not a simple random one: the label log records each
+label's stratum and its size ``N_h`` (:func:`strata`), and ``calibrate`` weighs each label by
+``N_h / n_h`` (:func:`~pathjudge.calibration.agreement.design_weighted_gates`), so the gates stay
+unbiased. PPI++ still uses the random-order labels only.
 """
 
 from __future__ import annotations
 
 import hashlib
-from collections import defaultdict, deque
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
-from pathjudge.calibration.agreement import GateResult, Gates, decide_trust, judge_agreement
+from pathjudge.calibration.agreement import (
+    GateResult,
+    Gates,
+    decide_trust,
+    design_weighted_gates,
+    judge_agreement,
+)
 
-__all__ = ["QueueOrder", "next_items"]
+__all__ = ["QueueOrder", "next_items", "strata", "stratum_of"]
 
 QueueOrder = Literal["random", "gates", "file"]
 
-_UNCERTAIN_EVERY = 4
-"""Every this-many-th place of the gates order goes to an item where the judge is unsure."""
+_MIN_PER_STRATUM = 2
+"""Labels every non-empty stratum gets before the allocation favours any (a stratum with one label
+has no spread in the bootstrap; one with none has an unknown share)."""
 
 
 def _unit(*parts: object) -> float:
@@ -109,12 +120,36 @@ def next_items(
     if order != "gates":
         raise ValueError(f"unknown order {order!r}: use random, gates or file")
     verdicts = verdicts or {}
-    target, why = _target(labels_so_far, verdicts, gates or Gates())
-    if target is None:
-        return [
-            (item_id, f"{why}; random order (seed {seed})") for item_id, _ in _random(pending, seed)
-        ]
-    return _gates_order(pending, verdicts, labels_so_far, target, why, seed)
+    design = strata(items, verdicts)
+    gate, why = _target(labels_so_far, verdicts, gates or Gates(), design)
+    return _stratified(pending, design, labels_so_far, verdicts, gate, why, seed)
+
+
+def stratum_of(votes: Any, slice_: Any = None) -> str:
+    """The gates order's stratum of an item: what the judge said, crossed with the item's slice.
+
+    ``votes``: an :class:`~pathjudge.calibration.verdicts.ItemVotes`, a verdict string or None.
+    ``judge-pass`` / ``judge-fail`` (every sample agreed), ``judge-unsure`` (the samples split, one
+    was unsure, or every sample errored), ``not-judged``; a slice adds ``" | key=value, ..."``.
+    """
+    said, unsure = _judge_view(votes)
+    if said == "none":
+        name = "not-judged"
+    elif unsure or said not in ("pass", "fail"):
+        name = "judge-unsure"
+    else:
+        name = f"judge-{said}"
+    if isinstance(slice_, Mapping) and slice_:
+        name += " | " + ", ".join(f"{k}={v}" for k, v in sorted(slice_.items()))
+    return name
+
+
+def strata(items: Sequence[Any], verdicts: Mapping[str, Any] | None) -> dict[str, tuple[str, int]]:
+    """Every item's ``(stratum, N_h)``: its :func:`stratum_of` and how many ``items`` share it."""
+    verdicts = verdicts or {}
+    keys = {_item_id(r): stratum_of(verdicts.get(_item_id(r)), _field(r, "slice")) for r in items}
+    sizes = Counter(keys.values())
+    return {item_id: (key, sizes[key]) for item_id, key in keys.items()}
 
 
 def _random(pending: Sequence[Any], seed: int) -> list[tuple[str, str]]:
@@ -123,21 +158,28 @@ def _random(pending: Sequence[Any], seed: int) -> list[tuple[str, str]]:
 
 
 def _target(
-    labels_so_far: Mapping[str, Any], verdicts: Mapping[str, Any], gates: Gates
+    labels_so_far: Mapping[str, Any],
+    verdicts: Mapping[str, Any],
+    gates: Gates,
+    design: Mapping[str, tuple[str, int]],
 ) -> tuple[str | None, str]:
-    """The class the failing gate furthest below its threshold needs, and why (None: no target)."""
+    """The failing pass/fail gate furthest below its threshold (None: every such gate passes), and
+    why."""
     human: list[Any] = []
     judge: list[Any] = []
+    keys: list[str] = []
+    sizes: list[int] = []
     for item_id, value in labels_so_far.items():
         label = _label_of(value)
-        if label in ("pass", "fail"):
+        if label in ("pass", "fail") and item_id in design:
             human.append(label)
             judge.append(_judge_view(verdicts.get(item_id))[0].replace("none", "unsure"))
-    n_pass = human.count("pass")
-    n_fail = len(human) - n_pass
+            keys.append(design[item_id][0])
+            sizes.append(design[item_id][1])
     if not human:
-        return "rarer", "no label yet: the class the judge says least often first"
+        return "TPR", "no label yet"
     stats = judge_agreement(human, judge, n_bootstrap=200, seed=0)
+    stats = design_weighted_gates(stats, human, judge, keys, sizes, n_bootstrap=200, seed=0)
     trust = decide_trust(stats, gates)
     failing = [g for g in trust.gates if not g.passed and g.name in ("TPR", "TNR", "kappa")]
     if not failing:
@@ -147,73 +189,78 @@ def _target(
         return gate.threshold - gate.bound if gate.bound is not None else 2.0 + gate.threshold
 
     worst = max(failing, key=gap)
-    bound = f"lower bound {worst.bound:.3f}" if worst.bound is not None else "undefined"
-    why = f"the {worst.name} gate is furthest below its threshold ({bound} < {worst.threshold:.2f})"
-    if worst.name == "TPR":
-        return "pass", why + ": it needs human-pass items"
-    if worst.name == "TNR":
-        return "fail", why + ": it needs human-fail items"
-    rarer = "pass" if n_pass <= n_fail else "fail"
-    return rarer, why + f": it needs more of the rarer class ({rarer})"
+    return worst.name, f"{worst.name} fails"
 
 
-def _gates_order(
+def _spread(gate: str | None, key: str, p_pass: float, tpr: float, tnr: float) -> float:
+    """S_h² of the gate's linearised statistic in stratum ``key`` (the Neyman allocation's weight).
+
+    TPR ≈ Σ N_h·P(pass & judge pass)_h / Σ N_h·P(pass)_h: its influence in a judge-pass stratum is
+    ``[human pass]·(1 − TPR)``, elsewhere ``−[human pass]·TPR``, so ``S_h² = p(1 − p)·c²``; TNR
+    likewise for the fail class; kappa sums both. No failing gate: 1 (proportional allocation).
+    """
+    if gate is None:
+        return 1.0
+    judge_pass = key.startswith("judge-pass")
+    judge_fail = key.startswith("judge-fail")
+    var = p_pass * (1.0 - p_pass)
+    s_tpr = var * ((1.0 - tpr) if judge_pass else tpr) ** 2
+    s_tnr = var * ((1.0 - tnr) if judge_fail else tnr) ** 2
+    return {"TPR": s_tpr, "TNR": s_tnr}.get(gate, s_tpr + s_tnr)
+
+
+def _stratified(
     pending: Sequence[Any],
-    verdicts: Mapping[str, Any],
+    design: Mapping[str, tuple[str, int]],
     labels_so_far: Mapping[str, Any],
-    target: str,
+    verdicts: Mapping[str, Any],
+    gate: str | None,
     why: str,
     seed: int,
 ) -> list[tuple[str, str]]:
-    views = {_item_id(r): _judge_view(verdicts.get(_item_id(r))) for r in pending}
-    if target == "rarer":
-        said = [v for v, _ in views.values()]
-        target = "pass" if said.count("pass") <= said.count("fail") else "fail"
-    # P(human == target | judge said v), add-one smoothed over the labels so far
-    hits: dict[str, int] = defaultdict(int)
-    seen: dict[str, int] = defaultdict(int)
+    queues: dict[str, list[str]] = {}
+    for item_id in sorted(
+        (_item_id(r) for r in pending), key=lambda i: _unit("order", seed, i), reverse=True
+    ):
+        queues.setdefault(design[item_id][0], []).append(item_id)  # popped from the end
+    size = dict(design.values())
+    labelled: Counter[str] = Counter()
+    passes: Counter[str] = Counter()
+    decided: Counter[str] = Counter()
     for item_id, value in labels_so_far.items():
+        if item_id not in design:
+            continue
+        key = design[item_id][0]
+        labelled[key] += 1
         label = _label_of(value)
         if label in ("pass", "fail"):
-            said_v = _judge_view(verdicts.get(item_id))[0]
-            seen[said_v] += 1
-            hits[said_v] += label == target
-    prior = {target: 0.75, "unsure": 0.5, "none": 0.5}
-
-    def chance(said_v: str) -> float:
-        return (hits[said_v] + 2 * prior.get(said_v, 0.25)) / (seen[said_v] + 2)
-
-    def slice_key(record: Any) -> str:
-        found = _field(record, "slice")
-        return repr(sorted(found.items())) if isinstance(found, Mapping) else ""
-
-    main: list[tuple[tuple[float, int, float], str, str]] = []
-    uncertain: list[tuple[tuple[float, int, float], str, str]] = []
-    turn: dict[tuple[bool, float, str], int] = defaultdict(int)
-    for record in pending:
-        item_id = _item_id(record)
-        said_v, unsure = views[item_id]
-        p = round(chance(said_v), 9)
-        # within one tier of P(target), the slices take turns (balanced over slices)
-        place = turn[(unsure, p, slice_key(record))]
-        turn[(unsure, p, slice_key(record))] += 1
-        key = (-p, place, _unit("order", seed, item_id))
-        if unsure:
-            reason = (
-                f"{why}; the judge's samples split or it was unsure here "
-                f"(P({target}) ~ {p:.2f} from the labels so far)"
-            )
-            uncertain.append((key, item_id, reason))
-        else:
-            reason = (
-                f"{why}; the judge says {said_v} here, P({target}) ~ {p:.2f} from the labels so far"
-            )
-            main.append((key, item_id, reason))
-    main_q = deque((item_id, reason) for _, item_id, reason in sorted(main))
-    uncertain_q = deque((item_id, reason) for _, item_id, reason in sorted(uncertain))
+            decided[key] += 1
+            passes[key] += label == "pass"
+    # add-one smoothed shares of human pass per stratum, and the TPR and TNR they imply (smoothed,
+    # so a stratum is never written off after a few labels)
+    share = {key: (passes[key] + 1) / (decided[key] + 2) for key in size}
+    if not size:
+        return []
+    hits = sum(size[k] * share[k] for k in size if k.startswith("judge-pass"))
+    tpr = hits / sum(size[k] * share[k] for k in size)
+    rejects = sum(size[k] * (1 - share[k]) for k in size if k.startswith("judge-fail"))
+    tnr = rejects / sum(size[k] * (1 - share[k]) for k in size)
+    spread = {key: _spread(gate, key, share[key], tpr, tnr) for key in queues}
+    aim = f"drawn to tighten {gate}" if gate is not None else f"drawn in proportion ({why})"
     out: list[tuple[str, str]] = []
-    while main_q or uncertain_q:
-        take_uncertain = (len(out) + 1) % _UNCERTAIN_EVERY == 0
-        source = uncertain_q if (take_uncertain and uncertain_q) or not main_q else main_q
-        out.append(source.popleft())
+    while queues:
+        short = [k for k in queues if labelled[k] < _MIN_PER_STRATUM]
+        if short:
+            key = min(short, key=lambda k: (labelled[k], -size[k], k))
+            reason = f"stratum {key}, drawn so every stratum has {_MIN_PER_STRATUM} labels"
+        else:
+            key = max(
+                queues,
+                key=lambda k: (size[k] ** 2 * spread[k] / (labelled[k] * (labelled[k] + 1)), k),
+            )
+            reason = f"stratum {key}, {aim}"
+        out.append((queues[key].pop(), reason))
+        labelled[key] += 1
+        if not queues[key]:
+            del queues[key]
     return out
