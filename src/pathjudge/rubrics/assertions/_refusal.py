@@ -216,7 +216,8 @@ def _refusal_span(text: str) -> tuple[int, int] | None:
     position of an ASCII text; of any other text the span is an approximation)."""
     low = text.lower()
     if not low.isascii():
-        low = low.translate(_APOSTROPHES)
+        if "\u2019" in low or "\u2018" in low or "\u02bc" in low:  # a dict translate is slow
+            low = low.translate(_APOSTROPHES)
     elif "n't" not in low and _GATE_WORDS.isdisjoint(low.encode().translate(_TO_SPACE).split()):
         return None
     for subject, form in (("i", _I_FORM), ("we", _WE_FORM)):
