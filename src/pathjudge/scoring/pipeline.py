@@ -84,7 +84,13 @@ class GradingEngine(Protocol):
     :func:`pathjudge.ray.score_files` is one, with its cluster bound:
     ``functools.partial(pathjudge.ray.score_files, address=..., workers=...)``. Scoring never
     imports an engine (the engine maps scoring's ``grade_chunk``); the caller hands it in, as
-    ``pathjudge score --engine ray`` does.
+    ``pathjudge score --engine ray`` does (the ``ray`` extra; ``address`` joins a cluster, None a
+    local runtime; ``workers`` caps the grading actors).
+
+    On an engine, :func:`score`'s ``runs`` may be a glob, a folder, Parquet or an ``s3://`` /
+    ``gs://`` URI, ``grades_out`` is a folder of shards plus ``manifest.json``, judged criteria come
+    from ``verdicts`` only (the judge is not run there), and ``keep_grades`` and ``jobs`` do not
+    apply.
     """
 
     def __call__(
@@ -249,31 +255,22 @@ def score(
 
     - ``fast``: assertions only; judged criteria are reported "not run".
     - ``verdicts``: recorded judge verdicts (a JSONL path, or a mapping of ``item_id`` to verdicts).
-    - ``judge``: True (default) runs the judge of the configuration for judged items the recorded
-      verdicts do not cover, when it is available (else they are "not run"; the note says why); a
-      :class:`~pathjudge.judge.session.JudgeSession` runs that judge; False never calls a judge.
-    - ``config``: the resolved project configuration (default: :func:`~pathjudge.config.resolve_config`
-      from the working directory and environment). It supplies the judge, ``fail_under.*`` and
-      ``weights.*``.
+    - ``judge``: True (default) runs the configured judge on judged items the recorded verdicts miss,
+      when it is available (else "not run", and the note says why); a
+      :class:`~pathjudge.judge.session.JudgeSession` runs that judge; False never calls one.
+    - ``config``: the project configuration (default: :func:`~pathjudge.config.resolve_config`): the
+      judge, ``fail_under.*`` and ``weights.*``.
     - ``thresholds``: gates (``{"success": 1.0}``, the names and ranges of ``--fail-under``) over the
       configuration's ``fail_under.*``; an unknown metric or a value off its scale is an error.
-    - ``weights``: overall-score weights (the keys of ``--weights``); default the suite's, else the
-      configuration's.
-    - ``jobs``: worker processes for grading (no per-run grades kept); default: the core count for a
-      large runs file when no per-run grades are asked for, else 1.
+    - ``weights``: overall-score weights (``--weights``' keys); default the suite's, else the config's.
+    - ``jobs``: grading processes (no per-run grades kept); default the core count for a large file.
     - ``keep_grades``: put every run's :class:`RunGrade` in ``ScoreReport.runs``; ``grades_out``
       streams them to a JSONL file as they are made (a fresh file).
     - ``max_weak``: how many weak paths the scorecard lists (default: the scorecard's).
-    - ``skip_unknown_tasks``: leave out runs whose task the suite lacks (scoring a subset of a runs
-      file) and count them in ``ScoreReport.skipped_runs`` / ``skipped_tasks``; by default such a
-      run is an error naming its file and line.
-    - ``engine``: ``"local"`` (this machine), or a :class:`GradingEngine` such as Ray Data:
-      ``functools.partial(pathjudge.ray.score_files, address=None, workers=None)`` (the ``ray``
-      extra; ``address`` joins a cluster, None a local runtime; ``workers`` caps the grading actors).
-      On an engine ``runs`` may be a glob, a folder, Parquet or an ``s3://`` / ``gs://`` URI,
-      ``grades_out`` is a folder of shards plus ``manifest.json``, judged criteria come from
-      ``verdicts`` only (the judge is not run there), and ``keep_grades`` and ``jobs`` do not apply.
-      The report is the one ``engine="local"`` gives.
+    - ``skip_unknown_tasks``: leave out (and count in ``ScoreReport.skipped_runs`` /
+      ``skipped_tasks``) runs of tasks the suite lacks; by default such a run is an error.
+    - ``engine``: ``"local"`` (this machine), or a :class:`GradingEngine` such as Ray Data (what
+      changes on an engine is in its docstring); the report is the one ``engine="local"`` gives.
 
     Raises :class:`~pathjudge.errors.PathjudgeError` subclasses for bad input (naming file, line and
     field). Prints nothing.
@@ -282,27 +279,12 @@ def score(
     loaded, suite_file, base_dir = _load(suite)
     remote = None if isinstance(engine, str) else engine
     on_ray = remote is not None
-    jobs = _checked_jobs(
-        runs_path,
-        engine,
-        jobs=jobs,
-        per_run=keep_grades or (grades_out is not None and not on_ray),
-        keep_grades=keep_grades,
-        skip_unknown_tasks=skip_unknown_tasks,
-    )
+    per_run = keep_grades or (grades_out is not None and not on_ray)
+    jobs = _checked_jobs(runs_path, engine, jobs, per_run, keep_grades, skip_unknown_tasks)
     resolved = config if config is not None else resolve_config()
-    gates_at = {
-        **config_thresholds(resolved),
-        **check_thresholds(thresholds or {}, field="thresholds"),
-    }
+    gates_at = _gates_at(resolved, thresholds)
     weight_map = _weights_of(weights, loaded, resolved)
-    warnings: list[str] = []
-
-    def note_warning(text: str) -> None:
-        warnings.append(text)
-        if warn is not None:
-            warn(text)
-
+    note_warning = _Warnings(warn)
     recorded, file_judges = _recorded_verdicts(verdicts) if not fast else (None, ())
     note, recorded, source = _judge_verdicts(
         runs_path,
@@ -345,7 +327,7 @@ def score(
         passed=all(g.passed for g in gates),
         runs=tuple(kept) if keep_grades else None,
         judge_note=note,
-        warnings=tuple(warnings),
+        warnings=tuple(note_warning.said),
         skipped_runs=sum(skipped.values()),
         skipped_tasks=tuple(sorted(skipped)),
     )
@@ -397,6 +379,26 @@ def _grade_where(
         progress=progress,
         warn=warn,
     )
+
+
+class _Warnings:
+    """Collects what ``score`` warns of (for the report) and hands each to ``warn`` as it comes."""
+
+    def __init__(self, warn: Callable[[str], None] | None) -> None:
+        self.warn = warn
+        self.said: list[str] = []
+
+    def __call__(self, text: str) -> None:
+        self.said.append(text)
+        if self.warn is not None:
+            self.warn(text)
+
+
+def _gates_at(
+    config: ResolvedConfig, thresholds: Mapping[GateMetric, float] | Mapping[str, float] | None
+) -> dict[GateMetric, float]:
+    """The gates: the configuration's ``fail_under.*``, overridden by ``thresholds``."""
+    return {**config_thresholds(config), **check_thresholds(thresholds or {}, field="thresholds")}
 
 
 def _verdicts_label(verdicts: str | Path | Mapping[str, VerdictLike] | None) -> str:
@@ -459,7 +461,6 @@ def _judge_verdicts(
 def _checked_jobs(
     runs: Path,
     engine: Literal["local"] | GradingEngine,
-    *,
     jobs: int | None,
     per_run: bool,
     keep_grades: bool,
