@@ -11,6 +11,7 @@ import pytest
 # before the first run or a later run sees two yaml modules (this file alone then failed)
 import pathjudge._yaml  # noqa: F401
 from pathjudge.agent.trajectory import RunRecord, Step
+from tests.support import suite_that_fails_a_gating_check
 
 pytest_plugins = ["pytester"]
 
@@ -221,33 +222,6 @@ def test_a_named_test_folder_does_not_drop_the_suite(
     result.assert_outcomes(passed=15, failed=1)
 
 
-def _suite_that_fails_a_gating_check(here: Path) -> tuple[Path, Path]:
-    """A task whose two runs answer right (success passes) but never call the required tool."""
-    suite = here / "refunds.yaml"
-    suite.write_text(
-        "name: refunds\ntasks:\n  - id: refund\n"
-        "    success: {kind: contains_all, values: [done]}\n"
-        "    tools: {required: [refund]}\n",
-        encoding="utf-8",
-    )
-    runs = here / "refund-runs.jsonl"
-    runs.write_text(
-        "".join(
-            RunRecord(
-                run_id=f"r{epoch}",
-                task_id="refund",
-                epoch=epoch,
-                steps=(Step(tool="lookup_order", arguments={"order_id": "A17"}, turn=0),),
-                final_answer="done",
-            ).model_dump_json()
-            + "\n"
-            for epoch in range(2)
-        ),
-        encoding="utf-8",
-    )
-    return suite, runs
-
-
 def test_a_failing_task_counts_its_runs_and_names_the_blockers_as_junit_does(
     pytester: pytest.Pytester,
 ) -> None:
@@ -259,7 +233,7 @@ def test_a_failing_task_counts_its_runs_and_names_the_blockers_as_junit_does(
     from pathjudge.config import default_config
     from pathjudge.report.junit import junit_xml
 
-    suite, runs = _suite_that_fails_a_gating_check(pytester.path)
+    suite, runs = suite_that_fails_a_gating_check(pytester.path)
     result = pytester.runpytest_inprocess(
         "-p", "no:cacheprovider", str(suite), "--pathjudge-runs", str(runs)
     )  # fmt: skip
@@ -335,7 +309,7 @@ def test_runs_that_do_not_fit_the_suite_fail_each_item_with_the_one_error(
     pytester: pytest.Pytester, docent: Path
 ) -> None:
     """Bad input is one line naming the file and line, no traceback."""
-    _, runs = _suite_that_fails_a_gating_check(pytester.path)
+    _, runs = suite_that_fails_a_gating_check(pytester.path)
     result = pytester.runpytest_inprocess(
         "-p", "no:cacheprovider",
         "--pathjudge-suite", str(docent / "suite.yaml"), "--pathjudge-runs", str(runs),

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from pathjudge.cli import main
+from tests.support import suite_that_fails_a_gating_check
 
 
 @pytest.fixture(autouse=True)
@@ -209,41 +210,12 @@ def test_parallel_errors_name_the_line(
     )
 
 
-def _runs_that_fail_a_gating_check(here: Path) -> tuple[Path, Path]:
-    """A task whose two runs answer right (success passes) but never call the required tool."""
-    from pathjudge.agent.trajectory import RunRecord, Step
-
-    suite = here / "refunds.yaml"
-    suite.write_text(
-        "name: refunds\ntasks:\n  - id: refund\n"
-        "    success: {kind: contains_all, values: [done]}\n"
-        "    tools: {required: [refund]}\n",
-        encoding="utf-8",
-    )
-    runs = here / "refund-runs.jsonl"
-    runs.write_text(
-        "".join(
-            RunRecord(
-                run_id=f"r{epoch}",
-                task_id="refund",
-                epoch=epoch,
-                steps=(Step(tool="lookup_order", arguments={"order_id": "A17"}, turn=0),),
-                final_answer="done",
-            ).model_dump_json()
-            + "\n"
-            for epoch in range(2)
-        ),
-        encoding="utf-8",
-    )
-    return suite, runs
-
-
 def test_junit_with_failed_cases_and_no_gate_says_how_to_fail_the_job(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """`score --junit` exits 0 on failed cases when no gate is missed: it says so on stderr and
     names the gate that fails the job (passed=1.0), which then exits 1."""
-    suite, runs = _runs_that_fail_a_gating_check(tmp_path)
+    suite, runs = suite_that_fails_a_gating_check(tmp_path)
     junit = tmp_path / "junit.xml"
     assert score(runs, "--suite", suite, "--junit", junit, "-q") == 0
     assert 'failures="1"' in junit.read_text(encoding="utf-8")
@@ -284,7 +256,7 @@ def test_fail_on_failed_with_nothing_graded_is_not_a_pass(
     """Every run cut short (undecided): every JUnit case is skipped, and --fail-on-failed exits 1."""
     from pathjudge.agent.trajectory import RunRecord, Step
 
-    suite, _ = _runs_that_fail_a_gating_check(tmp_path)
+    suite, _ = suite_that_fails_a_gating_check(tmp_path)
     runs = tmp_path / "cut.jsonl"
     cut = RunRecord(
         run_id="r0",
