@@ -17,15 +17,13 @@ sends it as JSON only, the page writes it with ``textContent``, and the Content-
 allows no script but the page's own file and no network access but this server.
 
 Ordering: :func:`next_items` places the (assigned) items in the order the rater sees them, each with a
-short reason; ``gates`` is delegated to :mod:`pathjudge.calibration.queue` when that module exists.
+short reason; ``gates`` is delegated to :mod:`pathjudge.calibration.queue`.
 Several raters: :func:`assign_items` gives a deterministic share ``overlap`` of the items to every rater
 (double-coding) and splits the rest between the raters by a stable hash of the item id.
 """
 
 from __future__ import annotations
 
-import hashlib
-import importlib
 import json
 import secrets
 import threading
@@ -41,6 +39,7 @@ from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError
 
 from pathjudge._ids import ItemId
 from pathjudge._io import iter_jsonl, record_error_from_validation
+from pathjudge.calibration import queue
 from pathjudge.calibration.label_store import (
     LabelEvent,
     LabelOrder,
@@ -177,12 +176,6 @@ def _text(value: object) -> str | None:
 # Assignment and order
 
 
-def _unit(*parts: object) -> float:
-    """A stable number in [0, 1) from ``parts`` (sha256; the same on every machine and run)."""
-    digest = hashlib.sha256("\x1f".join(str(p) for p in parts).encode("utf-8")).digest()
-    return int.from_bytes(digest[:8], "big") / 2**64
-
-
 def assign_items(
     items: Sequence[LabelItem], rater: str, raters: Sequence[str], overlap: float
 ) -> list[LabelItem]:
@@ -211,8 +204,8 @@ def assign_items(
     out = []
     for item in items:
         if (
-            _unit("overlap", item.item_id) < overlap
-            or team[int(_unit("assign", item.item_id) * len(team))] == rater
+            queue.stable_unit("overlap", item.item_id) < overlap
+            or team[int(queue.stable_unit("assign", item.item_id) * len(team))] == rater
         ):
             out.append(item)
     return out
@@ -247,31 +240,27 @@ def next_items(
     already (``labels``: this rater's current labels by item id) first, then the rest in the order
     ``pathjudge.calibration.queue.next_items`` gives from the judge's ``verdicts`` (item id →
     :class:`~pathjudge.calibration.verdicts.ItemVotes` or a verdict string) and those labels, with
-    its reason per item. Without verdicts, or without that module, ``warn`` says why and the random
+    its reason per item. Without verdicts, ``warn`` says why and the random
     order is used. ``population``: every item of the file when ``items`` are this rater's share of
     it; the gates order records each stratum's size over the whole file, so that every rater's
     labels weigh alike.
     """
     if order == "gates":
-        queue = _gates_module()
-        if verdicts is None or queue is None:
+        if verdicts is None:
             if warn is not None:
-                why = (
-                    "needs --verdicts (the judge's verdicts decide which items matter most)"
-                    if verdicts is None
-                    else "is not available in this pathjudge (no pathjudge.calibration.queue)"
+                warn(
+                    "--order gates needs --verdicts (the judge's verdicts decide which items matter "
+                    f"most); using the random order (seed {seed}) instead"
                 )
-                warn(f"--order gates {why}; using the random order (seed {seed}) instead")
             order = "random"
         else:
-            placed = _gates_order(queue, items, verdicts, labels or {}, seed, population)
-            return placed, "gates"
+            return _gates_order(items, verdicts, labels or {}, seed, population), "gates"
     if order == "file":
         return (
             [Placed(item, i, f"file order (line {item.line})") for i, item in enumerate(items)],
             "file",
         )
-    shuffled = sorted(items, key=lambda item: _unit("order", seed, item.item_id))
+    shuffled = sorted(items, key=lambda item: queue.stable_unit("order", seed, item.item_id))
     return (
         [Placed(item, i, f"random order (seed {seed})") for i, item in enumerate(shuffled)],
         "random",
@@ -279,7 +268,6 @@ def next_items(
 
 
 def _gates_order(
-    queue: Any,
     items: Sequence[LabelItem],
     verdicts: Mapping[str, Any],
     labels: Mapping[str, LabelEvent],
@@ -296,13 +284,9 @@ def _gates_order(
     by_id = {item.item_id: item for item in items}
     done = sorted(
         (item for item in items if item.item_id in current),
-        key=lambda item: _unit("order", seed, item.item_id),
+        key=lambda item: queue.stable_unit("order", seed, item.item_id),
     )
-    design = (
-        queue.strata(population or items, verdicts)
-        if callable(getattr(queue, "strata", None))
-        else {}
-    )
+    design = queue.strata(population or items, verdicts)
     placed = [
         Placed(
             item, i, current[item.item_id].reason or "labelled earlier", design.get(item.item_id)
@@ -312,14 +296,6 @@ def _gates_order(
     for item_id, reason in queue.next_items(items, verdicts, current, None, "gates", seed):
         placed.append(Placed(by_id[item_id], len(placed), str(reason), design.get(item_id)))
     return placed
-
-
-def _gates_module() -> Any:
-    try:
-        module = importlib.import_module("pathjudge.calibration.queue")
-    except ImportError:
-        return None
-    return module if callable(getattr(module, "next_items", None)) else None
 
 
 # --------------------------------------------------------------------------------------------------

@@ -41,7 +41,7 @@ from pathjudge.calibration.agreement import (
     judge_agreement,
 )
 
-__all__ = ["QueueOrder", "next_items", "strata", "stratum_of"]
+__all__ = ["QueueOrder", "next_items", "stable_unit", "strata", "stratum_of"]
 
 QueueOrder = Literal["random", "gates", "file"]
 
@@ -50,7 +50,7 @@ _MIN_PER_STRATUM = 2
 has no spread in the bootstrap; one with none has an unknown share)."""
 
 
-def _unit(*parts: object) -> float:
+def stable_unit(*parts: object) -> float:
     """A stable number in [0, 1) from ``parts`` (the labelling page's random order uses the same)."""
     digest = hashlib.sha256("\x1f".join(str(p) for p in parts).encode("utf-8")).digest()
     return int.from_bytes(digest[:8], "big") / 2**64
@@ -153,7 +153,9 @@ def strata(items: Sequence[Any], verdicts: Mapping[str, Any] | None) -> dict[str
 
 
 def _random(pending: Sequence[Any], seed: int) -> list[tuple[str, str]]:
-    ids = sorted((_item_id(r) for r in pending), key=lambda item_id: _unit("order", seed, item_id))
+    ids = sorted(
+        (_item_id(r) for r in pending), key=lambda item_id: stable_unit("order", seed, item_id)
+    )
     return [(item_id, f"random order (seed {seed})") for item_id in ids]
 
 
@@ -220,7 +222,7 @@ def _stratified(
 ) -> list[tuple[str, str]]:
     queues: dict[str, list[str]] = {}
     for item_id in sorted(
-        (_item_id(r) for r in pending), key=lambda i: _unit("order", seed, i), reverse=True
+        (_item_id(r) for r in pending), key=lambda i: stable_unit("order", seed, i), reverse=True
     ):
         queues.setdefault(design[item_id][0], []).append(item_id)  # popped from the end
     size = dict(design.values())
