@@ -43,7 +43,7 @@ from pathjudge.calibration.agreement import (
 )
 from pathjudge.calibration.disagreements import Disagreement, find_disagreements
 from pathjudge.calibration.estimate import Estimate, proportion, undefined
-from pathjudge.calibration.labels import Label, LabelledItem, LabelSet, Split
+from pathjudge.calibration.labels import Label, LabelledItem, LabelSet, Ratings, Split
 from pathjudge.calibration.noise import NoiseStats, Reliability, judge_noise, reliability
 from pathjudge.calibration.ppi import PPIResult, Prediction, ppi_mean, predictions
 from pathjudge.calibration.queue import stratum_of
@@ -507,6 +507,358 @@ def _label_log_notes(labels: LabelSet, criterion: str | None, stale: Sequence[st
     return notes
 
 
+def _criterion_items(
+    labels: LabelSet,
+    criterion: str | None,
+    votes: Mapping[str, ItemVotes],
+    *,
+    split: Split | None,
+    verdicts_file: str | None,
+) -> tuple[dict[str, LabelledItem], list[LabelledItem], dict[str, ItemVotes], list[LabelledItem]]:
+    """All labelled items of the criterion by id, the evaluated ones that have a verdict, the
+    verdicts that have no label (judge-only), and the evaluated labels that have no verdict."""
+    every = {item.item_id: item for item in labels.items(criterion)}
+    evaluated = [item for item in every.values() if split is None or item.split == split]
+    if not evaluated:
+        raise LabelsError(
+            f"criterion {criterion!r} has no labelled items in split {split!r}",
+            file=labels.file,
+            hint="choose a split that the labels use, or evaluate all items",
+        )
+    evaluated, judge_only, unjudged = _pair(
+        evaluated,
+        every,
+        votes,
+        labels_file=labels.file,
+        verdicts_file=verdicts_file,
+        criterion=criterion,
+    )
+    return every, evaluated, judge_only, unjudged
+
+
+def _unjudged_notes(unjudged: Sequence[LabelledItem]) -> list[str]:
+    if not unjudged:
+        return []
+    shown = ", ".join(repr(m.item_id) for m in unjudged[:5])
+    more = f" and {len(unjudged) - 5} more" if len(unjudged) > 5 else ""
+    return [f"{len(unjudged)} labelled item(s) have no verdict and are left out: {shown}{more}"]
+
+
+def _require_both_classes(
+    evaluated: Sequence[LabelledItem], criterion: str | None, *, labels_file: str | None
+) -> None:
+    classes = {item.label for item in evaluated}
+    if len(classes) != 1:
+        return
+    only = next(iter(classes))
+    other = "fail" if only == "pass" else "pass"
+    missing_rate = "TNR" if only == "pass" else "TPR"
+    raise LabelsError(
+        f"criterion {criterion!r}: all {len(evaluated)} labelled items are '{only}', so "
+        f"{missing_rate} and kappa cannot be estimated",
+        file=labels_file,
+        line=evaluated[0].line,
+        field="label",
+        hint=f"add labelled '{other}' items (or allow a single class to see what is defined)",
+    )
+
+
+def _checked_votes(
+    evaluated: Sequence[LabelledItem],
+    votes: Mapping[str, ItemVotes],
+    judge_only: dict[str, ItemVotes],
+    *,
+    confidence: float,
+    as_unsure: bool,
+) -> tuple[dict[str, ItemVotes], dict[str, ItemVotes], EvidenceDiagnostic | None]:
+    """The evaluated items' votes with their evidence checked, the judge-only votes, and the
+    evidence diagnostic; ``as_unsure`` turns every unverified sample of both into ``unsure``."""
+    checked = {item.item_id: _check_evidence(votes[item.item_id], item) for item in evaluated}
+    diagnostic = _evidence_diagnostic(
+        evaluated, checked, confidence=confidence, as_unsure=as_unsure
+    )
+    if as_unsure:
+        checked = {k: v.unverified_as_unsure() for k, v in checked.items()}
+        judge_only = {k: v.unverified_as_unsure() for k, v in judge_only.items()}
+    return checked, judge_only, diagnostic
+
+
+def _train_disagreements_and_next_steps(
+    every: Mapping[str, LabelledItem],
+    votes: Mapping[str, ItemVotes],
+    stats: AgreementStats,
+    gates: Gates,
+    trust: TrustDecision,
+) -> tuple[tuple[Disagreement, ...], tuple[str, ...]]:
+    """The train-split disagreements (for few-shot export) and the advice on what to do next."""
+    train_items = [
+        item for item in every.values() if item.split == "train" and item.item_id in votes
+    ]
+    train_disagreements = tuple(find_disagreements(train_items, votes))
+    steps = next_steps(
+        stats,
+        gates,
+        trust,
+        has_train=any(item.split == "train" for item in every.values()),
+        n_train_disagreements=len(train_disagreements),
+    )
+    return train_disagreements, steps
+
+
+def _tied_ratings(labels: LabelSet, criterion: str | None, split: Split | None) -> list[Ratings]:
+    """The ratings of the items whose raters split evenly (left out of the judge's statistics):
+    they count for the human-human agreement, else the raters' disagreements would vanish."""
+    return [
+        ratings
+        for tie_split, ratings in labels.split_ratings.get(criterion, {}).values()
+        if split is None or tie_split == split
+    ]
+
+
+def _human_agreement(
+    evaluated: Sequence[LabelledItem], ties: Sequence[Ratings], criterion: str | None
+) -> InterAnnotatorStats | None:
+    return inter_annotator(
+        [
+            *evaluated,
+            *(
+                LabelledItem(
+                    item_id="", criterion=criterion, label="pass", line=0, annotator_labels=r
+                )
+                for r in ties
+            ),
+        ]
+    )
+
+
+def _grouped_noise(
+    evaluated: Sequence[LabelledItem], item_votes: Sequence[ItemVotes], *, confidence: float
+) -> NoiseStats | None:
+    groups = {item.item_id: item.group for item in evaluated}
+    return judge_noise(
+        item_votes,
+        groups=groups if any(g is not None for g in groups.values()) else None,
+        confidence=confidence,
+    )
+
+
+def _judge_only_pool(
+    from_file: Mapping[str, ItemVotes],
+    every: Mapping[str, LabelledItem],
+    judge_only: Mapping[str, ItemVotes],
+    *,
+    unlabelled_file: str | None,
+) -> tuple[dict[str, ItemVotes], list[str]]:
+    """The judge-only items for PPI++ (the judge-only file's and the verdicts with no label), and a
+    note when the verdicts file adds some; an item labelled, or judged in both files, is an error."""
+    unl = dict(from_file)
+    if unl:
+        overlap = [item_id for item_id in unl if item_id in every]
+        if overlap:
+            first = unl[overlap[0]]
+            raise LabelsError(
+                f"item {overlap[0]!r} is judge-only (unlabelled) but also labelled "
+                f"({len(overlap)} such items)",
+                file=unlabelled_file,
+                line=first.line,
+                field="item_id",
+                hint="the judge-only file must hold items that have no human label",
+            )
+        twice = [item_id for item_id in unl if item_id in judge_only]
+        if twice:
+            first = unl[twice[0]]
+            raise LabelsError(
+                f"item {twice[0]!r} is judged both in the judge-only file and in the verdicts "
+                f"file ({len(twice)} such items), so PPI would count it twice",
+                file=unlabelled_file,
+                line=first.line,
+                field="item_id",
+                hint="keep each judge-only item in one of the two files",
+            )
+    notes: list[str] = []
+    if judge_only:
+        notes.append(
+            f"{len(judge_only)} verdict(s) have no label and are used as judge-only items "
+            "for the PPI++ corrected rate"
+        )
+        unl.update(judge_only)
+    return unl, notes
+
+
+def _weigh_non_random_labels(
+    evaluated: Sequence[LabelledItem],
+    item_votes: Sequence[ItemVotes],
+    stats: AgreementStats,
+    gates: Gates,
+    *,
+    has_judge_only: bool,
+    confidence: float,
+    n_bootstrap: int,
+    seed: int,
+) -> tuple[AgreementStats, int | None, list[str]]:
+    """Where some labels were not drawn in random order: the gates design-weighted (where the
+    strata allow), and notes on what that means for the gates and for PPI++. Returns the stats,
+    how many labels the weighting used (None: not weighted) and the notes."""
+    random_items = [item.random_order for item in evaluated]
+    n_left_out = random_items.count(False)
+    if not n_left_out:
+        return stats, None, []
+    notes: list[str] = []
+    n_design_weighted: int | None = None
+    design = _design_weighted(
+        evaluated, item_votes, stats, confidence=confidence, n_bootstrap=n_bootstrap, seed=seed
+    )
+    if design is not None:
+        stats, n_design_weighted, design_note = design
+        notes.append(design_note)
+        if has_judge_only:
+            notes.append(
+                f"PPI++ uses the {len(evaluated) - n_left_out} random-order label(s) "
+                "only (it needs a simple random sample)"
+                if n_left_out < len(evaluated)
+                else "PPI++ needs random-order labels, so there is no corrected success rate"
+            )
+    else:
+        notes.append(_order_note(n_left_out, len(evaluated), ppi=has_judge_only))
+    human = [item.label for item in evaluated]
+    judge = [v.majority for v in item_votes]
+    notes.append(
+        _random_only_gates(
+            [h for h, r in zip(human, random_items, strict=True) if r],
+            [j for j, r in zip(judge, random_items, strict=True) if r],
+            gates,
+            confidence=confidence,
+            n_bootstrap=n_bootstrap,
+            seed=seed,
+        )
+    )
+    return stats, n_design_weighted, notes
+
+
+def _ppi_on_random_labels(
+    evaluated: Sequence[LabelledItem],
+    item_votes: Sequence[ItemVotes],
+    unl: Mapping[str, ItemVotes],
+    *,
+    prediction: Prediction,
+    confidence: float,
+) -> PPIResult | None:
+    """The PPI++ corrected success rate over the random-order labels (None without judge-only
+    items or random-order labels)."""
+    random_items = [item.random_order for item in evaluated]
+    if not unl or all(not r for r in random_items):
+        return None
+    return ppi_mean(
+        [1.0 if item.label == "pass" else 0.0 for item in evaluated if item.random_order],
+        predictions([v for v, r in zip(item_votes, random_items, strict=True) if r], prediction),
+        predictions(list(unl.values()), prediction),
+        confidence=confidence,
+    )
+
+
+def _split_counts(every: Mapping[str, LabelledItem]) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for item in every.values():
+        key = item.split or "none"
+        counts[key] = counts.get(key, 0) + 1
+    return counts
+
+
+def _calibrate_criterion(
+    labels: LabelSet,
+    verdicts: VerdictSet,
+    criterion: str | None,
+    verdicts_criterion: str | None,
+    votes: Mapping[str, ItemVotes],
+    judge_only_file: Mapping[str, ItemVotes],
+    *,
+    unlabelled_file: str | None,
+    split: Split | None,
+    gates: Gates,
+    confidence: float,
+    n_bootstrap: int,
+    seed: int,
+    n_bins: int,
+    prediction: Prediction,
+    allow_single_class: bool,
+    unverified_as_unsure: bool,
+) -> CriterionCalibration:
+    """Calibrate one criterion: ``criterion`` in the labels, ``verdicts_criterion`` in the verdicts."""
+    every, evaluated, judge_only, unjudged = _criterion_items(
+        labels, criterion, votes, split=split, verdicts_file=verdicts.file
+    )
+    notes = _unjudged_notes(unjudged)
+    if not allow_single_class:
+        _require_both_classes(evaluated, criterion, labels_file=labels.file)
+    checked_votes, judge_only, diagnostic = _checked_votes(
+        evaluated, votes, judge_only, confidence=confidence, as_unsure=unverified_as_unsure
+    )
+    item_votes = [checked_votes[item.item_id] for item in evaluated]
+    human = [item.label for item in evaluated]
+    judge: list[VerdictValue] = [v.majority for v in item_votes]
+    stats = judge_agreement(human, judge, confidence=confidence, n_bootstrap=n_bootstrap, seed=seed)
+    ties = _tied_ratings(labels, criterion, split)
+    humans = _human_agreement(evaluated, ties, criterion)
+    noise = _grouped_noise(evaluated, item_votes, confidence=confidence)
+    rel: Reliability = reliability([v.vote_share for v in item_votes], human, n_bins=n_bins)
+    unl, judge_only_notes = _judge_only_pool(
+        judge_only_file, every, judge_only, unlabelled_file=unlabelled_file
+    )
+    notes.extend(judge_only_notes)
+    stats, n_design_weighted, order_notes = _weigh_non_random_labels(
+        evaluated,
+        item_votes,
+        stats,
+        gates,
+        has_judge_only=bool(unl),
+        confidence=confidence,
+        n_bootstrap=n_bootstrap,
+        seed=seed,
+    )
+    notes.extend(order_notes)
+    ppi = _ppi_on_random_labels(
+        evaluated, item_votes, unl, prediction=prediction, confidence=confidence
+    )
+    n_ppi_left_out = sum(1 for item in evaluated if not item.random_order)
+    sizes = [v.n_samples for v in item_votes]
+    trust = decide_trust(stats, gates)
+    raters = rater_agreement(
+        [*evaluated, *ties], confidence=confidence, n_bootstrap=n_bootstrap, seed=seed
+    )
+    stale = tuple(labels.stale.get(criterion, ()))
+    notes.extend(_label_log_notes(labels, criterion, stale))
+    train_disagreements, steps = _train_disagreements_and_next_steps(
+        every, votes, stats, gates, trust
+    )
+    return CriterionCalibration(
+        criterion=criterion,
+        n_labelled=len(evaluated),
+        split=split,
+        split_counts=_split_counts(every),
+        n_judge_errors=sum(1 for v in item_votes if v.errored),
+        samples_per_item=(min(sizes), max(sizes)),
+        agreement=stats,
+        trust=trust,
+        inter_annotator=humans,
+        ceiling=_ceiling(stats, humans) + (f"; {raters.describe()}" if raters is not None else ""),
+        noise=noise,
+        reliability=rel,
+        ppi=ppi,
+        disagreements=tuple(find_disagreements(evaluated, checked_votes)),
+        train_disagreements=train_disagreements,
+        n_judge_only=len(unl),
+        labels_without_verdict=tuple(item.item_id for item in unjudged),
+        notes=tuple(notes),
+        next_steps=steps,
+        evidence=diagnostic,
+        judges=tuple(verdicts.judges.get(verdicts_criterion, ())),
+        rater_agreement=raters,
+        stale_labels=stale,
+        n_ppi_left_out=n_ppi_left_out if unl else 0,
+        n_design_weighted=n_design_weighted,
+    )
+
+
 def calibrate(
     labels: LabelSet,
     verdicts: VerdictSet,
@@ -537,225 +889,37 @@ def calibrate(
     """
     gates = gates or Gates()
     matched = match_criteria(labels, verdicts, criterion=criterion)
-    unl_matched: dict[str | None, Mapping[str, ItemVotes]] = {}
+    judge_only_files: dict[str | None, Mapping[str, ItemVotes]] = {}
     if unlabelled is not None and len(unlabelled):
         pairs = match_criteria(labels, unlabelled, criterion=criterion, require_all=False)
         for target, (_, votes) in pairs.items():
-            unl_matched[target] = votes
-    results: list[CriterionCalibration] = []
-    for lc, (vc, votes) in matched.items():
-        every = {item.item_id: item for item in labels.items(lc)}
-        evaluated = [item for item in every.values() if split is None or item.split == split]
-        if not evaluated:
-            raise LabelsError(
-                f"criterion {lc!r} has no labelled items in split {split!r}",
-                file=labels.file,
-                hint="choose a split that the labels use, or evaluate all items",
-            )
-        evaluated, judge_only, unjudged = _pair(
-            evaluated,
-            every,
+            judge_only_files[target] = votes
+    unlabelled_file = unlabelled.file if unlabelled is not None else None
+    results = [
+        _calibrate_criterion(
+            labels,
+            verdicts,
+            lc,
+            vc,
             votes,
-            labels_file=labels.file,
-            verdicts_file=verdicts.file,
-            criterion=lc,
-        )
-        notes: list[str] = []
-        if unjudged:
-            shown = ", ".join(repr(m.item_id) for m in unjudged[:5])
-            more = f" and {len(unjudged) - 5} more" if len(unjudged) > 5 else ""
-            notes.append(
-                f"{len(unjudged)} labelled item(s) have no verdict and are left out: {shown}{more}"
-            )
-        classes = {item.label for item in evaluated}
-        if len(classes) == 1 and not allow_single_class:
-            only = next(iter(classes))
-            other = "fail" if only == "pass" else "pass"
-            missing_rate = "TNR" if only == "pass" else "TPR"
-            raise LabelsError(
-                f"criterion {lc!r}: all {len(evaluated)} labelled items are '{only}', so "
-                f"{missing_rate} and kappa cannot be estimated",
-                file=labels.file,
-                line=evaluated[0].line,
-                field="label",
-                hint=f"add labelled '{other}' items (or allow a single class to see what is defined)",
-            )
-        checked_votes = {
-            item.item_id: _check_evidence(votes[item.item_id], item) for item in evaluated
-        }
-        diagnostic = _evidence_diagnostic(
-            evaluated, checked_votes, confidence=confidence, as_unsure=unverified_as_unsure
-        )
-        if unverified_as_unsure:
-            checked_votes = {k: v.unverified_as_unsure() for k, v in checked_votes.items()}
-            judge_only = {k: v.unverified_as_unsure() for k, v in judge_only.items()}
-        item_votes = [checked_votes[item.item_id] for item in evaluated]
-        human = [item.label for item in evaluated]
-        judge: list[VerdictValue] = [v.majority for v in item_votes]
-        stats = judge_agreement(
-            human, judge, confidence=confidence, n_bootstrap=n_bootstrap, seed=seed
-        )
-        # the items whose raters split evenly (left out of the judge's statistics) count for the
-        # human-human agreement: without them the raters' disagreements would vanish
-        ties = [
-            ratings
-            for tie_split, ratings in labels.split_ratings.get(lc, {}).values()
-            if split is None or tie_split == split
-        ]
-        humans = inter_annotator(
-            [
-                *evaluated,
-                *(
-                    LabelledItem(item_id="", criterion=lc, label="pass", line=0, annotator_labels=r)
-                    for r in ties
-                ),
-            ]
-        )
-        groups = {item.item_id: item.group for item in evaluated}
-        noise: NoiseStats | None = judge_noise(
-            item_votes,
-            groups=groups if any(g is not None for g in groups.values()) else None,
+            judge_only_files.get(lc, {}),
+            unlabelled_file=unlabelled_file,
+            split=split,
+            gates=gates,
             confidence=confidence,
+            n_bootstrap=n_bootstrap,
+            seed=seed,
+            n_bins=n_bins,
+            prediction=prediction,
+            allow_single_class=allow_single_class,
+            unverified_as_unsure=unverified_as_unsure,
         )
-        rel: Reliability = reliability([v.vote_share for v in item_votes], human, n_bins=n_bins)
-        ppi: PPIResult | None = None
-        unl = dict(unl_matched.get(lc, {}))
-        if unl:
-            overlap = [item_id for item_id in unl if item_id in every]
-            if overlap:
-                first = unl[overlap[0]]
-                raise LabelsError(
-                    f"item {overlap[0]!r} is judge-only (unlabelled) but also labelled "
-                    f"({len(overlap)} such items)",
-                    file=unlabelled.file if unlabelled is not None else None,
-                    line=first.line,
-                    field="item_id",
-                    hint="the judge-only file must hold items that have no human label",
-                )
-            twice = [item_id for item_id in unl if item_id in judge_only]
-            if twice:
-                first = unl[twice[0]]
-                raise LabelsError(
-                    f"item {twice[0]!r} is judged both in the judge-only file and in the verdicts "
-                    f"file ({len(twice)} such items), so PPI would count it twice",
-                    file=unlabelled.file if unlabelled is not None else None,
-                    line=first.line,
-                    field="item_id",
-                    hint="keep each judge-only item in one of the two files",
-                )
-        if judge_only:
-            notes.append(
-                f"{len(judge_only)} verdict(s) have no label and are used as judge-only items "
-                "for the PPI++ corrected rate"
-            )
-            unl.update(judge_only)
-        random_items = [item.random_order for item in evaluated]
-        n_ppi_left_out = random_items.count(False)
-        design = (
-            _design_weighted(
-                evaluated,
-                item_votes,
-                stats,
-                confidence=confidence,
-                n_bootstrap=n_bootstrap,
-                seed=seed,
-            )
-            if n_ppi_left_out
-            else None
-        )
-        n_design_weighted: int | None = None
-        if design is not None:
-            stats, n_design_weighted, design_note = design
-            notes.append(design_note)
-            if unl:
-                notes.append(
-                    f"PPI++ uses the {len(evaluated) - n_ppi_left_out} random-order label(s) "
-                    "only (it needs a simple random sample)"
-                    if n_ppi_left_out < len(evaluated)
-                    else "PPI++ needs random-order labels, so there is no corrected success rate"
-                )
-        elif n_ppi_left_out:
-            notes.append(_order_note(n_ppi_left_out, len(evaluated), ppi=bool(unl)))
-        if n_ppi_left_out:
-            notes.append(
-                _random_only_gates(
-                    [h for h, r in zip(human, random_items, strict=True) if r],
-                    [j for j, r in zip(judge, random_items, strict=True) if r],
-                    gates,
-                    confidence=confidence,
-                    n_bootstrap=n_bootstrap,
-                    seed=seed,
-                )
-            )
-        if unl and n_ppi_left_out < len(evaluated):
-            ppi = ppi_mean(
-                [
-                    1.0 if h == "pass" else 0.0
-                    for h, r in zip(human, random_items, strict=True)
-                    if r
-                ],
-                predictions(
-                    [v for v, r in zip(item_votes, random_items, strict=True) if r], prediction
-                ),
-                predictions(list(unl.values()), prediction),
-                confidence=confidence,
-            )
-        train_items = [
-            item for item in every.values() if item.split == "train" and item.item_id in votes
-        ]
-        split_counts: dict[str, int] = {}
-        for item in every.values():
-            key = item.split or "none"
-            split_counts[key] = split_counts.get(key, 0) + 1
-        sizes = [v.n_samples for v in item_votes]
-        trust = decide_trust(stats, gates)
-        raters = rater_agreement(
-            [*evaluated, *ties], confidence=confidence, n_bootstrap=n_bootstrap, seed=seed
-        )
-        stale = tuple(labels.stale.get(lc, ()))
-        notes.extend(_label_log_notes(labels, lc, stale))
-        train_disagreements = tuple(find_disagreements(train_items, votes))
-        steps = next_steps(
-            stats,
-            gates,
-            trust,
-            has_train=any(item.split == "train" for item in every.values()),
-            n_train_disagreements=len(train_disagreements),
-        )
-        results.append(
-            CriterionCalibration(
-                criterion=lc,
-                n_labelled=len(evaluated),
-                split=split,
-                split_counts=split_counts,
-                n_judge_errors=sum(1 for v in item_votes if v.errored),
-                samples_per_item=(min(sizes), max(sizes)),
-                agreement=stats,
-                trust=trust,
-                inter_annotator=humans,
-                ceiling=_ceiling(stats, humans)
-                + (f"; {raters.describe()}" if raters is not None else ""),
-                noise=noise,
-                reliability=rel,
-                ppi=ppi,
-                disagreements=tuple(find_disagreements(evaluated, checked_votes)),
-                train_disagreements=train_disagreements,
-                n_judge_only=len(unl),
-                labels_without_verdict=tuple(item.item_id for item in unjudged),
-                notes=tuple(notes),
-                next_steps=steps,
-                evidence=diagnostic,
-                judges=tuple(verdicts.judges.get(vc, ())),
-                rater_agreement=raters,
-                stale_labels=stale,
-                n_ppi_left_out=n_ppi_left_out if unl else 0,
-                n_design_weighted=n_design_weighted,
-            )
-        )
+        for lc, (vc, votes) in matched.items()
+    ]
     return CalibrationReport(
         labels_file=labels.file,
         verdicts_file=verdicts.file,
-        unlabelled_file=unlabelled.file if unlabelled is not None else None,
+        unlabelled_file=unlabelled_file,
         gates=gates,
         confidence=confidence,
         n_bootstrap=n_bootstrap,

@@ -210,58 +210,80 @@ def _threshold_for(record: LabelRecord, default: float | None) -> float | None:
     return record.threshold if record.threshold is not None else default
 
 
-def _resolve_one(
+def _check_annotator(
+    ann: AnnotatorLabel,
+    index: int,
+    line: int,
+    *,
+    item: str,
+    file: str | None,
+    seen: set[str],
+    annotator_kinds: dict[str, tuple[str, int]],
+) -> None:
+    """One rater entry: named once on the item, giving one of label or score, and the same kind
+    (label or score) as everywhere else in the file."""
+    where = f"annotators[{index}]"
+    if ann.annotator in seen:
+        raise _fail(
+            f"annotator {ann.annotator!r} appears twice",
+            file=file,
+            line=line,
+            item=item,
+            field_=where,
+            hint="give each annotator one entry per item",
+        )
+    seen.add(ann.annotator)
+    if (ann.label is None) == (ann.score is None):
+        raise _fail(
+            f"annotator {ann.annotator!r} must give exactly one of 'label' or 'score'",
+            file=file,
+            line=line,
+            item=item,
+            field_=where,
+            hint="keep either the pass/fail label or the score",
+        )
+    kind = "label" if ann.label is not None else "score"
+    previous = annotator_kinds.setdefault(ann.annotator, (kind, line))
+    if previous[0] != kind:
+        raise _fail(
+            f"annotator {ann.annotator!r} gives a {kind} here but a {previous[0]} on line {previous[1]}",
+            file=file,
+            line=line,
+            item=item,
+            field_=where,
+            hint="each annotator must use one scale throughout the file",
+        )
+
+
+def _annotator_ratings(
     record: LabelRecord,
     line: int,
     *,
     file: str | None,
-    default_threshold: float | None,
+    threshold: float | None,
     annotator_kinds: dict[str, tuple[str, int]],
-) -> LabelledItem:
-    item = record.item_id
-    threshold = _threshold_for(record, default_threshold)
+) -> tuple[list[tuple[str, Label]], list[tuple[str, float]]]:
+    """Each rater's pass/fail (a score turned into one by the threshold), and the raw scores."""
     seen: set[str] = set()
     labels: list[tuple[str, Label]] = []
     scores: list[tuple[str, float]] = []
     for index, ann in enumerate(record.annotators):
-        where = f"annotators[{index}]"
-        if ann.annotator in seen:
-            raise _fail(
-                f"annotator {ann.annotator!r} appears twice",
-                file=file,
-                line=line,
-                item=item,
-                field_=where,
-                hint="give each annotator one entry per item",
-            )
-        seen.add(ann.annotator)
-        if (ann.label is None) == (ann.score is None):
-            raise _fail(
-                f"annotator {ann.annotator!r} must give exactly one of 'label' or 'score'",
-                file=file,
-                line=line,
-                item=item,
-                field_=where,
-                hint="keep either the pass/fail label or the score",
-            )
-        kind = "label" if ann.label is not None else "score"
-        previous = annotator_kinds.setdefault(ann.annotator, (kind, line))
-        if previous[0] != kind:
-            raise _fail(
-                f"annotator {ann.annotator!r} gives a {kind} here but a {previous[0]} on line {previous[1]}",
-                file=file,
-                line=line,
-                item=item,
-                field_=where,
-                hint="each annotator must use one scale throughout the file",
-            )
+        _check_annotator(
+            ann,
+            index,
+            line,
+            item=record.item_id,
+            file=file,
+            seen=seen,
+            annotator_kinds=annotator_kinds,
+        )
         if ann.score is not None:
             if threshold is None:
                 raise _fail(
                     f"annotator {ann.annotator!r} gives a score but no threshold is set",
                     file=file,
                     line=line,
-                    item=item,
+                    item=record.item_id,
                     field_="threshold",
                     hint="add 'threshold' to the record, or pass a default threshold (--threshold)",
                 )
@@ -269,8 +291,19 @@ def _resolve_one(
             labels.append((ann.annotator, "pass" if ann.score >= threshold else "fail"))
         elif ann.label is not None:
             labels.append((ann.annotator, ann.label))
+    return labels, scores
 
-    gold: Label
+
+def _gold_label(
+    record: LabelRecord,
+    ratings: Sequence[tuple[str, Label]],
+    line: int,
+    *,
+    file: str | None,
+    threshold: float | None,
+) -> Label:
+    """The item's label: the record's own label or score, else the raters' majority."""
+    item = record.item_id
     if record.label is not None and record.score is not None:
         raise _fail(
             "has both 'label' and 'score'",
@@ -281,8 +314,8 @@ def _resolve_one(
             hint="keep one: a pass/fail label, or a score with a threshold",
         )
     if record.label is not None:
-        gold = record.label
-    elif record.score is not None:
+        return record.label
+    if record.score is not None:
         if threshold is None:
             raise _fail(
                 "has a 'score' but no threshold",
@@ -292,10 +325,10 @@ def _resolve_one(
                 field_="threshold",
                 hint="add 'threshold' to the record, or pass a default threshold (--threshold)",
             )
-        gold = "pass" if record.score >= threshold else "fail"
-    elif labels:
-        passes = sum(1 for _, value in labels if value == "pass")
-        fails = len(labels) - passes
+        return "pass" if record.score >= threshold else "fail"
+    if ratings:
+        passes = sum(1 for _, value in ratings if value == "pass")
+        fails = len(ratings) - passes
         if passes == fails:
             raise _fail(
                 f"annotators split evenly ({passes} pass, {fails} fail)",
@@ -305,20 +338,33 @@ def _resolve_one(
                 field_="annotators",
                 hint="add an adjudicated top-level 'label'",
             )
-        gold = "pass" if passes > fails else "fail"
-    else:
-        raise _fail(
-            "has no label",
-            file=file,
-            line=line,
-            item=item,
-            field_="label",
-            hint="give 'label' (pass/fail), or 'score' with a 'threshold', or 'annotators'",
-        )
+        return "pass" if passes > fails else "fail"
+    raise _fail(
+        "has no label",
+        file=file,
+        line=line,
+        item=item,
+        field_="label",
+        hint="give 'label' (pass/fail), or 'score' with a 'threshold', or 'annotators'",
+    )
+
+
+def _resolve_one(
+    record: LabelRecord,
+    line: int,
+    *,
+    file: str | None,
+    default_threshold: float | None,
+    annotator_kinds: dict[str, tuple[str, int]],
+) -> LabelledItem:
+    threshold = _threshold_for(record, default_threshold)
+    labels, scores = _annotator_ratings(
+        record, line, file=file, threshold=threshold, annotator_kinds=annotator_kinds
+    )
     return LabelledItem(
-        item_id=item,
+        item_id=record.item_id,
         criterion=record.criterion,
-        label=gold,
+        label=_gold_label(record, labels, line, file=file, threshold=threshold),
         line=line,
         split=record.split,
         group=record.group,
