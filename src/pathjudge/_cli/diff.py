@@ -10,6 +10,7 @@ import typer
 
 from pathjudge._cli.app import JSON_HELP, app, json_to_stdout, out_console, write_json
 from pathjudge._cli.config import ALLOW_CALLABLES_HELP, load_suite_for_cli
+from pathjudge._cli.inputs import runs_not_transcript
 
 if TYPE_CHECKING:
     from pathjudge.rubrics.suite import Suite
@@ -76,14 +77,15 @@ def diff_command(
         max_token_increase=max_token_increase,
         max_latency_increase=max_latency_increase,
     )
-    report = diff_runs(
-        read_runs(baseline),
-        read_runs(candidate),
-        loaded,
-        gate=gate,
-        baseline_file=baseline,
-        candidate_file=candidate,
-    )
+    with runs_not_transcript(baseline, candidate, then="diff"):
+        report = diff_runs(
+            read_runs(baseline),
+            read_runs(candidate),
+            loaded,
+            gate=gate,
+            baseline_file=baseline,
+            candidate_file=candidate,
+        )
     write_json(json_out, report.model_dump_json(indent=2))
     if not json_to_stdout(json_out):
         _print_diff(report, baseline, candidate)

@@ -16,6 +16,7 @@ from pathjudge._cli.app import (
     write_json,
 )
 from pathjudge._cli.config import ALLOW_CALLABLES_HELP, load_suite_for_cli
+from pathjudge._cli.inputs import runs_not_transcript
 
 if TYPE_CHECKING:
     from pathjudge.rubrics.suite import Suite
@@ -65,7 +66,8 @@ def mutate_command(
         kinds.append(match)
     loaded = load_suite_for_cli(suite, allow_callables=allow_callables)
     try:
-        _report(runs, loaded, kinds, retriever_experiment, strict, json_out)
+        with runs_not_transcript(runs, then="mutate"):
+            _report(runs, loaded, kinds, retriever_experiment, strict, json_out)
     except KeyboardInterrupt:
         report_interrupt(
             "interrupted; pathjudge mutate writes nothing until it finishes, so nothing was saved "

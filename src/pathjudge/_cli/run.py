@@ -19,6 +19,7 @@ from pathjudge._cli.app import (
     write_json,
 )
 from pathjudge._cli.config import ALLOW_CALLABLES_HELP, load_suite_for_cli
+from pathjudge._cli.inputs import runs_not_transcript
 
 if TYPE_CHECKING:
     from pathjudge.agent.collect import CollectResult, RunOptions
@@ -207,14 +208,12 @@ def variance_command(
     if not 0 < level < 1:
         raise InputError(f"--level must be between 0 and 1, got {level}", field="--level")
     loaded = load_suite_for_cli(suite, allow_callables=allow_callables)
-    report = variance_report(
-        outcomes_from_grades(
+    with runs_not_transcript(runs, then="variance"):
+        outcomes = outcomes_from_grades(
             grade(unique_runs(read_runs(runs), file=runs), loaded, fast=True, file=runs)
-        ),
-        ks=ks,
-        level=level,
-        task_order=[t.id for t in loaded.tasks],
-        min_epochs=min_epochs,
+        )
+    report = variance_report(
+        outcomes, ks=ks, level=level, task_order=[t.id for t in loaded.tasks], min_epochs=min_epochs
     )
     write_json(json_out, report.model_dump_json(indent=2))
     if json_to_stdout(json_out):

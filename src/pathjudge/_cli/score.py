@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
-from contextlib import AbstractContextManager, contextmanager, nullcontext
+from collections.abc import Sequence
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -13,6 +13,7 @@ import typer
 
 from pathjudge._cli.app import JSON_HELP, app, err_console, json_to_stdout, out_console, write_json
 from pathjudge._cli.config import ALLOW_CALLABLES_HELP, load_suite_for_cli
+from pathjudge._cli.inputs import runs_not_transcript
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -502,30 +503,6 @@ def junit_exit_note(
 def _actual(value: float | None) -> str:
     """A gate's measured value rounded to 3 decimals (``0.933``, ``0.75``), or "—" when undefined."""
     return "—" if value is None else str(round(value, 3))
-
-
-@contextmanager
-def runs_not_transcript(runs: Path | None) -> Iterator[None]:
-    """An error reading ``runs`` that is a transcript or trace export, not runs, names the
-    ``pathjudge import`` command that converts it (:func:`~pathjudge.agent.importers.import_hint`)."""
-    from pathjudge.errors import InputError, RecordError
-
-    try:
-        yield
-    except InputError as exc:
-        if runs is None or exc.file != str(runs):
-            raise
-        from pathjudge.agent.importers import import_hint
-
-        hint = import_hint(runs)
-        if hint is None:
-            raise
-        raise RecordError(
-            hint.problem,
-            file=runs,
-            line=exc.line,
-            hint=f"convert it first: {hint.command}, then score {hint.output}",
-        ) from None
 
 
 def ray_engine(address: str | None, workers: int | None) -> GradingEngine:

@@ -16,6 +16,7 @@ from pathjudge._cli.app import (
     print_problems,
     write_json,
 )
+from pathjudge._cli.inputs import runs_not_transcript
 from pathjudge.errors import RecordError
 
 if TYPE_CHECKING:
@@ -74,7 +75,8 @@ def show(
 
     errors: list[RecordError] | None = [] if keep_going else None
     # a bar on stderr for a long file read on a terminal (nothing for a short one, or piped)
-    with progress_bars(False if quiet else None)(f"reading {runs.name}", None) as bar:
+    bars = progress_bars(False if quiet else None)
+    with runs_not_transcript(runs, then="show"), bars(f"reading {runs.name}", None) as bar:
         summary = summarize_runs(_advancing(read_runs(runs, errors=errors), bar))
     summary = summary.model_copy(
         update={"tasks": tuple(sorted(summary.tasks, key=lambda t: natural_key(t.task_id)))}
