@@ -121,3 +121,12 @@ def test_predictions_from_votes() -> None:
     assert predictions(votes, "vote_share") == pytest.approx([2 / 3, 0.5, 0.0, 0.5])
     assert predictions(votes, "majority") == [1.0, 0.5, 0.0, 0.5]
     assert predictions([]) == []
+
+
+def test_an_estimate_outside_zero_one_is_clipped_and_says_so() -> None:
+    """Plain PPI (lambda 1): the judge passes every labelled item the humans mostly fail, and
+    fails every unlabelled one: theta = 0 + mean(y - yhat) = -0.75, which is no rate."""
+    result = ppi_mean([0, 0, 0, 1], [1, 1, 1, 1], [0.0] * 100, lam=1.0)
+    assert result.estimate.value == 0.0
+    assert result.estimate.lower == 0.0
+    assert "estimate clipped to [0, 1] (raw -0.7500)" in result.estimate.reason

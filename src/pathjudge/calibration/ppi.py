@@ -11,7 +11,8 @@ labelled ones, with the power-tuning weight ``lambda`` of Angelopoulos, Duchi & 
   1/size) and the normal interval ``theta ± z se``.
 
 When every label and prediction lies in [0, 1] (a rate), the normal intervals (PPI++, naive judge,
-humans-only CLT) are clipped to [0, 1] and their ``reason`` says so, with the raw interval.
+humans-only CLT) and the PPI++ point estimate are clipped to [0, 1] and their ``reason`` says so, with
+the raw values.
 
 ``lambda = 0`` is the humans-only estimate, ``lambda = 1`` plain PPI. The interval is valid when the
 labelled items are a uniformly random sample of the same population as the unlabelled ones. Beside it
@@ -225,10 +226,14 @@ def _ppi_estimate(
     effective = var_y / (se * se) if se > 0 and var_y > 0 else None
     tuned = "power-tuned" if lam is None else "fixed"
     lower, upper, note = theta - half, theta + half, ""
+    value = theta
     if rate:
         lower, upper, note = clip_unit(lower, upper)
+        value = min(1.0, max(0.0, theta))
+        if value != theta:  # a rate below 0 or above 1 is not a rate: say what the raw value was
+            note += f"; estimate clipped to [0, 1] (raw {theta:.4f})"
     estimate = Estimate(
-        value=theta,
+        value=value,
         lower=lower,
         upper=upper,
         total=n + big_n,
