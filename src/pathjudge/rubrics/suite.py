@@ -34,7 +34,7 @@ import json
 import math
 from collections.abc import Iterator, Mapping, Sequence, Set
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 import yaml
 from pydantic import (
@@ -118,17 +118,7 @@ WeightKey = Literal[
     "error_recovery",
     "goal_completion",
 ]
-WEIGHT_KEYS: tuple[WeightKey, ...] = (
-    "success",
-    "tool_calls",
-    "trajectory",
-    "path",
-    "tool_selection",
-    "argument_correctness",
-    "step_efficiency",
-    "error_recovery",
-    "goal_completion",
-)
+WEIGHT_KEYS: tuple[WeightKey, ...] = get_args(WeightKey)
 
 
 GateRule = Literal["success", "significance", "trajectory", "cost", "coverage"]

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
 
@@ -79,20 +79,7 @@ GateMetric = Literal[
     "error_recovery",
     "goal_completion",
 ]
-GATE_METRICS: tuple[GateMetric, ...] = (
-    "passed",
-    "success",
-    "partial",
-    "tool_calls",
-    "trajectory",
-    "path",
-    "overall",
-    "tool_selection",
-    "argument_correctness",
-    "step_efficiency",
-    "error_recovery",
-    "goal_completion",
-)
+GATE_METRICS: tuple[GateMetric, ...] = get_args(GateMetric)
 
 
 class _Record(BaseModel):

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal, NoReturn, cast
+from typing import Any, Literal, NoReturn, cast, get_args
 
 __all__ = [
     "AXES",
@@ -32,13 +32,7 @@ Axis = Literal[
     "error_recovery",
     "goal_completion",
 ]
-AXES: tuple[Axis, ...] = (
-    "tool_selection",
-    "argument_correctness",
-    "step_efficiency",
-    "error_recovery",
-    "goal_completion",
-)
+AXES: tuple[Axis, ...] = get_args(Axis)
 
 CheckStatus = Literal["pass", "fail", "not_run", "error"]
 """``not_run``: the check was skipped (fast mode, no judge); ``error``: the check itself broke."""
