@@ -470,8 +470,12 @@ _TYPE_MARKERS: dict[str, str] = {
     "thinking": "anthropic",
     "redacted_thinking": "anthropic",
     "server_tool_use": "anthropic",
+    "mcp_tool_use": "anthropic",
+    "mcp_tool_result": "anthropic",
     "function_call": "openai-responses",
     "function_call_output": "openai-responses",
+    "mcp_call": "openai-responses",
+    "mcp_list_tools": "openai-responses",
     "input_text": "openai-responses",
     "output_text": "openai-responses",
 }
