@@ -29,6 +29,8 @@ span, when it issued no tool call, are the ``final_answer``; the last chat span'
 ``metadata["spans"]`` with its unmapped attributes, the resource attributes in ``metadata["resource"]``,
 and unmapped tool-span attributes in ``metadata["unmapped"]``.
 
+``metadata["source"]`` names the ``trace_id`` and the ``span_id`` of the trace's root span (the
+earliest span whose parent is not in the trace), so results about the run can be attached to it.
 The task id is the ``task_id`` override, else a ``pathjudge.task_id`` span attribute, else
 ``<file stem>#<trace index>``; the epoch a ``pathjudge.epoch`` attribute, else 0. A whole file is held in
 memory to group its spans into traces.
@@ -549,6 +551,13 @@ def _span_summary(span: _Span) -> dict[str, Json]:
     return entry
 
 
+def _root(spans: list[_Span]) -> _Span:
+    """The span the run hangs from: the earliest one whose parent is not in the trace."""
+    ids = {s.span_id for s in spans}
+    roots = [s for s in spans if s.parent_id is None or s.parent_id not in ids] or spans
+    return min(roots, key=lambda s: (s.start_ns, s.order))
+
+
 def _timing(spans: list[_Span]) -> Timing:
     """From the first span's start to the last span's end; empty without spans."""
     if not spans:
@@ -665,6 +674,7 @@ def import_file(
                 task = str(attr) if isinstance(attr, str | int) else f"{stem}#{index}"
             source = source_metadata(FORMAT, file=file, index=index, line=first.line)
             source["trace_id"] = trace_id
+            source["span_id"] = _root(group).span_id
             yield _trace_record(
                 group,
                 task_id=task,
