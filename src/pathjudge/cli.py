@@ -22,6 +22,7 @@ from pathjudge._cli import (  # noqa: F401  (imported for their command registra
     diff,
     mutate,
     report,
+    export,
     config,
     label_studio,
 )

@@ -127,3 +127,45 @@ def test_export_without_spans(tmp_path: Path) -> None:
     path.write_text('{"resourceSpans": []}')
     with pytest.raises(ImportFormatError, match="has no spans"):
         list(import_file(path, "otel"))
+
+
+def _chat_span(trace: str, attrs: dict[str, object]) -> dict[str, object]:
+    return {
+        "traceId": trace,
+        "spanId": "1",
+        "name": "chat",
+        "startTimeUnixNano": 1,
+        "endTimeUnixNano": 2,
+        "attributes": {"gen_ai.operation.name": "chat", **attrs},
+    }
+
+
+def test_older_and_current_convention_names(tmp_path: Path) -> None:
+    older = _chat_span(
+        "aa",
+        {
+            "gen_ai.system": "openai",
+            "gen_ai.usage.prompt_tokens": 7,
+            "gen_ai.usage.completion_tokens": 3,
+        },
+    )
+    current = _chat_span(
+        "bb",
+        {
+            "gen_ai.provider.name": "openai",
+            "gen_ai.usage.input_tokens": 5,
+            "gen_ai.usage.output_tokens": 2,
+        },
+    )
+    mixed = _chat_span("cc", {"gen_ai.system": "openai", "gen_ai.provider.name": "openai"})
+    plain = _chat_span("dd", {})
+    path = tmp_path / "spans.json"
+    path.write_text(json.dumps([older, current, mixed, plain]))
+    runs = {r.run_id: r for r in import_file(path, "otel")}
+    assert (runs["aa"].usage.input_tokens, runs["aa"].usage.output_tokens) == (7, 3)
+    assert (runs["bb"].usage.input_tokens, runs["bb"].usage.output_tokens) == (5, 2)
+    semconv = {k: r.metadata["source"].get("genai_semconv") for k, r in runs.items()}  # type: ignore[union-attr]
+    assert semconv == {"aa": "older", "bb": "current", "cc": "mixed", "dd": None}
+    # the fixture's spans (current names) hang from their invoke_agent span
+    first = next(iter(import_file(FIXTURES / "otel_otlp.json", "otel")))
+    assert first.metadata["source"]["span_id"] == "a000000000000001"  # type: ignore[index,call-overload]

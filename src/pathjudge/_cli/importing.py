@@ -16,8 +16,8 @@ from pathjudge.errors import ImportFormatError, InputError
 if TYPE_CHECKING:
     from pathjudge.agent.trajectory import RunRecord
 
-_FORMATS_HELP = "anthropic, openai-chat, openai-responses, otel, managed-agents"
-_PREFIX_FORMATS = ("openai-chat", "openai-responses")
+_FORMATS_HELP = "anthropic, atif, openai-chat, openai-responses, otel, managed-agents"
+_PREFIX_FORMATS = ("atif", "openai-chat", "openai-responses")
 
 
 def _with_agent(
@@ -79,7 +79,7 @@ _ErrorPrefix = Annotated[
     list[str] | None,
     typer.Option(
         "--error-prefix",
-        help="openai-chat / openai-responses: a tool result starting with this text is an error "
+        help="atif / openai-chat / openai-responses: a tool result starting with this text is an error "
         "(repeatable; replaces the default 'Error:').",
     ),
 ]
@@ -109,7 +109,7 @@ def import_(
 ) -> None:
     """Convert a transcript/trace file (or a live session) into pathjudge's runs JSONL.
 
-    Formats without an error flag on tool results (openai-chat, openai-responses) flag a result as an
+    Formats without an error flag on tool results (atif, openai-chat, openai-responses) flag a result as an
     error when its text starts with an --error-prefix (default 'Error:', tau-bench's convention).
     """
     from pathjudge._io import write_jsonl

@@ -36,6 +36,7 @@ __all__ = [
 
 FORMATS: dict[str, str] = {
     "anthropic": "pathjudge.agent.importers.anthropic",
+    "atif": "pathjudge.agent.importers.atif",
     "managed-agents": "pathjudge.agent.importers.managed_agents",
     "openai-chat": "pathjudge.agent.importers.openai_chat",
     "openai-responses": "pathjudge.agent.importers.openai_responses",
@@ -162,7 +163,7 @@ def import_hint(path: str | Path) -> ImportHint | None:
         values = [doc.value for doc in islice(iter_documents(path, split_transcripts), 5)]
     except (InputError, OSError):
         return None
-    if not values or any(isinstance(v, dict) and ("run_id" in v or "steps" in v) for v in values):
+    if not values or any(map(_run_shaped, values)):
         return None
     fmt = next((found for found in map(guess_format, values) if found is not None), None)
     if fmt is None and not any(map(_holds_messages, values)):
@@ -182,9 +183,17 @@ def import_hint(path: str | Path) -> ImportHint | None:
             "recorded from)",
             out,
         )
-    kind = "trace" if fmt == "otel" else "transcript"
+    kind = {"otel": "trace", "atif": "trajectory"}.get(fmt, "transcript")
     article = "an" if fmt[:1] in "aeiou" else "a"
     return ImportHint(fmt, f"is {article} {fmt} {kind}, not pathjudge runs", command, out)
+
+
+def _run_shaped(value: Any) -> bool:
+    """A record with ``run_id`` or ``steps`` is a run, unless it is an ATIF trajectory."""
+    if not isinstance(value, dict) or not ("run_id" in value or "steps" in value):
+        return False
+    version = value.get("schema_version")
+    return not (isinstance(version, str) and version.startswith("ATIF-"))
 
 
 def _holds_messages(value: Any, depth: int = 0) -> bool:

@@ -6,8 +6,9 @@ Accepted shapes (a ``.json`` file, or a ``.jsonl`` file with one transcript per 
 - an object ``{"messages": [...], "system": ..., "model": ..., "task_id": ..., "epoch": ...}``;
 - a list of either of those (one run each).
 
-Mapping: every ``tool_use`` block (and ``server_tool_use``) is a step; its result is the ``tool_result``
-block with the same ``tool_use_id`` (``is_error`` carried over). Tool-use blocks of one assistant message
+Mapping: every ``tool_use`` block (and ``server_tool_use``, and the MCP connector's ``mcp_tool_use``,
+whose ``server_name`` is kept in the step's ``state["mcp_server"]``) is a step; its result is the
+``tool_result`` (or ``mcp_tool_result``) block with the same ``tool_use_id`` (``is_error`` carried over). Tool-use blocks of one assistant message
 are parallel calls and share ``turn``. Text and thinking before a ``tool_use`` in the same message become
 its ``decision``. The first user message is the run's ``input``; the text of every assistant message
 that calls no tool is a reply to the user (``replies``), and that of the last assistant message, when
@@ -50,6 +51,7 @@ FORMAT = "anthropic"
 
 _TRANSCRIPT_KEYS = frozenset({"messages", "system", "model", "usage", "metadata", "stop_reason"})
 _MESSAGE_KEYS = frozenset({"role", "content", "usage", "model", "stop_reason"})
+_CALL_TYPES = ("tool_use", "server_tool_use", "mcp_tool_use")
 _USAGE_NAMES = {
     "input_tokens": "input_tokens",
     "output_tokens": "output_tokens",
@@ -155,9 +157,7 @@ class _MessageWalk:
 
     def _assistant(self, blocks: list[Json], content_where: str, *, is_last: bool) -> None:
         """Tool calls (text and thinking before one are its decision), else a reply to the user."""
-        has_calls = any(
-            isinstance(b, dict) and b.get("type") in ("tool_use", "server_tool_use") for b in blocks
-        )
+        has_calls = any(isinstance(b, dict) and b.get("type") in _CALL_TYPES for b in blocks)
         if has_calls:
             self.turn += 1
         pending: list[tuple[str, Json, str]] = []  # (json path, block, its text) not yet a decision
@@ -171,7 +171,7 @@ class _MessageWalk:
                 texts.append(block["text"])
             elif kind == "thinking" and isinstance(block.get("thinking"), str):
                 pending.append((bwhere, block_raw, block["thinking"]))
-            elif kind in ("tool_use", "server_tool_use"):
+            elif kind in _CALL_TYPES:
                 decision = "\n\n".join(text for _, _, text in pending) if pending else None
                 self._tool_use(block, bwhere, decision=decision)
                 pending = []
@@ -200,9 +200,11 @@ class _MessageWalk:
         )
         if block.get("type") == "server_tool_use":
             draft.state["server_tool"] = True
+        if block.get("type") == "mcp_tool_use":
+            draft.state["mcp_server"] = require_str(block, "server_name", where)
         self.run.add_step(draft)
         for key in block:
-            if key not in ("type", "id", "name", "input"):
+            if key not in ("type", "id", "name", "input", "server_name"):
                 self.run.unmapped.add(join_path(where, key), block[key])
 
     def _server_tool_result(self, block: dict[str, Json]) -> bool:
@@ -215,6 +217,9 @@ class _MessageWalk:
             return False
         content = block.get("content")
         failed = isinstance(content, dict) and str(content.get("type", "")).endswith("_error")
+        if kind == "mcp_tool_result":  # the MCP connector's result carries its own flag
+            failed = block.get("is_error") is True
+            content = _result_content(content)
         self.run.by_call_id[use_id].set_result(content, is_error=failed)
         return True
 

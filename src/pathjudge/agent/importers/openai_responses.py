@@ -8,8 +8,12 @@ Accepted shapes (a ``.json`` file, or a ``.jsonl`` file with one transcript per 
 - a list of either (one run each).
 
 Mapping: each ``function_call`` item is a step (``arguments`` is a JSON string; malformed JSON is kept in
-``raw_arguments`` with ``arguments_error``), matched to its ``function_call_output`` by ``call_id``. A
-model turn is the run of output items (``reasoning``, assistant ``message``, ``function_call``) between
+``raw_arguments`` with ``arguments_error``), matched to its ``function_call_output`` by ``call_id``. Each
+``mcp_call`` item (an MCP tool the API ran) is a step too: its ``output`` is the result, a non-null
+``error`` or a ``status`` of ``failed`` flags ``is_error``, and ``server_label`` is kept in the step's
+``state["mcp_server"]``; the model saw its result, so the next output item starts a new turn.
+``mcp_list_tools`` and approval items are kept in ``metadata["unmapped"]``. A
+model turn is the run of output items (``reasoning``, assistant ``message``, calls) between
 two input items; the calls of one turn are parallel and share ``turn``. ``reasoning`` summaries and
 assistant text before a call are its ``decision``. The Responses API has no error flag on outputs, so an
 output whose text starts with one of ``error_prefixes`` (default ``"Error:"``) is flagged ``is_error``.
@@ -191,6 +195,8 @@ class _ItemWalk:
             self._model_text(raw, where, text or None, answer=False)
         elif kind == "function_call":
             self._call(item, where)
+        elif kind == "mcp_call":
+            self._mcp_call(item, where)
         elif kind == "function_call_output":
             self._output(item, raw, where)
         elif kind is None:
@@ -226,26 +232,41 @@ class _ItemWalk:
         self.pending.append(text)
         self.current.leftover.append((where, raw, text if answer else None))
 
-    def _call(self, item: dict[str, Json], where: str) -> None:
+    def _call(self, item: dict[str, Json], where: str, *, id_key: str = "call_id") -> StepDraft:
         assert self.current is not None
         if not self.current.has_calls:
             self.turn += 1
             self.current.has_calls = True
         # text used as a decision is mapped; what came before it in this turn is not leftover
         self.current.leftover = []
-        call_id = item.get("call_id")
-        self.run.add_step(
-            StepDraft(
-                tool=require_str(item, "name", where),
-                turn=self.turn,
-                where=where,
-                call_id=call_id if isinstance(call_id, str) else None,
-                decision="\n\n".join(self.pending) if self.pending else None,
-                raw_arguments=item.get("arguments"),
-            )
+        call_id = item.get(id_key)
+        draft = StepDraft(
+            tool=require_str(item, "name", where),
+            turn=self.turn,
+            where=where,
+            call_id=call_id if isinstance(call_id, str) else None,
+            decision="\n\n".join(self.pending) if self.pending else None,
+            raw_arguments=item.get("arguments"),
         )
+        self.run.add_step(draft)
         self.pending = []
-        self._unmapped_keys(item, where, known=("type", "call_id", "name", "arguments", "id"))
+        if id_key == "call_id":
+            self._unmapped_keys(item, where, known=("type", "call_id", "name", "arguments", "id"))
+        return draft
+
+    def _mcp_call(self, item: dict[str, Json], where: str) -> None:
+        """An MCP tool call the API ran: call and result in one item; ``error`` marks a failure."""
+        draft = self._call(item, where, id_key="id")
+        draft.state["mcp_server"] = require_str(item, "server_label", where)
+        error = item.get("error")
+        failed = error is not None or item.get("status") == "failed"
+        draft.set_result(content_text(item.get("output"), part_types=_TEXT_PARTS), is_error=failed)
+        if error is not None:
+            draft.state["error"] = error
+        known = ("type", "id", "name", "arguments", "server_label", "output", "error")
+        self._unmapped_keys(item, where, known=known)
+        self.current = None  # the model saw the result: what follows is a new turn
+        self.pending = []
 
     def _output(self, item: dict[str, Json], raw: Json, where: str) -> None:
         target = self.run.awaiting_result(item.get("call_id"))

@@ -29,6 +29,13 @@ span, when it issued no tool call, are the ``final_answer``; the last chat span'
 ``metadata["spans"]`` with its unmapped attributes, the resource attributes in ``metadata["resource"]``,
 and unmapped tool-span attributes in ``metadata["unmapped"]``.
 
+Older convention names are read too: ``gen_ai.usage.prompt_tokens`` / ``completion_tokens`` when the
+``input`` / ``output`` counts are absent (``gen_ai.system`` and ``gen_ai.prompt`` / ``completion`` are
+kept with the span's attributes). ``metadata["source"]["genai_semconv"]`` says which names the trace
+used: ``current`` (v1.37+: ``gen_ai.provider.name``, ``gen_ai.input.messages``, ...), ``older``
+(``gen_ai.system``, ``gen_ai.usage.prompt_tokens``, ...) or ``mixed``; absent when neither appears.
+``metadata["source"]`` names the ``trace_id`` and the ``span_id`` of the trace's root span (the
+earliest span whose parent is not in the trace), so results about the run can be attached to it.
 The task id is the ``task_id`` override, else a ``pathjudge.task_id`` span attribute, else
 ``<file stem>#<trace index>``; the epoch a ``pathjudge.epoch`` attribute, else 0. A whole file is held in
 memory to group its spans into traces.
@@ -82,6 +89,8 @@ _CHAT_ATTRS = frozenset(
     {
         "gen_ai.usage.input_tokens",
         "gen_ai.usage.output_tokens",
+        "gen_ai.usage.prompt_tokens",
+        "gen_ai.usage.completion_tokens",
         "gen_ai.request.model",
         "gen_ai.response.model",
         "gen_ai.output.messages",
@@ -91,6 +100,42 @@ _CHAT_ATTRS = frozenset(
         "pathjudge.epoch",
     }
 )
+
+
+_CURRENT_NAMES = frozenset(
+    {
+        "gen_ai.provider.name",
+        "gen_ai.input.messages",
+        "gen_ai.output.messages",
+        "gen_ai.system_instructions",
+        "gen_ai.tool.call.arguments",
+        "gen_ai.tool.call.result",
+    }
+)
+"""Attributes that first appeared in semantic conventions v1.37 / v1.38."""
+_OLDER_NAMES = frozenset(
+    {
+        "gen_ai.system",
+        "gen_ai.usage.prompt_tokens",
+        "gen_ai.usage.completion_tokens",
+        "gen_ai.prompt",
+        "gen_ai.completion",
+    }
+)
+"""Attributes the conventions replaced or removed (``gen_ai.system`` → ``gen_ai.provider.name`` in
+v1.37; the ``prompt``/``completion`` token counts → ``input``/``output`` in v1.27)."""
+
+
+def semconv_names(attributes: set[str]) -> str | None:
+    """Which GenAI semantic conventions a trace's attribute names follow.
+
+    ``"current"`` (v1.37 and later names only), ``"older"`` (names from before v1.37 only), ``"mixed"``
+    (both), or None when it uses neither kind.
+    """
+    current, older = bool(attributes & _CURRENT_NAMES), bool(attributes & _OLDER_NAMES)
+    if current and older:
+        return "mixed"
+    return "current" if current else ("older" if older else None)
 
 
 @dataclass(slots=True)
@@ -334,9 +379,13 @@ def _messages_text(raw: Json, role: str | None = None) -> tuple[str | None, bool
 def _usage(spans: list[_Span]) -> Usage:
     def total(selected: list[_Span]) -> tuple[int, int]:
         tokens_in = tokens_out = 0
-        for span in selected:
-            i = span.attrs.get("gen_ai.usage.input_tokens")
-            o = span.attrs.get("gen_ai.usage.output_tokens")
+        for span in selected:  # the older names count when the current ones are absent
+            i = span.attrs.get(
+                "gen_ai.usage.input_tokens", span.attrs.get("gen_ai.usage.prompt_tokens")
+            )
+            o = span.attrs.get(
+                "gen_ai.usage.output_tokens", span.attrs.get("gen_ai.usage.completion_tokens")
+            )
             tokens_in += i if isinstance(i, int) and i > 0 else 0
             tokens_out += o if isinstance(o, int) and o > 0 else 0
         return tokens_in, tokens_out
@@ -549,6 +598,13 @@ def _span_summary(span: _Span) -> dict[str, Json]:
     return entry
 
 
+def _root(spans: list[_Span]) -> _Span:
+    """The span the run hangs from: the earliest one whose parent is not in the trace."""
+    ids = {s.span_id for s in spans}
+    roots = [s for s in spans if s.parent_id is None or s.parent_id not in ids] or spans
+    return min(roots, key=lambda s: (s.start_ns, s.order))
+
+
 def _timing(spans: list[_Span]) -> Timing:
     """From the first span's start to the last span's end; empty without spans."""
     if not spans:
@@ -665,6 +721,10 @@ def import_file(
                 task = str(attr) if isinstance(attr, str | int) else f"{stem}#{index}"
             source = source_metadata(FORMAT, file=file, index=index, line=first.line)
             source["trace_id"] = trace_id
+            source["span_id"] = _root(group).span_id
+            names = semconv_names({key for span in group for key in span.attrs})
+            if names is not None:
+                source["genai_semconv"] = names
             yield _trace_record(
                 group,
                 task_id=task,

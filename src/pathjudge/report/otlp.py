@@ -1,0 +1,219 @@
+"""Grades and judge verdicts as OpenTelemetry ``gen_ai.evaluation.result`` events.
+
+Each graded run gives one event per number pathjudge reports on it, following the GenAI semantic
+conventions' evaluation event (``gen_ai.evaluation.name``, ``gen_ai.evaluation.score.value``,
+``gen_ai.evaluation.score.label``, ``gen_ai.evaluation.explanation``):
+
+- ``pathjudge.passed``: the run's verdict (label ``pass`` / ``fail`` / ``undecided``), its blockers as
+  the explanation;
+- ``pathjudge.task_success``: task success (label; the partial credit as the value when decided);
+- ``pathjudge.tool_calls`` and ``pathjudge.trajectory``: the two scores (value, 0..1), when graded;
+- one event per judged criterion, named after the criterion, with the judge's verdict as the label and
+  its reasoning as the explanation.
+
+Every event also carries ``pathjudge.run_id``, ``pathjudge.task_id`` and ``pathjudge.epoch``. When the
+run was imported from OpenTelemetry (``metadata["source"]`` has ``trace_id`` and ``span_id``), the
+event is attached to that trace and span, as the conventions ask. The events are built and sent by the
+OpenTelemetry SDK (``pip install 'pathjudge[otel]'``): to an OTLP/JSON file (the protobuf JSON mapping
+of the exporter's own encoding, ids as hex) or to a collector over OTLP/HTTP.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
+
+from pathjudge.errors import InputError, MissingExtraError
+
+if TYPE_CHECKING:
+    from pathjudge.agent.trajectory import RunRecord
+    from pathjudge.scoring.grade import RunGrade
+
+__all__ = ["EVENT_NAME", "EvaluationEvent", "evaluation_events", "send_otlp", "write_otlp_json"]
+
+EVENT_NAME = "gen_ai.evaluation.result"
+_SCOPE = "pathjudge"
+_EXPLANATION_MAX = 4000
+
+
+@dataclass(frozen=True, slots=True)
+class EvaluationEvent:
+    """One ``gen_ai.evaluation.result`` event: its attributes and the trace/span it belongs to."""
+
+    attributes: Mapping[str, str | int | float]
+    trace_id: str | None = None
+    span_id: str | None = None
+
+
+def _otel_ids(run: RunRecord | None) -> tuple[str | None, str | None]:
+    """The trace and span a run was imported from (both, or neither)."""
+    source = run.metadata.get("source") if run is not None else None
+    if not isinstance(source, dict):
+        return None, None
+    trace_id, span_id = source.get("trace_id"), source.get("span_id")
+    if isinstance(trace_id, str) and isinstance(span_id, str):
+        return trace_id, span_id
+    return None, None
+
+
+def _event(
+    grade: RunGrade,
+    ids: tuple[str | None, str | None],
+    name: str,
+    *,
+    value: float | None = None,
+    label: str | None = None,
+    explanation: str | None = None,
+) -> EvaluationEvent:
+    attrs: dict[str, str | int | float] = {"gen_ai.evaluation.name": name}
+    if value is not None:
+        attrs["gen_ai.evaluation.score.value"] = float(value)
+    if label is not None:
+        attrs["gen_ai.evaluation.score.label"] = label
+    if explanation:
+        attrs["gen_ai.evaluation.explanation"] = explanation[:_EXPLANATION_MAX]
+    attrs.update(
+        {
+            "pathjudge.run_id": grade.run_id,
+            "pathjudge.task_id": grade.task_id,
+            "pathjudge.epoch": grade.epoch,
+        }
+    )
+    return EvaluationEvent(attrs, *ids)
+
+
+def evaluation_events(
+    grades: Iterable[RunGrade], runs: Mapping[str, RunRecord] | None = None
+) -> list[EvaluationEvent]:
+    """The events for ``grades`` (see the module docstring); ``runs`` (by run id) give trace ids.
+
+    Pure. A grade whose run is not in ``runs``, or was not imported from OpenTelemetry, gives events
+    without a trace. No grades give no events.
+    """
+    events: list[EvaluationEvent] = []
+    for grade in grades:
+        ids = _otel_ids((runs or {}).get(grade.run_id))
+        verdict = "undecided" if grade.passed is None else ("pass" if grade.passed else "fail")
+        events.append(
+            _event(grade, ids, "pathjudge.passed", label=verdict, explanation=grade.reason)
+        )
+        events.append(
+            _event(
+                grade,
+                ids,
+                "pathjudge.task_success",
+                value=grade.success_score if grade.success != "undecided" else None,
+                label=grade.success,
+            )
+        )
+        for name, value in (("tool_calls", grade.tool_calls), ("trajectory", grade.trajectory)):
+            if value is not None:
+                events.append(_event(grade, ids, f"pathjudge.{name}", value=value))
+        for judged in grade.judged:
+            events.append(
+                _event(
+                    grade, ids, judged.criterion, label=judged.status, explanation=judged.reasoning
+                )
+            )
+    return events
+
+
+def _sdk() -> Any:
+    try:
+        from opentelemetry.sdk import _logs as sdk_logs
+    except ModuleNotFoundError:
+        raise MissingExtraError(
+            "otel", "opentelemetry-sdk", "exporting evaluation events"
+        ) from None
+    return sdk_logs
+
+
+def _records(events: Sequence[EvaluationEvent], extra: Any = None) -> list[Any]:
+    """The events emitted through an SDK logger; returns the SDK's records (also sent to ``extra``)."""
+    from opentelemetry import trace
+    from opentelemetry.sdk._logs.export import (
+        BatchLogRecordProcessor,
+        InMemoryLogRecordExporter,
+        SimpleLogRecordProcessor,
+    )
+    from opentelemetry.sdk.resources import Resource
+
+    sdk_logs = _sdk()
+    memory = InMemoryLogRecordExporter()  # type: ignore[no-untyped-call]
+    provider = sdk_logs.LoggerProvider(resource=Resource.create({"service.name": _SCOPE}))
+    provider.add_log_record_processor(SimpleLogRecordProcessor(memory))
+    if extra is not None:  # batched: one request for up to 512 events, flushed at shutdown
+        provider.add_log_record_processor(BatchLogRecordProcessor(extra, max_export_batch_size=512))
+    logger = provider.get_logger(_SCOPE)
+    for event in events:
+        context = None
+        if event.trace_id is not None and event.span_id is not None:
+            span = trace.NonRecordingSpan(
+                trace.SpanContext(
+                    trace_id=int(event.trace_id, 16),
+                    span_id=int(event.span_id, 16),
+                    is_remote=True,
+                    trace_flags=trace.TraceFlags(trace.TraceFlags.SAMPLED),
+                )
+            )
+            context = trace.set_span_in_context(span)
+        logger.emit(event_name=EVENT_NAME, attributes=dict(event.attributes), context=context)
+    provider.shutdown()
+    return list(memory.get_finished_logs())
+
+
+def write_otlp_json(path: str | Path, events: Sequence[EvaluationEvent]) -> None:
+    """Write the events as one OTLP/JSON ``ExportLogsServiceRequest`` (atomically)."""
+    from google.protobuf.json_format import MessageToDict  # type: ignore[import-untyped]
+    from opentelemetry.exporter.otlp.proto.common._log_encoder import encode_logs
+
+    from pathjudge._io import write_text_atomic
+
+    request = MessageToDict(encode_logs(_records(events)), use_integers_for_enums=True)
+    for resource in request.get("resourceLogs", []):
+        for scope in resource.get("scopeLogs", []):
+            for record in scope.get("logRecords", []):
+                for key in ("traceId", "spanId"):  # OTLP/JSON writes ids as hex, not base64
+                    if key in record:
+                        record[key] = base64.b64decode(record[key]).hex()
+    write_text_atomic(path, json.dumps(request, indent=1) + "\n")
+
+
+def logs_endpoint(url: str) -> str:
+    """An OTLP/HTTP logs URL: ``http://host:4318`` gains ``/v1/logs``; a URL with a path is kept."""
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        raise InputError(
+            f"{url!r} is not an http(s) URL",
+            field="--otlp-endpoint",
+            hint="give the collector's OTLP/HTTP address, e.g. http://localhost:4318",
+        )
+    return url if parts.path.strip("/") else url.rstrip("/") + "/v1/logs"
+
+
+def send_otlp(url: str, events: Sequence[EvaluationEvent], *, timeout: float = 10.0) -> None:
+    """Send the events to an OTLP/HTTP collector; a refused or failed export is an InputError."""
+    _sdk()
+    from opentelemetry.exporter.otlp.proto.http._log_exporter import OTLPLogExporter
+    from opentelemetry.sdk._logs.export import LogRecordExportResult
+
+    endpoint = logs_endpoint(url)
+    results: list[LogRecordExportResult] = []
+
+    class _Recording(OTLPLogExporter):
+        def export(self, batch: Sequence[Any]) -> LogRecordExportResult:
+            results.append(super().export(batch))
+            return results[-1]
+
+    _records(events, _Recording(endpoint=endpoint, timeout=timeout))
+    if any(result is not LogRecordExportResult.SUCCESS for result in results):
+        raise InputError(
+            f"the collector at {endpoint} did not accept the evaluation events",
+            field="--otlp-endpoint",
+            hint="check the address and that the collector's OTLP/HTTP receiver is running",
+        )
