@@ -29,7 +29,8 @@ def test_matches_published_intervals(
 ) -> None:
     got = paired_difference(PairedCounts(*table), what="", empty="")
     assert got.value == pytest.approx(theta, abs=1e-12)
-    assert got.lower is not None and got.upper is not None
+    assert got.lower is not None
+    assert got.upper is not None
     assert (round(got.lower, digits), round(got.upper, digits)) == interval
     assert got.method == "newcombe"
 
