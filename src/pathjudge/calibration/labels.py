@@ -144,6 +144,9 @@ class LabelledItem:
     group: str | None = None
     rationale: str | None = None
     inputs: Mapping[str, JsonValue] | None = None
+    metadata: Mapping[str, JsonValue] | None = None
+    """The record's ``metadata`` (schema 1; e.g. ``model_family``, the family of the model that
+    wrote the answer, which ``pathjudge bias`` reads); None when the record has none."""
     annotator_labels: tuple[tuple[str, Label], ...] = ()
     annotator_scores: tuple[tuple[str, float], ...] = ()
     random_order: bool = True
@@ -370,6 +373,7 @@ def _resolve_one(
         group=record.group,
         rationale=record.rationale,
         inputs=record.inputs,
+        metadata=record.metadata or None,
         annotator_labels=tuple(labels),
         annotator_scores=tuple(scores),
     )

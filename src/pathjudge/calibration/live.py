@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from pathjudge.calibration.labels import LabelSet, Split
+from pathjudge.calibration.labels import LabelledItem, LabelSet, Split
 from pathjudge.calibration.verdicts import VerdictSet, aggregate_verdicts, samples_from_result
 from pathjudge.errors import LabelsError
 from pathjudge.judge.runner import judge_requests_sync
@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from pathjudge.judge.runner import Budget
     from pathjudge.judge.verdict import JudgeResult
 
-__all__ = ["LabelledRequest", "judge_labelled"]
+__all__ = ["LabelledRequest", "judge_labelled", "labelled_items"]
 
 
 @dataclass(frozen=True)
@@ -36,6 +36,36 @@ class LabelledRequest:
     item_id: str
     criterion_id: str
     inputs: Mapping[str, str]
+
+
+def labelled_items(
+    labels: LabelSet, criterion: str, *, split: Split | None = None
+) -> list[LabelledItem]:
+    """The labelled items of ``criterion`` that the judge can run on, in file order.
+
+    The labels recorded for ``criterion`` (a built-in id or a criterion YAML path), or the unnamed
+    labels when the file names no criterion; ``split`` restricts to one split. No matching label,
+    or a matching item without ``inputs``, is a :class:`LabelsError` naming the file (and line).
+    """
+    key: str | None = criterion if criterion in labels.criteria else None
+    items = [i for i in labels.items(key) if split is None or i.split == split]
+    if not items:
+        raise LabelsError(
+            f"no labelled items for criterion {criterion!r}"
+            + (f" in split {split!r}" if split else ""),
+            file=labels.file,
+            hint="label items for this criterion, or name it in the labels' 'criterion' field",
+        )
+    for item in items:
+        if not item.inputs:
+            raise LabelsError(
+                f"item {item.item_id!r} has no 'inputs' for the judge",
+                file=labels.file,
+                line=item.line,
+                field="inputs",
+                hint="add the criterion's inputs to each label record, or pass recorded --verdicts",
+            )
+    return items
 
 
 def judge_labelled(
@@ -58,32 +88,14 @@ def judge_labelled(
     without ``inputs`` is a :class:`LabelsError` naming its line; no matching labels is one too.
     """
 
-    key: str | None = criterion if criterion in labels.criteria else None
-    items = [i for i in labels.items(key) if split is None or i.split == split]
-    if not items:
-        raise LabelsError(
-            f"no labelled items for criterion {criterion!r}"
-            + (f" in split {split!r}" if split else ""),
-            file=labels.file,
-            hint="label items for this criterion, or name it in the labels' 'criterion' field",
+    requests = [
+        LabelledRequest(
+            item_id=item.item_id,
+            criterion_id=criterion,
+            inputs={name: input_text(value) for name, value in (item.inputs or {}).items()},
         )
-    requests: list[LabelledRequest] = []
-    for item in items:
-        if not item.inputs:
-            raise LabelsError(
-                f"item {item.item_id!r} has no 'inputs' for the judge",
-                file=labels.file,
-                line=item.line,
-                field="inputs",
-                hint="add the criterion's inputs to each label record, or pass recorded --verdicts",
-            )
-        requests.append(
-            LabelledRequest(
-                item_id=item.item_id,
-                criterion_id=criterion,
-                inputs={name: input_text(value) for name, value in item.inputs.items()},
-            )
-        )
+        for item in labelled_items(labels, criterion, split=split)
+    ]
     results = judge_requests_sync(
         requests,
         backend=backend,
