@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 
 __all__ = [
@@ -93,8 +93,13 @@ class Claim:
     text: str
     value: object
     start: int
-    sentence: str
     noun: str = ""
+    source: _Message | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def sentence(self) -> str:
+        """The sentence of the claim (computed when asked: most claims are never reported)."""
+        return "" if self.source is None else self.source.sentence(self.start)
 
 
 _NUM = r"(?:\d{1,3}(?:,\d{3}){1,5}(?:\.\d{1,4})?|\d{1,15}(?:\.\d{1,4})?)"
@@ -169,6 +174,9 @@ _ID_CUE = re.compile(
 )
 _BOUNDARY = re.compile(r"[.!?]+(?=\s)|\n")
 _SPLIT = re.compile(r"[_-]")
+_DIGIT = re.compile(r"\d").search
+_LETTER = re.compile(r"[^\W\d_]").search
+_ID_CANDIDATE = re.compile(r"(?<![\w.-])(?=[\w-]{0,63}\d|[A-Z]{5})[A-Za-z0-9][\w-]{1,63}(?![\w-])")
 _NOT_IDS = re.compile(r"\d{1,2}(?:am|pm|st|nd|rd|th|h|s)", re.IGNORECASE)
 _SENTENCE_CHARS = 240
 _HEDGE_WINDOW = 60
@@ -200,17 +208,15 @@ def parse_date(match: re.Match[str]) -> tuple[tuple[int, int, int], ...]:
 
 def is_id_token(token: str) -> bool:
     """Whether a token reads as an id or code by itself (see the module docstring)."""
-    has_digit = any(c.isdigit() for c in token)
-    if not has_digit:
+    if _DIGIT(token) is None:
         return False
     if token.isdigit():
         return len(token) >= 5
-    has_alpha = any(c.isalpha() for c in token)
-    if not has_alpha:  # digits joined by - or _: a phone number, a range
+    if _LETTER(token) is None:  # digits joined by - or _: a phone number, a range
         return len(token) >= 7
     if _NOT_IDS.fullmatch(token):
         return False
-    if len(token) >= 4 and any(c.isupper() for c in token) and not any(c.islower() for c in token):
+    if len(token) >= 4 and token.isupper():
         return True  # capitals and digits: ZFA04Y, HAT110 (a mixed-case word such as SunnyB3ach is not)
     return ("_" in token or "-" in token) and len(token) >= 6
 
@@ -245,7 +251,7 @@ class _Message:
     def claim(
         self, kind: ClaimKind, match: re.Match[str], value: object, noun: str = ""
     ) -> Claim:
-        return Claim(kind, match.group(0), value, match.start(), self.sentence(match.start()), noun)
+        return Claim(kind, match.group(0), value, match.start(), noun, self)
 
 
 def extract_claims(text: str) -> list[Claim]:
@@ -276,7 +282,7 @@ def extract_claims(text: str) -> list[Claim]:
 def _ids(message: _Message) -> list[Claim]:
     text = message.text
     found = []
-    for match in _TOKEN.finditer(text):
+    for match in _ID_CANDIDATE.finditer(text):
         start, end = match.span()
         token = match.group(0)
         if not message.free(start, end):

@@ -448,9 +448,12 @@ def check_said_vs_did(run: RunRecord, plan: CompiledSaidVsDid) -> CheckResult:
     messages = 0
     for number, text, calls in _messages(run, plan.spec.over):
         messages += 1
+        seen: set[tuple[str, object, str]] = set()
         for claim in extract_claims(text):
-            if claim.kind not in plan.kinds:
-                continue
+            key = (claim.kind, claim.value, claim.noun)
+            if claim.kind not in plan.kinds or key in seen:
+                continue  # a claim repeated in one message is one claim
+            seen.add(key)
             if evidence is None:
                 evidence = build_evidence(run, plan)
             calls = min(calls, len(run.steps))
