@@ -63,7 +63,8 @@ def tooltalk_runs(data: Path) -> list[RunRecord]:
     spec = importlib.util.spec_from_file_location(
         "tooltalk_make_suite", ROOT / "examples" / "tooltalk" / "make_suite.py"
     )
-    assert spec is not None and spec.loader is not None
+    assert spec is not None
+    assert spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return [
@@ -120,14 +121,18 @@ def _claim(run: RunRecord, plan: CompiledSaidVsDid, kind: str) -> tuple[int, str
     return None
 
 
-def _edit_value(run: RunRecord, plan: CompiledSaidVsDid, kind: str, change: Callable[[str, int], str]) -> RunRecord | None:
+def _edit_value(
+    run: RunRecord, plan: CompiledSaidVsDid, kind: str, change: Callable[[str, int], str]
+) -> RunRecord | None:
     found = _claim(run, plan, kind)
     if found is None:
         return None
     index, text, claim = found
     for attempt in range(1, 40):
         new = change(claim.text, attempt)
-        mutant = _rewrite(run, index, text[: claim.start] + new + text[claim.start + len(claim.text) :])
+        mutant = _rewrite(
+            run, index, text[: claim.start] + new + text[claim.start + len(claim.text) :]
+        )
         if check_said_vs_did(mutant, plan).status == "fail":
             return mutant.model_copy(update={"metadata": {**run.metadata, "mutated": new}})
     return None
@@ -159,7 +164,9 @@ def _new_date(text: str, attempt: int) -> str:
     if found:
         moved = date(*map(int, found.groups())) + timedelta(days=2 + attempt)
         return text[: found.start()] + moved.isoformat() + text[found.end() :]
-    return re.sub(r"\b(\d{1,2})\b", lambda m: str((int(m.group(1)) + 2 + attempt - 1) % 28 + 1), text, count=1)
+    return re.sub(
+        r"\b(\d{1,2})\b", lambda m: str((int(m.group(1)) + 2 + attempt - 1) % 28 + 1), text, count=1
+    )
 
 
 def _drop_backing(run: RunRecord, plan: CompiledSaidVsDid) -> RunRecord | None:
@@ -239,18 +246,25 @@ def main(argv: list[str] | None = None) -> int:
         corpora = {"tau": tau_runs(args.data), "tooltalk": tooltalk_runs(args.data), **corpora}
     else:
         print(f"no real data at {args.data}: docent examples only", file=sys.stderr)
-    print(f"{'corpus':<10}{'runs':>6}{'clean flagged':>15}  " + "  ".join(f"{k:>12}" for k in CLASSES) + "  precision")
+    print(
+        f"{'corpus':<10}{'runs':>6}{'clean flagged':>15}  "
+        + "  ".join(f"{k:>12}" for k in CLASSES)
+        + "  precision"
+    )
     for name, runs in corpora.items():
         found = measure(runs, plan)
         flagged = found["flagged_clean"]
         per_class = found["per_class"]
-        assert isinstance(flagged, list) and isinstance(per_class, dict)
+        assert isinstance(flagged, list)
+        assert isinstance(per_class, dict)
         caught = sum(c for c, _ in per_class.values())
         precision = caught / (caught + len(flagged)) if caught + len(flagged) else float("nan")
         cells = "  ".join(
             f"{c:>4}/{n:<3}{(c / n if n else float('nan')):>5.0%}" for c, n in per_class.values()
         )
-        print(f"{name:<10}{len(runs):>6}{len(flagged):>6} ({len(flagged) / len(runs):>5.1%})  {cells}  {precision:.3f}")
+        print(
+            f"{name:<10}{len(runs):>6}{len(flagged):>6} ({len(flagged) / len(runs):>5.1%})  {cells}  {precision:.3f}"
+        )
         if args.show_flags:
             for run, result in flagged:
                 print(f"    {run.run_id}: {result.reason}")

@@ -32,7 +32,9 @@ RESERVATION = (
 )
 
 
-def run_of(*replies: tuple[str, int], steps: tuple[Step, ...] = (), final: str | None = None) -> RunRecord:
+def run_of(
+    *replies: tuple[str, int], steps: tuple[Step, ...] = (), final: str | None = None
+) -> RunRecord:
     return RunRecord(
         run_id="r",
         task_id="t",
@@ -42,7 +44,9 @@ def run_of(*replies: tuple[str, int], steps: tuple[Step, ...] = (), final: str |
     )
 
 
-LOOKUP = Step(tool="get_reservation_details", arguments={"reservation_id": "ZFA04Y"}, result=RESERVATION)
+LOOKUP = Step(
+    tool="get_reservation_details", arguments={"reservation_id": "ZFA04Y"}, result=RESERVATION
+)
 CANCEL = Step(tool="cancel_reservation", arguments={"reservation_id": "ZFA04Y"}, result="ok")
 
 
@@ -126,7 +130,12 @@ def test_an_action_needs_a_successful_call_of_a_tool_that_does_it_before_the_mes
     said = "Your reservation ZFA04Y has been cancelled."
     assert unbacked(run_of((said, 2), steps=(LOOKUP, CANCEL))) == []
     assert unbacked(run_of((said, 1), steps=(LOOKUP,))) == ["has been cancelled"]
-    errored = Step(tool="cancel_reservation", arguments={"reservation_id": "ZFA04Y"}, result="Error: no", is_error=True)
+    errored = Step(
+        tool="cancel_reservation",
+        arguments={"reservation_id": "ZFA04Y"},
+        result="Error: no",
+        is_error=True,
+    )
     run = run_of((said, 2), steps=(LOOKUP, errored))
     assert unbacked(run) == ["has been cancelled"]
     assert "call #2 cancel_reservation returned an error" in check_said_vs_did(run, PLAN).reason
@@ -135,12 +144,18 @@ def test_an_action_needs_a_successful_call_of_a_tool_that_does_it_before_the_mes
 
 
 def test_a_refund_is_backed_by_a_change_and_declared_tools_replace_name_defaults() -> None:
-    update = Step(tool="update_reservation_flights", arguments={"reservation_id": "ZFA04Y"}, result="{}")
+    update = Step(
+        tool="update_reservation_flights", arguments={"reservation_id": "ZFA04Y"}, result="{}"
+    )
     said = "The difference has been refunded."
     assert unbacked(run_of((said, 1), steps=(update,))) == []
-    declared = compile_said_vs_did(SaidVsDidSpec.model_validate({"tools": {"update_*": {"does": []}}}))
+    declared = compile_said_vs_did(
+        SaidVsDidSpec.model_validate({"tools": {"update_*": {"does": []}}})
+    )
     assert unbacked(run_of((said, 1), steps=(update,)), declared) == ["has been refunded"]
-    doer = compile_said_vs_did(SaidVsDidSpec.model_validate({"tools": {"process": {"does": "refund"}}}))
+    doer = compile_said_vs_did(
+        SaidVsDidSpec.model_validate({"tools": {"process": {"does": "refund"}}})
+    )
     assert unbacked(run_of((said, 1), steps=(Step(tool="process"),)), doer) == []
 
 
@@ -150,11 +165,16 @@ def test_counts_of_listed_things_may_be_part_of_the_list_but_not_more() -> None:
     assert unbacked(run_of(("You have three passengers.", 1), steps=(LOOKUP,))) == [
         "three passengers"
     ]
-    assert check_said_vs_did(run_of(("It took 9 minutes.", 1), steps=(LOOKUP,)), PLAN).status == "not_run"
+    assert (
+        check_said_vs_did(run_of(("It took 9 minutes.", 1), steps=(LOOKUP,)), PLAN).status
+        == "not_run"
+    )
 
 
 def test_input_and_known_values_back_claims() -> None:
-    run = RunRecord(run_id="r", task_id="t", input="My order is QX77Z1", final_answer="Order QX77Z1, fee $50.")
+    run = RunRecord(
+        run_id="r", task_id="t", input="My order is QX77Z1", final_answer="Order QX77Z1, fee $50."
+    )
     assert unbacked(run) == ["$50"]
     known = compile_said_vs_did(SaidVsDidSpec(known=("Each extra bag is 50 dollars",)))
     assert unbacked(run, known) == []
@@ -254,7 +274,8 @@ def test_adversarial_answers_cost_linear_time(unit: str) -> None:
 def bench(repo_root: Path) -> ModuleType:
     path = repo_root / "benchmarks" / "bench_said_vs_did.py"
     spec = importlib.util.spec_from_file_location("bench_said_vs_did", path)
-    assert spec is not None and spec.loader is not None
+    assert spec is not None
+    assert spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     sys.modules["bench_said_vs_did"] = module
     spec.loader.exec_module(module)
@@ -264,13 +285,17 @@ def bench(repo_root: Path) -> ModuleType:
 def test_real_runs_every_mutation_class_flagged_and_few_clean_flags(
     bench: ModuleType, shared_data: Path
 ) -> None:
-    for runs in (bench.tau_runs(shared_data), bench.tooltalk_runs(shared_data), bench.docent_runs()):
+    for runs in (
+        bench.tau_runs(shared_data),
+        bench.tooltalk_runs(shared_data),
+        bench.docent_runs(),
+    ):
         found = bench.measure(runs, PLAN)
         for kind, (caught, total) in found["per_class"].items():
             assert caught == total, (kind, caught, total)
         assert len(found["flagged_clean"]) <= max(1, len(runs) // 10)
     tau = bench.measure(bench.tau_runs(shared_data), PLAN)
     # the one clean flag is the agent's own mistake: it halves a one-passenger fare of $4,420
-    ((run, result),) = tau["flagged_clean"]
+    ((_run, result),) = tau["flagged_clean"]
     assert [item["claim"] for item in result.details["unbacked"]] == ["$2,210"]
     assert all(total for _, total in tau["per_class"].values())

@@ -128,8 +128,29 @@ _MONTH = "(?:" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + ")"
 _WORD_NUMBERS = {
     word: n
     for n, word in enumerate(
-        "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
-        "fifteen sixteen seventeen eighteen nineteen twenty".split()
+        [
+            "zero",
+            "one",
+            "two",
+            "three",
+            "four",
+            "five",
+            "six",
+            "seven",
+            "eight",
+            "nine",
+            "ten",
+            "eleven",
+            "twelve",
+            "thirteen",
+            "fourteen",
+            "fifteen",
+            "sixteen",
+            "seventeen",
+            "eighteen",
+            "nineteen",
+            "twenty",
+        ]
     )
     if n
 }
@@ -248,9 +269,7 @@ class _Message:
     def take(self, start: int, end: int) -> None:
         self.taken[start:end] = b"\x01" * (end - start)
 
-    def claim(
-        self, kind: ClaimKind, match: re.Match[str], value: object, noun: str = ""
-    ) -> Claim:
+    def claim(self, kind: ClaimKind, match: re.Match[str], value: object, noun: str = "") -> Claim:
         return Claim(kind, match.group(0), value, match.start(), noun, self)
 
 

@@ -63,7 +63,9 @@ __all__ = [
     "default_actions",
 ]
 
-ToolAction = Literal["cancel", "refund", "book", "update", "send", "transfer", "delete", "create", "pay"]
+ToolAction = Literal[
+    "cancel", "refund", "book", "update", "send", "transfer", "delete", "create", "pay"
+]
 TOOL_ACTIONS: tuple[ToolAction, ...] = (
     "cancel",
     "refund",
@@ -424,7 +426,9 @@ def _count_backed(claim: Claim, calls: int, evidence: Evidence) -> bool | None:
     n = claim.value
     assert isinstance(n, int)
     stems = [_stem(word) for word in claim.noun.split()]
-    largest = [size for size in (evidence.largest(stem, calls) for stem in stems) if size is not None]
+    largest = [
+        size for size in (evidence.largest(stem, calls) for stem in stems) if size is not None
+    ]
     if largest:
         return n <= max(largest) or _known_before(evidence.cents, n * 100, calls)
     if not any(stem in evidence.words for stem in stems):
@@ -468,7 +472,11 @@ def check_said_vs_did(run: RunRecord, plan: CompiledSaidVsDid) -> CheckResult:
 
 
 def _call(run: RunRecord, index: int) -> str:
-    return "the task input or known values" if index == _KNOWN else f"call #{index + 1} {run.steps[index].tool}"
+    return (
+        "the task input or known values"
+        if index == _KNOWN
+        else f"call #{index + 1} {run.steps[index].tool}"
+    )
 
 
 def _nearest(
@@ -500,7 +508,9 @@ def _money(cents: int) -> str:
     return f"{cents // 100}" if cents % 100 == 0 else f"{cents / 100:.2f}"
 
 
-def _nearest_date(claimed: tuple[int, int, int], calls: int, evidence: Evidence, run: RunRecord) -> str:
+def _nearest_date(
+    claimed: tuple[int, int, int], calls: int, evidence: Evidence, run: RunRecord
+) -> str:
     def ordinal(day: tuple[int, int, int]) -> int | None:
         try:
             return date(day[0] or 2000, day[1], day[2]).toordinal()
@@ -508,8 +518,11 @@ def _nearest_date(claimed: tuple[int, int, int], calls: int, evidence: Evidence,
             return None
 
     target = ordinal(claimed)
-    seen = [(d, i, ordinal((d[0] or claimed[0], d[1], d[2]))) for d, i in evidence.dates.items() if i < calls]
-    seen = [(d, i, o) for d, i, o in seen if o is not None]
+    seen: list[tuple[tuple[int, int, int], int, int]] = []
+    for day, index in evidence.dates.items():
+        at = ordinal((day[0] or claimed[0], day[1], day[2])) if index < calls else None
+        if at is not None:
+            seen.append((day, index, at))
     if target is None or not seen:
         return "no date in the tool data before it"
     day, index, _ = min(seen, key=lambda item: abs(item[2] - target))
@@ -529,7 +542,11 @@ def _nearest_action(action: str, calls: int, run: RunRecord, plan: CompiledSaidV
             for i, step in doers[:3]
         )
         return f"tools that would do it: {listed}"
-    later = [i for i, step in enumerate(run.steps) if i >= calls and not step.is_error and not backers.isdisjoint(plan.actions(step.tool))]
+    later = [
+        i
+        for i, step in enumerate(run.steps)
+        if i >= calls and not step.is_error and not backers.isdisjoint(plan.actions(step.tool))
+    ]
     if later:
         return f"no call that does it before the message (call #{later[0] + 1} {run.steps[later[0]].tool} came later)"
     return f"no successful call of a tool that does {action!r} (declare one in said_vs_did.tools)"
