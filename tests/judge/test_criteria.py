@@ -37,6 +37,7 @@ def test_builtin_library_is_complete_and_valid() -> None:
         == [
             "answer-correct",
             "answer-grounded",
+            "claims-backed",
             "refusal-appropriate",
             "step-faithful",
             "summary-covers-points",

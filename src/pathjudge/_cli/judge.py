@@ -18,8 +18,8 @@ from pathjudge._cli.app import JSON_HELP, app, err_console, json_to_stdout, out_
 # The built-in criteria, spelled out for --help without importing the criteria library at start-up;
 # tests/judge/test_cli_help_criteria.py keeps it equal to pathjudge.rubrics.criteria.BUILTIN_CRITERIA.
 BUILTINS = (
-    "answer-correct, answer-grounded, refusal-appropriate, step-faithful, summary-covers-points, "
-    "summary-faithful"
+    "answer-correct, answer-grounded, claims-backed, refusal-appropriate, step-faithful, "
+    "summary-covers-points, summary-faithful"
 )
 
 
@@ -115,8 +115,8 @@ def judge(
 ) -> None:
     """Judge every item once per sample; cached verdicts are reused, so a rerun resumes where it stopped.
 
-    Built-in criteria: answer-correct, answer-grounded, refusal-appropriate, step-faithful,
-    summary-covers-points, summary-faithful (`pathjudge criteria show ID` prints one). Exit 1 when an
+    Built-in criteria: answer-correct, answer-grounded, claims-backed, refusal-appropriate,
+    step-faithful, summary-covers-points, summary-faithful (`pathjudge criteria show ID` prints one). Exit 1 when an
     item ended in a judge failure.
 
     Backend, model, base URL, concurrency, cache and budget resolve command line > PATHJUDGE_*

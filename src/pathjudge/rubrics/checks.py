@@ -30,6 +30,11 @@ from pathjudge.rubrics.assertions.base import AXES, Axis, CheckResult, FrozenDic
 from pathjudge.rubrics.assertions.outcome import RefusalCriterion, check_outcome
 from pathjudge.rubrics.assertions.overlap import check_query_overlap
 from pathjudge.rubrics.assertions.recovery import RecoverySpec, check_recovery
+from pathjudge.rubrics.assertions.said_vs_did import (
+    CompiledSaidVsDid,
+    check_said_vs_did,
+    compile_said_vs_did,
+)
 from pathjudge.rubrics.assertions.steps import StepSpec, check_steps
 from pathjudge.rubrics.assertions.tools import check_tool_selection
 from pathjudge.rubrics.path import AlignCache, Mode, RefSpec, compile_reference
@@ -49,6 +54,7 @@ __all__ = [
     "plan_task",
     "query_overlap",
     "recovery",
+    "said_vs_did",
     "step_efficiency",
     "success_criterion",
     "tool_selection",
@@ -81,6 +87,7 @@ class TaskPlan:
     ``read_only``: the task's read-only tool patterns; ``errored_calls``: its errored-call policy;
     ``step_view_differs``: whether the redundancy check sees other calls than the whole run;
     ``success_defined``: whether the task has a success criterion, a kind or a judged criterion;
+    ``said_vs_did``: the task's compiled said-vs-did spec, when it sets one;
     ``runners``: what :func:`~pathjudge.scoring.grade.grade_run` needs of each of ``checks``, derived
     from them once (see :data:`Runner`).
     """
@@ -98,6 +105,7 @@ class TaskPlan:
     errored_calls: ErroredCalls = "count"
     step_view_differs: bool = False
     success_defined: bool = False
+    said_vs_did: CompiledSaidVsDid | None = None
     runners: tuple[Runner, ...] = field(default=(), init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -174,6 +182,7 @@ def plan_task(
         errored_calls=task.errored_calls,
         step_view_differs=step_spec.scope != "all" or task.errored_calls == "ignore",
         success_defined=task.success is not None or task.kind is not None or bool(task.judged),
+        said_vs_did=None if task.said_vs_did is None else compile_said_vs_did(task.said_vs_did),
     )
     declared = CHECKS if checks is None else tuple(checks)
     kept = tuple(check for check in declared if check.applies is None or check.applies(plan))
@@ -409,6 +418,15 @@ def implied_refusal(run: RunRecord, plan: TaskPlan) -> tuple[CheckResult, ...]:
     return () if implied is None else (_informative_if_cut(run, check_outcome(run, implied)),)
 
 
+def said_vs_did(run: RunRecord, plan: TaskPlan) -> tuple[CheckResult, ...]:
+    """``outcome.said_vs_did``: the claims of the run's messages against its tool activity (the
+    task's ``said_vs_did``; non-gating when the run was cut)."""
+    compiled = plan.said_vs_did
+    if compiled is None:
+        return ()
+    return (_informative_if_cut(run, check_said_vs_did(run, compiled)),)
+
+
 @functools.lru_cache(maxsize=256)
 def _all_valid(n: int) -> tuple[CheckResult]:
     # results are immutable, so one per call count is shared (bounded, as the step checks' are)
@@ -460,6 +478,10 @@ def _has_implied(plan: TaskPlan) -> bool:
     return plan.implied_goal is not None
 
 
+def _has_said_vs_did(plan: TaskPlan) -> bool:
+    return plan.said_vs_did is not None
+
+
 CHECKS: tuple[Check, ...] = (
     Check("tools", "tool_selection", tool_selection, _has_tools),
     Check("arguments.valid_json", "argument_correctness", argument_validity),
@@ -472,6 +494,7 @@ CHECKS: tuple[Check, ...] = (
     Check("outcome.truncated", "goal_completion", truncation),
     Check("outcome", "goal_completion", success_criterion, _has_success),
     Check("outcome.refusal", "goal_completion", implied_refusal, _has_implied),
+    Check("outcome.said_vs_did", "goal_completion", said_vs_did, _has_said_vs_did),
 )
 """The built-in checks, in the order their results appear in a grade (module-level functions, so a
 declaration pickles to a worker process)."""

@@ -21,7 +21,8 @@ changes the verdict cache key. Loading errors are :class:`~pathjudge.errors.Crit
 file, the YAML line and the field.
 
 The built-in library (``rubrics/criteria/*.yaml``): ``answer-correct``, ``summary-faithful``,
-``summary-covers-points``, ``refusal-appropriate``, ``step-faithful``, ``answer-grounded``.
+``summary-covers-points``, ``refusal-appropriate``, ``step-faithful``, ``answer-grounded``,
+``claims-backed``.
 """
 
 from __future__ import annotations
@@ -60,6 +61,7 @@ __all__ = [
 BUILTIN_CRITERIA: tuple[str, ...] = (
     "answer-correct",
     "answer-grounded",
+    "claims-backed",
     "refusal-appropriate",
     "step-faithful",
     "summary-covers-points",

@@ -62,6 +62,7 @@ from pathjudge.rubrics.assertions.outcome import (
     callable_allowed,
 )
 from pathjudge.rubrics.assertions.recovery import RecoverySpec
+from pathjudge.rubrics.assertions.said_vs_did import SaidVsDidSpec
 from pathjudge.rubrics.assertions.steps import StepSpec
 from pathjudge.rubrics.assertions.tools import ToolSelectionSpec
 from pathjudge.rubrics.criteria import suite_criterion_problem
@@ -255,6 +256,11 @@ class Task(_Record):
     judged: tuple[JudgedSpec, ...] = Field(default=(), description="Judged criteria on this task.")
     query_overlap: QueryOverlapSpec | None = Field(
         default=None, description="Report the query-overlap diagnostic (never gating)."
+    )
+    said_vs_did: SaidVsDidSpec | None = Field(
+        default=None,
+        description="Hold the claims of the agent's messages (amounts, ids, dates, counts, actions) "
+        "against its tool calls and results ({} enables it with its defaults).",
     )
     metadata: dict[str, JsonValue] = Field(default_factory=dict, description="Free metadata.")
     # --- benchmark semantics (issue 12a): typing profile, truncated runs -------------------------

@@ -7,10 +7,12 @@ from types import ModuleType
 
 import pytest
 
-from pathjudge.rubrics.assertions import _normalize, arguments, outcome
+from pathjudge.rubrics.assertions import _normalize, arguments, outcome, said_vs_did
 
 
-@pytest.mark.parametrize("module", [_normalize, arguments, outcome], ids=lambda m: m.__name__)
+@pytest.mark.parametrize(
+    "module", [_normalize, arguments, outcome, said_vs_did], ids=lambda m: m.__name__
+)
 def test_docstring_examples(module: ModuleType) -> None:
     result = doctest.testmod(module, optionflags=doctest.ELLIPSIS, verbose=False)
     assert result.attempted > 0
