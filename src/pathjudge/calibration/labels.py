@@ -11,9 +11,10 @@ One line of a labels file is a :class:`LabelRecord`. The gold label of an item c
 
 Optional fields: ``criterion`` (the judged criterion the label is for; a file may hold several),
 ``split`` (``train``/``dev``/``test``: train items feed few-shot examples), ``group`` (e.g. the task id,
-so that runs of one task in several epochs separate agent noise from judge noise), ``rationale`` (why
-the label is right, reused as few-shot reasoning), ``inputs`` (what the judge sees, for running the
-judge and exporting few-shot examples) and ``metadata``.
+so that runs of one task in several epochs separate agent noise from judge noise), ``slice`` (slice
+keys such as ``{"category": "refunds", "language": "de"}``, for per-slice gates: ``calibrate
+--slice-by``), ``rationale`` (why the label is right, reused as few-shot reasoning), ``inputs`` (what
+the judge sees, for running the judge and exporting few-shot examples) and ``metadata``.
 
 Every problem in a labels file is one :class:`~pathjudge.errors.LabelsError` naming the file, the line,
 the item and how to fix it.
@@ -109,6 +110,10 @@ class LabelRecord(_Record):
     group: str | None = Field(
         default=None, description="Items sharing a group are runs of one task (agent noise)."
     )
+    slice: dict[str, str] = Field(
+        default_factory=dict,
+        description="Slice keys, e.g. {'category': 'refunds'} (per-slice gates: --slice-by).",
+    )
     rationale: str | None = Field(default=None, description="Why the gold label is right.")
     inputs: dict[str, JsonValue] | None = Field(
         default=None, description="What the judge sees for this item (criterion inputs)."
@@ -156,6 +161,8 @@ class LabelledItem:
     """The stratum the gates order drew the item from (schema 2, with ``stratum_size``); else None."""
     stratum_size: int | None = None
     """How many items that stratum held (N_h), where the label log says."""
+    slice: Mapping[str, str] = field(default_factory=dict)
+    """The item's slice keys (the label's ``slice``; a label log: its latest event's)."""
 
 
 @dataclass(frozen=True)
@@ -370,6 +377,7 @@ def _resolve_one(
         group=record.group,
         rationale=record.rationale,
         inputs=record.inputs,
+        slice=dict(record.slice),
         annotator_labels=tuple(labels),
         annotator_scores=tuple(scores),
     )
@@ -620,6 +628,7 @@ def _resolve_item(
         gates_order=any(e.order == "gates" for _, e in raters),
         stratum=design[0] if design else None,
         stratum_size=design[1] if design else None,
+        slice=dict(last.slice),
     )
 
 
