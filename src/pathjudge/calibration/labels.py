@@ -55,10 +55,12 @@ __all__ = [
     "LabelledItem",
     "Split",
     "item_hashes",
+    "item_slices",
     "load_label_files",
     "load_labels",
     "resolve_events",
     "resolve_labels",
+    "slice_keys",
     "verdict_input_hashes",
 ]
 
@@ -694,6 +696,38 @@ def load_label_files(
         notes=notes,
         split_ratings=split_ratings,
     )
+
+
+def slice_keys(own: Mapping[str, str], metadata: Mapping[str, JsonValue]) -> dict[str, str]:
+    """An item's slice keys: ``metadata.slice`` (scalar values, as text), then its own ``slice``
+    over them."""
+    found: dict[str, str] = {}
+    meta = metadata.get("slice")
+    if isinstance(meta, dict):
+        found.update({str(k): str(v) for k, v in meta.items() if isinstance(v, str | int | float)})
+    found.update(own)
+    return found
+
+
+class _SlicedLine(BaseModel):
+    """The part of an items line that tells its slice keys."""
+
+    model_config = ConfigDict(frozen=True, extra="ignore")
+
+    item_id: ItemId = Field(description="The item's id.")
+    slice: dict[str, str] = Field(default_factory=dict, description="Slice keys.")
+    metadata: dict[str, JsonValue] = Field(default_factory=dict, description="Anything else.")
+
+
+def item_slices(path: str | Path) -> dict[str, dict[str, str]]:
+    """Item id -> slice keys (:func:`slice_keys`) for every line of an items file (items without
+    any are left out); a line that does not parse is a :class:`LabelsError` naming it."""
+    out: dict[str, dict[str, str]] = {}
+    for _, record in numbered_records(path, _SlicedLine, what="item"):
+        found = slice_keys(record.slice, record.metadata)
+        if found:
+            out[record.item_id] = found
+    return out
 
 
 class _HashedLine(BaseModel):

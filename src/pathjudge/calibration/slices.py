@@ -53,7 +53,7 @@ class SliceCalibration(BaseModel):
     status: SliceStatus = Field(
         description="trusted, not trusted, or too small to decide (see why)."
     )
-    why: str = Field(description="The status in words: the failing gates, or why too small.")
+    why: str = Field(description="The failing gates, or why the slice is too small to decide.")
     labels_needed: int | None = Field(
         description="More labelled items the slice needs for every failing gate at the observed "
         "rates (0: none fails; None: a gate is undefined or cannot pass by labelling)."
@@ -70,7 +70,8 @@ class SliceCalibration(BaseModel):
 
     def describe(self) -> str:
         """One line: the slice, its size, its status and what it still needs."""
-        head = f"{self.name}: {self.n_labelled} labelled, {self.status.upper()}"
+        shown = "too small to decide" if self.status == "too small" else self.status
+        head = f"{self.name}: {self.n_labelled} labelled, {shown.upper()}"
         if self.status == "trusted":
             return head
         need = (
@@ -112,7 +113,7 @@ def slice_status(
     """The slice's status and why (module docstring)."""
     n = stats.n_items
     if n < min_labels:
-        return "too small", f"too small to decide: {n} labelled item(s), under {min_labels}"
+        return "too small", f"{n} labelled item(s), under {min_labels}"
     undefined = [
         name
         for name, est in (("TPR", stats.tpr_unsure_as_wrong), ("TNR", stats.tnr_unsure_as_wrong))
@@ -121,7 +122,7 @@ def slice_status(
     if undefined:
         return (
             "too small",
-            f"too small to decide: {' and '.join(undefined)} undefined (labels of one class only)",
+            f"{' and '.join(undefined)} undefined (labels of one class only)",
         )
     if trust.trusted:
         return "trusted", trust.reason
