@@ -74,13 +74,7 @@ class SliceCalibration(BaseModel):
         head = f"{self.name}: {self.n_labelled} labelled, {shown.upper()}"
         if self.status == "trusted":
             return head
-        need = (
-            f"; about {self.labels_needed} more labels"
-            if self.labels_needed
-            else "; more labels alone cannot settle it"
-            if self.labels_needed is None
-            else ""
-        )
+        need = f"; about {self.labels_needed} more labels" if self.labels_needed else ""
         return f"{head} ({self.why}){need}"
 
 
