@@ -17,6 +17,7 @@ from pathjudge._cli import (  # noqa: F401  (imported for their command registra
     judge,
     calibrate,
     bias,
+    panel,
     label,
     criteria,
     run,

@@ -130,6 +130,7 @@ OUTPUT_OPTIONS: dict[str, OutputKind] = {
     "markdown": "file",
     "save_verdicts": "file",
     "few_shot": "file",
+    "queue_out": "file",
     "cache": "file",
     "plots": "folder",
 }

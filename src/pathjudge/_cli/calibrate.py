@@ -25,6 +25,7 @@ if TYPE_CHECKING:
         CalibrationReport,
         CriterionCalibration,
         EvidenceDiagnostic,
+        Slicing,
     )
     from pathjudge.calibration.estimate import Estimate
     from pathjudge.calibration.labels import LabelSet
@@ -151,9 +152,29 @@ def _render_criterion(crit: CriterionCalibration, report: CalibrationReport, sho
         out_console.print("next steps:")
         for step in crit.next_steps:
             _item(step)
+    if crit.slices:
+        _print_slices(crit)
     if crit.disagreements and shown > 0:
         _print_disagreements(crit, shown)
     out_console.print()
+
+
+def _print_slices(crit: CriterionCalibration) -> None:
+    """Each slice's status on one entry, and under a failing one what its gates need."""
+    failing = [s.name for s in crit.slices if s.status == "not trusted"]
+    small = sum(1 for s in crit.slices if s.status == "too small")
+    out_console.print(
+        f"slices: {len(crit.slices)}, {len(failing)} not trusted"
+        + (f" ({', '.join(failing)})" if failing else "")
+        + (f", {small} too small to decide" if small else "")
+    )
+    for one in crit.slices:
+        _item(one.describe())
+        if one.status != "trusted":
+            for step in one.next_steps:
+                _say(f"    next: {step}", indent=10)
+        if one.ppi is not None and one.ppi.estimate.value is not None:
+            _say(f"    {_ppi_line(one.ppi)}", indent=6)
 
 
 def _criterion_title(crit: CriterionCalibration) -> str:
@@ -393,6 +414,20 @@ _KeepStale = Annotated[
     bool,
     typer.Option("--keep-stale", help="Keep stale labels in the statistics (still reported)."),
 ]
+_SliceBy = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--slice-by",
+        help="Also gate each slice: a slice key (e.g. category) of the labels' or --items' "
+        "'slice'; repeat for several keys.",
+    ),
+]
+_SliceMin = Annotated[
+    int,
+    typer.Option(
+        "--slice-min", min=1, help="Labelled items a slice needs before its gates decide."
+    ),
+]
 _ConfigFile = Annotated[
     Path | None,
     typer.Option(
@@ -450,6 +485,8 @@ def calibrate(
     report_only: _ReportOnly = False,
     items: _Items = None,
     keep_stale: _KeepStale = False,
+    slice_by: _SliceBy = None,
+    slice_min: _SliceMin = 10,
     config_file: _ConfigFile = None,
 ) -> int:
     """Agreement of the judge with human labels, trust gates, PPI++ success rate, disagreements.
@@ -490,11 +527,23 @@ def calibrate(
         label_set, verdict_set, unlabelled=unl, criterion=criterion, split=split_value,
         gates=gate_values, confidence=confidence, n_bootstrap=bootstrap, seed=seed, n_bins=bins,
         allow_single_class=allow_single_class, unverified_as_unsure=unverified_as_unsure,
+        slicing=_slicing(slice_by, slice_min, items),
     )  # fmt: skip
     inputs = _input_paths(labels, verdicts, unlabelled, config_file, criterion)
     _check_derived_outputs(report, out, save_verdicts=save_verdicts, inputs=inputs)
     _write_report(report, label_set, out)
     return 0 if report.trusted or report_only else 1
+
+
+def _slicing(keys: list[str] | None, min_labels: int, items: Path | None) -> Slicing | None:
+    """--slice-by's keys with the slice values of --items (labels carry their own)."""
+    if not keys:
+        return None
+    from pathjudge.calibration.calibrate import Slicing
+    from pathjudge.calibration.labels import item_slices
+
+    found = item_slices(items) if items is not None else {}
+    return Slicing(tuple(dict.fromkeys(keys)), found, min_labels)
 
 
 def _refuse_options_of_other_modes(

@@ -26,11 +26,12 @@ of the evaluated split has a verdict, verdicts for a criterion the labels do not
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, computed_field, model_validator
 
-from pathjudge.calibration.advice import next_steps
+from pathjudge.calibration.advice import labels_needed, more_labels_needed, next_steps
 from pathjudge.calibration.agreement import (
     AgreementStats,
     Gates,
@@ -48,6 +49,7 @@ from pathjudge.calibration.noise import NoiseStats, Reliability, judge_noise, re
 from pathjudge.calibration.ppi import PPIResult, Prediction, ppi_mean, predictions
 from pathjudge.calibration.queue import stratum_of
 from pathjudge.calibration.raters import RaterAgreement, rater_agreement
+from pathjudge.calibration.slices import SliceCalibration, group_by_slice, slice_status
 from pathjudge.calibration.verdicts import ItemVotes, JudgeName, VerdictSet, VerdictValue
 from pathjudge.errors import LabelsError
 from pathjudge.judge.evidence import verify_evidence
@@ -57,6 +59,7 @@ __all__ = [
     "CalibrationReport",
     "CriterionCalibration",
     "EvidenceDiagnostic",
+    "Slicing",
     "calibrate",
     "match_criteria",
 ]
@@ -153,6 +156,12 @@ class CriterionCalibration(_Model):
         description="When gates-order (stratified) labels are present: how many labels the "
         "design-weighted gates (TPR, TNR, kappa, unsure rate) are computed over; absent when every "
         "label is weighed alike.",
+    )
+    slices: tuple[SliceCalibration, ...] = Field(
+        default=(),
+        exclude_if=lambda value: not value,
+        description="Per slice (calibrate --slice-by): the same gates, next steps and PPI++ rate "
+        "on the items of each value of each slice key; absent when not sliced.",
     )
 
 
@@ -756,6 +765,118 @@ def _ppi_on_random_labels(
     )
 
 
+@dataclass(frozen=True)
+class Slicing:
+    """How to slice the items (:mod:`pathjudge.calibration.slices`): the keys, each item's slice
+    values from the items file (item id -> ``{key: value}``; labels carry their own), and the
+    fewest labelled items a slice needs before its gates decide anything."""
+
+    keys: tuple[str, ...]
+    items: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+    min_labels: int = 10
+
+
+@dataclass(frozen=True)
+class _GateOptions:
+    gates: Gates
+    confidence: float
+    n_bootstrap: int
+    seed: int
+    prediction: Prediction
+
+
+@dataclass(frozen=True)
+class _Gated:
+    stats: AgreementStats
+    trust: TrustDecision
+    n_design_weighted: int | None
+    notes: list[str]
+    ppi: PPIResult | None
+
+
+def _gated(
+    evaluated: Sequence[LabelledItem],
+    item_votes: Sequence[ItemVotes],
+    unl: Mapping[str, ItemVotes],
+    opts: _GateOptions,
+) -> _Gated:
+    """The agreement, the trust gates (design-weighted where some labels came from the gates
+    order) and the PPI++ rate of ``evaluated``: one criterion, or one slice of it."""
+    human = [item.label for item in evaluated]
+    judge: list[VerdictValue] = [v.majority for v in item_votes]
+    stats = judge_agreement(
+        human, judge, confidence=opts.confidence, n_bootstrap=opts.n_bootstrap, seed=opts.seed
+    )
+    stats, n_design_weighted, notes = _weigh_non_random_labels(
+        evaluated,
+        item_votes,
+        stats,
+        opts.gates,
+        has_judge_only=bool(unl),
+        confidence=opts.confidence,
+        n_bootstrap=opts.n_bootstrap,
+        seed=opts.seed,
+    )
+    ppi = _ppi_on_random_labels(
+        evaluated, item_votes, unl, prediction=opts.prediction, confidence=opts.confidence
+    )
+    return _Gated(stats, decide_trust(stats, opts.gates), n_design_weighted, notes, ppi)
+
+
+def _one_slice(
+    key: str,
+    value: str,
+    members: Sequence[LabelledItem],
+    votes: Sequence[ItemVotes],
+    unl: Mapping[str, ItemVotes],
+    opts: _GateOptions,
+    min_labels: int,
+) -> SliceCalibration:
+    gated = _gated(members, votes, unl, opts)
+    status, why = slice_status(gated.stats, gated.trust, min_labels=min_labels)
+    more = more_labels_needed(gated.stats, opts.gates, gated.trust)
+    if status == "too small" and more is not None:
+        more = max(more, min_labels - len(members))
+    return SliceCalibration(
+        key=key,
+        value=value,
+        n_labelled=len(members),
+        n_judge_only=len(unl),
+        status=status,
+        why=why,
+        labels_needed=more,
+        agreement=gated.stats,
+        trust=gated.trust,
+        next_steps=tuple(labels_needed(gated.stats, opts.gates, gated.trust)),
+        ppi=gated.ppi,
+        notes=tuple(gated.notes),
+    )
+
+
+def _slices(
+    evaluated: Sequence[LabelledItem],
+    item_votes: Sequence[ItemVotes],
+    unl: Mapping[str, ItemVotes],
+    slicing: Slicing | None,
+    opts: _GateOptions,
+) -> tuple[SliceCalibration, ...]:
+    """The gates of every slice of every key in ``slicing`` (none without it)."""
+    if slicing is None:
+        return ()
+    ids = [item.item_id for item in evaluated]
+    pool = list(unl)
+    out: list[SliceCalibration] = []
+    for key in slicing.keys:
+        groups = group_by_slice(ids, [item.slice for item in evaluated], key, slicing.items)
+        judge_only = group_by_slice(pool, [{} for _ in pool], key, slicing.items)
+        for value, positions in groups.items():
+            slice_unl = {pool[i]: unl[pool[i]] for i in judge_only.get(value, [])}
+            members = [evaluated[i] for i in positions]
+            votes = [item_votes[i] for i in positions]
+            out.append(_one_slice(key, value, members, votes, slice_unl, opts, slicing.min_labels))
+    return tuple(out)
+
+
 def _split_counts(every: Mapping[str, LabelledItem]) -> dict[str, int]:
     counts: dict[str, int] = {}
     for item in every.values():
@@ -782,6 +903,7 @@ def _calibrate_criterion(
     prediction: Prediction,
     allow_single_class: bool,
     unverified_as_unsure: bool,
+    slicing: Slicing | None = None,
 ) -> CriterionCalibration:
     """Calibrate one criterion: ``criterion`` in the labels, ``verdicts_criterion`` in the verdicts."""
     every, evaluated, judge_only, unjudged = _criterion_items(
@@ -795,8 +917,6 @@ def _calibrate_criterion(
     )
     item_votes = [checked_votes[item.item_id] for item in evaluated]
     human = [item.label for item in evaluated]
-    judge: list[VerdictValue] = [v.majority for v in item_votes]
-    stats = judge_agreement(human, judge, confidence=confidence, n_bootstrap=n_bootstrap, seed=seed)
     ties = _tied_ratings(labels, criterion, split)
     humans = _human_agreement(evaluated, ties, criterion)
     noise = _grouped_noise(evaluated, item_votes, confidence=confidence)
@@ -805,23 +925,12 @@ def _calibrate_criterion(
         judge_only_file, every, judge_only, unlabelled_file=unlabelled_file
     )
     notes.extend(judge_only_notes)
-    stats, n_design_weighted, order_notes = _weigh_non_random_labels(
-        evaluated,
-        item_votes,
-        stats,
-        gates,
-        has_judge_only=bool(unl),
-        confidence=confidence,
-        n_bootstrap=n_bootstrap,
-        seed=seed,
-    )
-    notes.extend(order_notes)
-    ppi = _ppi_on_random_labels(
-        evaluated, item_votes, unl, prediction=prediction, confidence=confidence
-    )
+    opts = _GateOptions(gates, confidence, n_bootstrap, seed, prediction)
+    gated = _gated(evaluated, item_votes, unl, opts)
+    stats, trust, ppi = gated.stats, gated.trust, gated.ppi
+    notes.extend(gated.notes)
     n_ppi_left_out = sum(1 for item in evaluated if not item.random_order)
     sizes = [v.n_samples for v in item_votes]
-    trust = decide_trust(stats, gates)
     raters = rater_agreement(
         [*evaluated, *ties], confidence=confidence, n_bootstrap=n_bootstrap, seed=seed
     )
@@ -855,7 +964,8 @@ def _calibrate_criterion(
         rater_agreement=raters,
         stale_labels=stale,
         n_ppi_left_out=n_ppi_left_out if unl else 0,
-        n_design_weighted=n_design_weighted,
+        n_design_weighted=gated.n_design_weighted,
+        slices=_slices(evaluated, item_votes, unl, slicing, opts),
     )
 
 
@@ -874,6 +984,7 @@ def calibrate(
     prediction: Prediction = "vote_share",
     allow_single_class: bool = False,
     unverified_as_unsure: bool = False,
+    slicing: Slicing | None = None,
 ) -> CalibrationReport:
     """Calibrate the judge against human labels, per criterion (see the module docstring).
 
@@ -886,6 +997,9 @@ def calibrate(
     ``evidence_verified``) is checked against the label's ``inputs`` when the label has them.
     ``unverified_as_unsure`` counts every sample whose quotes were not found as ``unsure``; either
     way the criterion's ``evidence`` diagnostic reports them.
+
+    ``slicing`` adds, per criterion, the same gates on each slice of the items
+    (:mod:`pathjudge.calibration.slices`); the overall decision (``trusted``) is unchanged by it.
     """
     gates = gates or Gates()
     matched = match_criteria(labels, verdicts, criterion=criterion)
@@ -913,6 +1027,7 @@ def calibrate(
             prediction=prediction,
             allow_single_class=allow_single_class,
             unverified_as_unsure=unverified_as_unsure,
+            slicing=slicing,
         )
         for lc, (vc, votes) in matched.items()
     ]

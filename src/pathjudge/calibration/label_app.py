@@ -49,6 +49,7 @@ from pathjudge.calibration.label_store import (
     item_content_hash,
     read_events,
 )
+from pathjudge.calibration.labels import slice_keys
 from pathjudge.errors import InputError
 
 if TYPE_CHECKING:
@@ -119,15 +120,6 @@ class LabelItem:
     slice: Mapping[str, str] = field(default_factory=dict)
 
 
-def _slice_of(line: _ItemLine) -> dict[str, str]:
-    found: dict[str, str] = {}
-    meta = line.metadata.get("slice")
-    if isinstance(meta, dict):
-        found.update({str(k): str(v) for k, v in meta.items() if isinstance(v, str | int | float)})
-    found.update(line.slice)
-    return found
-
-
 def read_label_items(path: Path, criterion: Criterion | None = None) -> list[LabelItem]:
     """Read an items file (line-numbered errors); a duplicate id, or an item that lacks one of the
     criterion's inputs, is an :class:`InputError` naming the line."""
@@ -162,7 +154,7 @@ def read_label_items(path: Path, criterion: Criterion | None = None) -> list[Lab
                 item_hash=item_content_hash(line.inputs),
                 split=line.split,
                 group=line.group if line.group is not None else _text(line.metadata.get("group")),
-                slice=_slice_of(line),
+                slice=slice_keys(line.slice, line.metadata),
             )
         )
     return items

@@ -11,9 +11,10 @@ One line of a labels file is a :class:`LabelRecord`. The gold label of an item c
 
 Optional fields: ``criterion`` (the judged criterion the label is for; a file may hold several),
 ``split`` (``train``/``dev``/``test``: train items feed few-shot examples), ``group`` (e.g. the task id,
-so that runs of one task in several epochs separate agent noise from judge noise), ``rationale`` (why
-the label is right, reused as few-shot reasoning), ``inputs`` (what the judge sees, for running the
-judge and exporting few-shot examples) and ``metadata``.
+so that runs of one task in several epochs separate agent noise from judge noise), ``slice`` (slice
+keys such as ``{"category": "refunds", "language": "de"}``, for per-slice gates: ``calibrate
+--slice-by``), ``rationale`` (why the label is right, reused as few-shot reasoning), ``inputs`` (what
+the judge sees, for running the judge and exporting few-shot examples) and ``metadata``.
 
 Every problem in a labels file is one :class:`~pathjudge.errors.LabelsError` naming the file, the line,
 the item and how to fix it.
@@ -54,10 +55,12 @@ __all__ = [
     "LabelledItem",
     "Split",
     "item_hashes",
+    "item_slices",
     "load_label_files",
     "load_labels",
     "resolve_events",
     "resolve_labels",
+    "slice_keys",
     "verdict_input_hashes",
 ]
 
@@ -109,6 +112,10 @@ class LabelRecord(_Record):
     group: str | None = Field(
         default=None, description="Items sharing a group are runs of one task (agent noise)."
     )
+    slice: dict[str, str] = Field(
+        default_factory=dict,
+        description="Slice keys, e.g. {'category': 'refunds'} (per-slice gates: --slice-by).",
+    )
     rationale: str | None = Field(default=None, description="Why the gold label is right.")
     inputs: dict[str, JsonValue] | None = Field(
         default=None, description="What the judge sees for this item (criterion inputs)."
@@ -159,6 +166,8 @@ class LabelledItem:
     """The stratum the gates order drew the item from (schema 2, with ``stratum_size``); else None."""
     stratum_size: int | None = None
     """How many items that stratum held (N_h), where the label log says."""
+    slice: Mapping[str, str] = field(default_factory=dict)
+    """The item's slice keys (the label's ``slice``; a label log: its latest event's)."""
 
 
 @dataclass(frozen=True)
@@ -374,6 +383,7 @@ def _resolve_one(
         rationale=record.rationale,
         inputs=record.inputs,
         metadata=record.metadata or None,
+        slice=dict(record.slice),
         annotator_labels=tuple(labels),
         annotator_scores=tuple(scores),
     )
@@ -624,6 +634,7 @@ def _resolve_item(
         gates_order=any(e.order == "gates" for _, e in raters),
         stratum=design[0] if design else None,
         stratum_size=design[1] if design else None,
+        slice=dict(last.slice),
     )
 
 
@@ -689,6 +700,38 @@ def load_label_files(
         notes=notes,
         split_ratings=split_ratings,
     )
+
+
+def slice_keys(own: Mapping[str, str], metadata: Mapping[str, JsonValue]) -> dict[str, str]:
+    """An item's slice keys: ``metadata.slice`` (scalar values, as text), then its own ``slice``
+    over them."""
+    found: dict[str, str] = {}
+    meta = metadata.get("slice")
+    if isinstance(meta, dict):
+        found.update({str(k): str(v) for k, v in meta.items() if isinstance(v, str | int | float)})
+    found.update(own)
+    return found
+
+
+class _SlicedLine(BaseModel):
+    """The part of an items line that tells its slice keys."""
+
+    model_config = ConfigDict(frozen=True, extra="ignore")
+
+    item_id: ItemId = Field(description="The item's id.")
+    slice: dict[str, str] = Field(default_factory=dict, description="Slice keys.")
+    metadata: dict[str, JsonValue] = Field(default_factory=dict, description="Anything else.")
+
+
+def item_slices(path: str | Path) -> dict[str, dict[str, str]]:
+    """Item id -> slice keys (:func:`slice_keys`) for every line of an items file (items without
+    any are left out); a line that does not parse is a :class:`LabelsError` naming it."""
+    out: dict[str, dict[str, str]] = {}
+    for _, record in numbered_records(path, _SlicedLine, what="item"):
+        found = slice_keys(record.slice, record.metadata)
+        if found:
+            out[record.item_id] = found
+    return out
 
 
 class _HashedLine(BaseModel):

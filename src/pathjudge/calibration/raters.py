@@ -87,6 +87,7 @@ def rater_agreement(
     confidence: float = 0.95,
     n_bootstrap: int = 2000,
     seed: int = 0,
+    statistic: Literal["auto", "krippendorff_alpha"] = "auto",
 ) -> RaterAgreement | None:
     """Rater-rater agreement on ``items`` (module docstring); None when no item has two ratings.
 
@@ -97,23 +98,24 @@ def rater_agreement(
     pass/fail ratings. The interval: ``n_bootstrap`` resamples of those items with replacement
     (``numpy.random.default_rng(seed)``), the statistic on each, the ``(1 - confidence) / 2`` and
     ``(1 + confidence) / 2`` quantiles of the defined ones. Undefined (with the reason) when every
-    rating is one label.
+    rating is one label. ``statistic="krippendorff_alpha"`` takes alpha whatever the number of
+    raters (a judge panel reports alpha).
     """
     units = _units(items)
     if not units:
         return None
     raters = tuple(sorted({name for unit in units for name in unit}))
-    statistic: Callable[[Sequence[dict[str, Label]]], float | None]
-    if len(raters) == 2:
+    measure: Callable[[Sequence[dict[str, Label]]], float | None]
+    if len(raters) == 2 and statistic == "auto":
         name: Literal["cohen_kappa", "krippendorff_alpha"] = "cohen_kappa"
-        statistic = _kappa_of((raters[0], raters[1]))
+        measure = _kappa_of((raters[0], raters[1]))
         what = f"Cohen's kappa of {raters[0]} and {raters[1]}"
     else:
         name = "krippendorff_alpha"
-        statistic = _alpha
+        measure = _alpha
         what = f"nominal Krippendorff's alpha of {len(raters)} raters"
     n_ratings = sum(len(unit) for unit in units)
-    value = statistic(units)
+    value = measure(units)
     pairs = [sum(1 for a in u.values() for b in u.values() if a == b) - len(u) for u in units]
     agree = sum(p / (len(u) * (len(u) - 1)) for p, u in zip(pairs, units, strict=True)) / len(units)
     if value is None:
@@ -124,7 +126,7 @@ def rater_agreement(
     else:
         lower, upper, dropped = _bootstrap(
             units,
-            statistic,
+            measure,
             pair=(raters[0], raters[1]) if name == "cohen_kappa" else None,
             n_bootstrap=n_bootstrap,
             seed=seed,
