@@ -129,9 +129,9 @@ class AnthropicProposer:
         system, user = proposer_prompt(criterion, cases)
         http = http_client("the align proposer", max_connections=1, timeout=self.timeout)
         try:
-            client = anthropic_client(api_key=self._api_key, base_url=self.base_url, http=http)
-            wrapped: Any = instructor.from_anthropic(client, mode=instructor.Mode.TOOLS)
             try:
+                client = anthropic_client(api_key=self._api_key, base_url=self.base_url, http=http)
+                wrapped: Any = instructor.from_anthropic(client, mode=instructor.Mode.TOOLS)
                 return await wrapped.create(  # type: ignore[no-any-return]
                     response_model=Clarification,
                     model=self.model,
