@@ -16,6 +16,7 @@ from pathjudge._cli import (  # noqa: F401  (imported for their command registra
     score,
     judge,
     calibrate,
+    align,
     label,
     criteria,
     run,

@@ -605,10 +605,11 @@ def _finish(
     improved = search.best.content_hash != original.content_hash
     if not improved:
         notes.append("no candidate beat the criterion as given on dev: it is kept unchanged")
-    missing = sum(1 for item in _items(judge.labels, judge.name, "train") if not item.rationale)
-    if search.examples and missing:
-        notes.append(f"{missing} train item(s) have no 'rationale': as examples their reasoning "
-                     "only names the human label")  # fmt: skip
+    train = {item.item_id: item for item in _items(judge.labels, judge.name, "train")}
+    missing = [i for i in search.examples if not train[i].rationale]
+    if missing:
+        notes.append(f"{len(missing)} chosen example(s) have no 'rationale' in the labels, so "
+                     "their reasoning only names the human label: write one and rerun")  # fmt: skip
     report = AlignReport(
         labels_file=judge.labels.file,
         original=CriterionRef.of(original),
