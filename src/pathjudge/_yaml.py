@@ -31,7 +31,7 @@ import yaml
 from pathjudge._io import read_utf8
 from pathjudge.errors import InputError
 
-__all__ = ["MAX_DEPTH", "MAX_EXPANDED_NODES", "load_yaml", "read_text"]
+__all__ = ["MAX_DEPTH", "MAX_EXPANDED_NODES", "dump_yaml", "load_yaml", "read_text"]
 
 MAX_DEPTH = 100
 """The deepest nesting of mappings and sequences accepted (real suites nest well under 20)."""
@@ -329,3 +329,22 @@ def read_text(path: Path, *, error: type[InputError], what: str) -> str:
         directory=f"is a directory, not a {what}",
         unreadable=f"{what} could not be read",
     )
+
+
+class _BlockDumper(yaml.SafeDumper):
+    """Writes multi-line or long strings as ``|`` / ``>`` blocks so long inputs stay readable."""
+
+
+def _str_presenter(dumper: yaml.SafeDumper, data: str) -> yaml.ScalarNode:
+    style = "|" if "\n" in data else ">" if len(data) > 80 else None
+    return dumper.represent_scalar("tag:yaml.org,2002:str", data, style=style)
+
+
+_BlockDumper.add_representer(str, _str_presenter)
+
+
+def dump_yaml(data: Any) -> str:
+    """``data`` as YAML for a person to read and edit: keys in their order, Unicode as is, lines
+    near 100 characters, multi-line strings as ``|`` blocks and long ones as ``>`` blocks (only
+    safe tags, so :func:`load_yaml` reads it back to the same data)."""
+    return yaml.dump(data, Dumper=_BlockDumper, sort_keys=False, allow_unicode=True, width=100)

@@ -18,6 +18,7 @@ from pathjudge._cli import (  # noqa: F401  (imported for their command registra
     calibrate,
     bias,
     panel,
+    align,
     label,
     criteria,
     run,

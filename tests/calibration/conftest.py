@@ -11,6 +11,8 @@ from typing import Any
 
 import pytest
 
+from tests.calibration.align_fakes import align_server, api_key  # noqa: F401  (fixtures)
+
 Writer = Callable[[str, Iterable[dict[str, Any] | str]], Path]
 
 

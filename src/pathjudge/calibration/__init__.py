@@ -4,7 +4,8 @@ Modules: ``labels`` (human labels schema), ``verdicts`` (recorded verdicts of an
 votes), ``agreement`` (judge-human statistics, the human-human ceiling, trust gates), ``pairwise``
 (position-swap consistency), ``noise`` (judge vs agent noise, vote-share reliability), ``ppi`` (PPI++
 corrected success rate), ``disagreements`` (and few-shot export), ``calibrate`` (all of it per
-criterion), ``live`` (run pathjudge's judge on the labelled items). Heavy dependencies (numpy,
+criterion), ``live`` (run pathjudge's judge on the labelled items), ``align`` (search few-shot
+examples and, with a ``proposer``, clarified wording on dev; then test once). Heavy dependencies (numpy,
 scikit-learn) load on first use.
 
 The public names of this package are ``__all__``; they load lazily, on first use.
@@ -19,6 +20,7 @@ from pathjudge._lazy import lazy_exports as _lazy_exports
 # public name -> defining module ("module:attribute" where the names differ)
 _EXPORTS: dict[str, str] = {
     "AgreementStats": "pathjudge.calibration.agreement",
+    "AlignReport": "pathjudge.calibration.align",
     "CalibrationReport": "pathjudge.calibration.calibrate",
     "Gates": "pathjudge.calibration.agreement",
     "LabelRecord": "pathjudge.calibration.labels",
@@ -68,6 +70,9 @@ if _typing.TYPE_CHECKING:  # pragma: no cover - the same names, for type checker
     )
     from pathjudge.calibration.agreement import (
         krippendorff_alpha as krippendorff_alpha,
+    )
+    from pathjudge.calibration.align import (
+        AlignReport as AlignReport,
     )
     from pathjudge.calibration.calibrate import CalibrationReport as CalibrationReport
     from pathjudge.calibration.disagreements import (

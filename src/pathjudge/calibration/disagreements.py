@@ -17,9 +17,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field
 
+from pathjudge._yaml import dump_yaml
 from pathjudge.calibration.labels import Label, LabelledItem, Split
 from pathjudge.calibration.verdicts import ItemVotes
 from pathjudge.errors import LabelsError
@@ -144,18 +144,6 @@ def few_shot_examples(
     return examples
 
 
-class _BlockDumper(yaml.SafeDumper):
-    """Writes multi-line or long strings as ``|`` blocks so long inputs stay readable."""
-
-
-def _str_presenter(dumper: yaml.SafeDumper, data: str) -> yaml.ScalarNode:
-    style = "|" if "\n" in data else ">" if len(data) > 80 else None
-    return dumper.represent_scalar("tag:yaml.org,2002:str", data, style=style)
-
-
-_BlockDumper.add_representer(str, _str_presenter)
-
-
 def few_shot_yaml(examples: Sequence[Mapping[str, Any]], *, criterion: str | None = None) -> str:
     """The ``examples:`` block of a criterion YAML for ``examples`` (an empty list gives ``examples: []``).
 
@@ -171,11 +159,5 @@ def few_shot_yaml(examples: Sequence[Mapping[str, Any]], *, criterion: str | Non
     ]
     if missing:
         header.append(f"# {missing} have no recorded rationale: write their reasoning before use.")
-    body = yaml.dump(
-        {"examples": [dict(e) for e in examples]},
-        Dumper=_BlockDumper,
-        sort_keys=False,
-        allow_unicode=True,
-        width=100,
-    )
+    body = dump_yaml({"examples": [dict(e) for e in examples]})
     return "\n".join(header) + "\n" + body

@@ -25,8 +25,9 @@ if TYPE_CHECKING:
     from pathjudge.judge.cache import VerdictCache
     from pathjudge.judge.runner import Budget
     from pathjudge.judge.verdict import JudgeResult
+    from pathjudge.rubrics.criteria import Criterion
 
-__all__ = ["LabelledRequest", "judge_labelled", "labelled_items"]
+__all__ = ["LabelledRequest", "judge_labelled", "labelled_items", "labelled_requests"]
 
 
 @dataclass(frozen=True)
@@ -68,6 +69,20 @@ def labelled_items(
     return items
 
 
+def labelled_requests(
+    labels: LabelSet, criterion: str, *, split: Split | None = None
+) -> list[LabelledRequest]:
+    """The judge requests of :func:`labelled_items` (non-string input values sent as JSON text)."""
+    return [
+        LabelledRequest(
+            item_id=item.item_id,
+            criterion_id=criterion,
+            inputs={name: input_text(value) for name, value in (item.inputs or {}).items()},
+        )
+        for item in labelled_items(labels, criterion, split=split)
+    ]
+
+
 def judge_labelled(
     labels: LabelSet,
     criterion: str,
@@ -79,23 +94,16 @@ def judge_labelled(
     budget: Budget | None = None,
     split: Split | None = None,
     progress: Progress | None = None,
+    resolved: Criterion | None = None,
 ) -> tuple[VerdictSet, list[JudgeResult]]:
     """Judge the labelled items of ``criterion`` (a built-in id or a criterion YAML path).
 
-    Uses the labels recorded for ``criterion``, or the unnamed labels when the file names no criterion;
-    ``split`` restricts to one split; a ``budget`` that runs out raises
-    :class:`~pathjudge.errors.BudgetExceededError` (everything judged is cached). Non-string input values are sent as JSON text. A labelled item
-    without ``inputs`` is a :class:`LabelsError` naming its line; no matching labels is one too.
+    The items are :func:`labelled_requests`; ``resolved`` judges them with that criterion instead of
+    the one ``criterion`` names (the verdicts are still filed under ``criterion``, to match the
+    labels); a ``budget`` that runs out raises :class:`~pathjudge.errors.BudgetExceededError`
+    (everything judged is cached).
     """
-
-    requests = [
-        LabelledRequest(
-            item_id=item.item_id,
-            criterion_id=criterion,
-            inputs={name: input_text(value) for name, value in (item.inputs or {}).items()},
-        )
-        for item in labelled_items(labels, criterion, split=split)
-    ]
+    requests = labelled_requests(labels, criterion, split=split)
     results = judge_requests_sync(
         requests,
         backend=backend,
@@ -104,6 +112,7 @@ def judge_labelled(
         concurrency=concurrency,
         budget=budget,
         progress=progress,
+        criteria={criterion: resolved} if resolved is not None else None,
     )
     ordered = [results[r.item_id] for r in requests if r.item_id in results]
     # Filed under the criterion as the caller named it (an id or a path), to match the labels.
