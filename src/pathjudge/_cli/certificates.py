@@ -9,9 +9,10 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 if TYPE_CHECKING:
-    from pathjudge.judge.identity import Certification, JudgeIdentity
+    from pathjudge.calibration.certificate import Certificate
+    from pathjudge.judge.identity import Certification
 
-__all__ = ["CertificateOption", "RequireCertifiedOption", "certifications"]
+__all__ = ["CertificateOption", "RequireCertifiedOption", "checked", "read_certificates"]
 
 CertificateOption = Annotated[
     list[Path] | None,
@@ -30,20 +31,18 @@ RequireCertifiedOption = Annotated[
 ]
 
 
-def certifications(
-    paths: Sequence[Path] | None, running: Sequence[JudgeIdentity], *, require: bool
-) -> tuple[Certification, ...]:
-    """Each running judge's certification (see
-    :func:`pathjudge.calibration.certificate.certifications_for`); with ``require``, an uncertified
-    one is a :class:`~pathjudge.errors.CertificateError` (exit 2)."""
-    from pathjudge.calibration.certificate import (
-        certifications_for,
-        read_certificate,
-        require_certified,
-    )
+def read_certificates(paths: Sequence[Path] | None) -> dict[Path, Certificate]:
+    """The certificates of ``--certificate``, each read and its seal checked."""
+    from pathjudge.calibration.certificate import read_certificate
 
-    found = {path: read_certificate(path) for path in paths or ()}
-    labels = certifications_for(found, running)
+    return {path: read_certificate(path) for path in paths or ()}
+
+
+def checked(labels: tuple[Certification, ...], *, require: bool) -> tuple[Certification, ...]:
+    """``labels``; with ``require`` (``--require-certified``), an uncertified one is a
+    :class:`~pathjudge.errors.CertificateError` (exit 2)."""
     if require:
+        from pathjudge.calibration.certificate import require_certified
+
         require_certified(labels)
     return labels

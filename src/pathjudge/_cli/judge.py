@@ -125,13 +125,14 @@ def judge(
     Backend, model, base URL, concurrency, cache and budget resolve command line > PATHJUDGE_*
     environment > configuration file > defaults (see `pathjudge config`). The verdict counts are
     labelled certified (--certificate FILE names this judge) or uncertified."""
-    from pathjudge._cli.certificates import certifications
+    from pathjudge._cli.certificates import checked, read_certificates
     from pathjudge._cli.config import resolve_for_cli
+    from pathjudge.calibration.certificate import certifications_for
     from pathjudge.judge.identity import judge_identity
     from pathjudge.judge.items import judge_items
-    from pathjudge.rubrics.criteria import get_criterion
     from pathjudge.judge.session import JudgeSession, backend_name
     from pathjudge.report.progress import progress_bars
+    from pathjudge.rubrics.criteria import get_criterion
 
     resolved = resolve_for_cli(
         {
@@ -157,7 +158,8 @@ def judge(
         progress=progress_bars(progress),
     )
     running = judge_identity(get_criterion(criterion), session)
-    (certification,) = certifications(certificate, [running], require=require_certified)
+    found = certifications_for(read_certificates(certificate), [running])
+    (certification,) = checked(found, require=require_certified)
     import json
 
     from pathjudge.errors import JudgeFailuresError

@@ -50,7 +50,6 @@ class LedgerEntry(_Model):
 class SplitLedger(_Model):
     """The ledger file: test-split hash -> :class:`LedgerEntry`."""
 
-
     schema_version: Literal[1] = 1
     kind: Literal["pathjudge.test_ledger"] = "pathjudge.test_ledger"
     entries: dict[str, LedgerEntry] = Field(default_factory=dict)
@@ -58,7 +57,6 @@ class SplitLedger(_Model):
 
 class SplitUse(_Model):
     """What :func:`use_test_split` found: whether this evaluation reused the test split."""
-
 
     test_hash: str
     reused: bool = Field(description="True when a changed configuration reused the test split.")

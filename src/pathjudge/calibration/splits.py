@@ -102,7 +102,8 @@ def assign_splits(
             if item.split is not None
             else replace(
                 item,
-                split=explicit.get(_group_of(item)) or _hashed_split(_group_of(item), fractions, seed),
+                split=explicit.get(_group_of(item))
+                or _hashed_split(_group_of(item), fractions, seed),
             )
             for item_id, item in items.items()
         }

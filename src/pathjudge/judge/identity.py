@@ -156,8 +156,6 @@ class Certification(BaseModel):
         return f"{self.status} ({self.reason})"
 
 
-
-
 def uncertified(criterion: str, reason: str = "no certificate") -> Certification:
     """The label of a judged rate with no certificate, or a void one (``reason``)."""
     return Certification(criterion=criterion, status="uncertified", reason=reason)
