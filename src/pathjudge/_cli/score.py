@@ -278,9 +278,9 @@ def score(
     unless --fast or --verdicts covers them; with no judge available they are reported "not run".
     Every judged rate is labelled certified (--certificate names this judge) or uncertified.
     """
+    opts = ScoreOptions(**locals())
     from pathjudge.scoring.certified import for_source
 
-    opts = ScoreOptions(**locals())
     _check_options(opts)
     loaded = load_suite_for_cli(suite, allow_callables=allow_callables)
     config, judge = _judge_setup(opts, loaded)
