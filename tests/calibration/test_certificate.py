@@ -75,7 +75,11 @@ def items(tmp_path: Path) -> Path:
 
 
 def calibrate(
-    labels: Path, server: FakeAnthropic, tmp_path: Path, *options: str, criterion: str = "answer-correct"
+    labels: Path,
+    server: FakeAnthropic,
+    tmp_path: Path,
+    *options: str,
+    criterion: str = "answer-correct",
 ) -> int:
     argv = ["calibrate", "--labels", str(labels), "--criterion", criterion]
     argv += ["--base-url", server.url, "--cache", str(tmp_path / "cache.sqlite")]
@@ -105,7 +109,8 @@ def test_certify_writes_a_sealed_certificate_of_the_judge(
     assert document["judge"]["backend"] == "anthropic"
     assert document["judge"]["model"] == "claude-opus-4-8"
     assert document["judge"]["samples"] == 1
-    assert document["evaluated_split"] == "test" and document["n_evaluated"] == 12
+    assert document["evaluated_split"] == "test"
+    assert document["n_evaluated"] == 12
     assert set(document["split_hashes"]) == {"train", "dev", "test"}
     assert [g["name"] for g in document["gate_results"]] == ["TPR", "TNR", "kappa", "unsure"]
     assert all(g["passed"] for g in document["gate_results"])
@@ -117,7 +122,11 @@ def test_certify_writes_a_sealed_certificate_of_the_judge(
 
 
 def test_the_certified_judge_labels_its_counts_certified(
-    labels: Path, items: Path, server: FakeAnthropic, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    labels: Path,
+    items: Path,
+    server: FakeAnthropic,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     cert = certify(labels, server, tmp_path)
     capsys.readouterr()
@@ -125,14 +134,19 @@ def test_the_certified_judge_labels_its_counts_certified(
     code = judge(items, server, tmp_path, "--certificate", str(cert), "--json", str(report))
     assert code == 0
     out = capsys.readouterr().out
-    assert "judge: certified (" in out and "TPR >= 0.61" in out
+    assert "judge: certified (" in out
+    assert "TPR >= 0.61" in out
     certification = json.loads(report.read_text())["certification"]
     assert certification["status"] == "certified"
     assert certification["bounds"]["TPR"] == pytest.approx(0.6097, abs=1e-4)
 
 
 def test_a_changed_model_voids_the_certificate(
-    labels: Path, items: Path, server: FakeAnthropic, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    labels: Path,
+    items: Path,
+    server: FakeAnthropic,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     cert = certify(labels, server, tmp_path)
     capsys.readouterr()
@@ -145,7 +159,11 @@ def test_a_changed_model_voids_the_certificate(
 
 
 def test_a_changed_criterion_text_voids_the_certificate(
-    labels: Path, items: Path, server: FakeAnthropic, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    labels: Path,
+    items: Path,
+    server: FakeAnthropic,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     crit = tmp_path / "answer.yaml"
     assert main(["criteria", "export", "answer-correct", "-o", str(crit)]) == 0
@@ -167,12 +185,18 @@ def test_a_changed_criterion_text_voids_the_certificate(
 
 
 def test_a_changed_sample_count_voids_the_certificate_and_require_certified_exits_2_unjudged(
-    labels: Path, items: Path, server: FakeAnthropic, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    labels: Path,
+    items: Path,
+    server: FakeAnthropic,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     cert = certify(labels, server, tmp_path)
     calls = server.count("POST", "/v1/messages")
     capsys.readouterr()
-    code = judge(items, server, tmp_path, "--certificate", str(cert), "--samples", "3", "--require-certified")
+    code = judge(
+        items, server, tmp_path, "--certificate", str(cert), "--samples", "3", "--require-certified"
+    )
     assert code == 2
     err = capsys.readouterr().err
     assert "void: sample count changed from 1 to 3" in err
@@ -188,7 +212,11 @@ def test_without_a_certificate_the_counts_are_uncertified_and_require_certified_
 
 
 def test_a_tampered_certificate_is_refused(
-    labels: Path, items: Path, server: FakeAnthropic, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    labels: Path,
+    items: Path,
+    server: FakeAnthropic,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     cert = certify(labels, server, tmp_path)
     document = json.loads(cert.read_text())
@@ -210,10 +238,12 @@ def test_a_changed_judge_on_a_used_test_split_is_refused_unless_reuse_test(
     capsys.readouterr()
     assert calibrate(labels, server, tmp_path, "--split", "test", "--samples", "3") == 2
     err = capsys.readouterr().err
-    assert "sample count changed from 1 to 3" in err and "--reuse-test" in err
+    assert "sample count changed from 1 to 3" in err
+    assert "--reuse-test" in err
     ledger = json.loads((tmp_path / "test-ledger.json").read_text())
     (entry,) = ledger["entries"].values()
-    assert entry["first"]["samples"] == 1 and entry["reused_by"] == []
+    assert entry["first"]["samples"] == 1
+    assert entry["reused_by"] == []
 
     report = tmp_path / "report.json"
     cert = tmp_path / "reused.cert.json"

@@ -35,7 +35,8 @@ def test_every_item_gets_a_split_near_the_fractions() -> None:
     counts = Counter(item.split for item in assigned)
     # 3000 draws at 0.6/0.2/0.2: the standard deviation of the train count is sqrt(3000*.6*.4) = 27
     assert abs(counts["train"] - 1800) < 150
-    assert abs(counts["dev"] - 600) < 120 and abs(counts["test"] - 600) < 120
+    assert abs(counts["dev"] - 600) < 120
+    assert abs(counts["test"] - 600) < 120
 
 
 def test_adding_items_never_moves_an_assigned_item() -> None:
@@ -79,7 +80,10 @@ def test_split_hash_changes_when_a_test_item_is_relabelled_or_added() -> None:
     items = [_item(n, split="test") for n in range(4)]
     base = split_hash(_set(items), None, "test")
     assert split_hash(_set(list(reversed(items))), None, "test") == base  # order does not matter
-    relabelled = [*items[:3], LabelledItem(item_id="i3", criterion=None, label="fail", line=4, split="test")]
+    relabelled = [
+        *items[:3],
+        LabelledItem(item_id="i3", criterion=None, label="fail", line=4, split="test"),
+    ]
     assert split_hash(_set(relabelled), None, "test") != base
     assert split_hash(_set([*items, _item(9, split="test")]), None, "test") != base
     assert split_hash(_set([*items, _item(9, split="train")]), None, "test") == base

@@ -24,7 +24,8 @@ def test_a_llama_model_is_named_by_its_file_not_its_folder(tmp_path: Path) -> No
     crit = get_criterion("answer-correct")
     a = judge_identity(crit, JudgeSession.resolve(backend="llama-cpp", model="/a/smol.gguf"))
     b = judge_identity(crit, JudgeSession.resolve(backend="llama-cpp", model="/b/smol.gguf"))
-    assert a == b and a.model == "smol.gguf"
+    assert a == b
+    assert a.model == "smol.gguf"
 
 
 def test_identity_changes_names_each_change_in_order() -> None:

@@ -81,15 +81,25 @@ def test_a_certified_judge_labels_its_rate_certified_in_every_report(
     docent: Path, tmp_path: Path, server: FakeAnthropic, capsys: pytest.CaptureFixture[str]
 ) -> None:
     cert = certificate(tmp_path)
-    code = score(docent, tmp_path, server, "--certificate", str(cert), "--require-certified", *_outputs(tmp_path))
+    code = score(
+        docent,
+        tmp_path,
+        server,
+        "--certificate",
+        str(cert),
+        "--require-certified",
+        *_outputs(tmp_path),
+    )
     assert code == 0
     out = capsys.readouterr().out
-    assert f"{CRITERION}: certified (" in out and "TPR >= 0.85" in out
+    assert f"{CRITERION}: certified (" in out
+    assert "TPR >= 0.85" in out
     report, markdown, html, junit = _read(tmp_path)
     (certification,) = report["certifications"]
     assert (certification["criterion"], certification["status"]) == (CRITERION, "certified")
     assert certification["bounds"] == {"TPR": 0.85}
-    assert md_cell("certified (") in markdown and md_cell("TPR >= 0.85") in markdown
+    assert md_cell("certified (") in markdown
+    assert md_cell("TPR >= 0.85") in markdown
     assert 'class="detail certification">certified (' in html
     assert f'<property name="judged:{CRITERION}" value="pass rate 1.000; certified (' in junit
 
@@ -121,7 +131,13 @@ def test_recorded_verdicts_are_never_certified(
     cert = certificate(tmp_path)
     verdicts = tmp_path / "v.jsonl"
     verdicts.write_text(
-        json.dumps({"item_id": f"summary-rate-limiting-e0:{CRITERION}", "verdict": "pass", "reasoning": "ok"})
+        json.dumps(
+            {
+                "item_id": f"summary-rate-limiting-e0:{CRITERION}",
+                "verdict": "pass",
+                "reasoning": "ok",
+            }
+        )
         + "\n"
     )
     options = ["--verdicts", str(verdicts), "--certificate", str(cert), "--require-certified"]

@@ -110,7 +110,7 @@ def assign_splits(
     return replace(labels, by_criterion=by_criterion)
 
 
-def _digest(rows: list[tuple[str, str, str | None]]) -> str:
+def _digest(rows: Sequence[tuple[str, str, str | None]]) -> str:
     canonical = json.dumps(sorted(rows), separators=(",", ":"))
     return "sha256:" + hashlib.sha256(canonical.encode("utf-8", "surrogatepass")).hexdigest()[:24]
 
