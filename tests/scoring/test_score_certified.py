@@ -4,7 +4,6 @@ terminal, the JSON, the Markdown, the HTML and the JUnit XML; ``--require-certif
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 from typing import Any
 
@@ -18,18 +17,16 @@ from pathjudge.judge.session import JudgeSession
 from pathjudge.report.text import md_cell
 from pathjudge.rubrics.criteria import get_criterion
 from tests.fakes.anthropic_server import FakeAnthropic, fake_anthropic, forced_tool_policy
+from tests.scoring.test_score_integration import docent, hermetic
 
-__all__ = ["fake_anthropic"]
+__all__ = ["docent", "fake_anthropic", "hermetic"]
 
 CRITERION = "summary-covers-points"
 
 
 @pytest.fixture(autouse=True)
-def hermetic(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    for name in list(os.environ):
-        if name.startswith(("PATHJUDGE_", "ANTHROPIC_")):
-            monkeypatch.delenv(name)
-    monkeypatch.chdir(tmp_path)
+def with_key(hermetic: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The hermetic folder of the score integration tests, with a (fake) API key."""
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-dummy")
 
 
@@ -56,11 +53,6 @@ def score(docent: Path, tmp_path: Path, server: FakeAnthropic, *options: str) ->
     argv = ["score", str(docent / "runs.jsonl"), "--suite", str(docent / "suite.yaml")]
     argv += ["--judge-base-url", server.url, "--cache", str(tmp_path / "c.sqlite"), *options]
     return main(argv)
-
-
-@pytest.fixture
-def docent(repo_root: Path) -> Path:
-    return repo_root / "examples" / "docent"
 
 
 def _outputs(tmp_path: Path) -> list[str]:
