@@ -14,6 +14,7 @@ says what was wrong and how to fix it. The CLI prints ``str(error)`` without a t
     │   ├── CriterionError          a judged-criterion YAML that does not validate
     │   ├── LabelsError             human labels / recorded verdicts that do not fit together
     │   ├── ConfigError             project configuration (pyproject.toml / pathjudge.toml)
+    │   ├── CertificateError        a judge certificate that is tampered, void or required and absent
     │   └── RemoteImportError       a session/trace that could not be fetched from a remote API
     ├── MissingExtraError           an optional extra is not installed (exit 2; names the pip command)
     ├── JudgeError                  the judge could not run (backend unreachable, bad credentials)
@@ -31,6 +32,7 @@ from pathlib import Path
 __all__ = [
     "AgentError",
     "BudgetExceededError",
+    "CertificateError",
     "ConfigError",
     "CriterionError",
     "ImportFormatError",
@@ -135,6 +137,11 @@ class LabelsError(InputError):
 
 class ConfigError(InputError):
     """Project configuration (``[tool.pathjudge]`` or ``pathjudge.toml``) that does not validate."""
+
+
+class CertificateError(InputError):
+    """A judge certificate that is malformed or tampered with, or that does not hold for the judge
+    that runs (void), where a certified judge is required; also a refused reuse of a test split."""
 
 
 class MissingExtraError(PathjudgeError):

@@ -31,8 +31,10 @@ if TYPE_CHECKING:
     from pathjudge.calibration.labels import LabelSet
     from pathjudge.calibration.pairwise import PairwiseReport, UnsureAs
     from pathjudge.calibration.ppi import PPIResult
+    from pathjudge.calibration.test_use import HonestTest
     from pathjudge.calibration.verdicts import VerdictSet
     from pathjudge.config import ResolvedConfig
+    from pathjudge.judge.session import JudgeSession
 
 
 def _fmt(est: Estimate, *, digits: int = 3) -> tuple[str, str]:
@@ -436,6 +438,29 @@ _ConfigFile = Annotated[
         "[tool.pathjudge] found from the working directory).",
     ),
 ]
+_Certify = Annotated[
+    Path | None,
+    typer.Option(
+        "--certify",
+        help="Write a sealed judge certificate here when the live judge is TRUSTED on --split test.",
+    ),
+]
+_ReuseTest = Annotated[
+    bool,
+    typer.Option(
+        "--reuse-test",
+        help="Evaluate a changed judge on a test split another configuration already used "
+        "(recorded, and said in every report).",
+    ),
+]
+_AssignSplits = Annotated[
+    bool,
+    typer.Option(
+        "--assign-splits",
+        help="Give labels without a split one by a hash of their group (60/20/20 train/dev/test; "
+        "no group in two splits; stable as items are added).",
+    ),
+]
 
 
 @dataclass(frozen=True)
@@ -449,6 +474,7 @@ class _Outputs:
     few_shot: Path | None
     quiet: bool
     disagreements: int
+    certify: Path | None = None
 
 
 @app.command()
@@ -488,17 +514,24 @@ def calibrate(
     slice_by: _SliceBy = None,
     slice_min: _SliceMin = 10,
     config_file: _ConfigFile = None,
+    certify: _Certify = None,
+    reuse_test: _ReuseTest = False,
+    assign_splits: _AssignSplits = False,
 ) -> int:
     """Agreement of the judge with human labels, trust gates, PPI++ success rate, disagreements.
 
     Recorded verdicts (--verdicts) or live judging (--criterion without --verdicts). The judge backend,
     model, base URL, concurrency, cache and the trust gates resolve command line > PATHJUDGE_*
-    environment > configuration file > defaults (see `pathjudge config`)."""
+    environment > configuration file > defaults (see `pathjudge config`). A live judge evaluated on
+    --split test is recorded in the test-split ledger beside the verdict cache: a changed judge on
+    the same test split is refused unless --reuse-test."""
     from pathjudge.calibration.agreement import Gates
     from pathjudge.calibration.calibrate import calibrate as run_calibration
     from pathjudge.calibration.verdicts import load_verdicts
 
-    out = _Outputs(json_out, html, plots, few_shot, quiet=quiet, disagreements=disagreements)
+    out = _Outputs(
+        json_out, html, plots, few_shot, quiet=quiet, disagreements=disagreements, certify=certify
+    )
     if pairwise:
         trusted = _pairwise(
             ctx, labels, verdicts, out, unsure_as=unsure_as, gates=gates, config_file=config_file,
@@ -513,15 +546,24 @@ def calibrate(
     )
     gate_values = Gates.model_validate(resolved.config.calibration.model_dump())
     label_set = _load_label_files(labels, threshold, items, verdicts, keep_stale=keep_stale)
+    if assign_splits:
+        from pathjudge.calibration.splits import assign_splits as assign
+
+        label_set = assign(label_set)
     if few_shot is not None:
         _require_train_items(label_set)
+    honest = None
     if verdicts is not None:
+        _refuse_certify_on_recorded(certify, reuse_test)
         verdict_set = load_verdicts(verdicts)
     else:
+        session = _session(resolved, samples)
+        honest = _honest_test(
+            label_set, criterion or "", session, split_value, certify=certify, reuse_test=reuse_test
+        )
         verdict_set = _live(
-            label_set, criterion or "", resolved, samples=samples, save=save_verdicts,
-            split=split_value,
-        )  # fmt: skip
+            label_set, criterion or "", session, save=save_verdicts, split=split_value
+        )
     unl = load_verdicts(unlabelled) if unlabelled is not None else None
     report = run_calibration(
         label_set, verdict_set, unlabelled=unl, criterion=criterion, split=split_value,
@@ -529,9 +571,13 @@ def calibrate(
         allow_single_class=allow_single_class, unverified_as_unsure=unverified_as_unsure,
         slicing=_slicing(slice_by, slice_min, items),
     )  # fmt: skip
+    if honest is not None:
+        report = honest.noted(report)
     inputs = _input_paths(labels, verdicts, unlabelled, config_file, criterion)
     _check_derived_outputs(report, out, save_verdicts=save_verdicts, inputs=inputs)
     _write_report(report, label_set, out)
+    if certify is not None and honest is not None:
+        err_console.print(honest.certify(report, label_set, certify), markup=False)
     return 0 if report.trusted or report_only else 1
 
 
@@ -544,6 +590,44 @@ def _slicing(keys: list[str] | None, min_labels: int, items: Path | None) -> Sli
 
     found = item_slices(items) if items is not None else {}
     return Slicing(tuple(dict.fromkeys(keys)), found, min_labels)
+
+
+def _refuse_certify_on_recorded(certify: Path | None, reuse_test: bool) -> None:
+    """--certify and --reuse-test name the judge that runs: refused on recorded --verdicts."""
+    from pathjudge.errors import InputError
+
+    if certify is not None or reuse_test:
+        flag = "--certify" if certify is not None else "--reuse-test"
+        raise InputError(
+            f"{flag} is for live judging: a certificate names the judge configuration that ran",
+            field=flag,
+            hint="drop --verdicts and name the --criterion to judge live (the verdict cache "
+            "makes a rerun free)",
+        )
+
+
+def _honest_test(
+    labels: LabelSet,
+    criterion: str,
+    session: JudgeSession,
+    split: Literal["train", "dev", "test"] | None,
+    *,
+    certify: Path | None,
+    reuse_test: bool,
+) -> HonestTest:
+    """The live judge's identity, checked against the test-split ledger when it runs on test."""
+    from pathjudge.calibration.ledger import ledger_path
+    from pathjudge.calibration.test_use import HonestTest
+
+    return HonestTest.start(
+        labels,
+        criterion,
+        session,
+        split,
+        ledger=ledger_path(session.cache),
+        certify=certify is not None,
+        reuse_test=reuse_test,
+    )
 
 
 def _refuse_options_of_other_modes(
@@ -734,7 +818,12 @@ def _check_derived_outputs(
     from pathjudge._outputs import OutputKind, check_outputs
 
     few_shot, plots = out.few_shot, out.plots
-    outputs = {"--json": out.json_out, "--html": out.html, "--save-verdicts": save_verdicts}
+    outputs = {
+        "--json": out.json_out,
+        "--html": out.html,
+        "--save-verdicts": save_verdicts,
+        "--certify": out.certify,
+    }
     named: dict[str, tuple[Path, OutputKind]] = {
         option: (path, "file")
         for option, path in outputs.items()
@@ -814,12 +903,18 @@ def _few_shot(report: CalibrationReport, labels: LabelSet, target: Path) -> list
     return written
 
 
+def _session(resolved: ResolvedConfig, samples: int) -> JudgeSession:
+    from pathjudge.judge.session import JudgeSession
+    from pathjudge.report.progress import progress_bars
+
+    return JudgeSession.resolve(config=resolved, samples=samples, progress=progress_bars())
+
+
 def _live(
     labels: LabelSet,
     criterion: str,
-    resolved: ResolvedConfig,
+    session: JudgeSession,
     *,
-    samples: int,
     save: Path | None,
     split: Literal["train", "dev", "test"] | None,
 ) -> VerdictSet:
@@ -828,10 +923,7 @@ def _live(
     from pathjudge._io import write_jsonl
     from pathjudge.calibration.live import judge_labelled
     from pathjudge.judge.cache import VerdictCache
-    from pathjudge.judge.session import JudgeSession
-    from pathjudge.report.progress import progress_bars
 
-    session = JudgeSession.resolve(config=resolved, samples=samples, progress=progress_bars())
     judge = session.build_backend()
     try:
         with VerdictCache(session.cache) as store:
@@ -871,6 +963,9 @@ _PAIRWISE_ONLY_UNUSED = (
     "disagreements",
     "unverified_as_unsure",
     "allow_single_class",
+    "certify",
+    "reuse_test",
+    "assign_splits",
 )
 """Options of pass/fail calibration that a pairwise run has no use for: given, they are refused."""
 

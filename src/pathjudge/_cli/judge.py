@@ -14,6 +14,7 @@ from typing import Annotated
 import typer
 
 from pathjudge._cli.app import JSON_HELP, app, err_console, json_to_stdout, out_console, write_json
+from pathjudge._cli.certificates import CertificateOption, RequireCertifiedOption
 
 # The built-in criteria, spelled out for --help without importing the criteria library at start-up;
 # tests/judge/test_cli_help_criteria.py keeps it equal to pathjudge.rubrics.criteria.BUILTIN_CRITERIA.
@@ -112,6 +113,8 @@ def judge(
     progress: _Progress = None,
     json_out: _JsonOut = None,
     config_file: _ConfigFile = None,
+    certificate: CertificateOption = None,
+    require_certified: RequireCertifiedOption = False,
 ) -> None:
     """Judge every item once per sample; cached verdicts are reused, so a rerun resumes where it stopped.
 
@@ -120,11 +123,16 @@ def judge(
     item ended in a judge failure.
 
     Backend, model, base URL, concurrency, cache and budget resolve command line > PATHJUDGE_*
-    environment > configuration file > defaults (see `pathjudge config`)."""
+    environment > configuration file > defaults (see `pathjudge config`). The verdict counts are
+    labelled certified (--certificate FILE names this judge) or uncertified."""
+    from pathjudge._cli.certificates import checked, read_certificates
     from pathjudge._cli.config import resolve_for_cli
+    from pathjudge.calibration.certificate import certifications_for
+    from pathjudge.judge.identity import judge_identity
     from pathjudge.judge.items import judge_items
     from pathjudge.judge.session import JudgeSession, backend_name
     from pathjudge.report.progress import progress_bars
+    from pathjudge.rubrics.criteria import get_criterion
 
     resolved = resolve_for_cli(
         {
@@ -149,6 +157,9 @@ def judge(
         poll_interval=poll_interval,
         progress=progress_bars(progress),
     )
+    running = judge_identity(get_criterion(criterion), session)
+    found = certifications_for(read_certificates(certificate), [running])
+    (certification,) = checked(found, require=require_certified)
     import json
 
     from pathjudge.errors import JudgeFailuresError
@@ -163,6 +174,7 @@ def judge(
             session,
             warn=lambda text: err_console.print(text, markup=False),
             report=lambda document: write_json(json_out, json.dumps(document, indent=2)),
+            certification=certification,
         )
     except JudgeFailuresError as exc:
         console.print(exc.summary, markup=False)

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from pathjudge._cli.app import JSON_HELP, app, err_console, json_to_stdout, out_console, write_json
+from pathjudge._cli.certificates import CertificateOption, RequireCertifiedOption, checked
 from pathjudge._cli.config import ALLOW_CALLABLES_HELP, load_suite_for_cli
 from pathjudge._cli.inputs import runs_not_transcript
 
@@ -19,6 +20,7 @@ if TYPE_CHECKING:
     from rich.console import Console
 
     from pathjudge.config import ResolvedConfig
+    from pathjudge.judge.identity import Certification
     from pathjudge.judge.session import JudgeSession
     from pathjudge.rubrics.suite import Suite, WeightKey
     from pathjudge.scoring.pipeline import GradingEngine, ScoreReport
@@ -217,6 +219,8 @@ class ScoreOptions:
     address: str | None
     workers: int | None
     allow_callables: bool
+    certificate: list[Path] | None = None
+    require_certified: bool = False
 
     @property
     def on_ray(self) -> bool:
@@ -266,18 +270,29 @@ def score(
     address: _Address = None,
     workers: _Workers = None,
     allow_callables: _AllowCallables = False,
+    certificate: CertificateOption = None,
+    require_certified: RequireCertifiedOption = False,
 ) -> int:
     """Grade RUNS against SUITE: task success, tool-call correctness, trajectory quality, five axes.
 
     Judged criteria run through the judge (configured by the flags, then the project configuration)
     unless --fast or --verdicts covers them; with no judge available they are reported "not run".
+    Every judged rate is labelled certified (--certificate names this judge) or uncertified.
     """
     opts = ScoreOptions(**locals())
+    from pathjudge.scoring.certified import for_source
+
     _check_options(opts)
     loaded = load_suite_for_cli(suite, allow_callables=allow_callables)
-    report = _run(opts, loaded).model_copy(update={"suite_file": str(suite)})
+    config, judge = _judge_setup(opts, loaded)
+    certified = _certifications(opts, loaded, judge)
+    report = _run(opts, loaded, config, judge)
+    report = report.model_copy(
+        update={"suite_file": str(suite), "certifications": for_source(certified, report.judge)}
+    )
     _write_outputs(opts, report, loaded)
     _print_results(opts, report)
+    checked(report.certifications, require=opts.require_certified)  # the reports say why
     return _exit_code(opts, report, loaded)
 
 
@@ -358,25 +373,48 @@ def _weight_map(weights: str | None) -> dict[WeightKey, float] | None:
     return weight_map
 
 
-def _run(opts: ScoreOptions, loaded: Suite) -> ScoreReport:
-    """Grade the runs (judging what the suite judges unless --fast) into the score report."""
+def _judge_setup(opts: ScoreOptions, loaded: Suite) -> tuple[ResolvedConfig, JudgeSession | bool]:
+    """The configuration, and the judge session (False when nothing is judged: --fast, or a suite
+    without judged criteria; the judge's settings are checked only when something is judged)."""
     from pathjudge.report.progress import progress_bars
     from pathjudge.scoring.judged import suite_has_judged
-    from pathjudge.scoring.pipeline import score as run_score
-    from pathjudge.scoring.scorecard import parse_thresholds
 
     judging = not opts.fast and suite_has_judged(loaded)
     config = _judge_config(opts, judging=judging)
+    if not judging:
+        return config, False
+    from pathjudge.judge.session import JudgeSession
+
+    return config, JudgeSession.resolve(
+        config=config, samples=opts.samples, progress=progress_bars()
+    )
+
+
+def _certifications(
+    opts: ScoreOptions, loaded: Suite, judge: JudgeSession | bool
+) -> tuple[Certification, ...]:
+    """Each judged criterion's certification by --certificate; --require-certified refuses an
+    uncertified live judge here, before anything is judged."""
+    from pathjudge._cli.certificates import checked, read_certificates
+    from pathjudge.scoring.certified import suite_certifications
+
+    session = judge if not isinstance(judge, bool) else None
+    found = read_certificates(opts.certificate)
+    labels = suite_certifications(loaded, session, found, base_dir=opts.suite.parent)
+    return checked(labels, require=opts.require_certified and session is not None)
+
+
+def _run(
+    opts: ScoreOptions, loaded: Suite, config: ResolvedConfig, judge: JudgeSession | bool
+) -> ScoreReport:
+    """Grade the runs (judging what the suite judges unless --fast) into the score report."""
+    from pathjudge.report.progress import progress_bars
+    from pathjudge.scoring.pipeline import score as run_score
+    from pathjudge.scoring.scorecard import parse_thresholds
+
     weights = _weight_map(opts.weights)
     runs = Path(opts.runs)
     with ray_scope(opts.on_ray), runs_not_transcript(None if opts.on_ray else runs):
-        judge: JudgeSession | bool = False
-        if judging:  # the judge is set up (and its settings checked) only when something is judged
-            from pathjudge.judge.session import JudgeSession
-
-            judge = JudgeSession.resolve(
-                config=config, samples=opts.samples, progress=progress_bars()
-            )
         return run_score(
             opts.runs if opts.on_ray else runs,
             loaded,
@@ -414,7 +452,13 @@ def _write_outputs(opts: ScoreOptions, report: ScoreReport, loaded: Suite) -> No
     if opts.junit is not None:
         from pathjudge.report.junit import write_junit
 
-        write_junit(opts.junit, report.scorecard, [t.id for t in loaded.tasks], strict=opts.strict)
+        write_junit(
+            opts.junit,
+            report.scorecard,
+            [t.id for t in loaded.tasks],
+            strict=opts.strict,
+            certifications=report.certifications,
+        )
     if opts.rendered:
         write_rendered(
             report,
@@ -438,7 +482,14 @@ def _print_results(opts: ScoreOptions, report: ScoreReport) -> None:
         for gate in gates:
             out_console.print(gate_line(gate))
         return
-    print_scorecard(out_console, card, gates, judge_note=report.judge_note, max_weak=opts.max_weak)
+    print_scorecard(
+        out_console,
+        card,
+        gates,
+        judge_note=report.judge_note,
+        max_weak=opts.max_weak,
+        certifications=report.certifications,
+    )
     if report.judges:
         out_console.print("judge: " + "; ".join(j.describe() for j in report.judges))
 

@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from pathjudge._ids import ItemId
 from pathjudge._io import iter_jsonl, write_jsonl
 from pathjudge.errors import BudgetExceededError, InputError, JudgeFailuresError
+from pathjudge.judge.identity import Certification
 from pathjudge.judge.runner import JudgeJob, JudgeRun
 from pathjudge.judge.session import JudgeSession
 from pathjudge.rubrics.criteria import Criterion, get_criterion
@@ -53,22 +54,28 @@ def read_items(path: Path) -> list[tuple[int, JudgeItem]]:
     return items
 
 
-def _summary(run: JudgeRun, output: Path) -> str:
+def _summary(run: JudgeRun, output: Path, certification: Certification | None) -> str:
     counts = Counter(r.verdict for r in run.results.values())
     stats = run.stats
     cost = f", ${stats.usage.cost_usd:.4f}" if stats.usage.cost_usd is not None else ""
+    certified = f"\njudge: {certification.label}" if certification is not None else ""
     return (
         f"{len(run.results)} items → {output}: pass {counts.get('pass', 0)}, fail {counts.get('fail', 0)}, "
         f"unsure {counts.get('unsure', 0)}, judge failures {counts.get('error', 0)} · "
         f"{stats.calls} calls, {stats.cache_hits} cached samples, {stats.retries} retries, "
-        f"{stats.usage.total_tokens} tokens{cost}"
+        f"{stats.usage.total_tokens} tokens{cost}{certified}"
     )
 
 
 def run_report(
-    run: JudgeRun, output: Path, criterion: Criterion, session: JudgeSession
+    run: JudgeRun,
+    output: Path,
+    criterion: Criterion,
+    session: JudgeSession,
+    certification: Certification | None = None,
 ) -> dict[str, Any]:
-    """The run summary as a JSON-ready document (what ``pathjudge judge --json`` writes)."""
+    """The run summary as a JSON-ready document (what ``pathjudge judge --json`` writes); with a
+    ``certification``, its ``certification`` says whether the verdict counts are certified."""
     counts = Counter(r.verdict for r in run.results.values())
     stats = run.stats
     first = next(iter(run.results.values()), None)
@@ -102,6 +109,11 @@ def run_report(
             "criterion_hash": criterion.content_hash,
         },
         "verdicts_path": str(output),
+        **(
+            {"certification": certification.model_dump(mode="json")}
+            if certification is not None
+            else {}
+        ),
     }
 
 
@@ -113,6 +125,7 @@ def judge_items(
     *,
     warn: Callable[[str], None],
     report: Callable[[dict[str, Any]], None] | None = None,
+    certification: Certification | None = None,
 ) -> str:
     """Run the judge over the items file and write verdicts in input order; return a one-line summary.
 
@@ -121,7 +134,8 @@ def judge_items(
     ended in a judge failure, everything is written and :class:`JudgeFailuresError` (exit 1, carrying
     the summary) is raised, so a CI job does not go green on a judge that could not judge.
     ``report``, when given, receives :func:`run_report`'s document once the run finished (before
-    that error is raised).
+    that error is raised). ``certification`` labels the verdict counts in the summary and the
+    document (certified or uncertified, see :class:`~pathjudge.judge.identity.Certification`).
     """
 
     criterion = get_criterion(criterion_ref)
@@ -149,9 +163,9 @@ def judge_items(
             file=output,
             hint="everything judged is cached; rerun with a larger budget to finish",
         )
-    summary = _summary(run, output)
+    summary = _summary(run, output, certification)
     if report is not None:
-        report(run_report(run, output, criterion, session))
+        report(run_report(run, output, criterion, session, certification))
     if failures:
         raise JudgeFailuresError(
             f"{len(failures)} of {len(run.results)} items ended in a judge failure (verdict "

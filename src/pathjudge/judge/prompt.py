@@ -20,9 +20,20 @@ from dataclasses import dataclass
 
 from pathjudge.rubrics.criteria import Criterion
 
-__all__ = ["DATA_TAG", "JudgePrompt", "data_block", "escape_data", "render_prompt"]
+__all__ = [
+    "DATA_TAG",
+    "PROMPT_TEMPLATE_VERSION",
+    "JudgePrompt",
+    "data_block",
+    "escape_data",
+    "render_prompt",
+]
 
 DATA_TAG = "pathjudge_data"
+PROMPT_TEMPLATE_VERSION = 1
+"""The version of the prompt template below (the fixed instructions around a criterion). Bump it on
+any change to the wording :func:`render_prompt` adds: a judge certificate names the template it was
+certified with (:mod:`pathjudge.judge.identity`), so an old certificate no longer holds."""
 _TAG_RE = re.compile(r"<(?=\s*/?\s*" + DATA_TAG + r")", re.IGNORECASE)
 
 

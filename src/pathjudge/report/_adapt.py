@@ -201,7 +201,7 @@ def report_view(
         overall=MetricView(
             "overall", "Weighted overall", card.overall, f"weights: {_weights_text(card.weights)}"
         ),
-        secondary=_secondary_metrics(card),
+        secondary=_secondary_metrics(card, {c.criterion: c.label for c in model.certifications}),
         axes=tuple(
             AxisView(axis, card.axes.get(axis), card.weights.get(axis))
             for axis in AXES
@@ -267,8 +267,9 @@ def _level_metrics(card: Scorecard) -> tuple[MetricView, ...]:
     )
 
 
-def _secondary_metrics(card: Scorecard) -> tuple[MetricView, ...]:
-    """The other numbers of the scorecard, then one per judged criterion."""
+def _secondary_metrics(card: Scorecard, certified: Mapping[str, str]) -> tuple[MetricView, ...]:
+    """The other numbers of the scorecard, then one per judged criterion with its certification
+    label (``certified`` by criterion; a report without one for a judged rate says uncertified)."""
     secondary = [
         MetricView(
             "passed",
@@ -294,6 +295,7 @@ def _secondary_metrics(card: Scorecard) -> tuple[MetricView, ...]:
             f"Judged: {j.criterion}",
             j.pass_rate,
             f"{j.passed} pass, {j.failed} fail, {j.unsure} unsure, {j.error} error, {j.not_run} not run",
+            certification=certified.get(j.criterion, "uncertified (no certificate)"),
         )
         for j in card.judged
     )

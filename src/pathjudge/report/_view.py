@@ -44,6 +44,8 @@ class MetricView:
     low: float | None = None
     high: float | None = None
     digits: int = 2
+    certification: str = ""
+    """A judged rate's certification label (certified ... / uncertified ...); empty for the others."""
 
 
 @dataclass(frozen=True, slots=True)

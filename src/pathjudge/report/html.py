@@ -306,7 +306,13 @@ def _scorecard(view: ReportView) -> str:
         return (
             f'<div class="{css}" data-metric="{_e(metric.key)}"><div class="label">{_e(metric.label)}</div>'
             f'<div class="value">{_num(metric.value, metric.digits)}</div>'
-            f'<div class="detail">{_e(metric.detail)}</div></div>'
+            f'<div class="detail">{_e(metric.detail)}</div>'
+            + (
+                f'<div class="detail certification">{_e(metric.certification)}</div>'
+                if metric.certification
+                else ""
+            )
+            + "</div>"
         )
 
     cards = [card(metric) for metric in view.levels]

@@ -17,11 +17,16 @@ and reads in order whatever the data holds.
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
+from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pathjudge._io import write_text_atomic
 from pathjudge.report.text import xml_text
 from pathjudge.scoring.scorecard import Scorecard, TaskRow, WeakPath
+
+if TYPE_CHECKING:
+    from pathjudge.judge.identity import Certification
 
 __all__ = ["failure_details", "junit_xml", "task_verdict", "write_junit"]
 
@@ -73,8 +78,18 @@ def _message(row: TaskRow, weak: list[WeakPath], strict: bool) -> tuple[str, str
     return f"{head}: {failing[0].reason}"[:500], body
 
 
-def junit_xml(scorecard: Scorecard, task_ids: list[str], *, strict: bool = False) -> str:
-    """The JUnit XML document (text) for the scorecard's tasks, in ``task_ids`` order."""
+def junit_xml(
+    scorecard: Scorecard,
+    task_ids: list[str],
+    *,
+    strict: bool = False,
+    certifications: Sequence[Certification] = (),
+) -> str:
+    """The JUnit XML document (text) for the scorecard's tasks, in ``task_ids`` order.
+
+    Each judged criterion's pass rate is a testsuite ``<property>`` named ``judged:<criterion>``,
+    valued with the rate and its certification (certified or uncertified: ``certifications``, by
+    criterion); a scorecard without judged criteria has no properties."""
     rows = {row.task_id: row for row in scorecard.task_rows}
     by_task: dict[str, list[WeakPath]] = {}
     for entry in scorecard.weak:
@@ -82,6 +97,7 @@ def junit_xml(scorecard: Scorecard, task_ids: list[str], *, strict: bool = False
     suite_name = xml_text(scorecard.suite)
     suites = ET.Element("testsuites", name=f"pathjudge {suite_name}")
     suite = ET.SubElement(suites, "testsuite", name=suite_name)
+    _judged_properties(suite, scorecard, certifications)
     failures = skipped = 0
     broken = scorecard.broken_checks
     for task_id in task_ids:
@@ -140,9 +156,35 @@ def junit_xml(scorecard: Scorecard, task_ids: list[str], *, strict: bool = False
     )
 
 
+def _judged_properties(
+    suite: ET.Element, scorecard: Scorecard, certifications: Sequence[Certification]
+) -> None:
+    if not scorecard.judged:
+        return
+    labels = {c.criterion: c.label for c in certifications}
+    properties = ET.SubElement(suite, "properties")
+    for j in scorecard.judged:
+        rate = "undefined" if j.pass_rate is None else f"{j.pass_rate:.3f}"
+        label = labels.get(j.criterion, "uncertified (no certificate)")
+        ET.SubElement(
+            properties,
+            "property",
+            name=xml_text(f"judged:{j.criterion}"),
+            value=xml_text(f"pass rate {rate}; {label}"),
+        )
+
+
 def write_junit(
-    path: str | Path, scorecard: Scorecard, task_ids: list[str], *, strict: bool = False
+    path: str | Path,
+    scorecard: Scorecard,
+    task_ids: list[str],
+    *,
+    strict: bool = False,
+    certifications: Sequence[Certification] = (),
 ) -> None:
     """Write :func:`junit_xml` to ``path``."""
 
-    write_text_atomic(Path(path), junit_xml(scorecard, task_ids, strict=strict))
+    write_text_atomic(
+        Path(path),
+        junit_xml(scorecard, task_ids, strict=strict, certifications=certifications),
+    )

@@ -43,7 +43,8 @@ def render_markdown(view: ReportView, *, max_weak: int = 20) -> str:
         ]
         for metric in metrics:
             value = _num(metric.value, metric.digits)
-            lines.append(f"| {md_cell(metric.label)} | {value} | {md_cell(metric.detail)} |")
+            detail = "; ".join(d for d in (metric.detail, metric.certification) if d)
+            lines.append(f"| {md_cell(metric.label)} | {value} | {md_cell(detail)} |")
         lines.append("")
         if view.axes:
             lines += ["| axis | mean | weight |", "| --- | ---: | ---: |"]

@@ -8,12 +8,16 @@ complete or says how many it shows and where the rest are.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 from rich.text import Text
 
 from pathjudge.report.text import Column, Prose, count_and_first, print_table, styled
 from pathjudge.scoring.scorecard import GateResult, Scorecard, WeakPath
+
+if TYPE_CHECKING:
+    from pathjudge.judge.identity import Certification
 
 __all__ = ["gate_line", "print_scorecard", "summary_line", "weak_heading"]
 
@@ -75,11 +79,14 @@ def print_scorecard(
     *,
     judge_note: str | None = None,
     max_weak: int = 20,
+    certifications: Sequence[Certification] = (),
 ) -> None:
     """Render the scorecard (and any gates) on ``console``.
 
     Tables fit the console's width (see :func:`pathjudge.report.text.print_table`); ``max_weak``
     weak-path entries are listed (0 = every kept entry), and the heading says when that is not all.
+    Each judged criterion's rate is followed by its certification (``certifications``, by
+    criterion; uncertified when none is given for it).
     """
     sc = scorecard
     print_table(
@@ -97,6 +104,7 @@ def print_scorecard(
     _print_tasks(console, sc)
     if sc.judged:
         _print_judged(console, sc)
+        _print_certifications(console, sc, certifications)
         if judge_note:
             console.print(judge_note)
     if sc.weak_total:
@@ -195,6 +203,16 @@ def _print_judged(console: Console, sc: Scorecard) -> None:
             for j in sc.judged
         ],
     )
+
+
+def _print_certifications(
+    console: Console, sc: Scorecard, certifications: Sequence[Certification]
+) -> None:
+    """One line per judged criterion: its pass rate certified (date, bounds) or uncertified (why)."""
+    labels = {c.criterion: c.label for c in certifications}
+    for j in sc.judged:
+        label = labels.get(j.criterion, "uncertified (no certificate)")
+        console.print(Prose(f"{j.criterion}: {label}", indent=2, hanging=True))
 
 
 def _print_broken(console: Console, sc: Scorecard) -> None:

@@ -28,6 +28,7 @@ from pathjudge.agent.io import RunKeys, read_runs
 from pathjudge.calibration._judge_name import JudgeName
 from pathjudge.config import resolve_config, twin_warning
 from pathjudge.errors import ConfigError, InputError, RecordError
+from pathjudge.judge.identity import Certification
 from pathjudge.rubrics.assertions.base import AXES
 from pathjudge.rubrics.checks import SuitePlan
 from pathjudge.rubrics.suite import Suite as SuiteModel
@@ -176,6 +177,12 @@ class ScoreReport(BaseModel):
     )
     warnings: tuple[str, ...] = Field(
         default=(), exclude=True, description="Warnings raised while scoring (not written to JSON)."
+    )
+    certifications: tuple[Certification, ...] = Field(
+        default=(),
+        exclude_if=lambda value: not value,  # reports that judge nothing stay byte-identical
+        description="Each judged criterion's certification: certified (the certificate's date and "
+        "bounds) or uncertified and why; every judged rate is shown with it.",
     )
     skipped_runs: int = Field(
         default=0,

@@ -1,0 +1,161 @@
+"""A judge configuration's identity: everything that decides what verdicts a judge gives.
+
+:func:`judge_identity` is the one place that says which settings make two judges "the same judge"
+for a certificate (:mod:`pathjudge.calibration.certificate`), for the test-split ledger
+(:mod:`pathjudge.calibration.ledger`) and for any other check that must notice a changed judge:
+
+- the criterion: id, declared version and content hash (any edit to its text or examples);
+- the backend (``anthropic``, ``openai-compatible``, ``llama-cpp``) and the model the backend calls
+  (its default filled in; for ``llama-cpp`` the GGUF file's name, not the folder it sits in);
+- the samples per item (the majority vote of 1 sample and of 5 are different judges);
+- the temperature, where the backend sets one (none of pathjudge's judge backends sets one yet, so
+  it is ``None``: the provider's default);
+- :data:`~pathjudge.judge.prompt.PROMPT_TEMPLATE_VERSION`, the fixed instructions around the criterion.
+
+The server's base URL is deliberately NOT part of the identity: it says where the model is reached
+(a gateway, a proxy, another region, a local mirror, the fake server in tests), not which model
+answers, and a CI job that reaches the same model through a different address runs the same judge.
+For an OpenAI-compatible server whose model name says nothing (the default ``local``), name the
+model with ``--model`` so that a different model behind the same URL is a different identity.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from pathjudge.judge.prompt import PROMPT_TEMPLATE_VERSION
+
+if TYPE_CHECKING:
+    from pathjudge.judge.session import JudgeSession
+    from pathjudge.rubrics.criteria import Criterion
+
+__all__ = [
+    "Certification",
+    "JudgeIdentity",
+    "effective_model",
+    "identity_changes",
+    "judge_identity",
+    "uncertified",
+]
+
+# the models each backend falls back to (make_judge_backend's defaults), without importing the SDKs
+_DEFAULT_MODELS = {"anthropic": "claude-opus-4-8", "openai-compatible": "local"}
+
+
+class JudgeIdentity(BaseModel):
+    """What makes a judge configuration the judge it is (see the module docstring)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    criterion_id: str = Field(description="The judged criterion's id.")
+    criterion_version: str = Field(description="Its declared version.")
+    criterion_hash: str = Field(description="Its content hash (any edit changes it).")
+    backend: str = Field(description="anthropic, openai-compatible or llama-cpp.")
+    model: str = Field(description="The model the backend calls (llama-cpp: the GGUF file name).")
+    samples: int = Field(ge=1, description="Judge samples per item (majority vote).")
+    temperature: float | None = Field(
+        default=None, description="Sampling temperature, where the backend sets one; else None."
+    )
+    prompt_template_version: int = Field(
+        description="pathjudge's prompt template version (PROMPT_TEMPLATE_VERSION)."
+    )
+
+    @property
+    def digest(self) -> str:
+        """``sha256:`` + 24 hex digits of the canonical JSON of every field."""
+        canonical = json.dumps(self.model_dump(mode="json"), sort_keys=True, separators=(",", ":"))
+        return "sha256:" + hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:24]
+
+
+def effective_model(backend: str, model: str | None) -> str:
+    """The model ``backend`` calls when configured with ``model`` (None: the backend's default).
+
+    >>> effective_model("anthropic", None)
+    'claude-opus-4-8'
+    >>> effective_model("llama-cpp", "/models/SmolLM2-135M.gguf")
+    'SmolLM2-135M.gguf'
+    """
+    if backend == "llama-cpp":
+        return Path(model).name if model else ""
+    return model or _DEFAULT_MODELS.get(backend, "")
+
+
+def judge_identity(
+    criterion: Criterion, session: JudgeSession, *, temperature: float | None = None
+) -> JudgeIdentity:
+    """The identity of ``session`` judging ``criterion`` (see the module docstring)."""
+    return JudgeIdentity(
+        criterion_id=criterion.id,
+        criterion_version=criterion.version,
+        criterion_hash=criterion.content_hash,
+        backend=session.backend,
+        model=effective_model(session.backend, session.model),
+        samples=session.samples,
+        temperature=temperature,
+        prompt_template_version=PROMPT_TEMPLATE_VERSION,
+    )
+
+
+_WHAT = {
+    "criterion_id": "criterion",
+    "criterion_version": "criterion version",
+    "criterion_hash": "criterion text (content hash)",
+    "backend": "backend",
+    "model": "model",
+    "samples": "sample count",
+    "temperature": "temperature",
+    "prompt_template_version": "prompt template version",
+}
+
+
+def identity_changes(before: JudgeIdentity, now: JudgeIdentity) -> list[str]:
+    """What differs from ``before`` to ``now``, one phrase each, in field order (empty: the same).
+
+    >>> a = JudgeIdentity(criterion_id="c", criterion_version="1", criterion_hash="h", backend="anthropic",
+    ...                   model="m1", samples=1, prompt_template_version=1)
+    >>> identity_changes(a, a.model_copy(update={"model": "m2", "samples": 3}))
+    ["model changed from 'm1' to 'm2'", 'sample count changed from 1 to 3']
+    """
+    changes = []
+    for name, what in _WHAT.items():
+        old, new = getattr(before, name), getattr(now, name)
+        if old != new:
+            changes.append(f"{what} changed from {old!r} to {new!r}")
+    return changes
+
+
+CertificationStatus = Literal["certified", "uncertified"]
+
+
+class Certification(BaseModel):
+    """How far one judged rate can be trusted: certified (by which certificate, when, with which
+    bounds) or uncertified (and why). Every report shows one beside each judged rate; the
+    certificate behind it is :class:`pathjudge.calibration.certificate.Certificate`."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    criterion: str = Field(description="The judged criterion.")
+    status: CertificationStatus
+    reason: str = Field(description="Why: the certificate's date and bounds, or what voided it.")
+    certificate: str | None = Field(default=None, description="The certificate file, when given.")
+    issued_at: str | None = Field(default=None, description="When the certificate was written.")
+    bounds: dict[str, float | None] = Field(
+        default_factory=dict, description="Each gate's confidence bound, by gate name."
+    )
+    test_reused: bool = Field(default=False, description="The certificate's test split was reused.")
+
+    @property
+    def label(self) -> str:
+        """``certified (2026-05-01, 95% bounds TPR >= 0.82, ...)`` or ``uncertified (why)``: what
+        reports print beside a judged rate."""
+        return f"{self.status} ({self.reason})"
+
+
+def uncertified(criterion: str, reason: str = "no certificate") -> Certification:
+    """The label of a judged rate with no certificate, or a void one (``reason``)."""
+    return Certification(criterion=criterion, status="uncertified", reason=reason)
