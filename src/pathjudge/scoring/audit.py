@@ -141,6 +141,11 @@ def _audit_task(
         runs.append(RunOutcome(run=name, outcome=outcome, reason=reason))
         if outcome == "pass":
             passing.append(replay.run)
+        elif replay.impossible:
+            unsound.append(
+                f"its own reference {replay.reference!r} can never be met: it accepts no value "
+                f"for {', '.join(replay.impossible)}"
+            )
         elif outcome == "fail" and not replay.unmade:
             unsound.append(f"its own reference {replay.reference!r}, replayed, fails: {reason}")
         elif outcome == "fail":

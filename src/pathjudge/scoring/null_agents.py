@@ -246,11 +246,13 @@ def _matcher_types(matcher: Matcher) -> set[str]:
 @dataclass(frozen=True, slots=True)
 class Replay:
     """One reference path of a task replayed as a run; ``unmade``: the values that could not be made
-    to meet their matcher or criterion (a replay that fails with some proves nothing)."""
+    to meet their matcher or criterion (a replay that fails with some proves nothing);
+    ``impossible``: the arguments whose matcher accepts no value at all (an empty ``$one_of``)."""
 
     reference: str
     run: RunRecord
     unmade: tuple[str, ...]
+    impossible: tuple[str, ...] = ()
 
 
 def reference_replays(task: Task, arguments: Mapping[str, CallExpectation]) -> tuple[Replay, ...]:
@@ -264,6 +266,7 @@ def reference_replays(task: Task, arguments: Mapping[str, CallExpectation]) -> t
     for index, reference in enumerate(task.references):
         name = reference.name or f"reference {index + 1}"
         unmade: list[str] = []
+        impossible: list[str] = []
         steps = []
         order = _replay_order(reference)
         for turn, position in enumerate(order):
@@ -271,6 +274,11 @@ def reference_replays(task: Task, arguments: Mapping[str, CallExpectation]) -> t
             label = step.id or f"#{position + 1}"
             made, missing = _arguments_for(step, arguments.get(step.tool), turn + 1)
             unmade += [f"{name} step {label} argument {arg}" for arg in missing]
+            impossible += [
+                f"step {label} argument {arg} ($one_of lists no value)"
+                for arg, m in step.args.items()
+                if isinstance(m, OneOfMatcher) and not m.values
+            ]
             result = list(step.result_contains)
             if turn == len(order) - 1:
                 result += task.surface
@@ -286,7 +294,7 @@ def reference_replays(task: Task, arguments: Mapping[str, CallExpectation]) -> t
         if unmade_answer:
             unmade.append(f"answer ({unmade_answer})")
         run = _run(task, f"reference-{index + 1}", steps, answer)
-        replays.append(Replay(reference=name, run=run, unmade=tuple(unmade)))
+        replays.append(Replay(name, run, tuple(unmade), tuple(impossible)))
     return tuple(replays)
 
 
@@ -308,15 +316,18 @@ def _arguments_for(
     missing: list[str] = []
     names = dict.fromkeys(name for e in expectations for name in e.args)
     for e in expectations:
-        schema = e.json_schema or {}
-        required = schema.get("required") if isinstance(schema, dict) else None
-        names.update(dict.fromkeys(r for r in required or () if isinstance(r, str)))
+        names.update(dict.fromkeys(_required(e)))
     for name in names:
         matchers = [(e, e.args[name]) for e in expectations if name in e.args]
-        if matchers and all(m.optional for _, m in matchers):
+        omittable = bool(matchers) and all(_omittable(m) for _, m in matchers)
+        if omittable and not any(name in _required(e) for e in expectations):
             continue
-        candidates = [c for _, m in matchers for c in _value_candidates(m)]
+        candidates = [c for e, m in matchers for c in _value_candidates(m, e)]
         made_up = {c for _, m in matchers for c in _guessed_texts(m)} | {"x"}
+        written = any(not isinstance(c, str) or c not in made_up for c in candidates) or any(
+            isinstance(m, OneOfMatcher) and not m.values for _, m in matchers
+        )  # an empty $one_of accepts nothing: the suite's own doing, not a value left unmade
+        rendered = any(e.types == "bfcl" and e.language != "python" for e, _ in matchers)
         for e in expectations:
             prop = _properties(e.json_schema).get(name)
             if prop is not None:
@@ -329,10 +340,26 @@ def _arguments_for(
         ]
         chosen = next((c for c in candidates if _meets(c, name, matchers, expectations)), None)
         if chosen is None:
-            missing.append(name)
             chosen = candidates[0]
+            if rendered or not written:  # made up or rendered: its failing proves nothing
+                missing.append(name)
         made[name] = chosen
     return made, missing
+
+
+def _required(expectation: CallExpectation) -> tuple[str, ...]:
+    """The arguments the expectation's JSON schema requires."""
+    schema = expectation.json_schema or {}
+    required = schema.get("required")
+    return tuple(r for r in required if isinstance(r, str)) if isinstance(required, list) else ()
+
+
+def _omittable(matcher: Matcher) -> bool:
+    """Whether the argument may be left out: an optional matcher, or a BFCL ``$one_of`` whose
+    every value is ``""`` (BFCL's "may be omitted")."""
+    if isinstance(matcher, OneOfMatcher) and all(v == "" for v in matcher.values):
+        return True
+    return matcher.optional
 
 
 def _meets(
@@ -350,8 +377,52 @@ def _meets(
     return True
 
 
-def _value_candidates(matcher: Matcher) -> Iterator[JsonValue]:
-    """Values that may meet ``matcher``: its own expected values first, then made-up ones."""
+def _value_candidates(matcher: Matcher, expectation: CallExpectation) -> Iterator[JsonValue]:
+    """Values that may meet ``matcher``: the values the suite wrote (and, under the ``bfcl``
+    profile, the forms a model sends them in), then made-up ones."""
+    if isinstance(matcher, OneOfMatcher) and expectation.types == "bfcl":
+        for value in matcher.values:
+            if value != "":
+                yield from _bfcl_forms(value, expectation.language)
+    else:
+        yield from _plain_candidates(matcher)
+
+
+def _bfcl_forms(value: JsonValue, language: str) -> list[JsonValue]:
+    """A BFCL possible answer as a model sends it: nested options reduced to their first choice
+    (``{"k": ["a", "b"]}`` → ``{"k": "a"}``), and in Java or JavaScript written as source text."""
+    forms = [value, _first_choices(value)]
+    if language != "python":
+        forms = [text for form in forms for text in _source_texts(form)]
+    return list({json.dumps(f, sort_keys=True): f for f in forms}.values())
+
+
+def _first_choices(value: JsonValue) -> JsonValue:
+    if isinstance(value, dict):
+        out: dict[str, JsonValue] = {}
+        for key, options in value.items():
+            choice = options[0] if isinstance(options, list) and options else options
+            if choice != "":
+                out[key] = _first_choices(choice)
+        return out
+    if isinstance(value, list):
+        return [_first_choices(item) for item in value]
+    return value
+
+
+def _source_texts(value: JsonValue) -> list[JsonValue]:
+    if isinstance(value, bool):
+        return ["true" if value else "false"]
+    if isinstance(value, int):
+        return [str(value), f"{value}L"]
+    if isinstance(value, float):
+        return [repr(value), f"{value}f"]
+    if isinstance(value, str):
+        return [value, json.dumps(value)]
+    return [json.dumps(value), json.dumps(value).replace('"', "'")]
+
+
+def _plain_candidates(matcher: Matcher) -> Iterator[JsonValue]:
     if isinstance(matcher, EqMatcher | ApproxMatcher):
         yield matcher.value
     elif isinstance(matcher, OneOfMatcher):
@@ -362,15 +433,15 @@ def _value_candidates(matcher: Matcher) -> Iterator[JsonValue]:
         yield from (_plain_value(kind) for kind in matcher.types)
     elif isinstance(matcher, KeysMatcher | ObjectMatcher):
         yield {
-            key: next(_value_candidates(sub), "x")
+            key: next(_plain_candidates(sub), "x")
             for key, sub in matcher.fields.items()
             if not sub.optional
         }
     elif isinstance(matcher, ItemsMatcher):
-        yield [next(_value_candidates(sub), "x") for sub in matcher.items]
+        yield [next(_plain_candidates(sub), "x") for sub in matcher.items]
     elif isinstance(matcher, AllOfMatcher | AnyOfMatcher):
         for part in matcher.parts:
-            yield from _value_candidates(part)
+            yield from _plain_candidates(part)
     elif isinstance(matcher, AnyMatcher):
         yield "x"
 
