@@ -21,6 +21,7 @@ from pathjudge._cli import (  # noqa: F401  (imported for their command registra
     run,
     diff,
     mutate,
+    audit,
     report,
     config,
     label_studio,

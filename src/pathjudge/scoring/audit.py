@@ -88,7 +88,9 @@ class AuditReport(_Frozen):
     seed: int
     tasks: tuple[TaskAudit, ...]
     unsound: tuple[str, ...] = Field(description="Ids of the unsound tasks, in suite order.")
-    not_auditable: tuple[str, ...] = Field(description="Ids of the tasks that could not be decided.")
+    not_auditable: tuple[str, ...] = Field(
+        description="Ids of the tasks that could not be decided."
+    )
     mutated: Literal["references", "runs"] = Field(
         description="What was mutated: the passing reference replays, or the runs given."
     )
@@ -116,9 +118,7 @@ def _outcome(graded: RunGrade) -> tuple[Outcome, str]:
     return graded.verdict, graded.reason if graded.reason != "ok" else ", ".join(graded.blockers)
 
 
-def _audit_task(
-    plan: TaskPlan, types: ToolTypes, seed: int, passing: list[RunRecord]
-) -> TaskAudit:
+def _audit_task(plan: TaskPlan, types: ToolTypes, seed: int, passing: list[RunRecord]) -> TaskAudit:
     """Grade the null agents and the reference replays of one task (see the module docstring)."""
     task = plan.task
     runs: list[RunOutcome] = []
