@@ -169,9 +169,10 @@ tasks:
     for step in first.steps:
         for name, value in step.arguments.items():
             kinds = types[step.tool][name]
-            assert type(value).__name__ == {"integer": "int", "string": "str", "boolean": "bool"}[
-                kinds[0]
-            ]
+            assert (
+                type(value).__name__
+                == {"integer": "int", "string": "str", "boolean": "bool"}[kinds[0]]
+            )
     assert any(
         null_run(task, "random_tools", types, seed=s) != first for s in range(8)
     )  # the seed matters
