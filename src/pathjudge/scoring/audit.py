@@ -49,7 +49,7 @@ __all__ = [
     "detection_rate",
 ]
 
-AUDIT_SCHEMA_VERSION = 1
+AUDIT_SCHEMA_VERSION: Literal[1] = 1
 TaskStatus = Literal["sound", "unsound", "not_auditable"]
 Outcome = Literal["pass", "fail", "undecided", "n/a"]
 
