@@ -54,7 +54,8 @@ def test_docent_suites_are_sound(name: str) -> None:
     report = audit_suite(load_suite(EXAMPLES / "docent" / name))
     assert report.unsound == ()
     assert report.not_auditable == ()
-    assert report.detection_rate is not None and report.detection_rate > 0.9
+    assert report.detection_rate is not None
+    assert report.detection_rate > 0.9
 
 
 def test_tau_airline_suite_is_sound(shared_data: Path, tmp_path: Path) -> None:

@@ -43,7 +43,8 @@ def test_exit_1_on_an_unsound_suite_with_json_and_an_escaped_page(
     assert report["unsound"] == ["<img src=x onerror=alert(1)>\x1b[31m"]
     assert report["tasks"][1]["status"] == "sound"
     text = page.read_text(encoding="utf-8")
-    assert "<script>alert" not in text and "<img src=x" not in text
+    assert "<script>alert" not in text
+    assert "<img src=x" not in text
     assert "&lt;img src=x onerror=alert(1)&gt;" in text
     assert "Content-Security-Policy" in text
 
@@ -57,7 +58,8 @@ def test_exit_0_on_a_sound_suite_and_2_on_bad_input(
     bad.write_text("schema_version: 1\nname: s\ntasks: [{id: t, sucess: {}}]\n", encoding="utf-8")
     assert main(["audit", str(bad)]) == 2
     err = capsys.readouterr().err
-    assert "bad.yaml" in err and "Traceback" not in err
+    assert "bad.yaml" in err
+    assert "Traceback" not in err
     assert main(["audit", str(tmp_path / "missing.yaml")]) == 2
 
 
@@ -76,5 +78,6 @@ def test_the_terminal_report_fits_80_columns() -> None:
     console = SafeConsole(file=buffer, width=80, force_terminal=True, color_system=None)
     print_audit(console, audit_suite(parse_suite_text(HOSTILE)))
     lines = buffer.getvalue().splitlines()
-    assert lines and max(len(line) for line in lines) <= 80
+    assert lines
+    assert max(len(line) for line in lines) <= 80
     assert not any("\x1b[31m" in line for line in lines)
