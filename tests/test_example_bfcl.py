@@ -8,11 +8,8 @@ checker itself can never pass; a missing or an extra parallel call fails.
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 
@@ -20,23 +17,10 @@ from pathjudge.agent.trajectory import RunRecord, Step
 from pathjudge.cli import main
 from pathjudge.rubrics.suite import Suite, load_suite
 from pathjudge.scoring.grade import grade
+from tests.support import example_module
 
-
-def _example(folder: str, name: str) -> ModuleType:
-    """Load ``examples/<folder>/<name>.py`` under a unique module name (examples share file names)."""
-    path = Path(__file__).resolve().parents[1] / "examples" / folder / f"{name}.py"
-    sys.path.insert(0, str(path.parent))  # for the example's own sibling imports
-    spec = importlib.util.spec_from_file_location(f"example_{folder}_{name}", path)
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-make_runs = _example("bfcl", "make_runs")
-make_suite = _example("bfcl", "make_suite")
+make_runs = example_module("bfcl", "make_runs")
+make_suite = example_module("bfcl", "make_suite")
 
 UNPASSABLE = {
     "live_simple_106-63-0",

@@ -7,9 +7,7 @@ by their own ``make_suite.py``; they skip when it is absent.
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 from pathlib import Path
 from types import ModuleType
 
@@ -17,20 +15,13 @@ import pytest
 
 from pathjudge.rubrics.suite import load_suite
 from pathjudge.scoring.audit import audit_suite
+from tests.support import example_module
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 
 
 def _make_suite(folder: str) -> ModuleType:
-    path = EXAMPLES / folder / "make_suite.py"
-    sys.path.insert(0, str(path.parent))
-    spec = importlib.util.spec_from_file_location(f"audit_{folder}_make_suite", path)
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+    return example_module(folder, "make_suite")
 
 
 def _assert_clean(suite_file: Path) -> None:
