@@ -61,6 +61,22 @@ def test_exit_0_on_a_sound_suite_and_2_on_bad_input(
     assert "bad.yaml" in err
     assert "Traceback" not in err
     assert main(["audit", str(tmp_path / "missing.yaml")]) == 2
+    capsys.readouterr()
+    docent = repo_root / "examples" / "docent"
+    args = ["audit", str(docent / "capstone-suite.yaml"), "--runs", str(docent / "runs.jsonl")]
+    assert main(args) == 2  # runs.jsonl holds tasks the capstone suite lacks
+    assert "runs.jsonl:9: task 'error-401'" in capsys.readouterr().err
+
+
+def test_runs_given_are_what_is_mutated(
+    repo_root: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    docent = repo_root / "examples" / "docent"
+    args = ["audit", str(docent / "suite.yaml"), "--runs", str(docent / "runs.jsonl")]
+    assert main([*args, "--json", "-"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["mutated"] == "runs"
+    assert report["mutations"]["runs"] == 16  # the 16 runs of runs.jsonl
 
 
 def test_json_to_stdout_is_only_the_report(

@@ -25,6 +25,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from pathjudge._io import JsonlStream, line_of
 from pathjudge.agent.trajectory import RunRecord
 from pathjudge.rubrics.checks import SuitePlan, TaskPlan
 from pathjudge.rubrics.suite import Suite
@@ -170,6 +171,18 @@ def _undecided(plan: TaskPlan, who: str, reason: str) -> str:
     return f"{who} is undecided: {reason}"
 
 
+def _runs_of_suite(runs: Iterable[RunRecord], plans: SuitePlan) -> list[RunRecord]:
+    """``runs`` as a list; a run of a task the suite lacks raises the error that names its file and
+    line (when ``runs`` streams a file)."""
+    out: list[RunRecord] = []
+    file = runs.path if isinstance(runs, JsonlStream) else None
+    for run in runs:
+        if run.task_id not in plans:
+            plans.plan(run.task_id, file=file, line=line_of(runs))  # raises: unknown task
+        out.append(run)
+    return out
+
+
 def audit_suite(
     suite: Suite,
     *,
@@ -184,7 +197,7 @@ def audit_suite(
     types = tool_types(suite)
     passing: list[RunRecord] = []
     tasks = tuple(_audit_task(plans.plan(t.id), types, seed, passing) for t in suite.tasks)
-    mutated: Sequence[RunRecord] = passing if runs is None else list(runs)
+    mutated: Sequence[RunRecord] = passing if runs is None else _runs_of_suite(runs, plans)
     mutations = mutation_report(mutated, suite)
     return AuditReport(
         suite=suite.name,
