@@ -33,8 +33,9 @@ __all__ = [
 def headline(report: AuditReport) -> str:
     """One line: the counts of sound, unsound and not auditable tasks."""
     counts = Counter(task.status for task in report.tasks)
+    n = len(report.tasks)
     return (
-        f"{len(report.tasks)} tasks: {counts['sound']} sound, {counts['unsound']} unsound, "
+        f"{n} task{'' if n == 1 else 's'}: {counts['sound']} sound, {counts['unsound']} unsound, "
         f"{counts['not_auditable']} not auditable"
     )
 
