@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import importlib.util
+import sys
 from pathlib import Path
+from types import ModuleType
 
 from pathjudge.agent.trajectory import RunRecord, Step
 
@@ -33,3 +36,20 @@ def suite_that_fails_a_gating_check(here: Path) -> tuple[Path, Path]:
         encoding="utf-8",
     )
     return suite, runs
+
+
+def example_module(folder: str, name: str) -> ModuleType:
+    """Load ``examples/<folder>/<name>.py`` under a unique module name (examples share file names);
+    loaded once per process, so two test modules share it."""
+    unique = f"example_{folder}_{name}"
+    if unique in sys.modules:
+        return sys.modules[unique]
+    path = Path(__file__).resolve().parents[1] / "examples" / folder / f"{name}.py"
+    sys.path.insert(0, str(path.parent))  # for the example's own sibling imports
+    spec = importlib.util.spec_from_file_location(unique, path)
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module

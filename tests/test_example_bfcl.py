@@ -8,11 +8,8 @@ checker itself can never pass; a missing or an extra parallel call fails.
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 
@@ -20,23 +17,10 @@ from pathjudge.agent.trajectory import RunRecord, Step
 from pathjudge.cli import main
 from pathjudge.rubrics.suite import Suite, load_suite
 from pathjudge.scoring.grade import grade
+from tests.support import example_module
 
-
-def _example(folder: str, name: str) -> ModuleType:
-    """Load ``examples/<folder>/<name>.py`` under a unique module name (examples share file names)."""
-    path = Path(__file__).resolve().parents[1] / "examples" / folder / f"{name}.py"
-    sys.path.insert(0, str(path.parent))  # for the example's own sibling imports
-    spec = importlib.util.spec_from_file_location(f"example_{folder}_{name}", path)
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-make_runs = _example("bfcl", "make_runs")
-make_suite = _example("bfcl", "make_suite")
+make_runs = example_module("bfcl", "make_runs")
+make_suite = example_module("bfcl", "make_suite")
 
 UNPASSABLE = {
     "live_simple_106-63-0",
@@ -45,6 +29,9 @@ UNPASSABLE = {
     "simple_java_64",
     "simple_java_65",
 }
+UNREACHABLE = {"live_simple_106-63-0", "live_simple_112-68-0"}
+"""Of UNPASSABLE, the tasks whose ground truth lists no value for a parameter: left out of the suite
+unless --keep-unreachable (``pathjudge audit`` flags them as unsound)."""
 
 
 @pytest.fixture(scope="module")
@@ -96,9 +83,11 @@ def test_generated_suite_passes_every_passable_ground_truth_run(
         for category in make_suite.CATEGORIES
         for run in make_runs.runs_for(shared_data / "bfcl_v4", category)
     ]
-    assert len(runs) == len(suite) == 1408
+    assert len(runs) == 1408
+    runs = [run for run in runs if run.task_id not in UNREACHABLE]
+    assert len(runs) == len(suite) == 1406
     failed = {g.task_id for g in grade(runs, suite) if not (g.path and g.path.satisfied)}
-    assert failed == UNPASSABLE
+    assert failed == UNPASSABLE - UNREACHABLE
     java = suite.task("simple_java_25")
     (step,) = java.references[0].steps
     assert (step.types, step.language) == ("bfcl", "java")  # inherited from defaults and the task
@@ -148,3 +137,17 @@ def test_calls_differing_in_letter_case_are_not_repeats(shared_data: Path, suite
     assert [s.arguments["genotype"] for s in run.steps] == ["AA", "Aa", "aa"]
     (graded,) = grade([run], suite)
     assert (graded.redundant, graded.trajectory, graded.passed) == (0, 1.0, True)
+
+
+def test_tasks_no_call_can_pass_are_left_out_unless_kept(
+    shared_data: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = shared_data / "bfcl_v4"
+    kept = tmp_path / "kept.yaml"
+    assert make_suite.main([str(root), "live_simple", "-o", str(tmp_path / "s.yaml")]) == 0
+    assert "left out 2 tasks" in capsys.readouterr().err
+    assert make_suite.main([str(root), "live_simple", "-o", str(kept), "--keep-unreachable"]) == 0
+    suite = load_suite(kept)
+    assert {task.id for task in suite.tasks} >= UNREACHABLE
+    runs = [r for r in make_runs.runs_for(root, "live_simple") if r.task_id in UNREACHABLE]
+    assert [g.passed for g in grade(runs, suite)] == [False, False]

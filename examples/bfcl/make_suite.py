@@ -13,6 +13,11 @@ its reference path is satisfied (the reference matched, nothing extra), so the s
 passed`` headline) is BFCL's verdict, whatever other checks report (a repeated call is trajectory
 quality, not something BFCL grades).
 
+Left out by default: a task whose ground truth lists no acceptable value for some parameter (an empty
+possible-answer list, ``$one_of: []``). No call can ever pass it, in BFCL as here; ``pathjudge audit``
+reports such a task as unsound. The v4 data has two (``live_simple_106-63-0``,
+``live_simple_112-68-0``); ``--keep-unreachable`` keeps them, to grade on BFCL's exact task set.
+
 The data files are read, never copied: the suite is written where ``-o`` says.
 """
 
@@ -58,6 +63,17 @@ def _question_text(question: Any) -> str:
     return str(texts[-1]) if texts else ""
 
 
+def unreachable(task: dict[str, Any]) -> list[str]:
+    """The parameters of ``task`` whose possible-answer list is empty (no value can pass)."""
+    return [
+        f"{step['tool']}.{name}"
+        for reference in task["references"]
+        for step in reference["steps"]
+        for name, matcher in step["args"].items()
+        if isinstance(matcher, dict) and matcher.get("$one_of") == []
+    ]
+
+
 def tasks_for(root: Path, category: str) -> Iterator[dict[str, Any]]:
     """One task mapping per BFCL entry of ``category``."""
     language = LANGUAGES.get(category, "python")
@@ -87,9 +103,17 @@ def tasks_for(root: Path, category: str) -> Iterator[dict[str, Any]]:
         yield task
 
 
-def make_suite(root: Path, categories: Iterable[str]) -> dict[str, Any]:
-    """The suite (as a mapping) for ``categories`` of the BFCL data under ``root``."""
-    tasks = [task for category in categories for task in tasks_for(root, category)]
+def make_suite(
+    root: Path, categories: Iterable[str], *, keep_unreachable: bool = False
+) -> dict[str, Any]:
+    """The suite (as a mapping) for ``categories`` of the BFCL data under ``root``, without the
+    tasks no call can pass unless ``keep_unreachable`` (see the module docstring)."""
+    tasks = [
+        task
+        for category in categories
+        for task in tasks_for(root, category)
+        if keep_unreachable or not unreachable(task)
+    ]
     return {
         "schema_version": 1,
         "name": "bfcl",
@@ -110,17 +134,34 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("categories", nargs="*", default=list(CATEGORIES))
     parser.add_argument("-o", "--output", type=Path, required=True, help="suite YAML to write")
+    parser.add_argument(
+        "--keep-unreachable",
+        action="store_true",
+        help="keep the tasks whose ground truth accepts no value (no call can pass them)",
+    )
     args = parser.parse_args(argv)
     unknown = [c for c in args.categories if not (args.data / f"BFCL_v4_{c}.json").is_file()]
     if unknown:
         print(f"no BFCL_v4_{unknown[0]}.json under {args.data}", file=sys.stderr)
         return 2
-    suite = make_suite(args.data, args.categories)
+    suite = make_suite(args.data, args.categories, keep_unreachable=args.keep_unreachable)
     text = yaml.safe_dump(suite, sort_keys=False, allow_unicode=True, width=100)
     tmp = args.output.with_name(args.output.name + ".tmp")
     tmp.write_text(text, encoding="utf-8")
     tmp.replace(args.output)
+    dropped = [
+        task["id"]
+        for category in ([] if args.keep_unreachable else args.categories)
+        for task in tasks_for(args.data, category)
+        if unreachable(task)
+    ]
     print(f"wrote {len(suite['tasks'])} tasks to {args.output}")
+    if dropped:
+        print(
+            f"left out {len(dropped)} tasks whose ground truth accepts no value: "
+            f"{', '.join(dropped)} (--keep-unreachable keeps them)",
+            file=sys.stderr,
+        )
     return 0
 
 

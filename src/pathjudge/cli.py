@@ -24,6 +24,7 @@ from pathjudge._cli import (  # noqa: F401  (imported for their command registra
     run,
     diff,
     mutate,
+    audit,
     report,
     export,
     config,

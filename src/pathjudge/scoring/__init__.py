@@ -1,5 +1,5 @@
 """Applying rubrics to runs: the scoring pipeline (:func:`score`), grades, scorecards, variance, diffs,
-mutations.
+mutations, the suite audit.
 
 The grading core: :func:`grade_run` (one run, every declared check guarded), :func:`grade_chunk` (a chunk
 of runs-file lines into a mergeable :class:`PartialScorecard`, the function a process pool or a
@@ -17,6 +17,7 @@ from pathjudge._lazy import lazy_exports as _lazy_exports
 
 # public name -> defining module ("module:attribute" where the names differ)
 _EXPORTS: dict[str, str] = {
+    "AuditReport": "pathjudge.scoring.audit",
     "DiffGate": "pathjudge.scoring.diff",
     "DiffReport": "pathjudge.scoring.diff",
     "JudgeRequest": "pathjudge.scoring.judged",
@@ -28,6 +29,7 @@ _EXPORTS: dict[str, str] = {
     "Scorecard": "pathjudge.scoring.scorecard",
     "ScorecardBuilder": "pathjudge.scoring.scorecard",
     "VarianceReport": "pathjudge.scoring.variance",
+    "audit_suite": "pathjudge.scoring.audit",
     "build_scorecard": "pathjudge.scoring.scorecard",
     "diff_runs": "pathjudge.scoring.diff",
     "evaluate_gates": "pathjudge.scoring.scorecard",
@@ -52,6 +54,8 @@ __all__ = sorted(_EXPORTS)
 __getattr__, __dir__ = _lazy_exports(__name__, _EXPORTS)
 
 if _typing.TYPE_CHECKING:  # pragma: no cover - the same names, for type checkers
+    from pathjudge.scoring.audit import AuditReport as AuditReport
+    from pathjudge.scoring.audit import audit_suite as audit_suite
     from pathjudge.scoring.chunk import (
         Line as Line,
     )
