@@ -22,6 +22,7 @@ from pathjudge.agent.trajectory import AgentInfo, Reply, RunRecord, Step, Usage
 from pathjudge.errors import ImportFormatError, InputError, PathjudgeError
 
 __all__ = [
+    "DEFAULT_ERROR_PREFIXES",
     "IDENTITY_KEYS",
     "JSONL_SUFFIXES",
     "Converter",
@@ -61,6 +62,10 @@ Json: TypeAlias = Any
 """A value parsed from JSON (dict, list, str, int, float, bool or None)."""
 
 JSONL_SUFFIXES = (".jsonl", ".ndjson", ".jsonl.gz")
+
+DEFAULT_ERROR_PREFIXES: tuple[str, ...] = ("Error:",)
+"""For formats without an error flag on tool results: the text an error result starts with by default
+(tau-bench's convention); see :func:`prefixed_error`."""
 
 
 @dataclass(frozen=True, slots=True)

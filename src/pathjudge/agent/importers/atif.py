@@ -28,6 +28,7 @@ from functools import partial
 from pathlib import Path
 
 from pathjudge.agent.importers._common import (
+    DEFAULT_ERROR_PREFIXES,
     Json,
     RunParts,
     StepDraft,
@@ -47,7 +48,6 @@ from pathjudge.errors import InputError
 __all__ = ["DEFAULT_ERROR_PREFIXES", "FORMAT", "from_atif", "import_file"]
 
 FORMAT = "atif"
-DEFAULT_ERROR_PREFIXES: tuple[str, ...] = ("Error:",)
 
 _ROOT_KEYS = frozenset({"schema_version", "session_id", "trajectory_id", "agent", "steps"})
 _ROOT_KEPT = ("notes", "extra", "continued_trajectory_ref")  # → metadata["atif"]
