@@ -10,9 +10,11 @@ import contextlib
 import gc
 from collections.abc import Iterator
 
+from pathjudge._nesting import Nesting
+
 __all__ = ["frozen_heap"]
 
-_depth = 0
+_blocks = Nesting()
 
 
 @contextlib.contextmanager
@@ -27,16 +29,8 @@ def frozen_heap(*, enabled: bool = True) -> Iterator[None]:
     nothing when ``enabled`` is false, the collector is disabled, or something else has frozen
     objects already (its freeze is left alone).
     """
-    global _depth
-    if not enabled or not gc.isenabled() or (_depth == 0 and gc.get_freeze_count()):
+    if not enabled or not gc.isenabled() or (_blocks.depth == 0 and gc.get_freeze_count()):
         yield
         return
-    if _depth == 0:
-        gc.freeze()
-    _depth += 1
-    try:
+    with _blocks.hold(gc.freeze, gc.unfreeze):
         yield
-    finally:
-        _depth -= 1
-        if _depth == 0:
-            gc.unfreeze()

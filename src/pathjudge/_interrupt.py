@@ -28,9 +28,11 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from types import FrameType
 
+from pathjudge._nesting import Nesting
+
 __all__ = ["stops_grading", "watching_interrupts"]
 
-_depth = 0  # nested watches in the main thread
+_watches = Nesting()  # nested watches in the main thread
 _installed = False  # whether the outermost watch installed the handler
 _signalled = False  # a SIGINT arrived during the watch
 
@@ -45,26 +47,30 @@ def _on_sigint(signum: int, frame: FrameType | None) -> None:
 def watching_interrupts() -> Iterator[None]:
     """Within this block, a ``KeyboardInterrupt`` a check raises is told apart from a Ctrl-C (see the
     module docstring). Nests; a no-op outside the main thread."""
-    global _depth, _installed, _signalled
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    if _depth == 0:
-        _signalled = False
-        current = signal.getsignal(signal.SIGINT)
-        _installed = current is signal.default_int_handler or current is _on_sigint
-        if current is signal.default_int_handler:
-            signal.signal(signal.SIGINT, _on_sigint)
-    _depth += 1
-    try:
+    with _watches.hold(_install, _restore):
         yield
-    finally:
-        _depth -= 1
-        if _depth == 0:
-            if signal.getsignal(signal.SIGINT) is _on_sigint:
-                signal.signal(signal.SIGINT, signal.default_int_handler)
-            _installed = False
-            _signalled = False
+
+
+def _install() -> None:
+    """As the outermost watch starts: our handler over Python's default one, no SIGINT seen yet."""
+    global _installed, _signalled
+    _signalled = False
+    current = signal.getsignal(signal.SIGINT)
+    _installed = current is signal.default_int_handler or current is _on_sigint
+    if current is signal.default_int_handler:
+        signal.signal(signal.SIGINT, _on_sigint)
+
+
+def _restore() -> None:
+    """As the outermost watch ends: Python's default handler back (unless another one replaced ours)."""
+    global _installed, _signalled
+    if signal.getsignal(signal.SIGINT) is _on_sigint:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+    _installed = False
+    _signalled = False
 
 
 def stops_grading(exc: BaseException) -> bool:
@@ -76,4 +82,4 @@ def stops_grading(exc: BaseException) -> bool:
         return False
     if _signalled:
         return True
-    return not (_depth and _installed)
+    return not (_watches.depth and _installed)

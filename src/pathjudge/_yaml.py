@@ -23,6 +23,7 @@ Errors are raised as the caller's :class:`~pathjudge.errors.InputError` subclass
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -59,41 +60,51 @@ def _line(node: yaml.Node) -> int:
     return int(node.start_mark.line) + 1
 
 
-def _not_finite(node: yaml.ScalarNode, file: str | None, error: type[InputError]) -> InputError:
-    return error(
-        f"{node.value!r} is not a finite number",
-        file=file,
-        line=_line(node),
-        hint="write a finite number (.inf, .nan and values beyond 1e308 are refused)",
-    )
+@dataclass(frozen=True, slots=True)
+class _Problems:
+    """Where the checked nodes come from: each problem is the caller's ``error`` naming the file and
+    the node's line."""
+
+    file: str | None
+    error: type[InputError]
+
+    def at(
+        self, node: yaml.Node, message: str, *, hint: str, field: str | None = None
+    ) -> InputError:
+        return self.error(message, file=self.file, line=_line(node), field=field, hint=hint)
+
+    def not_finite(self, node: yaml.ScalarNode) -> InputError:
+        return self.at(
+            node,
+            f"{node.value!r} is not a finite number",
+            hint="write a finite number (.inf, .nan and values beyond 1e308 are refused)",
+        )
+
+    def too_deep(self, node: yaml.Node, *, expanded: bool = False) -> InputError:
+        return self.at(
+            node,
+            f"nested more than {MAX_DEPTH} levels deep"
+            + (" once aliases are expanded" if expanded else ""),
+            hint="flatten the data; no pathjudge file needs this much nesting",
+        )
 
 
-def _too_deep(node: yaml.Node, file: str | None, error: type[InputError]) -> InputError:
-    return error(
-        f"nested more than {MAX_DEPTH} levels deep",
-        file=file,
-        line=_line(node),
-        hint="flatten the data; no pathjudge file needs this much nesting",
-    )
-
-
-def _check_keys(node: yaml.MappingNode, file: str | None, error: type[InputError]) -> None:
+def _check_keys(node: yaml.MappingNode, problems: _Problems) -> None:
     """Refuse a key that appears twice in one mapping (YAML would silently keep the last)."""
     seen: set[str] = set()
     for key, _ in node.value:
         if isinstance(key, yaml.ScalarNode) and key.tag != "tag:yaml.org,2002:merge":
             if key.value in seen:
-                raise error(
+                raise problems.at(
+                    key,
                     f"key {key.value!r} appears twice in one mapping",
-                    file=file,
-                    line=_line(key),
                     field=str(key.value),
                     hint="remove one of them (YAML would silently keep only the last)",
                 )
             seen.add(key.value)
 
 
-def _check_graph(root: yaml.Node, file: str | None, error: type[InputError]) -> None:
+def _check_graph(root: yaml.Node, problems: _Problems) -> None:
     """Duplicate keys, depth, alias cycles and alias expansion, in one iterative memoised pass."""
     size: dict[int, int] = {}  # id(node) -> expanded node count, once finished
     height: dict[int, int] = {}  # id(node) -> nesting levels under it, aliases expanded
@@ -106,7 +117,7 @@ def _check_graph(root: yaml.Node, file: str | None, error: type[InputError]) -> 
         ident = id(node)
         if isinstance(node, yaml.ScalarNode):
             if node.tag == _FLOAT_TAG and not _finite(node.value):
-                raise _not_finite(node, file, error)
+                raise problems.not_finite(node)
             size[ident] = 1
             height[ident] = 0
             continue
@@ -119,37 +130,30 @@ def _check_graph(root: yaml.Node, file: str | None, error: type[InputError]) -> 
             on_path.discard(ident)
             total = 1 + sum(size[id(child)] for child in children)
             if total > max(MAX_EXPANDED_NODES, 10 * len(size)):
-                raise error(
+                raise problems.at(
+                    node,
                     f"aliases expand this document to at least {total:,} values",
-                    file=file,
-                    line=_line(node),
                     hint="this looks like an alias bomb; write the values out or use fewer aliases",
                 )
             levels = 1 + max((height[id(child)] for child in children), default=0)
             if levels > MAX_DEPTH:
-                raise error(
-                    f"nested more than {MAX_DEPTH} levels deep once aliases are expanded",
-                    file=file,
-                    line=_line(node),
-                    hint="flatten the data; no pathjudge file needs this much nesting",
-                )
+                raise problems.too_deep(node, expanded=True)
             size[ident] = total
             height[ident] = levels
             continue
         if ident in size:
             continue  # an alias of a node already measured: memoised, not walked again
         if ident in on_path:
-            raise error(
+            raise problems.at(
+                node,
                 "an alias refers to the node that contains it (a recursive structure)",
-                file=file,
-                line=_line(node),
                 hint="YAML data here must be a tree; remove the recursive alias",
             )
         if depth > MAX_DEPTH:
-            raise _too_deep(node, file, error)
+            raise problems.too_deep(node)
         if isinstance(node, yaml.MappingNode) and ident not in checked_keys:
             checked_keys.add(ident)
-            _check_keys(node, file, error)
+            _check_keys(node, problems)
         on_path.add(ident)
         stack.append((node, depth, True))
         for child in reversed(children):
@@ -157,7 +161,7 @@ def _check_graph(root: yaml.Node, file: str | None, error: type[InputError]) -> 
                 stack.append((child, depth + 1, False))
 
 
-def _check_tree(root: yaml.Node, file: str | None, error: type[InputError]) -> None:
+def _check_tree(root: yaml.Node, problems: _Problems) -> None:
     """:func:`_check_graph` for a document without anchors, whose nodes form a tree.
 
     Without an anchor there is no alias, so no cycle and no expansion to measure: what is left is
@@ -171,13 +175,13 @@ def _check_tree(root: yaml.Node, file: str | None, error: type[InputError]) -> N
         node, depth = pop()
         if isinstance(node, scalar):
             if node.tag == _FLOAT_TAG and not _finite(node.value):
-                raise _not_finite(node, file, error)
+                raise problems.not_finite(node)
             continue
         if depth > MAX_DEPTH:
-            raise _too_deep(node, file, error)
+            raise problems.too_deep(node)
         depth += 1
         if isinstance(node, mapping):
-            _check_keys(node, file, error)
+            _check_keys(node, problems)
             for key, value in reversed(node.value):
                 push((value, depth))
                 push((key, depth))
@@ -280,6 +284,7 @@ def load_yaml(
     :data:`MAX_DEPTH`, a recursive alias or an alias expansion past :data:`MAX_EXPANDED_NODES`.
     """
     where = str(file) if file is not None else None
+    problems = _Problems(where, error)
     try:
         loader = _Loader(text)
         try:
@@ -287,10 +292,10 @@ def load_yaml(
             if root is None:
                 return None, None
             if "&" in text:  # an anchor, so maybe aliases: the full graph check
-                _check_graph(root, where, error)
+                _check_graph(root, problems)
                 data = loader.construct_document(root)
             else:  # no anchor, no alias: a tree, checked and built in one pass each
-                _check_tree(root, where, error)
+                _check_tree(root, problems)
                 try:
                     data = _construct_tree(loader, root)
                 except Exception:  # PyYAML's own constructor decides, and words the error

@@ -80,9 +80,9 @@ from pathjudge._io.jsonl_write import (
     write_jsonl,
 )
 from pathjudge._io.line_checks import _BAD_UTF8 as _BAD_UTF8
+from pathjudge._io.line_checks import LineErrors, line_problem, register_number_screen
 from pathjudge._io.line_checks import _utf8_probes as _utf8_probes
 from pathjudge._io.line_checks import _Utf8Probe as _Utf8Probe
-from pathjudge._io.line_checks import line_problem, register_number_screen
 from pathjudge._io.line_checks import parser_refuses_bad_utf8 as parser_refuses_bad_utf8
 from pathjudge._io.outputs import ensure_not_input, same_file
 from pathjudge._io.record_errors import format_loc, record_error_from_validation
@@ -93,6 +93,7 @@ __all__ = [
     "UTF8_BOM",
     "JsonlAppender",
     "JsonlStream",
+    "LineErrors",
     "ReadFailure",
     "Record",
     "SelfSerializing",

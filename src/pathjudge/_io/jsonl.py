@@ -12,7 +12,7 @@ from typing import IO, Generic, Protocol, Self, TypeVar
 from pydantic import ValidationError
 
 from pathjudge._io.inputs import ReadFailure, _open_read, describe_read_failure
-from pathjudge._io.line_checks import line_problem
+from pathjudge._io.line_checks import LineErrors, line_problem
 from pathjudge._io.record_errors import record_error_from_validation
 from pathjudge.errors import InputError, RecordError
 
@@ -94,15 +94,17 @@ def _numbered(
     handle = _open_read(path)
     count = 0
     validate = model.model_validate_json
+    say = LineErrors(RecordError, path)
     with handle:
         try:
             for number, raw, length in _lines(handle, max_line_bytes):
                 problem: RecordError | None = None
                 if raw is None:
-                    problem = RecordError(
-                        f"line is {length / 1e6:.1f} MB, over the limit of {max_line_bytes / 1e6:.1f} MB per record",
-                        file=path,
-                        line=number,
+                    problem = say.too_long(
+                        number,
+                        length,
+                        max_line_bytes,
+                        per=" per record",
                         hint="split the record, or raise max_line_bytes if it is genuine",
                     )
                 else:
@@ -116,12 +118,7 @@ def _numbered(
                         try:
                             raw.decode("utf-8")
                         except UnicodeDecodeError as bad:
-                            problem = RecordError(
-                                f"not valid UTF-8 (byte 0x{raw[bad.start]:02x} at column {bad.start + 1})",
-                                file=path,
-                                line=number,
-                                hint="re-encode the file as UTF-8",
-                            )
+                            problem = say.not_utf8(number, raw, bad)
                         else:
                             problem = record_error_from_validation(
                                 exc, file=path, line=number, what=label
@@ -136,12 +133,7 @@ def _numbered(
                     raise problem
                 errors.append(problem)
         except ReadFailure as exc:
-            raise RecordError(
-                exc.why,
-                file=path,
-                line=exc.line,
-                hint="recompress or re-export the file; every line before this one was read",
-            ) from None
+            raise say.broken(exc.line, exc.why) from None
         except OSError as exc:
             raise RecordError(describe_read_failure(exc), file=path) from None
     if count == 0 and not allow_empty and not errors:
@@ -158,25 +150,18 @@ class JsonlStream(Generic[M]):
     Iterating yields records; :attr:`line` is the 1-based line of the record yielded last (0 before
     the first), so a consumer that finds a problem in a record can name its line without reading the
     file again. :meth:`numbered` yields ``(line, record)`` pairs instead. Nothing is opened until the
-    first record is asked for; the stream is single-pass, like a generator.
+    first record is asked for; the stream is single-pass, like a generator. Made by :func:`iter_jsonl`.
     """
 
     __slots__ = ("_inner", "line", "path", "what")
 
     def __init__(
-        self,
-        path: str | Path,
-        model: type[M],
-        *,
-        errors: list[RecordError] | None = None,
-        allow_empty: bool = False,
-        max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
-        what: str | None = None,
+        self, path: Path, what: str, records: Generator[tuple[int, M], None, None]
     ) -> None:
-        self.path = Path(path)
-        self.what = what or model.__name__
+        self.path = path
+        self.what = what
         self.line = 0
-        self._inner = _numbered(self.path, model, errors, allow_empty, max_line_bytes, self.what)
+        self._inner = records
 
     def __iter__(self) -> JsonlStream[M]:
         return self
@@ -211,13 +196,10 @@ def iter_jsonl(
     ``errors`` given, bad lines are appended to it and skipped; otherwise the first one raises.
     ``what`` names a record in messages (default: the model's class name).
     """
+    file = Path(path)
+    label = what or model.__name__
     return JsonlStream(
-        path,
-        model,
-        errors=errors,
-        allow_empty=allow_empty,
-        max_line_bytes=max_line_bytes,
-        what=what,
+        file, label, _numbered(file, model, errors, allow_empty, max_line_bytes, label)
     )
 
 

@@ -1,13 +1,15 @@
 """What is wrong with a JSONL line that pydantic accepted (:func:`line_problem`): invalid UTF-8
 where the installed parser lets it through (:func:`parser_refuses_bad_utf8`), or a number JSON
-cannot carry, found by a model's registered screen (:func:`register_number_screen`) or a byte scan."""
+cannot carry, found by a model's registered screen (:func:`register_number_screen`) or a byte scan.
+The words for a line that cannot be read at all, shared by every line reader: :class:`LineErrors`."""
 
 from __future__ import annotations
 
 import functools
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError
 
@@ -18,7 +20,44 @@ from pathjudge._json import (
     first_unrepresentable,
     suspect_number,
 )
-from pathjudge.errors import RecordError
+from pathjudge.errors import InputError, RecordError
+
+E = TypeVar("E", bound=InputError)
+
+
+@dataclass(frozen=True, slots=True)
+class LineErrors(Generic[E]):
+    """The errors, as the reader's ``error`` class, for the lines of ``file`` that cannot be read."""
+
+    error: type[E]
+    file: str | Path | None
+
+    def too_long(self, line: int, length: int, limit: int, *, hint: str, per: str = "") -> E:
+        """A line of ``length`` bytes over the reader's ``limit`` (``per``: e.g. " per record")."""
+        return self.error(
+            f"line is {length / 1e6:.1f} MB, over the limit of {limit / 1e6:.1f} MB{per}",
+            file=self.file,
+            line=line,
+            hint=hint,
+        )
+
+    def not_utf8(self, line: int | None, raw: bytes, bad: UnicodeDecodeError) -> E:
+        """A line whose bytes are not UTF-8: the first bad byte and its column."""
+        return self.error(
+            f"not valid UTF-8 (byte 0x{raw[bad.start]:02x} at column {bad.start + 1})",
+            file=self.file,
+            line=line,
+            hint="re-encode the file as UTF-8",
+        )
+
+    def broken(self, line: int, why: str) -> E:
+        """A (compressed) stream that broke while ``line`` was read; ``why`` says how."""
+        return self.error(
+            why,
+            file=self.file,
+            line=line,
+            hint="recompress or re-export the file; every line before this one was read",
+        )
 
 
 def line_problem(
@@ -43,12 +82,7 @@ def line_problem(
         try:
             raw.decode("utf-8")
         except UnicodeDecodeError as bad:
-            return RecordError(
-                f"not valid UTF-8 (byte 0x{raw[bad.start]:02x} at column {bad.start + 1})",
-                file=file,
-                line=line,
-                hint="re-encode the file as UTF-8",
-            )
+            return LineErrors(RecordError, file).not_utf8(line, raw, bad)
     screen = _NUMBER_SCREENS.get(type(record)) if record is not None else None
     if screen is not None:
         if not screen(record):

@@ -262,6 +262,13 @@ def _anthropic_turn(response: Any) -> ModelTurn:
     )
 
 
+def _http_client(given: Any | None, what: str, timeout_s: float) -> Any:
+    """The caller's ``httpx2.AsyncClient`` (``given``), else the shared pooled one for ``what``."""
+    if given is not None:
+        return given
+    return shared_http_client(what, max_connections=8, timeout=timeout_s, extra="agent")
+
+
 class AnthropicModelBackend:
     """Claude through the Messages API with tools (``anthropic`` SDK over httpx2).
 
@@ -297,11 +304,7 @@ class AnthropicModelBackend:
             base_url=base_url,
             max_retries=max_retries,
             timeout=timeout_s,
-            http=http_client
-            if http_client is not None
-            else shared_http_client(
-                "the anthropic agent backend", max_connections=8, timeout=timeout_s, extra="agent"
-            ),
+            http=_http_client(http_client, "the anthropic agent backend", timeout_s),
             extra="agent",
         )
 
@@ -460,16 +463,7 @@ class OpenAIModelBackend:
         self.backoff_s = backoff_s
         self.temperature = temperature
         self._headers = headers
-        self._http = (
-            http_client
-            if http_client is not None
-            else shared_http_client(
-                "the openai-compatible agent backend",
-                max_connections=8,
-                timeout=timeout_s,
-                extra="agent",
-            )
-        )
+        self._http = _http_client(http_client, "the openai-compatible agent backend", timeout_s)
         self._turns = 0
 
     async def complete(self, request: ModelRequest) -> ModelTurn:

@@ -163,13 +163,11 @@ def _config_path(explicit: str | Path | None, base: Path) -> Path | None:
 def _defaults(values: dict[str, Any], sources: dict[str, str], folder: Path) -> None:
     """The built-in default of every key; a default path is relative to ``folder``."""
     default = PathjudgeConfig()
-    for key, spec in _KEYS.items():
+    for key in _KEYS:
         node: Any = default
         for part in key.split("."):
             node = getattr(node, part)
-        values[key], sources[key] = node, "default"
-        if spec.kind == "path":
-            values[key] = folder / node
+        values[key], sources[key] = _relative(key, node, folder), "default"
 
 
 def _from_file(values: dict[str, Any], sources: dict[str, str], layer: _FileLayer) -> None:
@@ -179,9 +177,8 @@ def _from_file(values: dict[str, Any], sources: dict[str, str], layer: _FileLaye
             value = _native(spec, raw)
         except ValueError as exc:
             raise layer.error(key, str(exc), hint=_hint(spec)) from None
-        if spec.kind == "path" and value is not None:
-            value = layer.path.parent / value
-        values[key], sources[key] = value, f"file:{layer.path}"
+        values[key] = _relative(key, value, layer.path.parent)
+        sources[key] = f"file:{layer.path}"
 
 
 def _from_env(
@@ -199,33 +196,35 @@ def _from_env(
         raw_env = environ[name]
         if not raw_env.strip() and not spec.optional:
             continue  # an empty variable is "not set"
-        try:
-            value = _from_string(spec, raw_env)
-        except ValueError as exc:
-            raise ConfigError(
-                f"environment variable {name}: {exc}", field=key, hint=_hint(spec)
-            ) from None
-        if spec.kind == "path" and value is not None:
-            value = base / value
-        values[key], sources[key] = value, "env"
+        value = _parsed(key, raw_env, f"environment variable {name}")
+        values[key], sources[key] = _relative(key, value, base), "env"
 
 
 def _from_cli(
     values: dict[str, Any], sources: dict[str, str], cli: Mapping[str, object], base: Path
 ) -> None:
     for key, raw_cli in _flatten_cli(cli).items():
-        spec = _KEYS[key]
-        try:
-            value = (
-                _from_string(spec, raw_cli) if isinstance(raw_cli, str) else _native(spec, raw_cli)
-            )
-        except ValueError as exc:
-            raise ConfigError(
-                f"command-line value for '{key}': {exc}", field=key, hint=_hint(spec)
-            ) from None
-        if spec.kind == "path" and value is not None:
-            value = base / value
-        values[key], sources[key] = value, "cli"
+        value = _parsed(key, raw_cli, f"command-line value for '{key}'")
+        values[key], sources[key] = _relative(key, value, base), "cli"
+
+
+def _parsed(key: str, raw: object, origin: str) -> Any:
+    """``raw`` (text, or a native value given on the command line) as ``key``'s type.
+
+    A value that does not parse is a :class:`ConfigError` that names ``origin`` and the key.
+    """
+    spec = _KEYS[key]
+    try:
+        return _from_string(spec, raw) if isinstance(raw, str) else _native(spec, raw)
+    except ValueError as exc:
+        raise ConfigError(f"{origin}: {exc}", field=key, hint=_hint(spec)) from None
+
+
+def _relative(key: str, value: Any, folder: Path) -> Any:
+    """``value`` for ``key``; the value of a path setting is taken relative to ``folder``."""
+    if _KEYS[key].kind == "path" and value is not None:
+        return folder / value
+    return value
 
 
 def _validate(

@@ -9,7 +9,7 @@ names the file, the line (JSONL) or the JSON path (``[2].traj[5].tool_calls[0]``
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, Protocol, TypeAlias
@@ -17,11 +17,12 @@ from typing import IO, Any, Protocol, TypeAlias
 from pydantic import ValidationError
 
 from pathjudge import _json as strict_json
-from pathjudge._io import DEFAULT_MAX_LINE_BYTES, format_loc
+from pathjudge._io import DEFAULT_MAX_LINE_BYTES, LineErrors, format_loc
 from pathjudge.agent.trajectory import AgentInfo, Reply, RunRecord, Step, Usage
 from pathjudge.errors import ImportFormatError, InputError, PathjudgeError
 
 __all__ = [
+    "DEFAULT_ERROR_PREFIXES",
     "IDENTITY_KEYS",
     "JSONL_SUFFIXES",
     "Converter",
@@ -43,8 +44,10 @@ __all__ = [
     "iter_documents",
     "join_path",
     "last_with_role",
+    "load_json",
     "parse_arguments",
     "prefixed_error",
+    "present",
     "require_str",
     "run_documents",
     "source_metadata",
@@ -59,6 +62,10 @@ Json: TypeAlias = Any
 """A value parsed from JSON (dict, list, str, int, float, bool or None)."""
 
 JSONL_SUFFIXES = (".jsonl", ".ndjson", ".jsonl.gz")
+
+DEFAULT_ERROR_PREFIXES: tuple[str, ...] = ("Error:",)
+"""For formats without an error flag on tool results: the text an error result starts with by default
+(tau-bench's convention); see :func:`prefixed_error`."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -232,6 +239,11 @@ class Unmapped:
         return metadata
 
 
+def present(obj: Mapping[str, Json], keys: Iterable[str]) -> dict[str, Json]:
+    """The entries of ``obj`` under ``keys`` that are there and not null, in the order of ``keys``."""
+    return {key: obj[key] for key in keys if obj.get(key) is not None}
+
+
 def source_metadata(
     fmt: str, *, file: str | None, index: int | None = None, line: int | None = None
 ) -> dict[str, Json]:
@@ -274,6 +286,20 @@ def take_metadata(
         unmapped.add("metadata", extra)
 
 
+def load_json(text: str, *, file: str | Path, line: int | None, hint: str) -> Json:
+    """``text`` parsed as strict JSON, or one :class:`ImportFormatError` naming the file, the line
+    (``line``; None: the line of the whole file where the JSON breaks) and the column."""
+    try:
+        return strict_json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ImportFormatError(
+            f"not valid JSON ({exc.msg} at column {exc.colno})",
+            file=file,
+            line=exc.lineno if line is None else line,
+            hint=hint,
+        ) from None
+
+
 def _read_text(path: Path) -> str:
     from pathjudge._io import read_utf8
 
@@ -306,12 +332,7 @@ def _iter_jsonl_values(
     try:
         yield from _jsonl_documents(handle, path, errors, max_line_bytes, _lines)
     except ReadFailure as exc:
-        raise ImportFormatError(
-            exc.why,
-            file=path,
-            line=exc.line,
-            hint="recompress or re-export the file; every line before this one was read",
-        ) from None
+        raise LineErrors(ImportFormatError, path).broken(exc.line, exc.why) from None
 
 
 def _jsonl_documents(
@@ -322,35 +343,26 @@ def _jsonl_documents(
     lines: Callable[[IO[bytes], int], Iterator[tuple[int, bytes | None, int]]],
 ) -> Iterator[Document]:
     index = 0
+    say = LineErrors(ImportFormatError, path)
     with handle:
         for number, raw, length in lines(handle, max_line_bytes):
             problem: ImportFormatError
             if raw is None:
-                problem = ImportFormatError(
-                    f"line is {length / 1e6:.1f} MB, over the limit of {max_line_bytes / 1e6:.1f} MB",
-                    file=path,
-                    line=number,
-                    hint="split the transcript",
-                )
+                problem = say.too_long(number, length, max_line_bytes, hint="split the transcript")
             elif not raw.strip():
                 continue
             else:
                 try:
-                    value = strict_json.loads(raw.decode("utf-8"))
-                except UnicodeDecodeError as exc:
-                    problem = ImportFormatError(
-                        f"not valid UTF-8 (byte 0x{raw[exc.start]:02x} at column {exc.start + 1})",
-                        file=path,
-                        line=number,
-                        hint="re-encode the file as UTF-8",
-                    )
-                except json.JSONDecodeError as exc:
-                    problem = ImportFormatError(
-                        f"not valid JSON ({exc.msg} at column {exc.colno})",
+                    value = load_json(
+                        raw.decode("utf-8"),
                         file=path,
                         line=number,
                         hint="each line must be one complete JSON value; the line may be truncated",
                     )
+                except UnicodeDecodeError as exc:
+                    problem = say.not_utf8(number, raw, exc)
+                except ImportFormatError as exc:
+                    problem = exc
                 else:
                     yield Document(value, index, number)
                     index += 1
@@ -414,15 +426,9 @@ def iter_documents(
         raise ImportFormatError(
             "has no transcripts", file=path, hint="the file is empty; pass a JSON transcript"
         )
-    try:
-        value = strict_json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ImportFormatError(
-            f"not valid JSON ({exc.msg} at column {exc.colno})",
-            file=path,
-            line=exc.lineno,
-            hint="the file may be truncated; name JSON Lines files *.jsonl",
-        ) from None
+    value = load_json(
+        text, file=path, line=None, hint="the file may be truncated; name JSON Lines files *.jsonl"
+    )
     try:
         pieces = split(value)
     except PathjudgeError as exc:

@@ -28,6 +28,7 @@ from functools import partial
 from pathlib import Path
 
 from pathjudge.agent.importers._common import (
+    DEFAULT_ERROR_PREFIXES,
     Json,
     RunParts,
     StepDraft,
@@ -38,6 +39,7 @@ from pathjudge.agent.importers._common import (
     import_transcripts,
     join_path,
     prefixed_error,
+    present,
     require_str,
 )
 from pathjudge.agent.trajectory import AgentInfo, RunRecord, Timing, Usage
@@ -46,7 +48,6 @@ from pathjudge.errors import InputError
 __all__ = ["DEFAULT_ERROR_PREFIXES", "FORMAT", "from_atif", "import_file"]
 
 FORMAT = "atif"
-DEFAULT_ERROR_PREFIXES: tuple[str, ...] = ("Error:",)
 
 _ROOT_KEYS = frozenset({"schema_version", "session_id", "trajectory_id", "agent", "steps"})
 _ROOT_KEPT = ("notes", "extra", "continued_trajectory_ref")  # → metadata["atif"]
@@ -103,11 +104,10 @@ def from_atif(
 
 def _root_metadata(root: dict[str, Json], version: str) -> dict[str, Json]:
     """``metadata["atif"]``: the version, the ids and the root fields the schema has no place for."""
-    kept: dict[str, Json] = {"schema_version": version}
-    for key in ("session_id", "trajectory_id", *_ROOT_KEPT):
-        if root.get(key) is not None:
-            kept[key] = root[key]
-    return kept
+    return {
+        "schema_version": version,
+        **present(root, ("session_id", "trajectory_id", *_ROOT_KEPT)),
+    }
 
 
 def _id(root: dict[str, Json]) -> str:
@@ -229,9 +229,7 @@ class _StepWalk:
                 continue
             result = content_text(entry.get("content"))
             draft.set_result(result, is_error=prefixed_error(result, self.error_prefixes))
-            for key in ("extra", "subagent_trajectory_ref"):
-                if entry.get(key) is not None:
-                    draft.state[key] = entry[key]
+            draft.state.update(present(entry, ("extra", "subagent_trajectory_ref")))
             known = {"source_call_id", "content", "extra", "subagent_trajectory_ref"}
             self.run.unmapped.extra_keys(entry, frozenset(known), ewhere)
         self.run.unmapped.extra_keys(observation, frozenset({"results"}), where)

@@ -31,6 +31,7 @@ from functools import partial
 from pathlib import Path
 
 from pathjudge.agent.importers._common import (
+    DEFAULT_ERROR_PREFIXES,
     IDENTITY_KEYS,
     Json,
     RunParts,
@@ -53,7 +54,6 @@ from pathjudge.errors import InputError
 __all__ = ["DEFAULT_ERROR_PREFIXES", "FORMAT", "from_openai_chat", "import_file"]
 
 FORMAT = "openai-chat"
-DEFAULT_ERROR_PREFIXES: tuple[str, ...] = ("Error:",)
 
 _TRANSCRIPT_KEYS = frozenset(
     {

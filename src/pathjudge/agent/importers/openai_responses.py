@@ -33,6 +33,7 @@ from functools import partial
 from pathlib import Path
 
 from pathjudge.agent.importers._common import (
+    DEFAULT_ERROR_PREFIXES,
     IDENTITY_KEYS,
     Json,
     RunParts,
@@ -56,7 +57,6 @@ from pathjudge.errors import InputError
 __all__ = ["DEFAULT_ERROR_PREFIXES", "FORMAT", "from_openai_responses", "import_file"]
 
 FORMAT = "openai-responses"
-DEFAULT_ERROR_PREFIXES: tuple[str, ...] = ("Error:",)
 
 _TRANSCRIPT_KEYS = frozenset(
     {

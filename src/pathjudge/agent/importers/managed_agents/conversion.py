@@ -10,7 +10,13 @@ from datetime import datetime
 from pathlib import Path
 from typing import assert_never
 
-from pathjudge.agent.importers._common import Unmapped, parse_arguments, source_metadata, text_parts
+from pathjudge.agent.importers._common import (
+    Unmapped,
+    parse_arguments,
+    present,
+    source_metadata,
+    text_parts,
+)
 from pathjudge.agent.importers.managed_agents.events import (
     _KNOWN_FIELDS,
     _RESULT_TYPES,
@@ -26,6 +32,19 @@ from pathjudge.agent.trajectory import AgentInfo, Reply, RunRecord, Step, Timing
 from pathjudge.errors import ImportFormatError, InputError
 
 __all__ = ["from_managed_agents", "import_file"]
+
+# a tool-use event's fields kept in its step's state, when set
+_STEP_STATE_KEYS = ("mcp_server_name", "evaluated_permission", "evaluation", "session_thread_id")
+# a session object's fields kept in metadata["session"], when set
+_SESSION_KEYS = (
+    "title",
+    "status",
+    "created_at",
+    "updated_at",
+    "environment_id",
+    "metadata",
+    "stats",
+)
 
 
 @dataclass(slots=True)
@@ -401,15 +420,7 @@ class _Builder:
         for call in self.order:
             event = call.event
             arguments, raw_arguments, arguments_error = parse_arguments(event.get("input"))
-            state: dict[str, Json] = {"kind": call.kind}
-            for key in (
-                "mcp_server_name",
-                "evaluated_permission",
-                "evaluation",
-                "session_thread_id",
-            ):
-                if event.get(key) is not None:
-                    state[key] = event[key]
+            state: dict[str, Json] = {"kind": call.kind, **present(event, _STEP_STATE_KEYS)}
             state["use_event_id"] = event["id"]
             if event.get("processed_at") is not None:
                 state["issued_at"] = event["processed_at"]
@@ -549,18 +560,7 @@ def _session_fields(
             version=str(version) if version is not None else None,
             backend="anthropic-managed-agents",
         )
-    meta: dict[str, Json] = {}
-    for key in (
-        "title",
-        "status",
-        "created_at",
-        "updated_at",
-        "environment_id",
-        "metadata",
-        "stats",
-    ):
-        if session.get(key) is not None:
-            meta[key] = session[key]
+    meta = present(session, _SESSION_KEYS)
     if isinstance(agent, dict) and agent.get("id") is not None:
         meta["agent_id"] = agent["id"]
     return info, _usage_from_snapshot(session.get("usage")), meta

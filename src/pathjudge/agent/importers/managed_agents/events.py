@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from pathjudge import _json as strict_json
+from pathjudge.agent.importers._common import load_json
 from pathjudge.errors import ImportFormatError
 
 __all__ = ["BETA_HEADER", "FORMAT", "LocatedEvent", "read_events"]
@@ -206,15 +207,12 @@ def _jsonl(text: str, path: Path) -> list[LocatedEvent]:
     for number, raw in enumerate(text.splitlines(), start=1):
         if not raw.strip():
             continue
-        try:
-            value = strict_json.loads(raw)
-        except json.JSONDecodeError as exc:
-            raise ImportFormatError(
-                f"not valid JSON ({exc.msg} at column {exc.colno})",
-                file=path,
-                line=number,
-                hint="each line must be one complete event (or page); the line may be truncated",
-            ) from None
+        value = load_json(
+            raw,
+            file=path,
+            line=number,
+            hint="each line must be one complete event (or page); the line may be truncated",
+        )
         page = _page_events(value)
         if page is not None:
             out.extend(LocatedEvent(v, number) for v in page)
