@@ -10,6 +10,7 @@ from pathlib import Path
 from pathjudge.cli import main
 
 from .conftest import Writer
+from .test_slices import _cli
 
 # a slice value from a user's file: markup, a bidi override (U+202E) and an isolate (U+2066)
 HOSTILE = '<script>alert("x")</script>\u202eevil\u2066 & "q"'
@@ -45,21 +46,15 @@ def _sliced_files(write: Writer) -> None:
 
 def _calibrate(tmp_path: Path, *extra: str) -> int:
     return main(
-        [
-            "calibrate",
-            "--labels",
-            str(tmp_path / "labels.jsonl"),
-            "--verdicts",
-            str(tmp_path / "verdicts.jsonl"),
+        _cli(
+            tmp_path,
             "--items",
             str(tmp_path / "items.jsonl"),
             "--slice-by",
             "category",
-            "--bootstrap",
-            "200",
-            "--quiet",
+            "-q",
             *extra,
-        ]
+        )
     )
 
 
@@ -99,20 +94,7 @@ def test_the_html_page_shows_each_slice_with_gates_verdict_labels_needed_and_ppi
 def test_the_html_page_without_slices_has_no_slice_table(write: Writer, tmp_path: Path) -> None:
     _sliced_files(write)
     page_path = tmp_path / "cal.html"
-    main(
-        [
-            "calibrate",
-            "--labels",
-            str(tmp_path / "labels.jsonl"),
-            "--verdicts",
-            str(tmp_path / "verdicts.jsonl"),
-            "--bootstrap",
-            "0",
-            "--quiet",
-            "--html",
-            str(page_path),
-        ]
-    )
+    main(_cli(tmp_path, "--quiet", "--html", str(page_path)))
     assert 'class="slices"' not in page_path.read_text(encoding="utf-8")
 
 
