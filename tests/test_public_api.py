@@ -168,3 +168,25 @@ def test_import_stays_light(module: str) -> None:
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "", f"import {module} pulled in: {done.stdout.strip()}"
+
+
+SLICES_AND_PANELS = {
+    "PanelReport": "pathjudge.calibration.panel",
+    "SliceCalibration": "pathjudge.calibration.slices",
+    "Slicing": "pathjudge.calibration.calibrate",
+    "disagreement_queue": "pathjudge.calibration.panel",
+    "item_slices": "pathjudge.calibration.labels",
+    "panel_records": "pathjudge.calibration.panel",
+    "run_panel": "pathjudge.calibration.panel",
+}
+
+
+@pytest.mark.parametrize(("name", "home"), sorted(SLICES_AND_PANELS.items()))
+def test_calibration_exports_slices_and_panels(name: str, home: str) -> None:
+    """Slicing a calibration and running a panel of judges are public: exported from
+    ``pathjudge.calibration`` (the very object of their home module) and on the API page."""
+    calibration = importlib.import_module("pathjudge.calibration")
+    assert name in calibration.__all__
+    assert getattr(calibration, name) is getattr(importlib.import_module(home), name)
+    api = (REPO / "docs" / "reference" / "api.md").read_text(encoding="utf-8")
+    assert f"::: {home}.{name}\n" in api

@@ -66,6 +66,8 @@ def test_one_slice_fails_while_the_whole_passes_and_it_says_how_many_labels_it_n
     )
     crit = report.criteria[0]
     assert crit.trust.trusted  # 174 items: TPR 86/87, TNR 87/87
+    assert report.trusted  # the whole decides `trusted`; the failing slices are listed apart
+    assert [(c, s.name) for c, s in report.failed_slices] == [(None, "category=refunds")]
     by = {s.value: s for s in crit.slices}
     assert list(by) == ["billing", "misc", "refunds"]
     assert (by["billing"].status, by["billing"].n_labelled) == ("trusted", 150)
@@ -249,14 +251,16 @@ def _cli(tmp_path: Path, *extra: str) -> list[str]:
     ]
 
 
-def test_cli_names_the_failing_slice_and_its_labels_and_exits_on_the_overall_gates(
+def test_cli_names_the_failing_slice_and_its_labels_and_a_failing_slice_fails_the_run(
     write: Writer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     _files(write, _rows())
     out = tmp_path / "report.json"
     code = main(_cli(tmp_path, "--slice-by", "category", "--json", str(out)))
-    assert code == 0  # the whole criterion passes
+    assert code == 1  # the whole criterion passes, but refunds fails its gates
     text = capsys.readouterr().out
+    assert "SLICE NOT TRUSTED: category=refunds fails its gates" in text
+    assert "too small to decide, not failing the run: category=misc" in text
     assert "slices: 3, 1 not trusted (category=refunds), 1 too small to decide" in text
     assert re.search(
         r"category=refunds: 20 labelled, NOT TRUSTED .*about \d+ more labels", text, re.S
@@ -280,8 +284,29 @@ def test_min_labels_option(
     write: Writer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     _files(write, _rows())
-    assert main(_cli(tmp_path, "--slice-by", "category", "--slice-min", "3")) == 0
+    assert main(_cli(tmp_path, "--slice-by", "category", "--slice-min", "3")) == 1
     text = capsys.readouterr().out
     # with 3 labels enough, misc (2 pass, 2 fail) is decided: 2/2 has a Wilson lower bound of
     # 2 / (2 + z²) = 0.342, under the 0.8 gate
     assert "category=misc: 4 labelled, NOT TRUSTED" in text
+
+
+def test_a_slice_too_small_to_decide_does_not_fail_the_run_and_says_why(
+    write: Writer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _files(write, [row for row in _rows() if row[1] != "refunds"])
+    assert main(_cli(tmp_path, "--slice-by", "category")) == 0
+    text = capsys.readouterr().out
+    assert "SLICE NOT TRUSTED" not in text
+    assert "too small to decide, not failing the run: category=misc" in text
+    assert "--slice-min" in text
+
+
+def test_report_only_exits_0_on_a_failing_slice(write: Writer, tmp_path: Path) -> None:
+    _files(write, _rows())
+    assert main(_cli(tmp_path, "--slice-by", "category", "--report-only", "--quiet")) == 0
+
+
+def test_a_failing_slice_fails_a_quiet_run_too(write: Writer, tmp_path: Path) -> None:
+    _files(write, _rows())
+    assert main(_cli(tmp_path, "--slice-by", "category", "--quiet")) == 1

@@ -312,3 +312,71 @@ def test_cli_json_refuses_an_output_that_is_an_input(
     assert "--json" in capsys.readouterr().err
     assert items.read_text() == before
     assert server.count("POST", MESSAGES) == 0
+
+
+def test_one_items_file_with_slice_and_metadata_serves_judging_labelling_and_slicing(
+    server: FakeAnthropic, tmp_path: Path
+) -> None:
+    """``slice``, ``metadata``, ``split`` and ``group`` (what the labelling page reads) are accepted
+    by the judge and kept on the item, and never sent to the model: only ``inputs`` are judged."""
+    from pathjudge.calibration.label_app import read_label_items
+    from pathjudge.calibration.labels import item_slices
+    from pathjudge.judge.items import read_items
+
+    server.policy = policy_by(deterministic)
+    items = write_items(tmp_path / "plain.jsonl", 4)
+    lines = [json.loads(line) for line in items.read_text().splitlines()]
+    sliced = tmp_path / "items.jsonl"
+    sliced.write_text(
+        "".join(
+            json.dumps(
+                {
+                    **line,
+                    "split": "test",
+                    "group": "task-7",
+                    "slice": {"category": f"SLICE-SECRET-{i % 2}"},
+                    "metadata": {"note": "META-SECRET", "slice": {"language": "de"}},
+                }
+            )
+            + "\n"
+            for i, line in enumerate(lines)
+        )
+    )
+    out = tmp_path / "verdicts.jsonl"
+    code = main(
+        judge_argv(sliced, server.url, "--cache", str(tmp_path / "c.sqlite"), "-o", str(out))
+    )
+    assert code == 0
+    assert [json.loads(x)["verdict"] for x in out.read_text().splitlines()] == [
+        "fail",
+        "pass",
+        "pass",
+        "fail",
+    ]
+    sent = [request.body.decode() for request in server.requests if request.path == MESSAGES]
+    assert len(sent) == 4
+    assert not [body for body in sent if "SECRET" in body or "task-7" in body]
+    kept = read_items(sliced)[1][1]
+    assert (kept.slice, kept.metadata["note"], kept.split, kept.group) == (
+        {"category": "SLICE-SECRET-1"},
+        "META-SECRET",
+        "test",
+        "task-7",
+    )
+    assert [item.slice["category"] for item in read_label_items(sliced)][:2] == [
+        "SLICE-SECRET-0",
+        "SLICE-SECRET-1",
+    ]
+    assert item_slices(sliced)["q0001"] == {"language": "de", "category": "SLICE-SECRET-1"}
+
+
+def test_an_unknown_top_level_field_of_an_item_is_still_refused(
+    server: FakeAnthropic, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    items = tmp_path / "items.jsonl"
+    inputs = {"question": "q", "answer": "a", "reference": "r"}
+    items.write_text(json.dumps({"item_id": "a", "inputs": inputs, "slise": {"x": "y"}}) + "\n")
+    assert main(judge_argv(items, server.url, "-o", str(tmp_path / "o.jsonl"))) == 2
+    err = capsys.readouterr().err
+    assert "items.jsonl:1" in err
+    assert "slise" in err

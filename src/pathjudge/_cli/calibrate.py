@@ -1,7 +1,8 @@
 """``pathjudge calibrate``: how far the judge can be trusted, against human labels.
 
 Exit codes: 0 when the judge passes the trust gates on every criterion (or with ``--report-only``),
-1 when it misses a gate, 2 for bad input. A ``--pairwise`` judge is gated on kappa, position bias
+1 when it misses a gate or (with ``--slice-by``) a slice fails its gates (a slice too small to
+decide does not count), 2 for bad input. A ``--pairwise`` judge is gated on kappa, position bias
 and its unsure share (:func:`pathjudge.calibration.pairwise.pairwise_trust`) with the same codes.
 An option the chosen mode cannot use (``--few-shot`` with ``--pairwise``, ``--save-verdicts`` with
 recorded ``--verdicts``) is refused with exit 2, never ignored.
@@ -64,6 +65,39 @@ def _slug(name: str | None, limit: int = 60) -> str:
 def _render(report: CalibrationReport, disagreements: int) -> None:
     for crit in report.criteria:
         _render_criterion(crit, report, disagreements)
+    _slice_verdict(report)
+
+
+def _slice_verdict(report: CalibrationReport) -> None:
+    """The last lines of a sliced run: the slices that fail their gates (they fail the run, exit
+    1) and those too small to decide (they do not)."""
+    from pathjudge.report.text import styled
+
+    many = len(report.criteria) > 1
+
+    def named(criterion: str | None, name: str) -> str:
+        return f"{criterion or '(unnamed criterion)'}: {name}" if many else name
+
+    failed = [named(c, one.name) for c, one in report.failed_slices]
+    small = [
+        named(crit.criterion, one.name)
+        for crit in report.criteria
+        for one in crit.slices
+        if one.status == "too small"
+    ]
+    if failed:
+        out_console.print(
+            styled("SLICE NOT TRUSTED", "bold red")
+            + styled(
+                f": {', '.join(failed)} {'fail their' if len(failed) > 1 else 'fails its'} gates"
+            )
+        )
+    if small:
+        _say(
+            f"too small to decide, not failing the run: {', '.join(small)} (a slice decides once "
+            "it has --slice-min labels of both classes: label more, or lower --slice-min)",
+            indent=2,
+        )
 
 
 _BOOTSTRAP_NOTE = re.compile(
@@ -578,7 +612,8 @@ def calibrate(
     _write_report(report, label_set, out)
     if certify is not None and honest is not None:
         err_console.print(honest.certify(report, label_set, certify), markup=False)
-    return 0 if report.trusted or report_only else 1
+    passed = report.trusted and not report.failed_slices
+    return 0 if passed or report_only else 1
 
 
 def _slicing(keys: list[str] | None, min_labels: int, items: Path | None) -> Slicing | None:

@@ -32,8 +32,8 @@ _HINTS = {
 _EXTRA_HINTS = {
     # the unknown-field hint speaks of the kind of file in hand
     "run": "remove it, or move it under 'metadata' (runs) or 'state' (steps)",
-    "item": "an item line has only 'item_id' and 'inputs' (put every text the criterion reads "
-    "under 'inputs')",
+    "item": "an item line has 'item_id', 'inputs' and optionally 'split', 'group', 'slice' and "
+    "'metadata' (put every text the criterion reads under 'inputs'; anything else under 'metadata')",
     "label": "remove it, or move it under 'metadata' (see the labels format in docs/reference/formats.md)",
     "verdict": "remove it, or move it under 'metadata' (see the verdicts format in docs/reference/formats.md)",
 }

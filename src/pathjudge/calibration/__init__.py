@@ -2,13 +2,12 @@
 
 Modules: ``labels`` (human labels schema), ``verdicts`` (recorded verdicts of any grader, k-sample
 votes), ``agreement`` (judge-human statistics, the human-human ceiling, trust gates), ``pairwise``
-(position-swap consistency), ``noise`` (judge vs agent noise, vote-share reliability), ``ppi`` (PPI++
-corrected success rate), ``disagreements`` (and few-shot export), ``calibrate`` (all of it per
-criterion), ``live`` (run pathjudge's judge on the labelled items), ``align`` (search few-shot
-examples and, with a ``proposer``, clarified wording on dev; then test once). Heavy dependencies (numpy,
-scikit-learn) load on first use.
-
-The public names of this package are ``__all__``; they load lazily, on first use.
+(position-swap consistency), ``noise`` (judge vs agent noise, vote-share reliability), ``ppi``
+(PPI++ corrected success rate), ``disagreements`` (and few-shot export), ``calibrate`` (all of it
+per criterion; with ``Slicing``, per slice of the items too: ``slices``), ``panel`` (several
+judges of one criterion aggregated), ``live`` (run pathjudge's judge on the labelled items),
+``align`` (search few-shot examples and, with a ``proposer``, clarified wording on dev; then test
+once). Heavy dependencies (numpy, scikit-learn) load on first use.
 
 The public names of this package are ``__all__``; they load lazily, on first use.
 """
@@ -27,13 +26,18 @@ _EXPORTS: dict[str, str] = {
     "LabelSet": "pathjudge.calibration.labels",
     "PPIResult": "pathjudge.calibration.ppi",
     "PairwiseItem": "pathjudge.calibration.pairwise",
+    "PanelReport": "pathjudge.calibration.panel",
     "RecordedVerdict": "pathjudge.calibration.verdicts",
+    "SliceCalibration": "pathjudge.calibration.slices",
+    "Slicing": "pathjudge.calibration.calibrate",
     "TrustDecision": "pathjudge.calibration.agreement",
     "VerdictSet": "pathjudge.calibration.verdicts",
     "decide_trust": "pathjudge.calibration.agreement",
+    "disagreement_queue": "pathjudge.calibration.panel",
     "few_shot_yaml": "pathjudge.calibration.disagreements",
     "find_disagreements": "pathjudge.calibration.disagreements",
     "fleiss_kappa": "pathjudge.calibration.agreement",
+    "item_slices": "pathjudge.calibration.labels",
     "judge_agreement": "pathjudge.calibration.agreement",
     "judge_labelled": "pathjudge.calibration.live",
     "judge_noise": "pathjudge.calibration.noise",
@@ -41,8 +45,10 @@ _EXPORTS: dict[str, str] = {
     "load_labels": "pathjudge.calibration.labels",
     "load_verdicts": "pathjudge.calibration.verdicts",
     "pairwise_agreement": "pathjudge.calibration.pairwise",
+    "panel_records": "pathjudge.calibration.panel",
     "ppi_mean": "pathjudge.calibration.ppi",
     "reliability": "pathjudge.calibration.noise",
+    "run_panel": "pathjudge.calibration.panel",
 }
 
 __all__ = sorted(_EXPORTS)
@@ -75,6 +81,7 @@ if _typing.TYPE_CHECKING:  # pragma: no cover - the same names, for type checker
         AlignReport as AlignReport,
     )
     from pathjudge.calibration.calibrate import CalibrationReport as CalibrationReport
+    from pathjudge.calibration.calibrate import Slicing as Slicing
     from pathjudge.calibration.disagreements import (
         few_shot_yaml as few_shot_yaml,
     )
@@ -87,6 +94,7 @@ if _typing.TYPE_CHECKING:  # pragma: no cover - the same names, for type checker
     from pathjudge.calibration.labels import (
         LabelSet as LabelSet,
     )
+    from pathjudge.calibration.labels import item_slices as item_slices
     from pathjudge.calibration.labels import (
         load_labels as load_labels,
     )
@@ -103,12 +111,17 @@ if _typing.TYPE_CHECKING:  # pragma: no cover - the same names, for type checker
     from pathjudge.calibration.pairwise import (
         pairwise_agreement as pairwise_agreement,
     )
+    from pathjudge.calibration.panel import PanelReport as PanelReport
+    from pathjudge.calibration.panel import disagreement_queue as disagreement_queue
+    from pathjudge.calibration.panel import panel_records as panel_records
+    from pathjudge.calibration.panel import run_panel as run_panel
     from pathjudge.calibration.ppi import (
         PPIResult as PPIResult,
     )
     from pathjudge.calibration.ppi import (
         ppi_mean as ppi_mean,
     )
+    from pathjudge.calibration.slices import SliceCalibration as SliceCalibration
     from pathjudge.calibration.verdicts import (
         RecordedVerdict as RecordedVerdict,
     )

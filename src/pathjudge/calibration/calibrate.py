@@ -195,6 +195,17 @@ class CalibrationReport(_Model):
         """True when the judge passes the gates on every criterion (False with no criteria)."""
         return bool(self.criteria) and all(c.trust.trusted for c in self.criteria)
 
+    @property
+    def failed_slices(self) -> tuple[tuple[str | None, SliceCalibration], ...]:
+        """``(criterion, slice)`` for every slice that fails its gates (status ``not trusted``);
+        a slice too small to decide is not among them. ``pathjudge calibrate`` exits 1 on any."""
+        return tuple(
+            (crit.criterion, one)
+            for crit in self.criteria
+            for one in crit.slices
+            if one.status == "not trusted"
+        )
+
 
 def match_criteria(
     labels: LabelSet,
@@ -999,7 +1010,8 @@ def calibrate(
     way the criterion's ``evidence`` diagnostic reports them.
 
     ``slicing`` adds, per criterion, the same gates on each slice of the items
-    (:mod:`pathjudge.calibration.slices`); the overall decision (``trusted``) is unchanged by it.
+    (:mod:`pathjudge.calibration.slices`); the overall decision (``trusted``) is unchanged by it;
+    :attr:`CalibrationReport.failed_slices` lists the slices that fail their gates.
     """
     gates = gates or Gates()
     matched = match_criteria(labels, verdicts, criterion=criterion)

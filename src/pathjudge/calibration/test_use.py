@@ -102,6 +102,11 @@ class HonestTest:
         crit = report.criteria[0]
         if not crit.trust.trusted:
             return f"no certificate written to {path}: the judge is NOT TRUSTED"
+        failed = [one.name for one in crit.slices if one.status == "not trusted"]
+        if failed:
+            return (
+                f"no certificate written to {path}: slice(s) {', '.join(failed)} fail their gates"
+            )
         certificate = certificate_for(
             crit,
             labels=labels,

@@ -3,6 +3,11 @@
 An items file is JSONL, one :class:`JudgeItem` a line (``item_id`` and the criterion's named
 ``inputs``); :func:`judge_items` judges each through a :class:`~pathjudge.judge.session.JudgeSession`
 and writes the verdicts in input order.
+
+The same file serves the labelling page and ``calibrate --items --slice-by``: a line may also carry
+``split``, ``group``, ``slice`` and ``metadata``. They are read and kept on the item, never judged:
+only ``inputs`` reach the model (a criterion that needs one of them names it as an input, under
+``inputs``).
 """
 
 from __future__ import annotations
@@ -10,9 +15,9 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
 from pathjudge._ids import ItemId
 from pathjudge._io import iter_jsonl, write_jsonl
@@ -34,6 +39,19 @@ class JudgeItem(BaseModel):
         description="Unique id (an integer is read as text); verdicts refer to it."
     )
     inputs: dict[str, str] = Field(description="The criterion's named inputs, as text.")
+    split: Literal["train", "dev", "test"] | None = Field(
+        default=None, description="Its split (labelling and calibration; not judged)."
+    )
+    group: str | None = Field(
+        default=None, description="Its group, e.g. the task id (labelling; not judged)."
+    )
+    slice: dict[str, str] = Field(
+        default_factory=dict,
+        description="Slice keys, e.g. category (calibrate --slice-by; not judged).",
+    )
+    metadata: dict[str, JsonValue] = Field(
+        default_factory=dict, description="Anything else (kept, not judged)."
+    )
 
 
 def read_items(path: Path) -> list[tuple[int, JudgeItem]]:

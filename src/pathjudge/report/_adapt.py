@@ -30,6 +30,7 @@ from pathjudge.report._view import (
     MetricView,
     ReportView,
     RunView,
+    SliceView,
     StepView,
     TaskView,
     VarianceRow,
@@ -42,8 +43,10 @@ from pathjudge.rubrics.assertions.base import AXES
 
 if TYPE_CHECKING:
     from pathjudge.agent.trajectory import RunRecord
+    from pathjudge.calibration.agreement import TrustDecision
     from pathjudge.calibration.calibrate import CriterionCalibration
     from pathjudge.calibration.estimate import Estimate
+    from pathjudge.calibration.slices import SliceCalibration
     from pathjudge.scoring.grade import RunGrade
     from pathjudge.scoring.pipeline import ScoreReport
     from pathjudge.scoring.scorecard import Scorecard, TaskRow
@@ -458,7 +461,7 @@ def _criterion_view(crit: CriterionCalibration) -> CriterionCalibrationView:
         ),
         trusted=crit.trust.trusted,
         trust_reason=crit.trust.reason,
-        gates=tuple(GateView(g.name, g.threshold, g.bound, g.passed) for g in crit.trust.gates),
+        gates=_gate_views(crit.trust),
         metrics=_criterion_metrics(crit),
         labels=tuple(a.confusion.labels),
         confusion=tuple(tuple(row) for row in a.confusion.matrix),
@@ -478,6 +481,28 @@ def _criterion_view(crit: CriterionCalibration) -> CriterionCalibrationView:
         ),
         judge="; ".join(j.describe() for j in crit.judges),
         ceiling=crit.ceiling if crit.rater_agreement is not None else "",
+        slices=tuple(_slice_view(one) for one in crit.slices),
+    )
+
+
+def _gate_views(trust: TrustDecision) -> tuple[GateView, ...]:
+    return tuple(GateView(g.name, g.threshold, g.bound, g.passed) for g in trust.gates)
+
+
+def _slice_view(one: SliceCalibration) -> SliceView:
+    """One slice's row: its gates on their bounds, verdict, labels still needed and PPI++ rate."""
+    ppi = None
+    if one.ppi is not None:
+        ppi = _estimate("ppi", "Corrected success rate (PPI++)", one.ppi.estimate)
+    return SliceView(
+        name=one.name,
+        status=one.status,
+        n_labelled=one.n_labelled,
+        why=one.why,
+        labels_needed=one.labels_needed,
+        gates=_gate_views(one.trust),
+        next_steps=one.next_steps if one.status != "trusted" else (),
+        ppi=ppi,
     )
 
 

@@ -24,6 +24,7 @@ __all__ = [
     "MetricView",
     "ReportView",
     "RunView",
+    "SliceView",
     "StepView",
     "TaskView",
     "VarianceRow",
@@ -235,6 +236,22 @@ class DisagreementView:
 
 
 @dataclass(frozen=True, slots=True)
+class SliceView:
+    """One slice of a criterion's items (``calibrate --slice-by``): its gates, verdict, the labels it
+    still needs and its PPI++ corrected success rate."""
+
+    name: str
+    status: str
+    """trusted, not trusted, or too small (to decide)."""
+    n_labelled: int
+    why: str
+    labels_needed: int | None
+    gates: tuple[GateView, ...]
+    next_steps: tuple[str, ...]
+    ppi: MetricView | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class CriterionCalibrationView:
     """One judged criterion's calibration: statistics, trust decision, plots' data, disagreements."""
 
@@ -257,6 +274,8 @@ class CriterionCalibrationView:
     presentation order of a pairwise judge."""
     ceiling: str = ""
     """Rater-rater agreement beside judge-human kappa (empty: no item has two raters)."""
+    slices: tuple[SliceView, ...] = ()
+    """Per slice (calibrate --slice-by); empty when not sliced."""
 
 
 @dataclass(frozen=True, slots=True)

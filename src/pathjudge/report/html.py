@@ -45,9 +45,11 @@ from pathjudge.report._view import (
     CalibrationView,
     CriterionCalibrationView,
     DiffView,
+    GateView,
     MetricView,
     ReportView,
     RunView,
+    SliceView,
     VarianceView,
 )
 
@@ -585,11 +587,7 @@ def _calibration_criterion(crit: CriterionCalibrationView) -> str:
         f'<td class="reason">{_e(m.detail)}</td></tr>'
         for m in crit.metrics
     )
-    gates = "".join(
-        f'<span class="gate {"ok" if gate.passed else "missed"}">{_e(gate.metric)} bound '
-        f"{_num(gate.actual, 3)} vs {_num(gate.threshold, 2)} {'met' if gate.passed else 'missed'}</span>"
-        for gate in crit.gates
-    )
+    gates = _gate_spans(crit.gates)
     plots: list[str] = []
     if crit.confusion is not None:
         matrix, labels = crit.confusion, crit.labels
@@ -650,8 +648,65 @@ def _calibration_criterion(crit: CriterionCalibrationView) -> str:
         + '<table><thead><tr><th>statistic</th><th class="num">value</th><th class="num">interval</th>'
         f"<th>how</th></tr></thead><tbody>{rows}</tbody></table>"
         + (f'<div class="plots">{"".join(plots)}</div>' if plots else "")
+        + _calibration_slices(crit.slices)
         + disagreements
         + "</div>"
+    )
+
+
+def _gate_spans(gates: tuple[GateView, ...]) -> str:
+    """Each trust gate: its confidence bound against its threshold, met or missed."""
+    return "".join(
+        f'<span class="gate {"ok" if gate.passed else "missed"}">{_e(gate.metric)} bound '
+        f"{_num(gate.actual, 3)} vs {_num(gate.threshold, 2)} {'met' if gate.passed else 'missed'}</span>"
+        for gate in gates
+    )
+
+
+_SLICE_BADGES = {
+    "trusted": ("pass", "trusted"),
+    "not trusted": ("fail", "not trusted"),
+    "too small": ("unsure", "too small to decide"),
+}
+
+
+def _slice_row(one: SliceView) -> str:
+    """One slice: name, verdict, labels, gates on their bounds, labels still needed, PPI++, why."""
+    need = "—" if one.labels_needed is None else str(one.labels_needed)
+    if one.labels_needed:
+        need = f"about {one.labels_needed}"
+    ppi = "—"
+    if one.ppi is not None and one.ppi.value is not None:
+        interval = (
+            ""
+            if one.ppi.low is None or one.ppi.high is None
+            else (f" [{one.ppi.low:.3f}, {one.ppi.high:.3f}]")
+        )
+        ppi = f"PPI++ {one.ppi.value:.3f}{interval}"
+    why = "".join(f"<br>next: {_e(step)}" for step in one.next_steps)
+    return (
+        f"<tr><td><code>{_e(one.name)}</code></td><td>{_badge(*_SLICE_BADGES[one.status])}</td>"
+        f'<td class="num">{one.n_labelled}</td><td><div class="gates">{_gate_spans(one.gates)}'
+        f'</div></td><td class="num">{need}</td><td class="num">{ppi}</td>'
+        f'<td class="reason">{_e(one.why)}{why}</td></tr>'
+    )
+
+
+def _calibration_slices(slices: tuple[SliceView, ...]) -> str:
+    """The slices table of a criterion (calibrate --slice-by); nothing when not sliced."""
+    if not slices:
+        return ""
+    failing = sum(1 for one in slices if one.status == "not trusted")
+    small = sum(1 for one in slices if one.status == "too small")
+    head = f"Slices ({len(slices)}): {failing} not trusted" + (
+        f", {small} too small to decide" if small else ""
+    )
+    return (
+        f'<h4>{head}</h4><table class="slices"><thead><tr><th>slice</th><th>verdict</th>'
+        '<th class="num">labelled</th><th>gates (bound vs threshold)</th>'
+        '<th class="num">labels still needed</th><th class="num">success rate</th>'
+        f"<th>why</th></tr></thead><tbody>{''.join(_slice_row(one) for one in slices)}"
+        "</tbody></table>"
     )
 
 

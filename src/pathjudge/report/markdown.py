@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from pathjudge._io import write_text_atomic
-from pathjudge.report._view import ReportView
+from pathjudge.report._view import CriterionCalibrationView, ReportView
 from pathjudge.report.text import md_cell
 
 __all__ = ["md_cell", "render_markdown", "write_markdown", "write_markdown_report"]
@@ -108,8 +108,28 @@ def render_markdown(view: ReportView, *, max_weak: int = 20) -> str:
                 lines.append(f"- judge: {md_cell(crit.judge)}")
             if crit.ceiling:
                 lines.append(f"- human ceiling: {md_cell(crit.ceiling)}")
+            lines += _slice_lines(crit)
         lines.append("")
     return "\n".join(lines)
+
+
+def _slice_lines(crit: CriterionCalibrationView) -> list[str]:
+    """The slice counts, then each slice that fails its gates or is too small to decide."""
+    if not crit.slices:
+        return []
+    failing = [one for one in crit.slices if one.status == "not trusted"]
+    small = [one for one in crit.slices if one.status == "too small"]
+    lines = [
+        f"- slices: {len(failing)} not trusted, {len(small)} too small to decide "
+        f"(of {len(crit.slices)})"
+    ]
+    for one in failing:
+        need = f"; about {one.labels_needed} more labels" if one.labels_needed else ""
+        lines.append(f"- slice not trusted: {md_cell(one.name)}: {md_cell(one.why)}{need}")
+    lines += [
+        f"- slice too small to decide: {md_cell(one.name)}: {md_cell(one.why)}" for one in small
+    ]
+    return lines
 
 
 def _broken_checks(view: ReportView) -> list[str]:
