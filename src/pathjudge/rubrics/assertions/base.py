@@ -249,12 +249,22 @@ def passing(
     *,
     gating: bool = True,
 ) -> CheckResult:
-    """A ``pass`` result with the full score (1.0)."""
+    """A ``pass`` result with the full score (1.0).
+
+    >>> r = passing("steps.loop", "step_efficiency", "no loop", {"loops": []})
+    >>> r.status, r.score, r.reason, dict(r.details), r.gating
+    ('pass', 1.0, 'no loop', {'loops': []}, True)
+    """
     return CheckResult(check, axis, "pass", 1.0, reason, details, gating)
 
 
 def pass_fail(
     check: str, axis: Axis, ok: bool, reason: str, details: Mapping[str, Any] | None = None
 ) -> CheckResult:
-    """A binary result: ``pass`` scoring 1.0 when ``ok``, else ``fail`` scoring 0.0."""
+    """A binary result: ``pass`` scoring 1.0 when ``ok``, else ``fail`` scoring 0.0.
+
+    >>> passed, failed = (pass_fail("x", "tool_selection", ok, "") for ok in (True, False))
+    >>> (passed.status, passed.score), (failed.status, failed.score)
+    (('pass', 1.0), ('fail', 0.0))
+    """
     return CheckResult(check, axis, "pass" if ok else "fail", 1.0 if ok else 0.0, reason, details)
