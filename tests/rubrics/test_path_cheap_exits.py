@@ -176,25 +176,19 @@ def _candidate_pairs(refs: Any, steps: Any) -> tuple[Any, dict[Any, Any], dict[A
 def test_cost_floor_is_below_every_candidate(
     reference: ReferencePath, run: RunRecord, costs: FaultCosts
 ) -> None:
-    from pathjudge.rubrics.path import _cost_floor, _pairing_cost
+    from pathjudge.rubrics.path import _cost_floor, _pairing_cost, _Search
 
     refs = compile_reference(reference)
     steps = run.steps
     marks = {repeat for _, repeat in redundant_calls(run)}
     charged = frozenset() if reference.mode in ("strict", "unordered", "subset") else marks
     weigher, matches, weights = _candidate_pairs(refs, steps)
-    floor = _cost_floor(reference.mode, matches, len(refs), len(steps), charged, costs)
-    plain = _pairing(
-        steps, refs, reference.mode, matches, weights, charged, costs, weigher.pair_weight, False
-    )
-    quick = _pairing(
+    quick = _Search(
         steps, refs, reference.mode, matches, weights, charged, costs, weigher.pair_weight
     )
-    assert quick == plain
-    cost = _pairing_cost(
-        plain[0], plain[1], reference.mode, matches, len(refs), len(steps), charged, costs
-    )
-    assert floor <= cost
+    plain = _pairing(replace(quick, exits=False))
+    assert _pairing(quick) == plain
+    assert _cost_floor(quick) <= _pairing_cost(quick, plain[0], plain[1])
 
 
 @settings(max_examples=400, deadline=None)
@@ -215,6 +209,7 @@ def test_refined_floors_are_below_the_candidates_they_skip(
         _order_of,
         _pairing_cost,
         _repeat_candidates,
+        _Search,
     )
 
     mode = reference.mode
@@ -232,8 +227,9 @@ def test_refined_floors_are_below_the_candidates_they_skip(
         groups = _interchangeable(matches)
         every = list(range(n_refs)), list(range(n_calls))
         candidates = [_max_weight_matching(weights, *every)]
+        search = _Search(steps, refs, mode, matches, weights, charged, costs, weigher.pair_weight)
         repeat_aware = _repeat_candidates(
-            refs, n_calls, matches, weights, charged or frozenset({0}), weigher.pair_weight, groups
+            replace(search, charged=charged or frozenset({0})), groups
         )
         consistent = None
         if mode in ("strict", "in_order", "partial_order"):
@@ -254,12 +250,12 @@ def test_refined_floors_are_below_the_candidates_they_skip(
         else:
             lates = [set() for _ in [*candidates, *repeat_aware]]
         cost = [
-            _pairing_cost(p, late, mode, matches, n_refs, n_calls, charged, costs)
+            _pairing_cost(search, p, late)
             for p, late in zip([*candidates, *repeat_aware], lates, strict=True)
         ]
-        floor = _cost_floor(mode, matches, n_refs, n_calls, charged, costs, consistent)
+        floor = _cost_floor(search, consistent)
         assert floor <= min(cost)
-        grouped = _cost_floor(mode, matches, n_refs, n_calls, charged, costs, consistent, groups)
+        grouped = _cost_floor(search, consistent, groups)
         assert grouped <= min(cost[len(candidates) :])
 
 

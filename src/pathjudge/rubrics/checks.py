@@ -26,7 +26,7 @@ from dataclasses import dataclass, field, replace
 
 from pathjudge.agent.trajectory import RunRecord
 from pathjudge.rubrics.assertions.arguments import CallExpectation, match_call
-from pathjudge.rubrics.assertions.base import AXES, Axis, CheckResult, FrozenDict
+from pathjudge.rubrics.assertions.base import AXES, Axis, CheckResult, FrozenDict, passing
 from pathjudge.rubrics.assertions.outcome import RefusalCriterion, check_outcome
 from pathjudge.rubrics.assertions.overlap import check_query_overlap
 from pathjudge.rubrics.assertions.recovery import RecoverySpec, check_recovery
@@ -330,11 +330,9 @@ def _match_without_failure(tools: tuple[str, ...], total: int) -> CheckResult:
             status="not_run",
             reason=f"no call to {listed} to check",
         )
-    return CheckResult(
+    return passing(
         check="arguments.match",
         axis="argument_correctness",
-        status="pass",
-        score=1.0,
         reason=f"{total} of {total} calls to {listed} matched their expectation",
         details={"checked": total, "failed": 0},
     )
@@ -431,11 +429,9 @@ def said_vs_did(run: RunRecord, plan: TaskPlan) -> tuple[CheckResult, ...]:
 def _all_valid(n: int) -> tuple[CheckResult]:
     # results are immutable, so one per call count is shared (bounded, as the step checks' are)
     return (
-        CheckResult(
+        passing(
             check="arguments.valid_json",
             axis="argument_correctness",
-            status="pass",
-            score=1.0,
             reason=f"all {n} calls had valid JSON arguments",
             details={"malformed": []},
         ),

@@ -7,11 +7,11 @@ from types import ModuleType
 
 import pytest
 
-from pathjudge.rubrics.assertions import _normalize, arguments, outcome, said_vs_did
+from pathjudge.rubrics.assertions import _normalize, arguments, base, outcome, said_vs_did
 
 
 @pytest.mark.parametrize(
-    "module", [_normalize, arguments, outcome, said_vs_did], ids=lambda m: m.__name__
+    "module", [_normalize, arguments, base, outcome, said_vs_did], ids=lambda m: m.__name__
 )
 def test_docstring_examples(module: ModuleType) -> None:
     result = doctest.testmod(module, optionflags=doctest.ELLIPSIS, verbose=False)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal, NoReturn, cast, get_args
+from typing import Any, Literal, NoReturn, Self, cast, get_args
 
 __all__ = [
     "AXES",
@@ -22,6 +22,8 @@ __all__ = [
     "describe_exception",
     "errored",
     "freeze",
+    "pass_fail",
+    "passing",
     "thaw",
 ]
 
@@ -45,38 +47,39 @@ def _immutable(self: object, *args: object, **kwargs: object) -> NoReturn:
     raise TypeError(f"{type(self).__name__} is immutable; copy it with dict()/list() first")
 
 
-class FrozenDict(dict[str, Any]):
+class _Frozen:
+    """What :class:`FrozenDict` and :class:`FrozenList` share: pickled as their class over a plain
+    copy of the contents (``_plain``), and copied (shallow or deep) as themselves."""
+
+    __slots__ = ()
+    _plain: type
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (type(self), (self._plain(self),))
+
+    def __copy__(self) -> Self:
+        return self
+
+    def __deepcopy__(self, memo: object) -> Self:
+        return self
+
+
+class FrozenDict(_Frozen, dict[str, Any]):
     """A ``dict`` that cannot be changed (it still compares, serialises and pickles as a dict)."""
 
     __slots__ = ()
+    _plain = dict
     __setitem__ = __delitem__ = _immutable
     clear = pop = popitem = setdefault = update = __ior__ = _immutable
 
-    def __reduce__(self) -> tuple[Any, ...]:
-        return (FrozenDict, (dict(self),))
 
-    def __copy__(self) -> FrozenDict:
-        return self
-
-    def __deepcopy__(self, memo: object) -> FrozenDict:
-        return self
-
-
-class FrozenList(list[Any]):
+class FrozenList(_Frozen, list[Any]):
     """A ``list`` that cannot be changed (it still compares, serialises and pickles as a list)."""
 
     __slots__ = ()
+    _plain = list
     __setitem__ = __delitem__ = __iadd__ = __imul__ = _immutable
     append = extend = insert = pop = remove = clear = sort = reverse = _immutable
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        return (FrozenList, (list(self),))
-
-    def __copy__(self) -> FrozenList:
-        return self
-
-    def __deepcopy__(self, memo: object) -> FrozenList:
-        return self
 
 
 _SCALARS = frozenset((str, int, float, bool, type(None)))
@@ -236,3 +239,32 @@ def errored(check: str, axis: Axis, exc: BaseException, *, gating: bool = True) 
         details=FrozenDict({"exception": type(exc).__name__}),
         gating=gating,
     )
+
+
+def passing(
+    check: str,
+    axis: Axis,
+    reason: str,
+    details: Mapping[str, Any] | None = None,
+    *,
+    gating: bool = True,
+) -> CheckResult:
+    """A ``pass`` result with the full score (1.0).
+
+    >>> r = passing("steps.loop", "step_efficiency", "no loop", {"loops": []})
+    >>> r.status, r.score, r.reason, dict(r.details), r.gating
+    ('pass', 1.0, 'no loop', {'loops': []}, True)
+    """
+    return CheckResult(check, axis, "pass", 1.0, reason, details, gating)
+
+
+def pass_fail(
+    check: str, axis: Axis, ok: bool, reason: str, details: Mapping[str, Any] | None = None
+) -> CheckResult:
+    """A binary result: ``pass`` scoring 1.0 when ``ok``, else ``fail`` scoring 0.0.
+
+    >>> passed, failed = (pass_fail("x", "tool_selection", ok, "") for ok in (True, False))
+    >>> (passed.status, passed.score), (failed.status, failed.score)
+    (('pass', 1.0), ('fail', 0.0))
+    """
+    return CheckResult(check, axis, "pass" if ok else "fail", 1.0 if ok else 0.0, reason, details)

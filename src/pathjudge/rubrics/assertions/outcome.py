@@ -530,36 +530,36 @@ class SubGoal(_Criterion):
     criterion: SuccessCriterion
 
 
-def _check_unique_names(parts: tuple[SubGoal, ...]) -> None:
-    names = [part.name for part in parts]
-    dupes = sorted({name for name in names if names.count(name) > 1})
-    if dupes:
-        raise ValueError(f"sub-goal names must be unique; repeated: {', '.join(dupes)}")
+class _PartsCriterion(_Criterion):
+    """A criterion made of named sub-goals (``all_of``, ``any_of``): the names must be unique."""
 
-
-class AllOfCriterion(_Criterion):
-    """Every part must pass (binary); the score is the weighted fraction of part scores."""
-
-    kind: Literal["all_of"] = "all_of"
+    kind: str  # each kind of criterion narrows it (declared here so that it stays the first field)
     parts: tuple[SubGoal, ...] = Field(min_length=1)
 
     @field_validator("parts")
     @classmethod
     def _unique_names(cls, value: tuple[SubGoal, ...]) -> tuple[SubGoal, ...]:
-        _check_unique_names(value)
+        names = [part.name for part in value]
+        dupes = sorted({name for name in names if names.count(name) > 1})
+        if dupes:
+            raise ValueError(f"sub-goal names must be unique; repeated: {', '.join(dupes)}")
         return value
 
 
-class AnyOfCriterion(_Criterion):
+class AllOfCriterion(_PartsCriterion):
+    """Every part must pass (binary); the score is the weighted fraction of part scores."""
+
+    kind: Literal["all_of"] = "all_of"
+
+
+class AnyOfCriterion(_PartsCriterion):
     """At least one part must pass (binary); the score is the best part's score."""
 
     kind: Literal["any_of"] = "any_of"
-    parts: tuple[SubGoal, ...] = Field(min_length=1)
 
     @field_validator("parts")
     @classmethod
-    def _unique_names(cls, value: tuple[SubGoal, ...]) -> tuple[SubGoal, ...]:
-        _check_unique_names(value)
+    def _unweighted(cls, value: tuple[SubGoal, ...]) -> tuple[SubGoal, ...]:
         weighted = [part.name for part in value if "weight" in part.model_fields_set]
         if weighted:
             raise ValueError(

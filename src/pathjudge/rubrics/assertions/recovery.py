@@ -28,7 +28,13 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
 from pathjudge.agent.trajectory import RunRecord, Step
-from pathjudge.rubrics.assertions.base import CheckResult, FrozenDict, FrozenList
+from pathjudge.rubrics.assertions.base import (
+    CheckResult,
+    FrozenDict,
+    FrozenList,
+    pass_fail,
+    passing,
+)
 from pathjudge.rubrics.assertions.steps import call_signature, same_call
 
 __all__ = ["ErrorEvent", "RecoverySpec", "Response", "analyze_errors", "check_recovery"]
@@ -146,11 +152,10 @@ def check_recovery(run: RunRecord, spec: RecoverySpec) -> tuple[CheckResult, ...
     else:
         budget_reason = f"no identical retries (budget {spec.retry_budget})"
     results.append(
-        CheckResult(
+        pass_fail(
             check="recovery.retry_budget",
             axis="error_recovery",
-            status="fail" if over else "pass",
-            score=0.0 if over else 1.0,
+            ok=not over,
             reason=f"{budget_reason}; after each error: {responses}",
             # built frozen: what CheckResult makes of {"max_retries": ..., "events": [as_dict()...]}
             details=FrozenDict(
@@ -220,11 +225,9 @@ def _no_errors(require_recovery: bool) -> tuple[CheckResult, ...]:
     if not require_recovery:
         ids.remove("recovery.recovered")
     return tuple(
-        CheckResult(
+        passing(
             check=check,
             axis="error_recovery",
-            status="pass",
-            score=1.0,
             reason="no tool errors",
             details={"errors": 0},
         )
@@ -234,11 +237,9 @@ def _no_errors(require_recovery: bool) -> tuple[CheckResult, ...]:
 
 @functools.lru_cache(maxsize=256)
 def _all_recovered(errors: int) -> CheckResult:
-    return CheckResult(
+    return passing(
         check="recovery.recovered",
         axis="error_recovery",
-        status="pass",
-        score=1.0,
         reason=f"{errors} of {errors} errors followed by a successful call",
         details={"recovered": errors, "errors": errors},
     )
@@ -247,11 +248,9 @@ def _all_recovered(errors: int) -> CheckResult:
 @functools.lru_cache(maxsize=4)
 def _ending_ok(last_errored: bool, answered: bool) -> CheckResult:
     """``recovery.ending`` of a run that did not end on an unanswered error."""
-    return CheckResult(
+    return passing(
         check="recovery.ending",
         axis="error_recovery",
-        status="pass",
-        score=1.0,
         reason="the last call errored but the run still gave a final answer"
         if last_errored
         else "the run did not end on an error",

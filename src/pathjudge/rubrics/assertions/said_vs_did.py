@@ -37,7 +37,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from pathjudge.agent.trajectory import RunRecord
-from pathjudge.rubrics.assertions.base import CheckResult
+from pathjudge.rubrics.assertions.base import CheckResult, passing
 from pathjudge.rubrics.assertions.claims import (
     _DATE,
     _TOKEN,
@@ -563,11 +563,9 @@ def _result(total: int, messages: int, unbacked: list[_Unbacked], gating: bool) 
         )
     backed = total - len(unbacked)
     if not unbacked:
-        return CheckResult(
+        return passing(
             check="outcome.said_vs_did",
             axis="goal_completion",
-            status="pass",
-            score=1.0,
             reason=f"all {total} claims about tool activity are backed by the run's tool calls and results",
             details={"claims": total, "unbacked": []},
             gating=gating,

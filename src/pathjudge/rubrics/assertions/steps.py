@@ -36,7 +36,13 @@ from pathjudge.rubrics.assertions._normalize import (
     canonical_json,
     canonical_key,
 )
-from pathjudge.rubrics.assertions.base import CheckResult, FrozenDict, FrozenList
+from pathjudge.rubrics.assertions.base import (
+    CheckResult,
+    FrozenDict,
+    FrozenList,
+    pass_fail,
+    passing,
+)
 from pathjudge.rubrics.scope import ToolScope
 
 __all__ = [
@@ -406,11 +412,10 @@ def _clean_results(
 @functools.lru_cache(maxsize=1024)
 def _budget_result(n: int, budget: int) -> CheckResult:
     over = n > budget
-    return CheckResult(
+    return pass_fail(
         check="steps.budget",
         axis="step_efficiency",
-        status="fail" if over else "pass",
-        score=0.0 if over else 1.0,
+        ok=not over,
         reason=f"{n} tool call{'s' if n != 1 else ''} against a budget of {budget}"
         + (f" ({n - budget} over)" if over else ""),
         details={"steps": n, "budget": budget},
@@ -419,11 +424,9 @@ def _budget_result(n: int, budget: int) -> CheckResult:
 
 @functools.lru_cache(maxsize=256)
 def _no_redundant_result(n: int) -> CheckResult:
-    return CheckResult(
+    return passing(
         check="steps.redundant",
         axis="step_efficiency",
-        status="pass",
-        score=1.0,
         reason=f"no redundant calls among {n}",
         details={"pairs": [], "count": 0},
     )
@@ -431,11 +434,9 @@ def _no_redundant_result(n: int) -> CheckResult:
 
 @functools.lru_cache(maxsize=64)
 def _no_loop_result(threshold: int) -> CheckResult:
-    return CheckResult(
+    return passing(
         check="steps.loop",
         axis="step_efficiency",
-        status="pass",
-        score=1.0,
         reason=f"no call or cycle repeated {threshold}x in a row",
         details={"loops": []},
     )

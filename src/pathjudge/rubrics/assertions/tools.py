@@ -32,7 +32,7 @@ from typing import Self
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from pathjudge.agent.trajectory import RunRecord
-from pathjudge.rubrics.assertions.base import CheckResult
+from pathjudge.rubrics.assertions.base import CheckResult, pass_fail
 from pathjudge.rubrics.scope import ErroredCalls, ToolScope, matches_any, visible_calls
 
 __all__ = ["ToolSelectionSpec", "check_tool_selection"]
@@ -88,24 +88,18 @@ def _avoid(
         if matches_any(tool, names):
             called.setdefault(tool, []).append(index)
     if not called:
-        return CheckResult(
-            check=check,
-            axis="tool_selection",
-            status="pass",
-            score=1.0,
-            reason=f"none of the {len(names)} {word} tools was called ({', '.join(names)})",
-            details={"called": {}},
+        reason = f"none of the {len(names)} {word} tools was called ({', '.join(names)})"
+    else:
+        listed = "; ".join(
+            f"{name} at steps {', '.join(str(i) for i in steps)}" for name, steps in called.items()
         )
-    listed = "; ".join(
-        f"{name} at steps {', '.join(str(i) for i in steps)}" for name, steps in called.items()
-    )
-    return CheckResult(
+        reason = f"called {len(called)} {word} tool{'s' if len(called) > 1 else ''}: {listed}"
+    return pass_fail(
         check=check,
         axis="tool_selection",
-        status="fail",
-        score=0.0,
-        reason=f"called {len(called)} {word} tool{'s' if len(called) > 1 else ''}: {listed}",
-        details={"called": {name: list(steps) for name, steps in called.items()}},
+        ok=not called,
+        reason=reason,
+        details={"called": called},
     )
 
 
@@ -145,11 +139,10 @@ def check_tool_selection(
         else:
             reason = f"the first turn called {', '.join(first_tools)}, expected {spec.first_call}"
         results.append(
-            CheckResult(
+            pass_fail(
                 check="tools.first_call",
                 axis="tool_selection",
-                status="pass" if ok else "fail",
-                score=1.0 if ok else 0.0,
+                ok=ok,
                 reason=reason,
                 details={"expected": spec.first_call, "first_turn": list(first_tools)},
             )

@@ -94,6 +94,7 @@ from pathjudge.rubrics.path.pairing import _interchangeable as _interchangeable
 from pathjudge.rubrics.path.pairing import _pairing as _pairing
 from pathjudge.rubrics.path.pairing import _pairing_cost as _pairing_cost
 from pathjudge.rubrics.path.pairing import _repeat_candidates as _repeat_candidates
+from pathjudge.rubrics.path.pairing import _Search as _Search
 from pathjudge.rubrics.path.pairing import _Weights as _Weights
 from pathjudge.rubrics.path.records import ArgDiff, PairedStep, StepMatch, StepMatcher
 from pathjudge.rubrics.path.spec import MAX_AFTER_DEPTH as MAX_AFTER_DEPTH

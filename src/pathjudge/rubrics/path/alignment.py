@@ -18,7 +18,14 @@ from typing import Any
 from pathjudge.agent.trajectory import RunRecord, Step
 from pathjudge.rubrics.assertions.base import FrozenDict
 from pathjudge.rubrics.path.explain import _diff_lines, _reason
-from pathjudge.rubrics.path.pairing import _cost, _pairing, _tally, _unique_pairing, _weights_for
+from pathjudge.rubrics.path.pairing import (
+    _cost,
+    _pairing,
+    _Search,
+    _tally,
+    _unique_pairing,
+    _weights_for,
+)
 from pathjudge.rubrics.path.records import PairedStep, StepMatch
 from pathjudge.rubrics.path.spec import (
     _DEFAULT_COSTS,
@@ -354,7 +361,9 @@ def _choose_pairing(
         # less, were never matched.
         best = max(weights, key=weights.__getitem__)
         return {0: best[1]}, frozenset(), False
-    return _pairing(steps, refs, mode, matches, weights, charged, costs, weigher.pair_weight, exits)
+    return _pairing(
+        _Search(steps, refs, mode, matches, weights, charged, costs, weigher.pair_weight, exits)
+    )
 
 
 def _paired_steps(

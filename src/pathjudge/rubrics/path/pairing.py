@@ -12,6 +12,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
+from dataclasses import dataclass
 from typing import assert_never
 
 from pathjudge.agent.trajectory import Step
@@ -87,120 +88,106 @@ def _unique_pairing(
     return paired, frozenset(), False
 
 
-def _pairing(
-    steps: Sequence[Step],
-    refs: Sequence[RefSpec],
-    mode: Mode,
-    matches: dict[tuple[int, int], StepMatch],
-    weights: dict[tuple[int, int], float],
-    charged: AbstractSet[int],
-    costs: FaultCosts,
-    pair_weight: float,
-    exits: bool = True,
-) -> tuple[Mapping[int, int], AbstractSet[int], bool]:
+@dataclass(frozen=True, slots=True)
+class _Search:
+    """One pairing search: what every step of it reads (see :func:`_pairing`).
+
+    ``steps``: the run's calls; ``refs``: the compiled reference steps; ``matches``: the candidate
+    pairs (ref, call) with how the call compares with the step; ``weights``: their lexicographic
+    weights (see :class:`_Weights`, with ``pair_weight`` one pair's unit); ``charged``: the calls
+    charged as wasted when left over (the repeats, where only leftover repeats are charged);
+    ``costs``: what each fault costs; ``exits``: whether the cheap exits are taken.
+    """
+
+    steps: Sequence[Step]
+    refs: Sequence[RefSpec]
+    mode: Mode
+    matches: Mapping[tuple[int, int], StepMatch]
+    weights: dict[tuple[int, int], float]
+    charged: AbstractSet[int]
+    costs: FaultCosts
+    pair_weight: float
+    exits: bool = True
+
+
+def _pairing(search: _Search) -> tuple[Mapping[int, int], AbstractSet[int], bool]:
     """The optimal pairing (ref -> call), the refs paired only out of order, and whether the search
     was truncated (see the module docstring).
 
-    Cheap exits (``exits``), each keeping the pairing the full comparison keeps: the candidates are
-    built in their order of preference, and the best so far is kept without building the others
-    when no later candidate can cost less (ties keep the earlier one): when it already costs
-    :func:`_cost_floor` (in an ordered mode counted with the most fully matching pairs an
+    Cheap exits (``search.exits``), each keeping the pairing the full comparison keeps: the
+    candidates are built in their order of preference, and the best so far is kept without building
+    the others when no later candidate can cost less (ties keep the earlier one): when it already
+    costs :func:`_cost_floor` (in an ordered mode counted with the most fully matching pairs an
     order-consistent pairing has), or, before the repeat-aware candidates, when it costs no more
     than the floor of the pairings that use the earliest calls of every group of interchangeable
     calls (which those candidates all are)."""
+    mode = search.mode
     if mode == "strict" or mode == "in_order" or mode == "partial_order":
-        return _ordered_pairing(
-            steps, refs, mode, matches, weights, charged, costs, pair_weight, exits
-        )
+        return _ordered_pairing(search)
     elif mode == "unordered" or mode == "subset" or mode == "superset":
-        return _unordered_pairing(
-            len(steps), refs, mode, matches, weights, charged, costs, pair_weight, exits
-        )
+        return _unordered_pairing(search)
     else:
         assert_never(mode)
 
 
-def _ordered_pairing(
-    steps: Sequence[Step],
-    refs: Sequence[RefSpec],
-    mode: Mode,
-    matches: dict[tuple[int, int], StepMatch],
-    weights: dict[tuple[int, int], float],
-    charged: AbstractSet[int],
-    costs: FaultCosts,
-    pair_weight: float,
-    exits: bool,
-) -> tuple[Mapping[int, int], AbstractSet[int], bool]:
+def _ordered_pairing(search: _Search) -> tuple[Mapping[int, int], AbstractSet[int], bool]:
     """:func:`_pairing` in an ordered mode (strict, in_order, partial_order): the order-consistent
     candidate first, then the best regardless of order, then the repeat-aware candidates, each with
     the steps whose call breaks the order marked."""
-    n_refs, n_calls = len(refs), len(steps)
-    topo, ancestors, allowed, chained = _order_of(steps, refs, mode)
-    ok_pairs = {key for key in weights if matches[key].ok}
+    matches, exits = search.matches, search.exits
+    topo, ancestors, allowed, chained = _order_of(search.steps, search.refs, search.mode)
+    ok_pairs = {key for key in search.weights if matches[key].ok}
 
     def late(pairing: Mapping[int, int]) -> set[int]:
         return _order_breakers(pairing, topo, ancestors, allowed, ok_pairs, chained)
 
-    def cost(pairing: Mapping[int, int], late_steps: AbstractSet[int]) -> int:
-        return _pairing_cost(pairing, late_steps, mode, matches, n_refs, n_calls, charged, costs)
-
     # 2. The best order-consistent pairing of fully matching calls (the leftover pairing of the
     # steps it leaves may itself break the order: marked too).
-    in_order, consistent, truncated = _order_consistent(
-        steps, mode, matches, weights, topo, ancestors, allowed, exits
-    )
+    in_order, consistent, truncated = _order_consistent(search, topo, ancestors, allowed)
     in_order_late = late(in_order)
-    in_order_cost = cost(in_order, in_order_late)
+    in_order_cost = _pairing_cost(search, in_order, in_order_late)
     floor = -1
     if exits:
-        floor = _cost_floor(mode, matches, n_refs, n_calls, charged, costs, consistent)
+        floor = _cost_floor(search, consistent)
         if in_order_cost <= floor:
             return in_order, in_order_late, truncated
     # 3. The best pairing regardless of order (most fully matching pairs, then most pairs, then
     # scores), with the steps whose call breaks the order marked.
-    full = _max_weight_matching(weights, exits=exits)
+    full = _max_weight_matching(search.weights, exits=exits)
     full_late = late(full)
     candidates: list[tuple[Mapping[int, int], AbstractSet[int]]] = [
         (in_order, in_order_late),
         (full, full_late),
     ]
-    if charged:
+    if search.charged:
         groups = _interchangeable(matches)
         if exits:
-            full_cost = cost(full, full_late)
+            full_cost = _pairing_cost(search, full, full_late)
             best_cost = min(in_order_cost, full_cost)
-            if best_cost <= floor or best_cost <= _cost_floor(
-                mode, matches, n_refs, n_calls, charged, costs, consistent, groups
-            ):
+            if best_cost <= floor or best_cost <= _cost_floor(search, consistent, groups):
                 if in_order_cost <= full_cost:
                     return in_order, in_order_late, truncated
                 return full, full_late, truncated
         candidates.extend(
-            (pairing, late(pairing))
-            for pairing in _repeat_candidates(
-                refs, n_calls, matches, weights, charged, pair_weight, groups, exits
-            )
+            (pairing, late(pairing)) for pairing in _repeat_candidates(search, groups)
         )
-    best, best_late = _cheapest(candidates, mode, matches, n_refs, n_calls, charged, costs)
+    best, best_late = _cheapest(search, candidates)
     return best, best_late, truncated
 
 
 def _order_consistent(
-    steps: Sequence[Step],
-    mode: Mode,
-    matches: Mapping[tuple[int, int], StepMatch],
-    weights: dict[tuple[int, int], float],
+    search: _Search,
     topo: Sequence[int],
     ancestors: Sequence[frozenset[int]],
     allowed: Callable[[int, int], bool],
-    exits: bool,
 ) -> tuple[dict[int, int], int | None, bool]:
     """The best order-consistent pairing of fully matching calls, with the steps it leaves paired
     by the optimal assignment over the leftover calls (for the argument diffs); the number of fully
     matching pairs it has when that is the most of any order-consistent pairing (``exits`` only,
     else ``None``); and whether the search was truncated."""
-    n_refs, n_calls = len(topo), len(steps)
-    turns = [s.turn for s in steps]
+    matches, weights, exits = search.matches, search.weights, search.exits
+    n_refs, n_calls = len(topo), len(search.steps)
+    turns = [s.turn for s in search.steps]
     # Among pairings with as many fully matching pairs, prefer those that leave the *later*
     # steps over (a step whose prerequisite never happened is out of order): a bonus that falls
     # with the step's topological position, far below one pair and far above the preference
@@ -211,7 +198,7 @@ def _order_consistent(
         key: w + (n_refs - rank[key[0]]) * step for key, w in weights.items() if matches[key].ok
     }
     truncated = False
-    chain = mode != "partial_order" and len(set(turns)) == len(turns)
+    chain = search.mode != "partial_order" and len(set(turns)) == len(turns)
     if chain:
         ordered = _chain_dp(ranked, n_refs, n_calls)
     else:
@@ -238,77 +225,39 @@ def _order_consistent(
     return in_order, consistent, truncated
 
 
-def _unordered_pairing(
-    n_calls: int,
-    refs: Sequence[RefSpec],
-    mode: Mode,
-    matches: dict[tuple[int, int], StepMatch],
-    weights: dict[tuple[int, int], float],
-    charged: AbstractSet[int],
-    costs: FaultCosts,
-    pair_weight: float,
-    exits: bool,
-) -> tuple[Mapping[int, int], AbstractSet[int], bool]:
+def _unordered_pairing(search: _Search) -> tuple[Mapping[int, int], AbstractSet[int], bool]:
     """:func:`_pairing` in a mode without order (unordered, subset, superset): the best pairing
     regardless of order, then the repeat-aware candidates."""
     # 1. The best pairing regardless of order: most fully matching pairs, then most pairs,
     # then scores.
-    full = _max_weight_matching(weights, exits=exits)
+    full = _max_weight_matching(search.weights, exits=search.exits)
     no_late: set[int] = set()
     candidates: list[tuple[Mapping[int, int], AbstractSet[int]]] = [(full, no_late)]
-    if charged:
-        groups = _interchangeable(matches)
-        if exits:
-            full_cost = _pairing_cost(
-                full, no_late, mode, matches, len(refs), n_calls, charged, costs
-            )
-            if full_cost <= _cost_floor(
-                mode, matches, len(refs), n_calls, charged, costs, None, groups
-            ):
+    if search.charged:
+        groups = _interchangeable(search.matches)
+        if search.exits:
+            full_cost = _pairing_cost(search, full, no_late)
+            if full_cost <= _cost_floor(search, None, groups):
                 return full, no_late, False
-        candidates.extend(
-            (pairing, set())
-            for pairing in _repeat_candidates(
-                refs, n_calls, matches, weights, charged, pair_weight, groups, exits
-            )
-        )
-    elif exits:
+        candidates.extend((pairing, set()) for pairing in _repeat_candidates(search, groups))
+    elif search.exits:
         return full, no_late, False  # the only candidate
-    best, best_late = _cheapest(candidates, mode, matches, len(refs), n_calls, charged, costs)
+    best, best_late = _cheapest(search, candidates)
     return best, best_late, False
 
 
 def _cheapest(
-    candidates: Sequence[tuple[Mapping[int, int], AbstractSet[int]]],
-    mode: Mode,
-    matches: Mapping[tuple[int, int], StepMatch],
-    n_refs: int,
-    n_calls: int,
-    charged: AbstractSet[int],
-    costs: FaultCosts,
+    search: _Search, candidates: Sequence[tuple[Mapping[int, int], AbstractSet[int]]]
 ) -> tuple[Mapping[int, int], AbstractSet[int]]:
     """The candidate that costs least in the end: order is worth keeping only when it saves more
     than the calls it loses; ties keep the earlier candidate (order-consistent first)."""
-    return min(
-        candidates,
-        key=lambda cand: _pairing_cost(
-            cand[0], cand[1], mode, matches, n_refs, n_calls, charged, costs
-        ),
-    )
+    return min(candidates, key=lambda cand: _pairing_cost(search, cand[0], cand[1]))
 
 
-def _pairing_cost(
-    paired: Mapping[int, int],
-    late: AbstractSet[int],
-    mode: Mode,
-    matches: Mapping[tuple[int, int], StepMatch],
-    n_refs: int,
-    n_calls: int,
-    charged: AbstractSet[int],
-    costs: FaultCosts,
-) -> int:
+def _pairing_cost(search: _Search, paired: Mapping[int, int], late: AbstractSet[int]) -> int:
     """The fault cost of a candidate pairing, by the same :func:`_tally` and :func:`_cost` that score
     the final alignment (the step budget is the same for every pairing, so left out)."""
+    matches, mode, n_calls = search.matches, search.mode, len(search.steps)
     mismatched = 0
     for key in paired.items():
         if not matches[key].ok:
@@ -317,24 +266,19 @@ def _pairing_cost(
     if mode in _FORBIDS_EXTRA:
         wasted = n_calls - len(used)
     else:
-        wasted = sum(1 for c in charged if c not in used and 0 <= c < n_calls)
+        wasted = sum(1 for c in search.charged if c not in used and 0 <= c < n_calls)
     n_missing, wasted_count, fault = _tally(
-        mode, n_refs - len(paired), mismatched, wasted, bool(late)
+        mode, len(search.refs) - len(paired), mismatched, wasted, bool(late)
     )
-    return _cost(costs, n_missing, wasted_count, fault)
+    return _cost(search.costs, n_missing, wasted_count, fault)
 
 
 def _cost_floor(
-    mode: Mode,
-    matches: Mapping[tuple[int, int], StepMatch],
-    n_refs: int,
-    n_calls: int,
-    charged: AbstractSet[int],
-    costs: FaultCosts,
+    search: _Search,
     consistent: int | None = None,
     groups: Mapping[tuple[tuple[int, bool, float], ...], Sequence[int]] | None = None,
 ) -> int:
-    """A lower bound on :func:`_pairing_cost` over every pairing of these candidate pairs.
+    """A lower bound on :func:`_pairing_cost` over every pairing of the search's candidate pairs.
 
     Counted from the candidate pairs alone: no pairing has more fully matching pairs than there are
     steps (or calls) with a fully matching candidate, nor more pairs than there are steps (or calls)
@@ -352,11 +296,13 @@ def _cost_floor(
     pairs at most as many calls as it has candidate steps, so its later calls are always left over
     and each charged one among them is wasted.
     """
+    mode, costs, charged = search.mode, search.costs, search.charged
+    n_refs = len(search.refs)
     ok_refs: set[int] = set()
     ok_calls: set[int] = set()
     any_refs: set[int] = set()
     any_calls: set[int] = set()
-    for (r, c), m in matches.items():
+    for (r, c), m in search.matches.items():
         any_refs.add(r)
         any_calls.add(c)
         if m.ok:
@@ -376,7 +322,9 @@ def _cost_floor(
             costs.missing * (n_refs - most_ok) + costs.wrong_order,
         )
     if mode in _FORBIDS_EXTRA:
-        wasted = n_calls - (min(len(any_refs), len(any_calls)) if requires_all else most_ok)
+        wasted = len(search.steps) - (
+            min(len(any_refs), len(any_calls)) if requires_all else most_ok
+        )
     else:
         wasted = sum(1 for c in charged if c not in any_calls)
         if groups is not None:
@@ -401,14 +349,7 @@ def _interchangeable(
 
 
 def _repeat_candidates(
-    refs: Sequence[RefSpec],
-    n_calls: int,
-    matches: Mapping[tuple[int, int], StepMatch],
-    weights: Mapping[tuple[int, int], float],
-    charged: AbstractSet[int],
-    pair_weight: float,
-    groups: Mapping[tuple[tuple[int, bool, float], ...], list[int]],
-    exits: bool = True,
+    search: _Search, groups: Mapping[tuple[tuple[int, bool, float], ...], list[int]]
 ) -> list[dict[int, int]]:
     """Pairings that try to leave no repeated call over, for when only leftover repeats are charged.
 
@@ -422,22 +363,24 @@ def _repeat_candidates(
     of steps in order, which pairs the copies of a call in turn. The caller keeps whichever
     candidate costs least. No charged repeat: ``[]``.
     """
+    charged, matches, pair_weight = search.charged, search.matches, search.pair_weight
     if not charged:
         return []
     repeated = {
         c for members in groups.values() if any(c in charged for c in members) for c in members
     }
-    n_refs = len(refs)
 
     def rewarded(calls: AbstractSet[int]) -> dict[int, int]:
         # one pair unit per rewarded pair: it outranks the score tie-breaks, never a full match
-        bonus = {key: w + (pair_weight if key[1] in calls else 0.0) for key, w in weights.items()}
-        return _max_weight_matching(bonus, exits=exits)
+        bonus = {
+            key: w + (pair_weight if key[1] in calls else 0.0) for key, w in search.weights.items()
+        }
+        return _max_weight_matching(bonus, exits=search.exits)
 
     first_come: dict[int, int] = {}
     taken: set[int] = set()
-    for r in range(n_refs):
-        for c in range(n_calls):
+    for r in range(len(search.refs)):
+        for c in range(len(search.steps)):
             match = matches.get((r, c))
             if match is not None and match.ok and c not in taken:
                 first_come[r] = c
