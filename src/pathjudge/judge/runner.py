@@ -324,8 +324,10 @@ class AdaptiveLimiter:
                 interval = max(interval, cost / rate)
             credit = min(credit, int(remaining // cost))
         self._interval = min(interval, 120.0)
-        # the server counted every call it has received: what remains is room for new ones
-        self._credit = credit if interval else 0
+        # what remains is room for new calls, less those in flight: an answer's headers may predate
+        # the calls started since (several answers arriving together would each grant the same
+        # room again, and the burst would draw 429s)
+        self._credit = max(0, credit - self.active) if interval else 0
 
 
 @dataclass

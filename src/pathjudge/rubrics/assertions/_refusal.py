@@ -224,7 +224,8 @@ def _refusal_span(text: str) -> tuple[int, int] | None:
     position of an ASCII text; of any other text the span is an approximation)."""
     low = text.lower()
     if not low.isascii() and ("\u2019" in low or "\u2018" in low or "\u02bc" in low):
-        low = low.translate(_APOSTROPHES)  # a dict translate is slow: only where it changes something
+        # a dict translate is slow: only where it changes something
+        low = low.translate(_APOSTROPHES)
     if "n't" not in low and _GATE_WORDS.isdisjoint(low.encode().translate(_TO_SPACE).split()):
         return None
     for subject, form in (("i", _I_FORM), ("we", _WE_FORM)):
