@@ -465,9 +465,9 @@ def grade_run(
     task = plan.task
     tally = _Tally(task.passed.checks)
     for _, check, index, kind in plan.runners:
-        found = _run_check(check, run, plan, trusted=kind != RUN_GUARDED)
-        if found:
-            tally.add(check, found, index, redundant_pairs=kind in (RUN_STEPS, RUN_GUARDED))
+        results = _run_check(check, run, plan, trusted=kind != RUN_GUARDED)
+        if results:
+            tally.add(check, results, index, redundant_pairs=kind in (RUN_STEPS, RUN_GUARDED))
     pairs = tally.pairs or []
     alignment: PathAlignment | None = None
     if plan.references:
