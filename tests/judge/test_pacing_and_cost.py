@@ -269,3 +269,36 @@ def test_a_rate_limited_server_is_met_by_pacing_not_by_429s(api_key: str) -> Non
         throttled = server.throttled
     assert all(isinstance(r, VerdictRecord) for r in run.results.values())
     assert throttled <= 4
+
+
+def test_the_room_the_headers_report_is_shared_less_the_calls_in_flight() -> None:
+    """Two answers arriving together report the same room: the calls sent since the first must not
+    get it again (each would start, and the server would answer 429)."""
+    import time as clock
+
+    reset = datetime.fromtimestamp(clock.time() + 30, tz=UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    headers = {
+        "anthropic-ratelimit-tokens-limit": "6000",
+        "anthropic-ratelimit-tokens-remaining": "300",  # room for 3 calls of 100 tokens
+        "anthropic-ratelimit-tokens-reset": reset,
+    }
+
+    async def scenario() -> int:
+        limiter = AdaptiveLimiter(8)
+        limiter.observe_usage(Usage(input_tokens=80, output_tokens=20))
+        await limiter.acquire()
+        await limiter.acquire()  # two calls in flight, which the headers may not count yet
+        limiter.observe_headers(headers)
+        return limiter._credit
+
+    assert asyncio.run(scenario()) == 1
+
+
+def test_a_reset_under_a_second_ahead_sets_no_refill_rate() -> None:
+    now = datetime(2026, 1, 1, tzinfo=UTC).timestamp() + 0.7  # the reset is 0.3 s on
+    headers = {
+        "anthropic-ratelimit-tokens-limit": "6000",
+        "anthropic-ratelimit-tokens-remaining": "5900",
+        "anthropic-ratelimit-tokens-reset": "2026-01-01T00:00:01Z",
+    }
+    assert ratelimit_state(headers, now=now) == {}

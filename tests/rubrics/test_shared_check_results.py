@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
@@ -346,6 +347,11 @@ _REFUSAL_TEXT = st.lists(
             " ",
             "\n",
             "answer",
+            # a form's word glued to a letter (ASCII or not) is no word of its own
+            "k",
+            "\u00e9",
+            "no information is available",
+            "outside my",
         ]
     ),
     max_size=8,
@@ -413,6 +419,19 @@ def test_valid_json_answers_the_plain_count(calls: list[tuple[bool, bool]], poli
     assert result.status == ("fail" if bad else "pass")
     assert result.score == (len(looked) - len(bad)) / len(looked)
     assert list(result.details["malformed"]) == bad
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["casino information is available", "That is knot in my scope", "a knot in my scope \u00e9"],
+)
+def test_a_form_word_inside_a_longer_word_is_no_refusal_in_any_script(text: str) -> None:
+    """The forms that open on a word ("not", "no", "outside") open on a whole word, so a non-ASCII
+    answer (never screened by words before) reads as its ASCII twin."""
+    from pathjudge.rubrics.assertions.outcome import is_refusal
+
+    assert is_refusal(text, (), ()) is False
+    assert is_refusal(text.replace("knot", "not").replace("casino", "no"), (), ()) is True
 
 
 def test_a_negation_glued_to_an_apostrophe_still_opens_the_refusal_forms() -> None:

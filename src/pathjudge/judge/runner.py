@@ -176,6 +176,8 @@ class AdaptiveLimiter:
         self.limit = float(max_limit)
         self.cooldown = cooldown
         self.active = 0
+        self.calling = 0
+        """Calls sent and not answered yet (``active`` also counts slots held while a start is paced)."""
         self.min_limit_seen = float(max_limit)
         self._pause_until = 0.0
         self._last_cut = -1e9
@@ -219,8 +221,10 @@ class AdaptiveLimiter:
                     try:
                         await self._paced()
                     except BaseException:
-                        self.release()
+                        self.active -= 1
+                        self._wake()
                         raise
+                self.calling += 1
                 return
             waiter: asyncio.Future[None] = loop.create_future()
             self._waiters.append(waiter)
@@ -248,6 +252,7 @@ class AdaptiveLimiter:
 
     def release(self) -> None:
         self.active -= 1
+        self.calling -= 1
         self._wake()
 
     def _wake(self) -> None:
@@ -324,8 +329,10 @@ class AdaptiveLimiter:
                 interval = max(interval, cost / rate)
             credit = min(credit, int(remaining // cost))
         self._interval = min(interval, 120.0)
-        # the server counted every call it has received: what remains is room for new ones
-        self._credit = credit if interval else 0
+        # what remains is room for new calls, less the calls in flight: an answer's headers may
+        # predate the calls sent since (several answers arriving together would each grant the same
+        # room again, and the burst would draw 429s)
+        self._credit = max(0, credit - self.calling) if interval else 0
 
 
 @dataclass

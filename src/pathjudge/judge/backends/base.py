@@ -196,7 +196,8 @@ def ratelimit_state(
     ``-remaining`` and ``-reset`` (the time the limit is full again), for each limit whose three
     values are usable. The refill rate is what the server will add back until the reset:
     ``(limit - remaining) / seconds until reset``; for a full limit, ``limit`` per minute (the
-    API's limits are per minute). Never raises."""
+    API's limits are per minute). A limit whose reset is less than a second ahead is left out: the
+    reset is given in whole seconds, so such a rate could be off by more than double. Never raises."""
     lowered: dict[str, str] | None = None
     state: dict[str, tuple[float, float]] = {}
     clock = time.time() if now is None else now
@@ -223,7 +224,7 @@ def ratelimit_state(
             ahead = when.timestamp() - clock
         except (ValueError, OverflowError):
             continue
-        if ahead > 0:
+        if ahead >= 1.0:  # the reset is whole seconds: a nearer one says little about the rate
             state[name] = (remaining, (limit - remaining) / ahead)
     return state
 

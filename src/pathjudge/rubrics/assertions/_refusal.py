@@ -15,8 +15,10 @@ Free plan can't use webhooks") never matches. Matching is case-insensitive and r
 curly apostrophes alike.
 
 Speed: most answers are not refusals. Every form holds a negation ("not", "no", "can't", "unable",
-a word ending in "n't"), "only", "decline", "refuse", "outside" or "beyond", so an ASCII answer with
-none of these words is told apart by one split into words. Otherwise the forms are tried only where
+a word ending in "n't"), "only", "decline", "refuse", "outside" or "beyond" as a word of its own (a
+form that opens on one of them starts a word: "casino information is available" is no refusal), so an
+answer with none of these words is told apart by one split into words, whatever its script (any
+character other than an ASCII letter or digit splits it). Otherwise the forms are tried only where
 they can start: a first-person form right after a word "I" or "we" followed by a space or an
 apostrophe (found with ``str.find``), every other form only when its key word occurs (``in``), from
 a literal prefix. The patterns nest no repetition, so no answer is slow.
@@ -182,12 +184,18 @@ _GATE_WORDS = frozenset(
         b"mustnt shallnt isnt arent wasnt werent hasnt havent hadnt"
     ).split()
 )
-# ASCII punctuation, apostrophes included, to spaces, as a bytes table (bytes.translate runs at
-# memory speed): a gate word glued to an apostrophe ("we'cannot") is still a word of its own
-_TO_SPACE = bytes(c if chr(c).isalnum() else ord(" ") for c in range(256))
+# every byte but an ASCII letter or digit to a space, as a bytes table (bytes.translate runs at
+# memory speed): a gate word glued to an apostrophe ("we'cannot") or to a letter of another script
+# (each byte of its UTF-8 is split off) is still a word of its own
+_TO_SPACE = bytes(c if c < 128 and chr(c).isalnum() else ord(" ") for c in range(256))
 _I_FORM = re.compile(f"{_OPENING}(?:{'|'.join((*_FIRST_PERSON, *_I_ONLY))})")
 _WE_FORM = re.compile(f"{_OPENING}(?:{'|'.join(_FIRST_PERSON)})")
-_OTHER_FORMS = tuple((anchor, re.compile(form)) for anchor, form in _OTHER)
+_WORD_START = r"(?<![^\W_])"
+"""Not right after a letter or digit: a form that opens on a word opens on a whole word ("knot in
+my scope" holds no "not"), as the word screen reads it."""
+_OTHER_FORMS = tuple(
+    (anchor, re.compile(form if anchor == "n't" else _WORD_START + form)) for anchor, form in _OTHER
+)
 
 
 def recognised_refusal(text: str) -> bool:
@@ -215,10 +223,10 @@ def _refusal_span(text: str) -> tuple[int, int] | None:
     """Where the first built-in refusal form found in ``text`` stands (lower-casing keeps every
     position of an ASCII text; of any other text the span is an approximation)."""
     low = text.lower()
-    if not low.isascii():
-        if "\u2019" in low or "\u2018" in low or "\u02bc" in low:  # a dict translate is slow
-            low = low.translate(_APOSTROPHES)
-    elif "n't" not in low and _GATE_WORDS.isdisjoint(low.encode().translate(_TO_SPACE).split()):
+    if not low.isascii() and ("\u2019" in low or "\u2018" in low or "\u02bc" in low):
+        # a dict translate is slow: only where it changes something
+        low = low.translate(_APOSTROPHES)
+    if "n't" not in low and _GATE_WORDS.isdisjoint(low.encode().translate(_TO_SPACE).split()):
         return None
     for subject, form in (("i", _I_FORM), ("we", _WE_FORM)):
         for follow in (" ", "'"):
