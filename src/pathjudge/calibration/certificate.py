@@ -205,7 +205,7 @@ def require_certified(certifications: tuple[Certification, ...] | list[Certifica
     for one in certifications:
         if one.status != "certified":
             raise CertificateError(
-                f"the judge of criterion {one.criterion!r} is uncertified ({one.reason})",
+                f"the judge of criterion {one.criterion!r} is {one.label}",
                 field="--require-certified",
                 hint="certify this judge configuration with pathjudge calibrate --certify FILE "
                 "and pass it with --certificate FILE, or drop --require-certified",

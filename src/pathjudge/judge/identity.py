@@ -40,6 +40,7 @@ __all__ = [
     "effective_model",
     "identity_changes",
     "judge_identity",
+    "not_judged",
     "uncertified",
 ]
 
@@ -129,13 +130,14 @@ def identity_changes(before: JudgeIdentity, now: JudgeIdentity) -> list[str]:
     return changes
 
 
-CertificationStatus = Literal["certified", "uncertified"]
+CertificationStatus = Literal["certified", "uncertified", "not judged"]
 
 
 class Certification(BaseModel):
     """How far one judged rate can be trusted: certified (by which certificate, when, with which
-    bounds) or uncertified (and why). Every report shows one beside each judged rate; the
-    certificate behind it is :class:`pathjudge.calibration.certificate.Certificate`."""
+    bounds), uncertified (and why), or not judged (no judge ran for it here, and why: ``--fast``, no
+    judge configured). Every report shows one beside each judged rate; the certificate behind it
+    is :class:`pathjudge.calibration.certificate.Certificate`."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -151,11 +153,16 @@ class Certification(BaseModel):
 
     @property
     def label(self) -> str:
-        """``certified (2026-05-01, 95% bounds TPR >= 0.82, ...)`` or ``uncertified (why)``: what
-        reports print beside a judged rate."""
+        """``certified (2026-05-01, 95% bounds TPR >= 0.82, ...)``, ``uncertified (why)`` or
+        ``not judged (why)``: what reports print beside a judged rate."""
         return f"{self.status} ({self.reason})"
 
 
 def uncertified(criterion: str, reason: str = "no certificate") -> Certification:
     """The label of a judged rate with no certificate, or a void one (``reason``)."""
     return Certification(criterion=criterion, status="uncertified", reason=reason)
+
+
+def not_judged(criterion: str, why: str) -> Certification:
+    """The label of a judged rate no judge ran for here (``why``: ``--fast``, no judge configured)."""
+    return Certification(criterion=criterion, status="not judged", reason=why)
