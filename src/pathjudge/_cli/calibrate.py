@@ -445,6 +445,15 @@ _Certify = Annotated[
         help="Write a sealed judge certificate here when the live judge is TRUSTED on --split test.",
     ),
 ]
+_Bias = Annotated[
+    Path | None,
+    typer.Option(
+        "--bias",
+        help="With --certify: the bias battery of this judge and labels (pathjudge bias --json "
+        "FILE), copied into the certificate; a failed must-pass probe writes none (exit 1). "
+        "Without it the certificate says bias: not run.",
+    ),
+]
 _ReuseTest = Annotated[
     bool,
     typer.Option(
@@ -515,6 +524,7 @@ def calibrate(
     slice_min: _SliceMin = 10,
     config_file: _ConfigFile = None,
     certify: _Certify = None,
+    bias: _Bias = None,
     reuse_test: _ReuseTest = False,
     assign_splits: _AssignSplits = False,
 ) -> int:
@@ -554,13 +564,14 @@ def calibrate(
         _require_train_items(label_set)
     honest = None
     if verdicts is not None:
-        _refuse_certify_on_recorded(certify, reuse_test)
+        _refuse_certify_on_recorded(certify, reuse_test, bias)
         verdict_set = load_verdicts(verdicts)
     else:
         session = _session(resolved, samples)
         honest = _honest_test(
-            label_set, criterion or "", session, split_value, certify=certify, reuse_test=reuse_test
-        )
+            label_set, criterion or "", session, split_value, certify=certify,
+            reuse_test=reuse_test, bias=bias,
+        )  # fmt: skip
         verdict_set = _live(
             label_set, criterion or "", session, save=save_verdicts, split=split_value
         )
@@ -577,7 +588,10 @@ def calibrate(
     _check_derived_outputs(report, out, save_verdicts=save_verdicts, inputs=inputs)
     _write_report(report, label_set, out)
     if certify is not None and honest is not None:
-        err_console.print(honest.certify(report, label_set, certify), markup=False)
+        written, said = honest.certify(report, label_set, certify)
+        err_console.print(said, markup=False)
+        if not written and not report_only:
+            return 1
     return 0 if report.trusted or report_only else 1
 
 
@@ -592,12 +606,12 @@ def _slicing(keys: list[str] | None, min_labels: int, items: Path | None) -> Sli
     return Slicing(tuple(dict.fromkeys(keys)), found, min_labels)
 
 
-def _refuse_certify_on_recorded(certify: Path | None, reuse_test: bool) -> None:
-    """--certify and --reuse-test name the judge that runs: refused on recorded --verdicts."""
+def _refuse_certify_on_recorded(certify: Path | None, reuse_test: bool, bias: Path | None) -> None:
+    """--certify, --bias and --reuse-test name the judge that runs: refused on recorded --verdicts."""
     from pathjudge.errors import InputError
 
-    if certify is not None or reuse_test:
-        flag = "--certify" if certify is not None else "--reuse-test"
+    if certify is not None or reuse_test or bias is not None:
+        flag = "--certify" if certify is not None else "--bias" if bias else "--reuse-test"
         raise InputError(
             f"{flag} is for live judging: a certificate names the judge configuration that ran",
             field=flag,
@@ -614,6 +628,7 @@ def _honest_test(
     *,
     certify: Path | None,
     reuse_test: bool,
+    bias: Path | None,
 ) -> HonestTest:
     """The live judge's identity, checked against the test-split ledger when it runs on test."""
     from pathjudge.calibration.ledger import ledger_path
@@ -627,6 +642,7 @@ def _honest_test(
         ledger=ledger_path(session.cache),
         certify=certify is not None,
         reuse_test=reuse_test,
+        bias=bias,
     )
 
 
@@ -964,6 +980,7 @@ _PAIRWISE_ONLY_UNUSED = (
     "unverified_as_unsure",
     "allow_single_class",
     "certify",
+    "bias",
     "reuse_test",
     "assign_splits",
 )

@@ -39,6 +39,7 @@ __all__ = [
     "JudgeIdentity",
     "effective_model",
     "identity_changes",
+    "identity_of",
     "judge_identity",
     "not_judged",
     "uncertified",
@@ -90,13 +91,32 @@ def judge_identity(
     criterion: Criterion, session: JudgeSession, *, temperature: float | None = None
 ) -> JudgeIdentity:
     """The identity of ``session`` judging ``criterion`` (see the module docstring)."""
+    return identity_of(
+        criterion,
+        backend=session.backend,
+        model=session.model,
+        samples=session.samples,
+        temperature=temperature,
+    )
+
+
+def identity_of(
+    criterion: Criterion,
+    *,
+    backend: str,
+    model: str | None,
+    samples: int,
+    temperature: float | None = None,
+) -> JudgeIdentity:
+    """The identity of a ``backend`` judge calling ``model`` (None: the backend's default) with
+    ``samples`` per item on ``criterion``: :func:`judge_identity` without a session."""
     return JudgeIdentity(
         criterion_id=criterion.id,
         criterion_version=criterion.version,
         criterion_hash=criterion.content_hash,
-        backend=session.backend,
-        model=effective_model(session.backend, session.model),
-        samples=session.samples,
+        backend=backend,
+        model=effective_model(backend, model),
+        samples=samples,
         temperature=temperature,
         prompt_template_version=PROMPT_TEMPLATE_VERSION,
     )
@@ -114,8 +134,11 @@ _WHAT = {
 }
 
 
-def identity_changes(before: JudgeIdentity, now: JudgeIdentity) -> list[str]:
-    """What differs from ``before`` to ``now``, one phrase each, in field order (empty: the same).
+def identity_changes(
+    before: JudgeIdentity, now: JudgeIdentity, *, ignore: tuple[str, ...] = ()
+) -> list[str]:
+    """What differs from ``before`` to ``now``, one phrase each, in field order (empty: the same);
+    the fields named in ``ignore`` are not compared.
 
     >>> a = JudgeIdentity(criterion_id="c", criterion_version="1", criterion_hash="h", backend="anthropic",
     ...                   model="m1", samples=1, prompt_template_version=1)
@@ -124,6 +147,8 @@ def identity_changes(before: JudgeIdentity, now: JudgeIdentity) -> list[str]:
     """
     changes = []
     for name, what in _WHAT.items():
+        if name in ignore:
+            continue
         old, new = getattr(before, name), getattr(now, name)
         if old != new:
             changes.append(f"{what} changed from {old!r} to {new!r}")
@@ -150,6 +175,11 @@ class Certification(BaseModel):
         default_factory=dict, description="Each gate's confidence bound, by gate name."
     )
     test_reused: bool = Field(default=False, description="The certificate's test split was reused.")
+    bias: Literal["passed", "not run"] | None = Field(
+        default=None,
+        description="Certified only: whether the certificate holds a passed bias battery "
+        "(pathjudge bias) or none was run.",
+    )
 
     @property
     def label(self) -> str:
