@@ -67,6 +67,17 @@ class JudgeIdentity(BaseModel):
         description="pathjudge's prompt template version (PROMPT_TEMPLATE_VERSION)."
     )
 
+    def judging(self, criterion: Criterion) -> JudgeIdentity:
+        """This judge configuration with ``criterion`` (another wording, other examples) in place
+        of its own."""
+        return self.model_copy(
+            update={
+                "criterion_id": criterion.id,
+                "criterion_version": criterion.version,
+                "criterion_hash": criterion.content_hash,
+            }
+        )
+
     @property
     def digest(self) -> str:
         """``sha256:`` + 24 hex digits of the canonical JSON of every field."""
