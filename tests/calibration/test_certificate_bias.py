@@ -154,3 +154,14 @@ def test_bias_goes_with_certify(
     battery.write_text("{}")
     assert calibrate(labels, server, tmp_path, "--split", "test", "--bias", str(battery)) == 2
     assert "--bias goes with --certify" in capsys.readouterr().err
+
+
+def test_the_certificate_may_not_overwrite_the_bias_battery(
+    labels: Path, server: FakeAnthropic, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    battery = run_bias(labels, server, tmp_path / "cache.sqlite")
+    before = battery.read_text()
+    options = ["--split", "test", "--certify", str(battery), "--bias", str(battery)]
+    assert calibrate(labels, server, tmp_path, *options) == 2
+    assert "--bias" in capsys.readouterr().err
+    assert battery.read_text() == before

@@ -584,7 +584,7 @@ def calibrate(
     )  # fmt: skip
     if honest is not None:
         report = honest.noted(report)
-    inputs = _input_paths(labels, verdicts, unlabelled, config_file, criterion)
+    inputs = {**_input_paths(labels, verdicts, unlabelled, config_file, criterion), "--bias": bias}
     _check_derived_outputs(report, out, save_verdicts=save_verdicts, inputs=inputs)
     _write_report(report, label_set, out)
     if certify is not None and honest is not None:
