@@ -486,6 +486,65 @@ class _Outputs:
     certify: Path | None = None
 
 
+@dataclass(frozen=True)
+class CalibrateOptions:
+    """The options of one ``pathjudge calibrate``, as given on the command line (see its ``--help``)."""
+
+    labels: list[Path]
+    verdicts: Path | None
+    criterion: str | None
+    backend: str | None
+    model: str | None
+    base_url: str | None
+    samples: int
+    concurrency: int | None
+    cache: Path | None
+    save_verdicts: Path | None
+    unlabelled: Path | None
+    json_out: Path | None
+    plots: Path | None
+    html: Path | None
+    gates: str | None
+    split: str | None
+    threshold: float | None
+    confidence: float
+    bootstrap: int
+    seed: int
+    bins: int
+    few_shot: Path | None
+    disagreements: int
+    quiet: bool
+    pairwise: bool
+    unsure_as: str
+    unverified_as_unsure: bool
+    allow_single_class: bool
+    report_only: bool
+    items: Path | None
+    keep_stale: bool
+    slice_by: list[str] | None
+    slice_min: int
+    config_file: Path | None
+    certify: Path | None
+    bias: Path | None
+    reuse_test: bool
+    assign_splits: bool
+
+    @property
+    def outputs(self) -> _Outputs:
+        return _Outputs(
+            self.json_out, self.html, self.plots, self.few_shot, quiet=self.quiet,
+            disagreements=self.disagreements, certify=self.certify,
+        )  # fmt: skip
+
+    @property
+    def inputs(self) -> dict[str, Path | None]:
+        """The command's input files by option, which no output may overwrite."""
+        paths = _input_paths(
+            self.labels, self.verdicts, self.unlabelled, self.config_file, self.criterion
+        )
+        return {**paths, "--bias": self.bias}
+
+
 @app.command()
 def calibrate(
     ctx: typer.Context,
@@ -535,64 +594,90 @@ def calibrate(
     environment > configuration file > defaults (see `pathjudge config`). A live judge evaluated on
     --split test is recorded in the test-split ledger beside the verdict cache: a changed judge on
     the same test split is refused unless --reuse-test."""
+    opts = CalibrateOptions(**{name: value for name, value in locals().items() if name != "ctx"})
+    if pairwise:
+        trusted = _pairwise(
+            ctx, labels, verdicts, opts.outputs, unsure_as=unsure_as, gates=gates,
+            config_file=config_file, confidence=confidence, n_bootstrap=bootstrap, seed=seed,
+        )  # fmt: skip
+        return 0 if trusted or report_only else 1
+    return _calibrate(ctx, opts)
+
+
+def _calibrate(ctx: typer.Context, opts: CalibrateOptions) -> int:
+    """Pass/fail calibration of recorded or live verdicts: print and write the report (and the
+    certificate); the exit code."""
     from pathjudge.calibration.agreement import Gates
     from pathjudge.calibration.calibrate import calibrate as run_calibration
     from pathjudge.calibration.verdicts import load_verdicts
 
-    out = _Outputs(
-        json_out, html, plots, few_shot, quiet=quiet, disagreements=disagreements, certify=certify
-    )
-    if pairwise:
-        trusted = _pairwise(
-            ctx, labels, verdicts, out, unsure_as=unsure_as, gates=gates, config_file=config_file,
-            confidence=confidence, n_bootstrap=bootstrap, seed=seed,
-        )  # fmt: skip
-        return 0 if trusted or report_only else 1
-    live_options = {"--backend": backend, "--model": model, "--base-url": base_url}
-    _refuse_options_of_other_modes(ctx, unsure_as, verdicts, criterion, live_options)
-    split_value = _split(split)
+    live_options = {"--backend": opts.backend, "--model": opts.model, "--base-url": opts.base_url}
+    _refuse_options_of_other_modes(ctx, opts.unsure_as, opts.verdicts, opts.criterion, live_options)
+    split_value = _split(opts.split)
     resolved = _resolve_config(
-        gates, backend, model, base_url, concurrency, cache, config_file, live=verdicts is None
-    )
+        opts.gates, opts.backend, opts.model, opts.base_url, opts.concurrency, opts.cache,
+        opts.config_file, live=opts.verdicts is None,
+    )  # fmt: skip
     gate_values = Gates.model_validate(resolved.config.calibration.model_dump())
-    label_set = _load_label_files(labels, threshold, items, verdicts, keep_stale=keep_stale)
-    if assign_splits:
-        from pathjudge.calibration.splits import assign_splits as assign
-
-        label_set = assign(label_set)
-    if few_shot is not None:
-        _require_train_items(label_set)
-    honest = None
-    if verdicts is not None:
-        _refuse_certify_on_recorded(certify, reuse_test, bias)
-        verdict_set = load_verdicts(verdicts)
-    else:
-        session = _session(resolved, samples)
-        honest = _honest_test(
-            label_set, criterion or "", session, split_value, certify=certify,
-            reuse_test=reuse_test, bias=bias,
-        )  # fmt: skip
-        verdict_set = _live(
-            label_set, criterion or "", session, save=save_verdicts, split=split_value
-        )
-    unl = load_verdicts(unlabelled) if unlabelled is not None else None
+    label_set = _label_set(opts)
+    verdict_set, honest = _verdict_set(opts, label_set, resolved, split_value)
+    unl = load_verdicts(opts.unlabelled) if opts.unlabelled is not None else None
     report = run_calibration(
-        label_set, verdict_set, unlabelled=unl, criterion=criterion, split=split_value,
-        gates=gate_values, confidence=confidence, n_bootstrap=bootstrap, seed=seed, n_bins=bins,
-        allow_single_class=allow_single_class, unverified_as_unsure=unverified_as_unsure,
-        slicing=_slicing(slice_by, slice_min, items),
+        label_set, verdict_set, unlabelled=unl, criterion=opts.criterion, split=split_value,
+        gates=gate_values, confidence=opts.confidence, n_bootstrap=opts.bootstrap, seed=opts.seed,
+        n_bins=opts.bins, allow_single_class=opts.allow_single_class,
+        unverified_as_unsure=opts.unverified_as_unsure,
+        slicing=_slicing(opts.slice_by, opts.slice_min, opts.items),
     )  # fmt: skip
     if honest is not None:
         report = honest.noted(report)
-    inputs = {**_input_paths(labels, verdicts, unlabelled, config_file, criterion), "--bias": bias}
-    _check_derived_outputs(report, out, save_verdicts=save_verdicts, inputs=inputs)
+    out = opts.outputs
+    _check_derived_outputs(report, out, save_verdicts=opts.save_verdicts, inputs=opts.inputs)
     _write_report(report, label_set, out)
-    if certify is not None and honest is not None:
-        written, said = honest.certify(report, label_set, certify)
+    if opts.certify is not None and honest is not None:
+        written, said = honest.certify(report, label_set, opts.certify)
         err_console.print(said, markup=False)
-        if not written and not report_only:
+        if not written and not opts.report_only:
             return 1
-    return 0 if report.trusted or report_only else 1
+    return 0 if report.trusted or opts.report_only else 1
+
+
+def _label_set(opts: CalibrateOptions) -> LabelSet:
+    """The labels of --labels (stale ones checked), with --assign-splits' splits; --few-shot needs
+    train items."""
+    label_set = _load_label_files(
+        opts.labels, opts.threshold, opts.items, opts.verdicts, keep_stale=opts.keep_stale
+    )
+    if opts.assign_splits:
+        from pathjudge.calibration.splits import assign_splits
+
+        label_set = assign_splits(label_set)
+    if opts.few_shot is not None:
+        _require_train_items(label_set)
+    return label_set
+
+
+def _verdict_set(
+    opts: CalibrateOptions,
+    label_set: LabelSet,
+    resolved: ResolvedConfig,
+    split: Literal["train", "dev", "test"] | None,
+) -> tuple[VerdictSet, HonestTest | None]:
+    """The recorded --verdicts, or the live judge's verdicts with its identity checked against the
+    test-split ledger (and --bias) first."""
+    from pathjudge.calibration.verdicts import load_verdicts
+
+    if opts.verdicts is not None:
+        _refuse_certify_on_recorded(opts.certify, opts.reuse_test, opts.bias)
+        return load_verdicts(opts.verdicts), None
+    criterion = opts.criterion or ""
+    session = _session(resolved, opts.samples)
+    honest = _honest_test(
+        label_set, criterion, session, split, certify=opts.certify, reuse_test=opts.reuse_test,
+        bias=opts.bias,
+    )  # fmt: skip
+    live = _live(label_set, criterion, session, save=opts.save_verdicts, split=split)
+    return live, honest
 
 
 def _slicing(keys: list[str] | None, min_labels: int, items: Path | None) -> Slicing | None:
