@@ -60,18 +60,18 @@ def suite_certifications(
 _NOT_RUN = "judged criteria: not run ("
 
 
-def _why_not_judged(source: str, note: str) -> str:
+def _why_not_judged(source: str, note: str | None) -> str:
     """Why no judge ran: ``--fast``, or what the score's judge note says (``note`` is
     :attr:`~pathjudge.scoring.pipeline.ScoreReport.judge_note`, ``judged criteria: not run (why)``)."""
     if source == "fast":
         return "--fast"
-    if note.startswith(_NOT_RUN) and note.endswith(")"):
+    if note is not None and note.startswith(_NOT_RUN) and note.endswith(")"):
         return note[len(_NOT_RUN) : -1]
     return "no judge ran"
 
 
 def for_source(
-    certifications: tuple[Certification, ...], source: str, note: str = ""
+    certifications: tuple[Certification, ...], source: str, note: str | None = None
 ) -> tuple[Certification, ...]:
     """``certifications`` as they stand once the verdicts' ``source`` (and the score's judge
     ``note``) is known: only verdicts of the live judge (``judge``) keep a certification; recorded
