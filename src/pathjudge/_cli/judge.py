@@ -182,18 +182,10 @@ def _resolve(
     budget_usd: float | None,
 ) -> ResolvedConfig:
     """The configuration with the command line's judge options laid over it."""
-    from pathjudge._cli.config import resolve_for_cli
-    from pathjudge.judge.session import backend_name
+    from pathjudge._cli.config import judge_overrides, resolve_for_cli
 
-    overrides: dict[str, object] = {
-        "judge.backend": backend_name(backend, field="--backend") if backend is not None else None,
-        "judge.model": model,
-        "judge.base_url": base_url,
-        "concurrency": concurrency,
-        "cache": cache,
-        "budget_usd": budget_usd,
-    }
-    return resolve_for_cli(overrides, config_file=config_file)
+    overrides = judge_overrides(backend, model, base_url, concurrency, cache)
+    return resolve_for_cli({**overrides, "budget_usd": budget_usd}, config_file=config_file)
 
 
 def _certification(
