@@ -58,7 +58,7 @@ def test_align_finds_the_useful_example_and_tests_once(
     assert sorted(judged[first_test:]) == sorted(TEST)
     assert report.test.calls == len(TEST)
     assert (
-        report.test.criterion_hash == result.criterion.content_hash == report.aligned.content_hash
+        report.test.criterion_hash == result.criterion.content_hash == report.aligned.criterion_hash
     )
     assert report.test.calibration.split == "test"
     assert report.test.calibration.n_labelled == len(TEST)

@@ -93,9 +93,12 @@ def judge(items: Path, server: FakeAnthropic, tmp_path: Path, *options: str) -> 
     return main(argv)
 
 
-def certify(labels: Path, server: FakeAnthropic, tmp_path: Path, **kw: str) -> Path:
+def certify(labels: Path, server: FakeAnthropic, tmp_path: Path, *options: str) -> Path:
     cert = tmp_path / "judge.cert.json"
-    assert calibrate(labels, server, tmp_path, "--split", "test", "--certify", str(cert), **kw) == 0
+    assert (
+        calibrate(labels, server, tmp_path, "--split", "test", "--certify", str(cert), *options)
+        == 0
+    )
     return cert
 
 

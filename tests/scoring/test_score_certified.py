@@ -137,3 +137,43 @@ def test_recorded_verdicts_are_never_certified(
     assert "recorded verdicts" in capsys.readouterr().err
     report = json.loads((tmp_path / "r.json").read_text())
     assert report["certifications"][0]["status"] == "uncertified"
+
+
+@pytest.mark.parametrize(
+    ("options", "why"),
+    [
+        (("--fast",), "not judged (--fast)"),
+        ((), "not judged (no judge configured: set ANTHROPIC_API_KEY"),
+    ],
+    ids=["fast", "no-judge"],
+)
+def test_a_rate_no_judge_ran_for_says_why_not_uncertified(
+    docent: Path,
+    tmp_path: Path,
+    server: FakeAnthropic,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    options: tuple[str, ...],
+    why: str,
+) -> None:
+    monkeypatch.delenv("ANTHROPIC_API_KEY")
+    cert = certificate(tmp_path)
+    argv = [*options, "--certificate", str(cert), "--json", str(tmp_path / "r.json")]
+    assert score(docent, tmp_path, server, *argv, "--junit", str(tmp_path / "r.xml")) == 0
+    assert f"{CRITERION}: {why}" in capsys.readouterr().out
+    (certification,) = json.loads((tmp_path / "r.json").read_text())["certifications"]
+    assert certification["status"] == "not judged"
+    assert f"{certification['status']} ({certification['reason']})".startswith(why)
+    junit = (tmp_path / "r.xml").read_text()
+    assert f'<property name="judged:{CRITERION}" value="pass rate undefined; {why}' in junit
+    assert "uncertified" not in junit
+    assert server.count("POST", "/v1/messages") == 0
+
+
+def test_require_certified_refuses_a_rate_no_judge_ran_for(
+    docent: Path, tmp_path: Path, server: FakeAnthropic, capsys: pytest.CaptureFixture[str]
+) -> None:
+    cert = certificate(tmp_path)
+    assert score(docent, tmp_path, server, "--fast", "--certificate", str(cert),
+                 "--require-certified") == 2  # fmt: skip
+    assert f"criterion {CRITERION!r} is not judged (--fast)" in capsys.readouterr().err

@@ -2,12 +2,18 @@
 
 The search is :func:`pathjudge.calibration.align.align`; this module parses the options, prints the
 budget before anything is judged and each candidate as it is scored (stderr), then the report
-(stdout) and writes the chosen criterion (``-o``) and the JSON report (``--json``). Exit 0 when the
-search and the test evaluation ran (whether or not anything improved), 2 for bad input.
+(stdout) and writes the chosen criterion (``-o``) and the JSON report (``--json``).
+
+The one test evaluation goes through the test-split ledger, as ``calibrate --split test`` does
+(:func:`pathjudge.calibration.test_use.record_test_use`): a changed judge configuration on a test
+split another one already used is refused (exit 2) unless ``--reuse-test``, which the report then
+says. Exit 0 when the chosen judge is TRUSTED on test, 1 when it is NOT TRUSTED (whether or not
+anything improved), 2 for bad input.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -15,6 +21,7 @@ import typer
 
 from pathjudge._cli.app import JSON_HELP, app, err_console, json_to_stdout, out_console, write_json
 from pathjudge._cli.calibrate import (
+    _AssignSplits,
     _Backend,
     _BaseUrl,
     _Bootstrap,
@@ -25,12 +32,17 @@ from pathjudge._cli.calibrate import (
     _Gates,
     _Labels,
     _Model,
+    _ReuseTest,
     _Samples,
 )
 
 if TYPE_CHECKING:
     from pathjudge.calibration.align import AlignReport, AlignStep, BudgetPlan
     from pathjudge.calibration.calibrate import CriterionCalibration
+    from pathjudge.calibration.labels import LabelSet
+    from pathjudge.calibration.ledger import SplitUse
+    from pathjudge.judge.identity import JudgeIdentity
+    from pathjudge.judge.session import JudgeSession
 
 _Criterion = Annotated[
     str, typer.Option(help="The criterion to align: a built-in id or a YAML path.")
@@ -79,14 +91,18 @@ def align(
     bootstrap: _Bootstrap = 2000,
     json_out: _Json = None,
     config_file: _ConfigFile = None,
-) -> None:
+    reuse_test: _ReuseTest = False,
+    assign_splits: _AssignSplits = False,
+) -> int:
     """Search a better judge configuration on train and dev labels, then evaluate it once on test.
 
     Few-shot examples are chosen greedily from the train items to raise the lower bound of
     min(TPR, TNR) on dev; with --proposer-model, a model also rewrites the pass/fail definitions
     from the dev disagreements. The worst-case number of judge calls is printed before anything is
     judged; the search is shrunk to fit --max-calls or refused. Judge options resolve as in
-    `pathjudge calibrate`."""
+    `pathjudge calibrate`. The test evaluation is recorded in the test-split ledger: a changed judge
+    on a used test split is refused unless --reuse-test. Exit 1 when the chosen judge is NOT
+    TRUSTED on test."""
     from pathjudge._cli.calibrate import _load_label_files, _resolve_config
     from pathjudge._io import write_text_atomic
     from pathjudge.calibration.agreement import Gates
@@ -94,6 +110,7 @@ def align(
     from pathjudge.calibration.align import criterion_yaml
     from pathjudge.calibration.proposer import AnthropicProposer
     from pathjudge.judge.cache import VerdictCache
+    from pathjudge.judge.identity import judge_identity
     from pathjudge.judge.session import JudgeSession
     from pathjudge.rubrics.criteria import get_criterion
 
@@ -101,6 +118,10 @@ def align(
         gates, backend, model, base_url, concurrency, cache, config_file, live=True
     )
     label_set = _load_label_files(labels, None, None, None, keep_stale=False)
+    if assign_splits:
+        from pathjudge.calibration.splits import assign_splits as assign
+
+        label_set = assign(label_set)
     start = get_criterion(criterion)
     # labels name the criterion by the path given or by its id
     name = (
@@ -119,7 +140,8 @@ def align(
             samples=session.samples, concurrency=session.concurrency, k=k, proposer=proposer,
             rounds=rounds, gates=Gates.model_validate(resolved.config.calibration.model_dump()),
             seed=seed, confidence=confidence, n_bootstrap=bootstrap, on_plan=_print_plan,
-            on_step=_print_step,
+            on_step=_print_step, identity=judge_identity(start, session),
+            test_use=_ledger(label_set, name, session, reuse_test=reuse_test),
         )  # fmt: skip
     report = result.report
     write_text_atomic(output, criterion_yaml(result.criterion, origin=report.original))
@@ -127,6 +149,24 @@ def align(
     if not json_to_stdout(json_out):
         _render(report)
     write_json(json_out, report.model_dump_json(indent=2))
+    return 0 if report.test.calibration.trust.trusted else 1
+
+
+def _ledger(
+    labels: LabelSet, name: str, session: JudgeSession, *, reuse_test: bool
+) -> Callable[[JudgeIdentity], SplitUse]:
+    """Records the test evaluation of the chosen judge in the test-split ledger beside the cache."""
+    from pathjudge.calibration.ledger import ledger_path
+    from pathjudge.calibration.test_use import record_test_use
+
+    key = name if name in labels.criteria else None
+
+    def use(identity: JudgeIdentity) -> SplitUse:
+        return record_test_use(
+            labels, key, identity, ledger=ledger_path(session.cache), reuse_test=reuse_test
+        )
+
+    return use
 
 
 def _print_plan(plan: BudgetPlan) -> None:
@@ -171,14 +211,16 @@ def _render(report: AlignReport) -> None:
         out_console.print(Prose(text, indent=2, hanging=True))
 
     original, aligned = report.original, report.aligned
-    say(f"align {original.id}: {original.version} ({original.content_hash}) -> "
-        f"{aligned.version} ({aligned.content_hash})")  # fmt: skip
+    say(f"align {original.criterion_id}: {original.criterion_version} ({original.criterion_hash}) "
+        f"-> {aligned.criterion_version} ({aligned.criterion_hash})")  # fmt: skip
     say(f"objective: {report.objective}")
     say(f"examples: {', '.join(report.examples) or 'none'}; clarification: "
         f"{'kept' if report.clarification else 'none'}")  # fmt: skip
     say(f"dev before (gated): {_numbers(report.dev_before)}")
     say(f"dev after (gated): {_numbers(report.dev_after)}")
-    say(f"test, once, criterion {report.test.criterion_hash}: {_numbers(report.test.calibration)}")
+    reused = " (test split reused: --reuse-test)" if report.test.test_reused else ""
+    say(f"test, once, criterion {report.test.criterion_hash}{reused}: "
+        f"{_numbers(report.test.calibration)}")  # fmt: skip
     say(f"judge calls: {report.judge_calls} of --max-calls {report.budget.max_calls} "
         f"(test {report.test.calls}); proposer calls: {report.proposer_calls}")  # fmt: skip
     for note in report.notes:

@@ -479,6 +479,15 @@ _Certify = Annotated[
         help="Write a sealed judge certificate here when the live judge is TRUSTED on --split test.",
     ),
 ]
+_Bias = Annotated[
+    Path | None,
+    typer.Option(
+        "--bias",
+        help="With --certify: the bias battery of this judge and labels (pathjudge bias --json "
+        "FILE), copied into the certificate; a failed must-pass probe writes none (exit 1). "
+        "Without it the certificate says bias: not run.",
+    ),
+]
 _ReuseTest = Annotated[
     bool,
     typer.Option(
@@ -509,6 +518,65 @@ class _Outputs:
     quiet: bool
     disagreements: int
     certify: Path | None = None
+
+
+@dataclass(frozen=True)
+class CalibrateOptions:
+    """The options of one ``pathjudge calibrate``, as given on the command line (see its ``--help``)."""
+
+    labels: list[Path]
+    verdicts: Path | None
+    criterion: str | None
+    backend: str | None
+    model: str | None
+    base_url: str | None
+    samples: int
+    concurrency: int | None
+    cache: Path | None
+    save_verdicts: Path | None
+    unlabelled: Path | None
+    json_out: Path | None
+    plots: Path | None
+    html: Path | None
+    gates: str | None
+    split: str | None
+    threshold: float | None
+    confidence: float
+    bootstrap: int
+    seed: int
+    bins: int
+    few_shot: Path | None
+    disagreements: int
+    quiet: bool
+    pairwise: bool
+    unsure_as: str
+    unverified_as_unsure: bool
+    allow_single_class: bool
+    report_only: bool
+    items: Path | None
+    keep_stale: bool
+    slice_by: list[str] | None
+    slice_min: int
+    config_file: Path | None
+    certify: Path | None
+    bias: Path | None
+    reuse_test: bool
+    assign_splits: bool
+
+    @property
+    def outputs(self) -> _Outputs:
+        return _Outputs(
+            self.json_out, self.html, self.plots, self.few_shot, quiet=self.quiet,
+            disagreements=self.disagreements, certify=self.certify,
+        )  # fmt: skip
+
+    @property
+    def inputs(self) -> dict[str, Path | None]:
+        """The command's input files by option, which no output may overwrite."""
+        paths = _input_paths(
+            self.labels, self.verdicts, self.unlabelled, self.config_file, self.criterion
+        )
+        return {**paths, "--bias": self.bias}
 
 
 @app.command()
@@ -549,6 +617,7 @@ def calibrate(
     slice_min: _SliceMin = 10,
     config_file: _ConfigFile = None,
     certify: _Certify = None,
+    bias: _Bias = None,
     reuse_test: _ReuseTest = False,
     assign_splits: _AssignSplits = False,
 ) -> int:
@@ -559,61 +628,91 @@ def calibrate(
     environment > configuration file > defaults (see `pathjudge config`). A live judge evaluated on
     --split test is recorded in the test-split ledger beside the verdict cache: a changed judge on
     the same test split is refused unless --reuse-test."""
+    opts = CalibrateOptions(**{name: value for name, value in locals().items() if name != "ctx"})
+    if pairwise:
+        trusted = _pairwise(
+            ctx, labels, verdicts, opts.outputs, unsure_as=unsure_as, gates=gates,
+            config_file=config_file, confidence=confidence, n_bootstrap=bootstrap, seed=seed,
+        )  # fmt: skip
+        return 0 if trusted or report_only else 1
+    return _calibrate(ctx, opts)
+
+
+def _calibrate(ctx: typer.Context, opts: CalibrateOptions) -> int:
+    """Pass/fail calibration of recorded or live verdicts: print and write the report (and the
+    certificate); the exit code."""
     from pathjudge.calibration.agreement import Gates
     from pathjudge.calibration.calibrate import calibrate as run_calibration
     from pathjudge.calibration.verdicts import load_verdicts
 
-    out = _Outputs(
-        json_out, html, plots, few_shot, quiet=quiet, disagreements=disagreements, certify=certify
-    )
-    if pairwise:
-        trusted = _pairwise(
-            ctx, labels, verdicts, out, unsure_as=unsure_as, gates=gates, config_file=config_file,
-            confidence=confidence, n_bootstrap=bootstrap, seed=seed,
-        )  # fmt: skip
-        return 0 if trusted or report_only else 1
-    live_options = {"--backend": backend, "--model": model, "--base-url": base_url}
-    _refuse_options_of_other_modes(ctx, unsure_as, verdicts, criterion, live_options)
-    split_value = _split(split)
+    live_options = {"--backend": opts.backend, "--model": opts.model, "--base-url": opts.base_url}
+    _refuse_options_of_other_modes(ctx, opts.unsure_as, opts.verdicts, opts.criterion, live_options)
+    split_value = _split(opts.split)
     resolved = _resolve_config(
-        gates, backend, model, base_url, concurrency, cache, config_file, live=verdicts is None
-    )
+        opts.gates, opts.backend, opts.model, opts.base_url, opts.concurrency, opts.cache,
+        opts.config_file, live=opts.verdicts is None,
+    )  # fmt: skip
     gate_values = Gates.model_validate(resolved.config.calibration.model_dump())
-    label_set = _load_label_files(labels, threshold, items, verdicts, keep_stale=keep_stale)
-    if assign_splits:
-        from pathjudge.calibration.splits import assign_splits as assign
-
-        label_set = assign(label_set)
-    if few_shot is not None:
-        _require_train_items(label_set)
-    honest = None
-    if verdicts is not None:
-        _refuse_certify_on_recorded(certify, reuse_test)
-        verdict_set = load_verdicts(verdicts)
-    else:
-        session = _session(resolved, samples)
-        honest = _honest_test(
-            label_set, criterion or "", session, split_value, certify=certify, reuse_test=reuse_test
-        )
-        verdict_set = _live(
-            label_set, criterion or "", session, save=save_verdicts, split=split_value
-        )
-    unl = load_verdicts(unlabelled) if unlabelled is not None else None
+    label_set = _label_set(opts)
+    verdict_set, honest = _verdict_set(opts, label_set, resolved, split_value)
+    unl = load_verdicts(opts.unlabelled) if opts.unlabelled is not None else None
     report = run_calibration(
-        label_set, verdict_set, unlabelled=unl, criterion=criterion, split=split_value,
-        gates=gate_values, confidence=confidence, n_bootstrap=bootstrap, seed=seed, n_bins=bins,
-        allow_single_class=allow_single_class, unverified_as_unsure=unverified_as_unsure,
-        slicing=_slicing(slice_by, slice_min, items),
+        label_set, verdict_set, unlabelled=unl, criterion=opts.criterion, split=split_value,
+        gates=gate_values, confidence=opts.confidence, n_bootstrap=opts.bootstrap, seed=opts.seed,
+        n_bins=opts.bins, allow_single_class=opts.allow_single_class,
+        unverified_as_unsure=opts.unverified_as_unsure,
+        slicing=_slicing(opts.slice_by, opts.slice_min, opts.items),
     )  # fmt: skip
     if honest is not None:
         report = honest.noted(report)
-    inputs = _input_paths(labels, verdicts, unlabelled, config_file, criterion)
-    _check_derived_outputs(report, out, save_verdicts=save_verdicts, inputs=inputs)
+    out = opts.outputs
+    _check_derived_outputs(report, out, save_verdicts=opts.save_verdicts, inputs=opts.inputs)
     _write_report(report, label_set, out)
-    if certify is not None and honest is not None:
-        err_console.print(honest.certify(report, label_set, certify), markup=False)
+    if opts.certify is not None and honest is not None:
+        written, said = honest.certify(report, label_set, opts.certify)
+        err_console.print(said, markup=False)
+        if not written and not opts.report_only:
+            return 1
     passed = report.trusted and not report.failed_slices
-    return 0 if passed or report_only else 1
+    return 0 if passed or opts.report_only else 1
+
+
+def _label_set(opts: CalibrateOptions) -> LabelSet:
+    """The labels of --labels (stale ones checked), with --assign-splits' splits; --few-shot needs
+    train items."""
+    label_set = _load_label_files(
+        opts.labels, opts.threshold, opts.items, opts.verdicts, keep_stale=opts.keep_stale
+    )
+    if opts.assign_splits:
+        from pathjudge.calibration.splits import assign_splits
+
+        label_set = assign_splits(label_set)
+    if opts.few_shot is not None:
+        _require_train_items(label_set)
+    return label_set
+
+
+def _verdict_set(
+    opts: CalibrateOptions,
+    label_set: LabelSet,
+    resolved: ResolvedConfig,
+    split: Literal["train", "dev", "test"] | None,
+) -> tuple[VerdictSet, HonestTest | None]:
+    """The recorded --verdicts, or the live judge's verdicts with its identity checked against the
+    test-split ledger (and --bias) first."""
+    from pathjudge.calibration.verdicts import load_verdicts
+
+    if opts.verdicts is not None:
+        _refuse_certify_on_recorded(opts.certify, opts.reuse_test, opts.bias)
+        return load_verdicts(opts.verdicts), None
+    criterion = opts.criterion or ""
+    session = _session(resolved, opts.samples)
+    honest = _honest_test(
+        label_set, criterion, session, split, certify=opts.certify, reuse_test=opts.reuse_test,
+        bias=opts.bias,
+    )  # fmt: skip
+    live = _live(label_set, criterion, session, save=opts.save_verdicts, split=split)
+    return live, honest
 
 
 def _slicing(keys: list[str] | None, min_labels: int, items: Path | None) -> Slicing | None:
@@ -627,12 +726,12 @@ def _slicing(keys: list[str] | None, min_labels: int, items: Path | None) -> Sli
     return Slicing(tuple(dict.fromkeys(keys)), found, min_labels)
 
 
-def _refuse_certify_on_recorded(certify: Path | None, reuse_test: bool) -> None:
-    """--certify and --reuse-test name the judge that runs: refused on recorded --verdicts."""
+def _refuse_certify_on_recorded(certify: Path | None, reuse_test: bool, bias: Path | None) -> None:
+    """--certify, --bias and --reuse-test name the judge that runs: refused on recorded --verdicts."""
     from pathjudge.errors import InputError
 
-    if certify is not None or reuse_test:
-        flag = "--certify" if certify is not None else "--reuse-test"
+    if certify is not None or reuse_test or bias is not None:
+        flag = "--certify" if certify is not None else "--bias" if bias else "--reuse-test"
         raise InputError(
             f"{flag} is for live judging: a certificate names the judge configuration that ran",
             field=flag,
@@ -649,6 +748,7 @@ def _honest_test(
     *,
     certify: Path | None,
     reuse_test: bool,
+    bias: Path | None,
 ) -> HonestTest:
     """The live judge's identity, checked against the test-split ledger when it runs on test."""
     from pathjudge.calibration.ledger import ledger_path
@@ -662,6 +762,7 @@ def _honest_test(
         ledger=ledger_path(session.cache),
         certify=certify is not None,
         reuse_test=reuse_test,
+        bias=bias,
     )
 
 
@@ -732,18 +833,11 @@ def _resolve_config(
     live: bool,
 ) -> ResolvedConfig:
     """The configuration with the command line's judge options and --gates laid over it."""
-    from pathjudge._cli.config import resolve_for_cli
+    from pathjudge._cli.config import judge_overrides, resolve_for_cli
     from pathjudge.calibration.agreement import parse_gates
-    from pathjudge.judge.session import backend_name
 
     given_gates = parse_gates(gates or "")
-    overrides: dict[str, object] = {
-        "judge.backend": backend_name(backend, field="--backend") if backend is not None else None,
-        "judge.model": model,
-        "judge.base_url": base_url,
-        "concurrency": concurrency,
-        "cache": cache,
-    }
+    overrides = judge_overrides(backend, model, base_url, concurrency, cache)
     for name in given_gates.model_fields_set:
         overrides[f"calibration.{name}"] = getattr(given_gates, name)
     # the twin warning is about a judge grading its own model: only when a judge runs here
@@ -999,6 +1093,7 @@ _PAIRWISE_ONLY_UNUSED = (
     "unverified_as_unsure",
     "allow_single_class",
     "certify",
+    "bias",
     "reuse_test",
     "assign_splits",
 )

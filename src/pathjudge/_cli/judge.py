@@ -9,12 +9,17 @@ Verdicts and failures are written and cached in every case, so a rerun resumes.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from pathjudge._cli.app import JSON_HELP, app, err_console, json_to_stdout, out_console, write_json
 from pathjudge._cli.certificates import CertificateOption, RequireCertifiedOption
+
+if TYPE_CHECKING:
+    from pathjudge.config import ResolvedConfig
+    from pathjudge.judge.identity import Certification
+    from pathjudge.judge.session import JudgeSession
 
 # The built-in criteria, spelled out for --help without importing the criteria library at start-up;
 # tests/judge/test_cli_help_criteria.py keeps it equal to pathjudge.rubrics.criteria.BUILTIN_CRITERIA.
@@ -125,28 +130,14 @@ def judge(
     Backend, model, base URL, concurrency, cache and budget resolve command line > PATHJUDGE_*
     environment > configuration file > defaults (see `pathjudge config`). The verdict counts are
     labelled certified (--certificate FILE names this judge) or uncertified."""
-    from pathjudge._cli.certificates import checked, read_certificates
-    from pathjudge._cli.config import resolve_for_cli
-    from pathjudge.calibration.certificate import certifications_for
-    from pathjudge.judge.identity import judge_identity
     from pathjudge.judge.items import judge_items
-    from pathjudge.judge.session import JudgeSession, backend_name
+    from pathjudge.judge.session import JudgeSession
     from pathjudge.report.progress import progress_bars
-    from pathjudge.rubrics.criteria import get_criterion
 
-    resolved = resolve_for_cli(
-        {
-            "judge.backend": backend_name(backend, field="--backend")
-            if backend is not None
-            else None,
-            "judge.model": model,
-            "judge.base_url": base_url,
-            "concurrency": concurrency,
-            "cache": cache,
-            "budget_usd": budget_usd,
-        },
-        config_file=config_file,
-    )
+    resolved = _resolve(
+        config_file, backend=backend, model=model, base_url=base_url, concurrency=concurrency,
+        cache=cache, budget_usd=budget_usd,
+    )  # fmt: skip
     session = JudgeSession.resolve(
         config=resolved,
         samples=samples,
@@ -157,9 +148,7 @@ def judge(
         poll_interval=poll_interval,
         progress=progress_bars(progress),
     )
-    running = judge_identity(get_criterion(criterion), session)
-    found = certifications_for(read_certificates(certificate), [running])
-    (certification,) = checked(found, require=require_certified)
+    certification = _certification(criterion, session, certificate, require=require_certified)
     import json
 
     from pathjudge.errors import JudgeFailuresError
@@ -180,3 +169,36 @@ def judge(
         console.print(exc.summary, markup=False)
         raise
     console.print(summary, markup=False)
+
+
+def _resolve(
+    config_file: Path | None,
+    *,
+    backend: str | None,
+    model: str | None,
+    base_url: str | None,
+    concurrency: int | None,
+    cache: Path | None,
+    budget_usd: float | None,
+) -> ResolvedConfig:
+    """The configuration with the command line's judge options laid over it."""
+    from pathjudge._cli.config import judge_overrides, resolve_for_cli
+
+    overrides = judge_overrides(backend, model, base_url, concurrency, cache)
+    return resolve_for_cli({**overrides, "budget_usd": budget_usd}, config_file=config_file)
+
+
+def _certification(
+    criterion: str, session: JudgeSession, certificates: list[Path] | None, *, require: bool
+) -> Certification:
+    """The running judge's label by --certificate; --require-certified refuses an uncertified one
+    here, before anything is judged."""
+    from pathjudge._cli.certificates import checked, read_certificates
+    from pathjudge.calibration.certificate import certifications_for
+    from pathjudge.judge.identity import judge_identity
+    from pathjudge.rubrics.criteria import get_criterion
+
+    running = judge_identity(get_criterion(criterion), session)
+    found = certifications_for(read_certificates(certificates), [running])
+    (certification,) = checked(found, require=require)
+    return certification

@@ -288,7 +288,10 @@ def score(
     certified = _certifications(opts, loaded, judge)
     report = _run(opts, loaded, config, judge)
     report = report.model_copy(
-        update={"suite_file": str(suite), "certifications": for_source(certified, report.judge)}
+        update={
+            "suite_file": str(suite),
+            "certifications": for_source(certified, report.judge, report.judge_note),
+        }
     )
     _write_outputs(opts, report, loaded)
     _print_results(opts, report)

@@ -29,7 +29,10 @@ reserve) is not judged and the search ends there.
 
 Test items are never judged during the search (nor shown to the proposer). The chosen criterion is
 judged once on test and calibrated with ``split="test"``; the report records it with the criterion
-hash it used.
+hash it used. Before that evaluation, ``test_use`` (the CLI passes the test-split ledger's
+:func:`~pathjudge.calibration.test_use.record_test_use`) sees the chosen judge's identity: it refuses
+(raises) a changed configuration on a test split another configuration already used, or records a
+reuse, which the report then notes.
 """
 
 from __future__ import annotations
@@ -52,11 +55,13 @@ from pathjudge.calibration.live import judge_labelled, labelled_requests
 from pathjudge.calibration.proposer import Clarification, ProposalCase, Proposer
 from pathjudge.errors import ConfigError, InputError, LabelsError
 from pathjudge.judge.backends.base import BackendCallError, cost_usd
+from pathjudge.judge.identity import JudgeIdentity, identity_of
 from pathjudge.judge.prompt import render_prompt
 from pathjudge.judge.runner import make_jobs, sample_keys
 from pathjudge.rubrics.criteria import Criterion, CriterionExample, input_text
 
 if TYPE_CHECKING:
+    from pathjudge.calibration.ledger import SplitUse
     from pathjudge.judge.backends.base import JudgeBackend
     from pathjudge.judge.cache import VerdictCache
 
@@ -66,7 +71,6 @@ __all__ = [
     "AlignResult",
     "AlignStep",
     "BudgetPlan",
-    "CriterionRef",
     "TestEvaluation",
     "align",
     "criterion_yaml",
@@ -84,18 +88,6 @@ OBJECTIVE = "lower bound of min(TPR, TNR), gated (unsure counts as wrong); ties:
 
 class _Model(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
-
-
-class CriterionRef(_Model):
-    """Which criterion: id, version and content hash."""
-
-    id: str
-    version: str
-    content_hash: str
-
-    @classmethod
-    def of(cls, criterion: Criterion) -> CriterionRef:
-        return cls(id=criterion.id, version=criterion.version, content_hash=criterion.content_hash)
 
 
 class AlignStep(_Model):
@@ -138,6 +130,11 @@ class TestEvaluation(_Model):
     criterion_hash: str
     calls: int
     calibration: CriterionCalibration
+    test_reused: bool = Field(
+        default=False,
+        description="True when a changed judge configuration reused an already used test split "
+        "(--reuse-test).",
+    )
 
 
 class AlignReport(_Model):
@@ -146,8 +143,10 @@ class AlignReport(_Model):
     schema_version: Literal[1] = ALIGN_SCHEMA_VERSION
     labels_file: str | None
     objective: str = OBJECTIVE
-    original: CriterionRef
-    aligned: CriterionRef
+    original: JudgeIdentity = Field(description="The judge configuration the search started from.")
+    aligned: JudgeIdentity = Field(
+        description="The chosen one (the original when none was better)."
+    )
     improved: bool
     examples: tuple[str, ...] = Field(description="Train items added as few-shot examples.")
     clarification: Clarification | None
@@ -178,15 +177,15 @@ def objective(calibration: CriterionCalibration) -> tuple[float, float]:
     return low, kappa if kappa is not None else -math.inf
 
 
-def criterion_yaml(criterion: Criterion, *, origin: CriterionRef | None = None) -> str:
+def criterion_yaml(criterion: Criterion, *, origin: JudgeIdentity | None = None) -> str:
     """The criterion as a YAML file :func:`~pathjudge.rubrics.criteria.parse_criterion` reads back
     to the same content hash; a header comment names the hash (and what it was aligned from)."""
     header = [f"# content hash {criterion.content_hash}"]
     if origin is not None:
         header.insert(
             0,
-            f"# aligned by pathjudge align from {origin.id} version {origin.version} "
-            f"({origin.content_hash})",
+            f"# aligned by pathjudge align from {origin.criterion_id} version "
+            f"{origin.criterion_version} ({origin.criterion_hash})",
         )
     body = dump_yaml(criterion.model_dump(mode="json", exclude_none=True))
     return "\n".join(header) + "\n" + body
@@ -486,8 +485,11 @@ def _clarify(
     return kept, calls
 
 
-def _check_splits(labels: LabelSet, name: str) -> tuple[list[LabelledItem], int, int]:
-    """The train items, and how many dev and test items; refuse what align cannot use."""
+def _check_splits(
+    labels: LabelSet, name: str, *, searchable: bool
+) -> tuple[list[LabelledItem], int, int]:
+    """The train items, and how many dev and test items; refuse what align cannot use (no train
+    items is nothing to search unless ``searchable``: a proposer is configured)."""
     dev = _items(labels, name, "dev")
     test = _items(labels, name, "test")
     for split, items in (("dev", dev), ("test", test)):
@@ -508,7 +510,16 @@ def _check_splits(labels: LabelSet, name: str) -> tuple[list[LabelledItem], int,
             field="label",
             hint="move labelled items of the other class into the dev split",
         )
-    return _items(labels, name, "train"), len(dev), len(test)
+    train = _items(labels, name, "train")
+    if not train and not searchable:
+        raise LabelsError(
+            f"align has nothing to search for criterion {name!r}: no train items to choose "
+            "few-shot examples from, and no proposer",
+            file=labels.file,
+            field="split",
+            hint='mark some labelled items "split": "train", or configure a proposer',
+        )
+    return train, len(dev), len(test)
 
 
 def _chars_per_call(criterion: Criterion, labels: LabelSet, name: str, k: int) -> float:
@@ -539,23 +550,20 @@ def align(
     n_bootstrap: int = 2000,
     on_plan: Callable[[BudgetPlan], None] | None = None,
     on_step: Callable[[AlignStep], None] | None = None,
+    identity: JudgeIdentity | None = None,
+    test_use: Callable[[JudgeIdentity], SplitUse | None] | None = None,
 ) -> AlignResult:
     """Search few-shot examples (and, with ``proposer``, clarifications) on dev, then test once.
 
     ``name`` is the criterion as the labels name it (its id or the path given). ``on_plan`` sees
-    the budget before anything is judged; ``on_step`` each candidate as it is scored. See the
-    module docstring for the search, the objective and the budget.
+    the budget before anything is judged; ``on_step`` each candidate as it is scored. ``identity``
+    is the judge's identity on ``criterion`` (:func:`~pathjudge.judge.identity.judge_identity` of its
+    session; default: read off ``backend``); ``test_use`` sees the chosen judge's identity before
+    the test evaluation and may refuse it by raising. See the module docstring for the search,
+    the objective, the budget and the test evaluation.
     """
     gates = gates or Gates()
-    train, n_dev, n_test = _check_splits(labels, name)
-    if not train and proposer is None:
-        raise LabelsError(
-            f"align has nothing to search for criterion {name!r}: no train items to choose "
-            "few-shot examples from, and no proposer",
-            file=labels.file,
-            field="split",
-            hint='mark some labelled items "split": "train", or configure a proposer',
-        )
+    train, n_dev, n_test = _check_splits(labels, name, searchable=proposer is not None)
     pool = _pool(train, seed)
     for item in pool:
         _example(item, criterion, labels.file)  # refuse unusable train items before judging
@@ -585,23 +593,45 @@ def align(
     except _OutOfCalls:
         notes.append(f"the search stopped at --max-calls {max_calls} (the test evaluation's "
                      f"{n_test * samples} calls kept in reserve)")  # fmt: skip
-    return _finish(search, criterion, dev_before, plan, clarification, proposer_calls, notes)
+    if identity is None:
+        identity = identity_of(
+            criterion, backend=backend.name, model=backend.model, samples=samples
+        )
+    found = _Found(criterion, dev_before, plan, clarification, proposer_calls)
+    return _finish(search, found, identity, test_use, notes)
+
+
+@dataclass(frozen=True)
+class _Found:
+    """What the search started from and found, for the report."""
+
+    original: Criterion
+    dev_before: CriterionCalibration
+    plan: BudgetPlan
+    clarification: Clarification | None
+    proposer_calls: int
 
 
 def _finish(
     search: _Search,
-    original: Criterion,
-    dev_before: CriterionCalibration,
-    plan: BudgetPlan,
-    clarification: Clarification | None,
-    proposer_calls: int,
+    found: _Found,
+    identity: JudgeIdentity,
+    test_use: Callable[[JudgeIdentity], SplitUse | None] | None,
     notes: list[str],
 ) -> AlignResult:
-    """The one test evaluation of the chosen criterion, and the report."""
+    """The one test evaluation of the chosen criterion (recorded by ``test_use`` first), and the
+    report."""
+    from pathjudge.calibration.test_use import reuse_note
+
     judge = search.judge
     assert search.best_dev is not None
     search_calls = judge.spent
+    chosen = identity.judging(search.best)
+    use = test_use(chosen) if test_use is not None else None
+    if (note := reuse_note(use)) is not None:
+        notes.append(note)
     test, test_calls = judge.run(search.best, "test")
+    original = found.original
     improved = search.best.content_hash != original.content_hash
     if not improved:
         notes.append("no candidate beat the criterion as given on dev: it is kept unchanged")
@@ -612,19 +642,22 @@ def _finish(
                      "their reasoning only names the human label: write one and rerun")  # fmt: skip
     report = AlignReport(
         labels_file=judge.labels.file,
-        original=CriterionRef.of(original),
-        aligned=CriterionRef.of(search.best),
+        original=identity.judging(original),
+        aligned=chosen,
         improved=improved,
         examples=tuple(search.examples),
-        clarification=clarification,
-        dev_before=dev_before,
+        clarification=found.clarification,
+        dev_before=found.dev_before,
         dev_after=search.best_dev,
         test=TestEvaluation(
-            criterion_hash=search.best.content_hash, calls=test_calls, calibration=test
+            criterion_hash=search.best.content_hash,
+            calls=test_calls,
+            calibration=test,
+            test_reused=use is not None and use.reused,
         ),
-        budget=plan,
+        budget=found.plan,
         judge_calls=search_calls + test_calls,
-        proposer_calls=proposer_calls,
+        proposer_calls=found.proposer_calls,
         steps=tuple(search.steps),
         notes=tuple(notes),
     )

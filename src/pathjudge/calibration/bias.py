@@ -30,6 +30,11 @@ items with an unsure or failed verdict left out), with the same interval and sta
 
 The battery passes when no must-pass probe (length, position, sycophancy) is ``fail`` or ``error``;
 advisory probes are reported and never fail it.
+
+The report records the judge it probed (:func:`~pathjudge.judge.identity.judge_identity`) and the
+content hash of the labelled items it ran on (:func:`~pathjudge.calibration.splits.split_hash` over
+every split), so that ``pathjudge calibrate --certify FILE --bias BIAS.json`` can check that the
+battery probed the judge it certifies, on the same labels.
 """
 
 from __future__ import annotations
@@ -55,8 +60,10 @@ from pathjudge.calibration.bias_probes import (
 from pathjudge.calibration.estimate import Estimate, PairedCounts, paired_difference, proportion
 from pathjudge.calibration.labels import LabelledItem, LabelSet, Split
 from pathjudge.calibration.live import labelled_items
+from pathjudge.calibration.splits import split_hash
 from pathjudge.config import normalize_model
 from pathjudge.errors import BudgetExceededError, InputError
+from pathjudge.judge.identity import JudgeIdentity, judge_identity
 from pathjudge.judge.runner import JudgeJob, JudgeRun
 from pathjudge.judge.session import JudgeSession
 from pathjudge.judge.verdict import JudgeResult, VerdictRecord
@@ -125,6 +132,11 @@ class BiasReport(BaseModel):
     labels_file: str | None
     criterion: str
     criterion_hash: str
+    judge: JudgeIdentity = Field(description="The judge configuration the battery probed.")
+    labels_hash: str = Field(
+        description="Content hash of the criterion's labelled items (ids, labels, groups; any "
+        "split), what calibrate --certify --bias compares."
+    )
     field: str = Field(description="The input the probes change.")
     backend: str
     model: str
@@ -392,6 +404,10 @@ def run_bias(
         labels_file=labels.file,
         criterion=criterion.id,
         criterion_hash=criterion.content_hash,
+        judge=judge_identity(criterion, session),
+        labels_hash=split_hash(
+            labels, criterion_ref if criterion_ref in labels.criteria else None, split
+        ),
         field=target,
         backend=first.backend if first is not None else session.backend,
         model=model,

@@ -4,7 +4,8 @@
 evaluated split: the judge's identity (:class:`~pathjudge.judge.identity.JudgeIdentity`: criterion
 id, version and content hash, backend, model, samples, temperature, prompt template version), the
 labels' hash and each split's hash, the gate thresholds and results with their confidence bounds,
-the bias results, whether the test split was reused, the date and the pathjudge version. The
+the bias battery's results (``--bias BIAS.json``, see :func:`bias_results`; ``None``: not run), whether
+the test split was reused, the date and the pathjudge version. The
 ``seal`` is ``sha256:`` + the hex sha256 of the certificate's canonical JSON (sorted keys, no
 spaces) without the seal, so any edit is caught: :func:`read_certificate` refuses a certificate
 whose seal does not match (:class:`~pathjudge.errors.CertificateError`).
@@ -25,7 +26,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from pathjudge._io import write_text_atomic
 from pathjudge.calibration._document import read_document
@@ -40,12 +41,16 @@ from pathjudge.judge.identity import (
 )
 
 if TYPE_CHECKING:
+    from pathjudge.calibration.bias import BiasReport
     from pathjudge.calibration.calibrate import CriterionCalibration
     from pathjudge.calibration.labels import LabelSet
 
 __all__ = [
     "CERTIFICATE_SCHEMA_VERSION",
+    "BiasProbeResult",
+    "BiasResults",
     "Certificate",
+    "bias_results",
     "certificate_for",
     "certifications_for",
     "certify_judge",
@@ -60,6 +65,32 @@ CERTIFICATE_SCHEMA_VERSION: Literal[1] = 1
 
 class _Model(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class BiasProbeResult(_Model):
+    """One probe of the bias battery, as the certificate records it."""
+
+    probe: str
+    must_pass: bool = Field(description="True when a fail of this probe fails the battery.")
+    status: str = Field(description="pass, fail, inconclusive, error or skipped.")
+    beyond_placebo: float | None = Field(description="Flip rate beyond placebo (probe - placebo).")
+    lower: float | None = Field(description="Lower confidence bound of beyond_placebo.")
+    upper: float | None = Field(description="Upper confidence bound of beyond_placebo.")
+    n_items: int = Field(description="Items with every verdict the probe needs.")
+
+
+class BiasResults(_Model):
+    """The bias battery (``pathjudge bias --json``) a certificate holds."""
+
+    passed: bool = Field(description="No must-pass probe failed or erred (always true here).")
+    tolerance: float = Field(description="The flip rate beyond placebo a must-pass probe may show.")
+    confidence: float
+    note: str = Field(
+        default="measured on single judge calls (the placebo is a second sample), whatever the "
+        "certified sample count",
+        description="What the battery measured.",
+    )
+    probes: tuple[BiasProbeResult, ...]
 
 
 class Certificate(_Model):
@@ -83,12 +114,20 @@ class Certificate(_Model):
     gate_results: tuple[GateResult, ...] = Field(
         description="Each gate: the confidence bound compared, the threshold, passed."
     )
-    bias: tuple[GateResult, ...] = Field(
-        default=(), description="Bias checks with their bounds (empty: none were run)."
+    bias: BiasResults | None = Field(
+        default=None, description="The bias battery's results (None: no bias battery was run)."
     )
     issued_at: str = Field(description="When the certificate was written (UTC, ISO 8601).")
     pathjudge_version: str = Field(description="The pathjudge that wrote it.")
     seal: str = Field(description="sha256 of the canonical JSON of every other field.")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _migrate(cls, data: object) -> object:
+        """The first certificates wrote ``"bias": []`` for "not run"."""
+        if isinstance(data, dict) and data.get("bias") == []:
+            return {**data, "bias": None}
+        return data
 
     @property
     def issued_on(self) -> str:
@@ -121,6 +160,7 @@ def issue_certificate(
     confidence: float,
     gates: Gates,
     gate_results: tuple[GateResult, ...],
+    bias: BiasResults | None = None,
     now: datetime | None = None,
 ) -> Certificate:
     """A sealed certificate dated ``now`` (default: the current UTC time)."""
@@ -138,6 +178,7 @@ def issue_certificate(
             "confidence": confidence,
             "gates": gates.model_dump(mode="json"),
             "gate_results": [g.model_dump(mode="json") for g in gate_results],
+            "bias": bias.model_dump(mode="json") if bias is not None else None,
             "issued_at": when,
             "pathjudge_version": __version__,
         }
@@ -187,15 +228,61 @@ def certify_judge(certificate: Certificate, running: JudgeIdentity, *, file: Pat
             certificate=str(file),
         )
     reused = "; test split reused" if certificate.test_reused else ""
+    bias = "not run" if certificate.bias is None else "passed"
     return Certification(
         criterion=running.criterion_id,
         status="certified",
         reason=f"{certificate.issued_on}, {certificate.confidence:.0%} bounds "
-        f"{_bounds_text(certificate.gate_results)}{reused}",
+        f"{_bounds_text(certificate.gate_results)}{reused}; bias {bias}",
         certificate=str(file),
         issued_at=certificate.issued_at,
         bounds={gate.name: gate.bound for gate in certificate.gate_results},
         test_reused=certificate.test_reused,
+        bias=bias,
+    )
+
+
+def bias_results(
+    report: BiasReport, *, judge: JudgeIdentity, labels_hash: str, file: Path
+) -> BiasResults:
+    """The per-probe results of the bias battery ``report`` (read from ``file``) for the
+    certificate of ``judge`` on labels hashed ``labels_hash``
+    (:func:`~pathjudge.calibration.splits.split_hash` over every split).
+
+    A battery of another judge configuration or on other labels is a :class:`CertificateError`
+    naming what differs. The sample count is not compared: the battery judges single calls (its
+    placebo is a second sample), which is what it measures for any sample count. A battery whose
+    must-pass probe failed is returned with ``passed`` False: the caller refuses to certify.
+    """
+    changes = identity_changes(report.judge, judge, ignore=("samples",))
+    if report.labels_hash != labels_hash:
+        changes.append(
+            f"labels differ (the battery ran on {report.labels_hash}, these are {labels_hash})"
+        )
+    if changes:
+        raise CertificateError(
+            f"the bias battery was run on another judge or other labels: {'; '.join(changes)}",
+            file=file,
+            field="--bias",
+            hint="rerun pathjudge bias --json FILE with the same criterion, judge options and "
+            "--labels as this calibrate",
+        )
+    return BiasResults(
+        passed=report.passed,
+        tolerance=report.tolerance,
+        confidence=report.confidence,
+        probes=tuple(
+            BiasProbeResult(
+                probe=p.probe,
+                must_pass=p.must_pass,
+                status=p.status,
+                beyond_placebo=p.beyond_placebo.value if p.beyond_placebo else None,
+                lower=p.beyond_placebo.lower if p.beyond_placebo else None,
+                upper=p.beyond_placebo.upper if p.beyond_placebo else None,
+                n_items=p.n_items,
+            )
+            for p in report.probes
+        ),
     )
 
 
@@ -205,7 +292,7 @@ def require_certified(certifications: tuple[Certification, ...] | list[Certifica
     for one in certifications:
         if one.status != "certified":
             raise CertificateError(
-                f"the judge of criterion {one.criterion!r} is uncertified ({one.reason})",
+                f"the judge of criterion {one.criterion!r} is {one.label}",
                 field="--require-certified",
                 hint="certify this judge configuration with pathjudge calibrate --certify FILE "
                 "and pass it with --certificate FILE, or drop --require-certified",
@@ -265,11 +352,14 @@ def certificate_for(
     confidence: float,
     gates: Gates,
     test_reused: bool,
+    bias: BiasResults | None = None,
     now: datetime | None = None,
 ) -> Certificate:
-    """The certificate of a TRUSTED calibration ``crit`` of ``judge`` (labels of criterion ``key``).
+    """The certificate of a TRUSTED calibration ``crit`` of ``judge`` (labels of criterion ``key``)
+    with the bias battery's results ``bias`` (None: not run).
 
-    A calibration that missed a gate gets no certificate: :class:`CertificateError`.
+    A calibration that missed a gate, or a bias battery that failed, gets no certificate:
+    :class:`CertificateError`.
     """
     from pathjudge.calibration.splits import SPLITS, labels_hash, split_hash
 
@@ -279,6 +369,12 @@ def certificate_for(
             f"({crit.trust.reason})",
             field="--certify",
             hint="improve the judge on train/dev (pathjudge align), then evaluate it once on test",
+        )
+    if bias is not None and not bias.passed:
+        raise CertificateError(
+            f"no certificate written: the bias battery failed ({failed_probes(bias)})",
+            field="--bias",
+            hint="fix the judge's bias (pathjudge bias shows how), then run the battery again",
         )
     return issue_certificate(
         judge=judge,
@@ -290,5 +386,16 @@ def certificate_for(
         confidence=confidence,
         gates=gates,
         gate_results=crit.trust.gates,
+        bias=bias,
         now=now,
+    )
+
+
+def failed_probes(bias: BiasResults) -> str:
+    """The must-pass probes that failed the battery, with their numbers, in one phrase."""
+    return ", ".join(
+        f"{p.probe}: {p.status}"
+        + (f" {p.beyond_placebo:+.3f} beyond placebo" if p.beyond_placebo is not None else "")
+        for p in bias.probes
+        if p.must_pass and p.status in ("fail", "error")
     )

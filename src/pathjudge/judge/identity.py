@@ -39,7 +39,9 @@ __all__ = [
     "JudgeIdentity",
     "effective_model",
     "identity_changes",
+    "identity_of",
     "judge_identity",
+    "not_judged",
     "uncertified",
 ]
 
@@ -65,6 +67,17 @@ class JudgeIdentity(BaseModel):
         description="pathjudge's prompt template version (PROMPT_TEMPLATE_VERSION)."
     )
 
+    def judging(self, criterion: Criterion) -> JudgeIdentity:
+        """This judge configuration with ``criterion`` (another wording, other examples) in place
+        of its own."""
+        return self.model_copy(
+            update={
+                "criterion_id": criterion.id,
+                "criterion_version": criterion.version,
+                "criterion_hash": criterion.content_hash,
+            }
+        )
+
     @property
     def digest(self) -> str:
         """``sha256:`` + 24 hex digits of the canonical JSON of every field."""
@@ -89,13 +102,32 @@ def judge_identity(
     criterion: Criterion, session: JudgeSession, *, temperature: float | None = None
 ) -> JudgeIdentity:
     """The identity of ``session`` judging ``criterion`` (see the module docstring)."""
+    return identity_of(
+        criterion,
+        backend=session.backend,
+        model=session.model,
+        samples=session.samples,
+        temperature=temperature,
+    )
+
+
+def identity_of(
+    criterion: Criterion,
+    *,
+    backend: str,
+    model: str | None,
+    samples: int,
+    temperature: float | None = None,
+) -> JudgeIdentity:
+    """The identity of a ``backend`` judge calling ``model`` (None: the backend's default) with
+    ``samples`` per item on ``criterion``: :func:`judge_identity` without a session."""
     return JudgeIdentity(
         criterion_id=criterion.id,
         criterion_version=criterion.version,
         criterion_hash=criterion.content_hash,
-        backend=session.backend,
-        model=effective_model(session.backend, session.model),
-        samples=session.samples,
+        backend=backend,
+        model=effective_model(backend, model),
+        samples=samples,
         temperature=temperature,
         prompt_template_version=PROMPT_TEMPLATE_VERSION,
     )
@@ -113,8 +145,11 @@ _WHAT = {
 }
 
 
-def identity_changes(before: JudgeIdentity, now: JudgeIdentity) -> list[str]:
-    """What differs from ``before`` to ``now``, one phrase each, in field order (empty: the same).
+def identity_changes(
+    before: JudgeIdentity, now: JudgeIdentity, *, ignore: tuple[str, ...] = ()
+) -> list[str]:
+    """What differs from ``before`` to ``now``, one phrase each, in field order (empty: the same);
+    the fields named in ``ignore`` are not compared.
 
     >>> a = JudgeIdentity(criterion_id="c", criterion_version="1", criterion_hash="h", backend="anthropic",
     ...                   model="m1", samples=1, prompt_template_version=1)
@@ -123,19 +158,22 @@ def identity_changes(before: JudgeIdentity, now: JudgeIdentity) -> list[str]:
     """
     changes = []
     for name, what in _WHAT.items():
+        if name in ignore:
+            continue
         old, new = getattr(before, name), getattr(now, name)
         if old != new:
             changes.append(f"{what} changed from {old!r} to {new!r}")
     return changes
 
 
-CertificationStatus = Literal["certified", "uncertified"]
+CertificationStatus = Literal["certified", "uncertified", "not judged"]
 
 
 class Certification(BaseModel):
     """How far one judged rate can be trusted: certified (by which certificate, when, with which
-    bounds) or uncertified (and why). Every report shows one beside each judged rate; the
-    certificate behind it is :class:`pathjudge.calibration.certificate.Certificate`."""
+    bounds), uncertified (and why), or not judged (no judge ran for it here, and why: ``--fast``, no
+    judge configured). Every report shows one beside each judged rate; the certificate behind it
+    is :class:`pathjudge.calibration.certificate.Certificate`."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -148,14 +186,24 @@ class Certification(BaseModel):
         default_factory=dict, description="Each gate's confidence bound, by gate name."
     )
     test_reused: bool = Field(default=False, description="The certificate's test split was reused.")
+    bias: Literal["passed", "not run"] | None = Field(
+        default=None,
+        description="Certified only: whether the certificate holds a passed bias battery "
+        "(pathjudge bias) or none was run.",
+    )
 
     @property
     def label(self) -> str:
-        """``certified (2026-05-01, 95% bounds TPR >= 0.82, ...)`` or ``uncertified (why)``: what
-        reports print beside a judged rate."""
+        """``certified (2026-05-01, 95% bounds TPR >= 0.82, ...)``, ``uncertified (why)`` or
+        ``not judged (why)``: what reports print beside a judged rate."""
         return f"{self.status} ({self.reason})"
 
 
 def uncertified(criterion: str, reason: str = "no certificate") -> Certification:
     """The label of a judged rate with no certificate, or a void one (``reason``)."""
     return Certification(criterion=criterion, status="uncertified", reason=reason)
+
+
+def not_judged(criterion: str, why: str) -> Certification:
+    """The label of a judged rate no judge ran for here (``why``: ``--fast``, no judge configured)."""
+    return Certification(criterion=criterion, status="not judged", reason=why)

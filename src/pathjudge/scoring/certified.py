@@ -4,8 +4,9 @@
 criterion of a suite (keyed by the suite's criterion reference, in suite order): the judge session
 that would judge it, compared with the certificate for its criterion
 (:func:`pathjudge.calibration.certificate.certifications_for`). :func:`for_source` then withdraws a
-certification where no live judge produced the verdicts (recorded verdicts, fast mode, no judge):
-a certificate vouches for a judge configuration that runs here, not for a file of verdicts.
+certification where no live judge produced the verdicts: recorded verdicts are ``uncertified`` (a
+certificate vouches for a judge configuration that runs here, not for a file of verdicts), and a
+rate no judge ran for is ``not judged`` with the precise reason (``--fast``, no judge configured).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pathjudge.judge.identity import Certification, judge_identity, uncertified
+from pathjudge.judge.identity import Certification, judge_identity, not_judged, uncertified
 from pathjudge.rubrics.criteria import suite_criterion
 
 if TYPE_CHECKING:
@@ -56,19 +57,35 @@ def suite_certifications(
     )
 
 
-def for_source(certifications: tuple[Certification, ...], source: str) -> tuple[Certification, ...]:
-    """``certifications`` as they stand once the verdicts' ``source`` is known: only verdicts of the
-    live judge (``judge``) keep a certification."""
+_NOT_RUN = "judged criteria: not run ("
+
+
+def _why_not_judged(source: str, note: str | None) -> str:
+    """Why no judge ran: ``--fast``, or what the score's judge note says (``note`` is
+    :attr:`~pathjudge.scoring.pipeline.ScoreReport.judge_note`, ``judged criteria: not run (why)``)."""
+    if source == "fast":
+        return "--fast"
+    if note is not None and note.startswith(_NOT_RUN) and note.endswith(")"):
+        return note[len(_NOT_RUN) : -1]
+    return "no judge ran"
+
+
+def for_source(
+    certifications: tuple[Certification, ...], source: str, note: str | None = None
+) -> tuple[Certification, ...]:
+    """``certifications`` as they stand once the verdicts' ``source`` (and the score's judge
+    ``note``) is known: only verdicts of the live judge (``judge``) keep a certification; recorded
+    verdicts are uncertified; with no judge run (``fast``, ``none``) every rate is ``not judged``,
+    saying why."""
     if source == "judge":
         return certifications
-    why = {
-        "verdicts": "recorded verdicts: a certificate vouches for a judge that runs here",
-        "fast": "fast mode: not judged",
-        "none": "no judge ran",
-    }.get(source, "no judge ran")
-    return tuple(
-        one
-        if one.status == "uncertified" and one.certificate is None
-        else uncertified(one.criterion, why)
-        for one in certifications
-    )
+    if source == "verdicts":
+        why = "recorded verdicts: a certificate vouches for a judge that runs here"
+        return tuple(
+            one
+            if one.status == "uncertified" and one.certificate is None
+            else uncertified(one.criterion, why)
+            for one in certifications
+        )
+    reason = _why_not_judged(source, note)
+    return tuple(not_judged(one.criterion, reason) for one in certifications)
