@@ -59,8 +59,12 @@ __all__ = [
     "judge_agreement",
     "kappa_from_counts",
     "krippendorff_alpha",
+    "lower_gate",
     "parse_gates",
     "percent_agreement",
+    "trust_of",
+    "unchecked_gate",
+    "upper_gate",
 ]
 
 LABELS: tuple[Label, Label] = ("pass", "fail")
@@ -744,15 +748,26 @@ class TrustDecision(_Model):
     reason: str
 
 
-def _lower_gate(name: str, estimate: Estimate, threshold: float) -> GateResult:
+def unchecked_gate(name: str, threshold: float, what: str, why: str) -> GateResult:
+    """A gate whose statistic is undefined (or has no bound): it fails, and the reason says why."""
+    return GateResult(
+        name=name,
+        threshold=threshold,
+        bound=None,
+        passed=False,
+        reason=f"{what} cannot be checked: {why}",
+    )
+
+
+def lower_gate(
+    name: str, estimate: Estimate, threshold: float, *, what: str | None = None, note: str = ""
+) -> GateResult:
+    """Passes when the lower bound of ``estimate`` reaches ``threshold``; an undefined estimate, or one
+    without a lower bound, fails. ``what`` names the statistic in the reason (default ``name``);
+    ``note`` follows the point estimate there."""
+    what = what or name
     if estimate.value is None or estimate.lower is None:
-        return GateResult(
-            name=name,
-            threshold=threshold,
-            bound=None,
-            passed=False,
-            reason=f"{name} cannot be checked: {estimate.reason}",
-        )
+        return unchecked_gate(name, threshold, what, estimate.reason)
     passed = estimate.lower >= threshold
     return GateResult(
         name=name,
@@ -760,10 +775,40 @@ def _lower_gate(name: str, estimate: Estimate, threshold: float) -> GateResult:
         bound=estimate.lower,
         passed=passed,
         reason=(
-            f"{name} lower bound {estimate.lower:.3f} {'>=' if passed else '<'} {threshold:.3f} "
-            f"(point {estimate.value:.3f}, unsure counts as wrong)"
+            f"{what} lower bound {estimate.lower:.3f} {'>=' if passed else '<'} {threshold:.3f} "
+            f"(point {estimate.value:.3f}{note})"
         ),
     )
+
+
+def upper_gate(name: str, upper: float, threshold: float, *, what: str, point: str) -> GateResult:
+    """Passes when the upper bound ``upper`` stays at or below ``threshold``; ``what`` names the
+    statistic in the reason and ``point`` gives its point estimate."""
+    passed = upper <= threshold
+    return GateResult(
+        name=name,
+        threshold=threshold,
+        bound=upper,
+        passed=passed,
+        reason=(
+            f"{what} upper bound {upper:.3f} {'<=' if passed else '>'} {threshold:.3f} "
+            f"(point {point})"
+        ),
+    )
+
+
+def trust_of(results: Sequence[GateResult]) -> TrustDecision:
+    """Trusted when every gate passed; the reason lists every failing gate, or says all passed."""
+    failed = [r for r in results if not r.passed]
+    reason = (
+        "all gates pass on their confidence bounds"
+        if not failed
+        else "; ".join(r.reason for r in failed)
+    )
+    return TrustDecision(trusted=not failed, gates=tuple(results), reason=reason)
+
+
+_AS_WRONG = ", unsure counts as wrong"
 
 
 def decide_trust(stats: AgreementStats, gates: Gates | None = None) -> TrustDecision:
@@ -775,44 +820,25 @@ def decide_trust(stats: AgreementStats, gates: Gates | None = None) -> TrustDeci
     """
     gates = gates or Gates()
     results = [
-        _lower_gate("TPR", stats.tpr_unsure_as_wrong, gates.tpr),
-        _lower_gate("TNR", stats.tnr_unsure_as_wrong, gates.tnr),
-        _lower_gate("kappa", stats.kappa_unsure_as_wrong, gates.kappa),
+        lower_gate("TPR", stats.tpr_unsure_as_wrong, gates.tpr, note=_AS_WRONG),
+        lower_gate("TNR", stats.tnr_unsure_as_wrong, gates.tnr, note=_AS_WRONG),
+        lower_gate("kappa", stats.kappa_unsure_as_wrong, gates.kappa, note=_AS_WRONG),
     ]
     if gates.max_unsure is not None:
         rate = stats.unsure_rate
         if rate.upper is None or rate.value is None:
-            results.append(
-                GateResult(
-                    name="unsure",
-                    threshold=gates.max_unsure,
-                    bound=None,
-                    passed=False,
-                    reason=f"unsure rate cannot be checked: {rate.reason}",
-                )
-            )
+            results.append(unchecked_gate("unsure", gates.max_unsure, "unsure rate", rate.reason))
         else:
-            ok = rate.upper <= gates.max_unsure
             results.append(
-                GateResult(
-                    name="unsure",
-                    threshold=gates.max_unsure,
-                    bound=rate.upper,
-                    passed=ok,
-                    reason=(
-                        f"unsure rate upper bound {rate.upper:.3f} {'<=' if ok else '>'} "
-                        f"{gates.max_unsure:.3f} (point {rate.value:.3f})"
-                    ),
+                upper_gate(
+                    "unsure",
+                    rate.upper,
+                    gates.max_unsure,
+                    what="unsure rate",
+                    point=f"{rate.value:.3f}",
                 )
             )
-    failed = [r for r in results if not r.passed]
-    trusted = not failed
-    reason = (
-        "all gates pass on their confidence bounds"
-        if trusted
-        else "; ".join(r.reason for r in failed)
-    )
-    return TrustDecision(trusted=trusted, gates=tuple(results), reason=reason)
+    return trust_of(results)
 
 
 _CELLS: tuple[tuple[str, str], ...] = (

@@ -65,7 +65,16 @@ from pydantic import BaseModel, ConfigDict, Field, computed_field, model_validat
 
 from pathjudge._ids import ItemId
 from pathjudge._optional import require
-from pathjudge.calibration.agreement import GateResult, Gates, TrustDecision, cohen_kappa
+from pathjudge.calibration.agreement import (
+    GateResult,
+    Gates,
+    TrustDecision,
+    cohen_kappa,
+    lower_gate,
+    trust_of,
+    unchecked_gate,
+    upper_gate,
+)
 from pathjudge.calibration.estimate import Estimate, proportion, undefined, z_value
 
 __all__ = [
@@ -395,41 +404,12 @@ def pairwise_trust(stats: PairwiseStats, gates: Gates | None = None) -> TrustDec
     rate that cannot be checked (no answer named a winner).
     """
     gates = gates or Gates()
-    kappa = stats.kappa_mean
-    results: list[GateResult] = []
-    if kappa.value is None or kappa.lower is None:
-        results.append(
-            GateResult(
-                name="kappa",
-                threshold=gates.kappa,
-                bound=None,
-                passed=False,
-                reason=f"kappa (mean of both orders) cannot be checked: {kappa.reason}",
-            )
-        )
-    else:
-        ok = kappa.lower >= gates.kappa
-        results.append(
-            GateResult(
-                name="kappa",
-                threshold=gates.kappa,
-                bound=kappa.lower,
-                passed=ok,
-                reason=f"kappa (mean of both orders) lower bound {kappa.lower:.3f} "
-                f"{'>=' if ok else '<'} {gates.kappa:.3f} (point {kappa.value:.3f})",
-            )
-        )
+    results = [
+        lower_gate("kappa", stats.kappa_mean, gates.kappa, what="kappa (mean of both orders)")
+    ]
     fsr = stats.first_slot_rate
     if fsr.value is None or fsr.lower is None or fsr.upper is None:
-        results.append(
-            GateResult(
-                name="position bias",
-                threshold=0.5,
-                bound=None,
-                passed=False,
-                reason=f"position bias cannot be checked: {fsr.reason}",
-            )
-        )
+        results.append(unchecked_gate("position bias", 0.5, "position bias", fsr.reason))
     else:
         unbiased = stats.bias_direction == "none"
         slot = "first" if stats.bias_direction == "first" else "second"
@@ -458,25 +438,16 @@ def pairwise_trust(stats: PairwiseStats, gates: Gates | None = None) -> TrustDec
             confidence=stats.confidence,
         )
         upper = share.upper if share.upper is not None else 1.0
-        ok = upper <= gates.max_unsure
         results.append(
-            GateResult(
-                name="unsure",
-                threshold=gates.max_unsure,
-                bound=upper,
-                passed=ok,
-                reason=f"unsure share upper bound {upper:.3f} {'<=' if ok else '>'} "
-                f"{gates.max_unsure:.3f} (point {stats.n_unsure}/{stats.n_items} = "
-                f"{stats.n_unsure / stats.n_items:.3f})",
+            upper_gate(
+                "unsure",
+                upper,
+                gates.max_unsure,
+                what="unsure share",
+                point=f"{stats.n_unsure}/{stats.n_items} = {stats.n_unsure / stats.n_items:.3f}",
             )
         )
-    failed = [r for r in results if not r.passed]
-    reason = (
-        "all gates pass on their confidence bounds"
-        if not failed
-        else "; ".join(r.reason for r in failed)
-    )
-    return TrustDecision(trusted=not failed, gates=tuple(results), reason=reason)
+    return trust_of(results)
 
 
 def pairwise_confusion(
