@@ -33,7 +33,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from pathjudge._optional import require
 from pathjudge.calibration.estimate import Estimate, point, proportion, undefined
@@ -50,6 +50,7 @@ __all__ = [
     "Gates",
     "InterAnnotatorStats",
     "TrustDecision",
+    "TrustedOnRead",
     "bootstrap_kappa",
     "cohen_kappa",
     "decide_trust",
@@ -746,6 +747,18 @@ class TrustDecision(_Model):
     trusted: bool
     gates: tuple[GateResult, ...]
     reason: str
+
+
+class TrustedOnRead(_Model):
+    """A report whose ``trusted`` is a computed field: written into the JSON for its readers, and
+    dropped when the JSON is read back, so that it is recomputed rather than trusted from the file."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _drop_derived(cls, data: Any) -> Any:
+        if isinstance(data, dict) and "trusted" in data:
+            data = {key: value for key, value in data.items() if key != "trusted"}
+        return data
 
 
 def unchecked_gate(name: str, threshold: float, what: str, why: str) -> GateResult:

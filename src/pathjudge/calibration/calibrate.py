@@ -27,9 +27,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, computed_field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, computed_field
 
 from pathjudge.calibration.advice import labels_needed, more_labels_needed, next_steps
 from pathjudge.calibration.agreement import (
@@ -37,6 +37,7 @@ from pathjudge.calibration.agreement import (
     Gates,
     InterAnnotatorStats,
     TrustDecision,
+    TrustedOnRead,
     decide_trust,
     design_weighted_gates,
     inter_annotator,
@@ -165,7 +166,7 @@ class CriterionCalibration(_Model):
     )
 
 
-class CalibrationReport(_Model):
+class CalibrationReport(TrustedOnRead):
     """The result of one calibration run (all criteria)."""
 
     schema_version: Literal[1] = CALIBRATION_SCHEMA_VERSION
@@ -177,15 +178,6 @@ class CalibrationReport(_Model):
     n_bootstrap: int
     seed: int
     criteria: tuple[CriterionCalibration, ...]
-
-    @model_validator(mode="before")
-    @classmethod
-    def _drop_derived(cls, data: Any) -> Any:
-        # ``trusted`` is written into the JSON for its readers; it is derived, so reading it back
-        # recomputes it rather than trusting the file.
-        if isinstance(data, dict) and "trusted" in data:
-            data = {key: value for key, value in data.items() if key != "trusted"}
-        return data
 
     @computed_field(  # type: ignore[prop-decorator]
         description="True when the judge passes the gates on every criterion (False with none)."

@@ -40,6 +40,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, model_validator
 
 from pathjudge._ids import ItemId
+from pathjudge.calibration._by_criterion import ByCriterion
 from pathjudge.calibration._jsonl import numbered_records
 from pathjudge.errors import LabelsError
 
@@ -171,7 +172,7 @@ class LabelledItem:
 
 
 @dataclass(frozen=True)
-class LabelSet:
+class LabelSet(ByCriterion[LabelledItem]):
     """All resolved labels of one file, keyed by criterion then item id (in file order)."""
 
     file: str | None
@@ -187,18 +188,6 @@ class LabelSet:
     )
     """Per criterion, the items left out because their raters split evenly: (split, ratings).
     They count for rater-rater agreement (leaving them out would hide the disagreements)."""
-
-    @property
-    def criteria(self) -> tuple[str | None, ...]:
-        """The criteria present, in order of first appearance (``None``: records without one)."""
-        return tuple(self.by_criterion)
-
-    def items(self, criterion: str | None) -> tuple[LabelledItem, ...]:
-        """The labelled items of ``criterion`` in file order (empty when the criterion is absent)."""
-        return tuple(self.by_criterion.get(criterion, {}).values())
-
-    def __len__(self) -> int:
-        return sum(len(items) for items in self.by_criterion.values())
 
     def __iter__(self) -> Iterator[LabelledItem]:
         for items in self.by_criterion.values():

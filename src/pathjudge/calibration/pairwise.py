@@ -61,7 +61,7 @@ from collections.abc import Sequence
 from functools import partial
 from typing import Any, Literal, assert_never
 
-from pydantic import BaseModel, ConfigDict, Field, computed_field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, computed_field
 
 from pathjudge._ids import ItemId
 from pathjudge._optional import require
@@ -69,6 +69,7 @@ from pathjudge.calibration.agreement import (
     GateResult,
     Gates,
     TrustDecision,
+    TrustedOnRead,
     cohen_kappa,
     lower_gate,
     trust_of,
@@ -470,10 +471,8 @@ def pairwise_confusion(
     return tuple(columns), tuple(tuple(row) for row in matrix)
 
 
-class PairwiseReport(BaseModel):
+class PairwiseReport(TrustedOnRead):
     """The result of ``pathjudge calibrate --pairwise``: statistics, trust decision, who judged."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     schema_version: Literal[1] = 1
     kind: Literal["pathjudge.pairwise"] = "pathjudge.pairwise"
@@ -506,10 +505,3 @@ class PairwiseReport(BaseModel):
     def trusted(self) -> bool:
         """True when the trust decision says so."""
         return self.trust is not None and self.trust.trusted
-
-    @model_validator(mode="before")
-    @classmethod
-    def _drop_derived(cls, data: Any) -> Any:
-        if isinstance(data, dict) and "trusted" in data:
-            data = {key: value for key, value in data.items() if key != "trusted"}
-        return data
