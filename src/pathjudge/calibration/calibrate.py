@@ -654,6 +654,27 @@ def _grouped_noise(
     )
 
 
+def _refuse_shared(
+    judge_only: Mapping[str, ItemVotes],
+    elsewhere: Mapping[str, object],
+    problem: str,
+    *,
+    file: str | None,
+    hint: str,
+) -> None:
+    """A :class:`LabelsError` at the first judge-only item also in ``elsewhere``: ``item 'x' `` then
+    ``problem``, whose ``{n}`` counts such items."""
+    shared = [item_id for item_id in judge_only if item_id in elsewhere]
+    if shared:
+        raise LabelsError(
+            f"item {shared[0]!r} " + problem.format(n=len(shared)),
+            file=file,
+            line=judge_only[shared[0]].line,
+            field="item_id",
+            hint=hint,
+        )
+
+
 def _judge_only_pool(
     from_file: Mapping[str, ItemVotes],
     every: Mapping[str, LabelledItem],
@@ -664,29 +685,21 @@ def _judge_only_pool(
     """The judge-only items for PPI++ (the judge-only file's and the verdicts with no label), and a
     note when the verdicts file adds some; an item labelled, or judged in both files, is an error."""
     unl = dict(from_file)
-    if unl:
-        overlap = [item_id for item_id in unl if item_id in every]
-        if overlap:
-            first = unl[overlap[0]]
-            raise LabelsError(
-                f"item {overlap[0]!r} is judge-only (unlabelled) but also labelled "
-                f"({len(overlap)} such items)",
-                file=unlabelled_file,
-                line=first.line,
-                field="item_id",
-                hint="the judge-only file must hold items that have no human label",
-            )
-        twice = [item_id for item_id in unl if item_id in judge_only]
-        if twice:
-            first = unl[twice[0]]
-            raise LabelsError(
-                f"item {twice[0]!r} is judged both in the judge-only file and in the verdicts "
-                f"file ({len(twice)} such items), so PPI would count it twice",
-                file=unlabelled_file,
-                line=first.line,
-                field="item_id",
-                hint="keep each judge-only item in one of the two files",
-            )
+    _refuse_shared(
+        unl,
+        every,
+        "is judge-only (unlabelled) but also labelled ({n} such items)",
+        file=unlabelled_file,
+        hint="the judge-only file must hold items that have no human label",
+    )
+    _refuse_shared(
+        unl,
+        judge_only,
+        "is judged both in the judge-only file and in the verdicts file ({n} such items), so PPI "
+        "would count it twice",
+        file=unlabelled_file,
+        hint="keep each judge-only item in one of the two files",
+    )
     notes: list[str] = []
     if judge_only:
         notes.append(

@@ -40,6 +40,7 @@ from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError
 from pathjudge._ids import ItemId
 from pathjudge._io import record_error_from_validation
 from pathjudge.calibration import queue
+from pathjudge.calibration.adjudication import disagreement_kind
 from pathjudge.calibration.label_store import (
     LabelEvent,
     LabelOrder,
@@ -316,11 +317,11 @@ def find_disagreements(
         if not labels:
             continue
         verdict = judge.get(item.item_id) if judge is not None else None
-        values = {event.label for event in labels}
         said = ", ".join(f"{event.rater} says {event.label}" for event in labels)
-        if len(values) > 1:
+        kind = disagreement_kind([event.label for event in labels], verdict)
+        if kind == "rater-rater":
             out.append(Disagreement(item, tuple(labels), verdict, said))
-        elif verdict in ("pass", "fail") and values & {"pass", "fail"} - {verdict}:
+        elif kind == "rater-judge":
             out.append(
                 Disagreement(item, tuple(labels), verdict, f"{said}; the judge says {verdict}")
             )
