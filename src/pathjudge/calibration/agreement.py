@@ -33,9 +33,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import Field, model_validator
 
 from pathjudge._optional import require
+from pathjudge.calibration._record import Record
 from pathjudge.calibration.estimate import Estimate, point, proportion, undefined
 from pathjudge.calibration.labels import Label, LabelledItem
 from pathjudge.calibration.verdicts import VerdictValue
@@ -71,10 +72,6 @@ __all__ = [
 LABELS: tuple[Label, Label] = ("pass", "fail")
 
 
-class _Model(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-
 def _numpy() -> Any:
     return require("numpy", "calibration", "calibration statistics")
 
@@ -83,7 +80,7 @@ def _metrics() -> Any:
     return require("sklearn.metrics", "calibration", "agreement statistics")
 
 
-class ConfusionMatrix(_Model):
+class ConfusionMatrix(Record):
     """Rows are the human labels, columns the judge's (scikit-learn's convention), order pass, fail.
 
     ``matrix[0][0]`` = human pass & judge pass (TP), ``[0][1]`` = human pass & judge fail (FN),
@@ -112,7 +109,7 @@ class ConfusionMatrix(_Model):
         return self.matrix[1][1]
 
 
-class ClassScores(_Model):
+class ClassScores(Record):
     """Precision, recall and F1 of one class over the decided items."""
 
     label: Label
@@ -122,7 +119,7 @@ class ClassScores(_Model):
     f1: Estimate
 
 
-class AgreementStats(_Model):
+class AgreementStats(Record):
     """Judge-vs-human agreement for one criterion. See :func:`judge_agreement`."""
 
     n_items: int
@@ -589,7 +586,7 @@ def krippendorff_alpha(
     return 1.0 - d_o / d_e
 
 
-class InterAnnotatorStats(_Model):
+class InterAnnotatorStats(Record):
     """Agreement among human annotators on the items with two or more annotators."""
 
     n_items: int = Field(description="Items with at least two annotator labels.")
@@ -662,7 +659,7 @@ DEFAULT_MAX_UNSURE = 0.2
 """The default cap on the UPPER confidence bound of the unsure rate: at most one item in five."""
 
 
-class Gates(_Model):
+class Gates(Record):
     """Minimum LOWER confidence bounds a judge must reach to be trusted for a criterion.
 
     ``tpr``, ``tnr`` and ``kappa`` are compared with the lower bounds of the unsure-as-wrong forms
@@ -731,7 +728,7 @@ def _gate_default(name: str) -> str:
     return f"{default:g}" if isinstance(default, float) else f"{DEFAULT_MAX_UNSURE:g}"
 
 
-class GateResult(_Model):
+class GateResult(Record):
     """One gate: the bound compared, the threshold, and whether it passed."""
 
     name: str
@@ -741,7 +738,7 @@ class GateResult(_Model):
     reason: str
 
 
-class TrustDecision(_Model):
+class TrustDecision(Record):
     """Trusted only when every gate passes on its confidence bound."""
 
     trusted: bool
@@ -749,7 +746,7 @@ class TrustDecision(_Model):
     reason: str
 
 
-class TrustedOnRead(_Model):
+class TrustedOnRead(Record):
     """A report whose ``trusted`` is a computed field: written into the JSON for its readers, and
     dropped when the JSON is read back, so that it is recomputed rather than trusted from the file."""
 

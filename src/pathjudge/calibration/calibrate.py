@@ -29,8 +29,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, computed_field
+from pydantic import Field, computed_field
 
+from pathjudge.calibration._record import Record
 from pathjudge.calibration.advice import labels_needed, more_labels_needed, next_steps
 from pathjudge.calibration.agreement import (
     AgreementStats,
@@ -68,11 +69,7 @@ __all__ = [
 CALIBRATION_SCHEMA_VERSION: Literal[1] = 1
 
 
-class _Model(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-
-class EvidenceDiagnostic(_Model):
+class EvidenceDiagnostic(Record):
     """How often the judge's evidence quotes were found in what it judged (see
     :mod:`pathjudge.judge.evidence`), and how the judge did where they were not."""
 
@@ -92,7 +89,7 @@ class EvidenceDiagnostic(_Model):
     )
 
 
-class CriterionCalibration(_Model):
+class CriterionCalibration(Record):
     """Everything measured for one criterion."""
 
     criterion: str | None

@@ -42,6 +42,7 @@ from pydantic import BaseModel, ConfigDict, Field, JsonValue, model_validator
 from pathjudge._ids import ItemId
 from pathjudge.calibration._by_criterion import ByCriterion
 from pathjudge.calibration._jsonl import numbered_records
+from pathjudge.calibration._record import Record
 from pathjudge.errors import LabelsError
 
 if TYPE_CHECKING:
@@ -73,11 +74,7 @@ Ratings = tuple[tuple[str, Label], ...]
 """``(rater, label)`` pairs of one item (pass/fail only)."""
 
 
-class _Record(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-
-class AnnotatorLabel(_Record):
+class AnnotatorLabel(Record):
     """One annotator's judgement of one item: a pass/fail ``label`` or an ordinal ``score``."""
 
     annotator: str = Field(
@@ -89,7 +86,7 @@ class AnnotatorLabel(_Record):
     )
 
 
-class LabelRecord(_Record):
+class LabelRecord(Record):
     """One labelled item (one line of a labels JSONL file). See the module docstring for the rules."""
 
     schema_version: Literal[1] = Field(

@@ -61,10 +61,11 @@ from collections.abc import Sequence
 from functools import partial
 from typing import Any, Literal, assert_never
 
-from pydantic import BaseModel, ConfigDict, Field, computed_field
+from pydantic import Field, computed_field
 
 from pathjudge._ids import ItemId
 from pathjudge._optional import require
+from pathjudge.calibration._record import Record
 from pathjudge.calibration.agreement import (
     GateResult,
     Gates,
@@ -114,10 +115,8 @@ def unswap(position: Position, order: Order) -> JudgeWinner:
     assert_never(order)
 
 
-class PairwiseItem(BaseModel):
+class PairwiseItem(Record):
     """One pair: the human preference and the judge's winner (as A/B) in each presentation order."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     item_id: ItemId
     human: Winner = Field(description="The human-preferred candidate, or tie.")
@@ -125,10 +124,8 @@ class PairwiseItem(BaseModel):
     ba: JudgeWinner = Field(description="Judge's winner when B was shown first.")
 
 
-class PairwiseStats(BaseModel):
+class PairwiseStats(Record):
     """Both-orders accuracy, position bias and kappa of a pairwise judge (module docstring)."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     unsure_as: UnsureAs
     n_items: int

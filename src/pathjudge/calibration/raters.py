@@ -16,8 +16,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
+from pathjudge.calibration._record import Record
 from pathjudge.calibration.agreement import (
     cohen_kappa,
     kappa_from_counts,
@@ -32,10 +33,8 @@ __all__ = ["RaterAgreement", "rater_agreement"]
 _LABELS: tuple[Label, Label] = ("pass", "fail")
 
 
-class RaterAgreement(BaseModel):
+class RaterAgreement(Record):
     """How far the human raters agree with each other (the human ceiling)."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     statistic: Literal["cohen_kappa", "krippendorff_alpha"] = Field(
         description="Cohen's kappa for two raters, Krippendorff's alpha (nominal) for more."
