@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pathjudge.calibration.adjudication import disagreements_to_settle
+from pathjudge.calibration.adjudication import disagreement_kind, disagreements_to_settle
 from pathjudge.calibration.label_store import LabelEvent, item_content_hash
 from pathjudge.calibration.verdicts import ItemVotes
 
@@ -63,3 +63,16 @@ def test_stale_labels_are_not_listed() -> None:
     now = {"a": item_content_hash({"text": "new"})}
     assert disagreements_to_settle(events, criterion="faithful", current_hashes=now) == []
     assert len(disagreements_to_settle(events, criterion="faithful")) == 1
+
+
+def test_one_rule_says_what_needs_settling() -> None:
+    """The rule the adjudication list and the labelling page's adjudication view share."""
+    assert disagreement_kind(["pass", "unsure"], None) == "rater-rater"
+    assert disagreement_kind(["pass", "fail"], "pass") == "rater-rater"
+    assert disagreement_kind(["pass", "pass"], "fail") == "rater-judge"
+    assert (
+        disagreement_kind(["unsure"], "fail") is None
+    )  # an unsure rater has no pass/fail to differ
+    assert disagreement_kind(["pass"], "unsure") is None
+    assert disagreement_kind(["fail"], "fail") is None
+    assert disagreement_kind(["pass"], None) is None

@@ -9,7 +9,8 @@ each. One module per job, every name re-exported here:
   strict JSON values;
 - :mod:`~pathjudge._io.jsonl`: line-numbered JSONL streams of validated records;
 - :mod:`~pathjudge._io.line_checks`: what pydantic lets through on a line (bad UTF-8, NaN);
-- :mod:`~pathjudge._io.record_errors`: validation errors as one clear record error;
+- :mod:`~pathjudge._io.record_errors`: validation errors as one clear record error (or document
+  error);
 - :mod:`~pathjudge._io.atomic`: atomic writes;
 - :mod:`~pathjudge._io.jsonl_write`: writing JSONL whole or appending one record at a time;
 - :mod:`~pathjudge._io.outputs`: never writing over an input.
@@ -85,7 +86,11 @@ from pathjudge._io.line_checks import _utf8_probes as _utf8_probes
 from pathjudge._io.line_checks import _Utf8Probe as _Utf8Probe
 from pathjudge._io.line_checks import parser_refuses_bad_utf8 as parser_refuses_bad_utf8
 from pathjudge._io.outputs import ensure_not_input, same_file
-from pathjudge._io.record_errors import format_loc, record_error_from_validation
+from pathjudge._io.record_errors import (
+    format_loc,
+    record_error_from_validation,
+    validate_document,
+)
 
 __all__ = [
     "DEFAULT_MAX_DOCUMENT_BYTES",
@@ -121,6 +126,7 @@ __all__ = [
     "register_number_screen",
     "same_file",
     "shown_path",
+    "validate_document",
     "write_bytes_atomic",
     "write_jsonl",
     "write_text_atomic",

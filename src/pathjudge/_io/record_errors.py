@@ -1,14 +1,18 @@
 """Pydantic validation errors as one clear :class:`~pathjudge.errors.RecordError`: the field path
-(:func:`format_loc`), the problem in the words of a one-line record, and a fix."""
+(:func:`format_loc`), the problem in the words of a one-line record, and a fix; a whole document
+pathjudge wrote validated into its model (:func:`validate_document`)."""
 
 from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import TypeVar
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
-from pathjudge.errors import RecordError
+from pathjudge.errors import InputError, RecordError
+
+M = TypeVar("M", bound=BaseModel)
 
 
 def format_loc(loc: tuple[int | str, ...]) -> str:
@@ -20,6 +24,29 @@ def format_loc(loc: tuple[int | str, ...]) -> str:
         else:
             out += f".{part}" if out else str(part)
     return out
+
+
+def validate_document(
+    model: type[M],
+    value: object,
+    *,
+    file: str | Path | None,
+    what: str,
+    hint: str,
+    error: type[InputError] = InputError,
+) -> M:
+    """``value`` (a document pathjudge wrote, parsed) validated as ``model``; the first problem is one
+    ``error`` saying ``not a {what}: ...`` that names the file and the field, with ``hint``."""
+    try:
+        return model.model_validate(value)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        raise error(
+            f"not a {what}: {first['msg']}",
+            file=file,
+            field=format_loc(tuple(first["loc"])) or None,
+            hint=hint,
+        ) from None
 
 
 _HINTS = {

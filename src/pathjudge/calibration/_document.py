@@ -10,9 +10,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TypeVar
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel
 
-from pathjudge._io import format_loc, json_value, read_utf8
+from pathjudge._io import json_value, read_utf8, validate_document
 from pathjudge.errors import InputError
 
 __all__ = ["read_document"]
@@ -33,13 +33,11 @@ def read_document(path: Path, model: type[M], *, what: str, error: type[InputErr
         limit=_LIMIT,
     )
     value = json_value(text, file=path, error=error, hint=f"pass the {what} pathjudge wrote")
-    try:
-        return model.model_validate(value)
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        raise error(
-            f"not a {what}: {first['msg']}",
-            file=path,
-            field=format_loc(tuple(first["loc"])) or None,
-            hint=f"pass the {what} pathjudge wrote, unedited",
-        ) from None
+    return validate_document(
+        model,
+        value,
+        file=path,
+        what=what,
+        hint=f"pass the {what} pathjudge wrote, unedited",
+        error=error,
+    )

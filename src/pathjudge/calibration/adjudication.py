@@ -9,14 +9,16 @@ and the item leaves this list, until a rater relabels it after the adjudication.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Literal
 
 from pathjudge.calibration.label_store import LabelEvent, current_labels
 
-__all__ = ["ToSettle", "disagreements_to_settle"]
+__all__ = ["ToSettle", "disagreement_kind", "disagreements_to_settle"]
+
+Kind = Literal["rater-rater", "rater-judge"]
 
 
 @dataclass(frozen=True)
@@ -24,13 +26,30 @@ class ToSettle:
     """One item to adjudicate: who said what, what the judge said, and why it is listed."""
 
     item_id: str
-    kind: Literal["rater-rater", "rater-judge"]
+    kind: Kind
     """``rater-rater`` when raters differ (it wins when both apply); else ``rater-judge``."""
     labels: tuple[tuple[str, str], ...]
     """``(rater, label)`` of the raters' current labels, in the order they were first given."""
     judge: str | None
     """The judge's majority verdict (``pass``/``fail``/``unsure``), None when not judged."""
     reason: str
+
+
+def disagreement_kind(labels: Sequence[str], judge: str | None) -> Kind | None:
+    """What needs settling about one item's current rater labels: ``rater-rater`` when they differ
+    (an ``unsure`` beside a ``pass`` or ``fail`` counts), else ``rater-judge`` when their pass/fail
+    differs from the judge's pass/fail, else None (one rater and no judge: nothing to disagree with).
+    The one rule of the adjudication list and of the labelling page's adjudication view."""
+    if len(set(labels)) > 1:
+        return "rater-rater"
+    if (
+        judge in ("pass", "fail")
+        and labels
+        and labels[0] in ("pass", "fail")
+        and labels[0] != judge
+    ):
+        return "rater-judge"
+    return None
 
 
 def _when(event: LabelEvent) -> datetime:
@@ -85,11 +104,8 @@ def disagreements_to_settle(
         judge = _judge_said(verdicts.get(item_id)) if verdicts is not None else None
         pairs = tuple((e.rater, e.label) for e in labels)
         said = ", ".join(f"{rater} says {label}" for rater, label in pairs)
-        if len({label for _, label in pairs}) > 1:
+        kind = disagreement_kind([label for _, label in pairs], judge)
+        if kind is not None:
             extra = f"; the judge says {judge}" if judge is not None else ""
-            out.append(ToSettle(item_id, "rater-rater", pairs, judge, said + extra))
-        elif judge in ("pass", "fail") and pairs[0][1] in ("pass", "fail") and pairs[0][1] != judge:
-            out.append(
-                ToSettle(item_id, "rater-judge", pairs, judge, f"{said}; the judge says {judge}")
-            )
+            out.append(ToSettle(item_id, kind, pairs, judge, said + extra))
     return out

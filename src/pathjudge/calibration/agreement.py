@@ -33,9 +33,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field, model_validator
 
 from pathjudge._optional import require
+from pathjudge.calibration._record import Record
 from pathjudge.calibration.estimate import Estimate, point, proportion, undefined
 from pathjudge.calibration.labels import Label, LabelledItem
 from pathjudge.calibration.verdicts import VerdictValue
@@ -50,6 +51,7 @@ __all__ = [
     "Gates",
     "InterAnnotatorStats",
     "TrustDecision",
+    "TrustedOnRead",
     "bootstrap_kappa",
     "cohen_kappa",
     "decide_trust",
@@ -59,15 +61,15 @@ __all__ = [
     "judge_agreement",
     "kappa_from_counts",
     "krippendorff_alpha",
+    "lower_gate",
     "parse_gates",
     "percent_agreement",
+    "trust_of",
+    "unchecked_gate",
+    "upper_gate",
 ]
 
 LABELS: tuple[Label, Label] = ("pass", "fail")
-
-
-class _Model(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
 
 def _numpy() -> Any:
@@ -78,7 +80,7 @@ def _metrics() -> Any:
     return require("sklearn.metrics", "calibration", "agreement statistics")
 
 
-class ConfusionMatrix(_Model):
+class ConfusionMatrix(Record):
     """Rows are the human labels, columns the judge's (scikit-learn's convention), order pass, fail.
 
     ``matrix[0][0]`` = human pass & judge pass (TP), ``[0][1]`` = human pass & judge fail (FN),
@@ -107,7 +109,7 @@ class ConfusionMatrix(_Model):
         return self.matrix[1][1]
 
 
-class ClassScores(_Model):
+class ClassScores(Record):
     """Precision, recall and F1 of one class over the decided items."""
 
     label: Label
@@ -117,7 +119,7 @@ class ClassScores(_Model):
     f1: Estimate
 
 
-class AgreementStats(_Model):
+class AgreementStats(Record):
     """Judge-vs-human agreement for one criterion. See :func:`judge_agreement`."""
 
     n_items: int
@@ -584,7 +586,7 @@ def krippendorff_alpha(
     return 1.0 - d_o / d_e
 
 
-class InterAnnotatorStats(_Model):
+class InterAnnotatorStats(Record):
     """Agreement among human annotators on the items with two or more annotators."""
 
     n_items: int = Field(description="Items with at least two annotator labels.")
@@ -657,7 +659,7 @@ DEFAULT_MAX_UNSURE = 0.2
 """The default cap on the UPPER confidence bound of the unsure rate: at most one item in five."""
 
 
-class Gates(_Model):
+class Gates(Record):
     """Minimum LOWER confidence bounds a judge must reach to be trusted for a criterion.
 
     ``tpr``, ``tnr`` and ``kappa`` are compared with the lower bounds of the unsure-as-wrong forms
@@ -726,7 +728,7 @@ def _gate_default(name: str) -> str:
     return f"{default:g}" if isinstance(default, float) else f"{DEFAULT_MAX_UNSURE:g}"
 
 
-class GateResult(_Model):
+class GateResult(Record):
     """One gate: the bound compared, the threshold, and whether it passed."""
 
     name: str
@@ -736,7 +738,7 @@ class GateResult(_Model):
     reason: str
 
 
-class TrustDecision(_Model):
+class TrustDecision(Record):
     """Trusted only when every gate passes on its confidence bound."""
 
     trusted: bool
@@ -744,15 +746,38 @@ class TrustDecision(_Model):
     reason: str
 
 
-def _lower_gate(name: str, estimate: Estimate, threshold: float) -> GateResult:
+class TrustedOnRead(Record):
+    """A report whose ``trusted`` is a computed field: written into the JSON for its readers, and
+    dropped when the JSON is read back, so that it is recomputed rather than trusted from the file."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _drop_derived(cls, data: Any) -> Any:
+        if isinstance(data, dict) and "trusted" in data:
+            data = {key: value for key, value in data.items() if key != "trusted"}
+        return data
+
+
+def unchecked_gate(name: str, threshold: float, what: str, why: str) -> GateResult:
+    """A gate whose statistic is undefined (or has no bound): it fails, and the reason says why."""
+    return GateResult(
+        name=name,
+        threshold=threshold,
+        bound=None,
+        passed=False,
+        reason=f"{what} cannot be checked: {why}",
+    )
+
+
+def lower_gate(
+    name: str, estimate: Estimate, threshold: float, *, what: str | None = None, note: str = ""
+) -> GateResult:
+    """Passes when the lower bound of ``estimate`` reaches ``threshold``; an undefined estimate, or one
+    without a lower bound, fails. ``what`` names the statistic in the reason (default ``name``);
+    ``note`` follows the point estimate there."""
+    what = what or name
     if estimate.value is None or estimate.lower is None:
-        return GateResult(
-            name=name,
-            threshold=threshold,
-            bound=None,
-            passed=False,
-            reason=f"{name} cannot be checked: {estimate.reason}",
-        )
+        return unchecked_gate(name, threshold, what, estimate.reason)
     passed = estimate.lower >= threshold
     return GateResult(
         name=name,
@@ -760,10 +785,40 @@ def _lower_gate(name: str, estimate: Estimate, threshold: float) -> GateResult:
         bound=estimate.lower,
         passed=passed,
         reason=(
-            f"{name} lower bound {estimate.lower:.3f} {'>=' if passed else '<'} {threshold:.3f} "
-            f"(point {estimate.value:.3f}, unsure counts as wrong)"
+            f"{what} lower bound {estimate.lower:.3f} {'>=' if passed else '<'} {threshold:.3f} "
+            f"(point {estimate.value:.3f}{note})"
         ),
     )
+
+
+def upper_gate(name: str, upper: float, threshold: float, *, what: str, point: str) -> GateResult:
+    """Passes when the upper bound ``upper`` stays at or below ``threshold``; ``what`` names the
+    statistic in the reason and ``point`` gives its point estimate."""
+    passed = upper <= threshold
+    return GateResult(
+        name=name,
+        threshold=threshold,
+        bound=upper,
+        passed=passed,
+        reason=(
+            f"{what} upper bound {upper:.3f} {'<=' if passed else '>'} {threshold:.3f} "
+            f"(point {point})"
+        ),
+    )
+
+
+def trust_of(results: Sequence[GateResult]) -> TrustDecision:
+    """Trusted when every gate passed; the reason lists every failing gate, or says all passed."""
+    failed = [r for r in results if not r.passed]
+    reason = (
+        "all gates pass on their confidence bounds"
+        if not failed
+        else "; ".join(r.reason for r in failed)
+    )
+    return TrustDecision(trusted=not failed, gates=tuple(results), reason=reason)
+
+
+_AS_WRONG = ", unsure counts as wrong"
 
 
 def decide_trust(stats: AgreementStats, gates: Gates | None = None) -> TrustDecision:
@@ -775,44 +830,25 @@ def decide_trust(stats: AgreementStats, gates: Gates | None = None) -> TrustDeci
     """
     gates = gates or Gates()
     results = [
-        _lower_gate("TPR", stats.tpr_unsure_as_wrong, gates.tpr),
-        _lower_gate("TNR", stats.tnr_unsure_as_wrong, gates.tnr),
-        _lower_gate("kappa", stats.kappa_unsure_as_wrong, gates.kappa),
+        lower_gate("TPR", stats.tpr_unsure_as_wrong, gates.tpr, note=_AS_WRONG),
+        lower_gate("TNR", stats.tnr_unsure_as_wrong, gates.tnr, note=_AS_WRONG),
+        lower_gate("kappa", stats.kappa_unsure_as_wrong, gates.kappa, note=_AS_WRONG),
     ]
     if gates.max_unsure is not None:
         rate = stats.unsure_rate
         if rate.upper is None or rate.value is None:
-            results.append(
-                GateResult(
-                    name="unsure",
-                    threshold=gates.max_unsure,
-                    bound=None,
-                    passed=False,
-                    reason=f"unsure rate cannot be checked: {rate.reason}",
-                )
-            )
+            results.append(unchecked_gate("unsure", gates.max_unsure, "unsure rate", rate.reason))
         else:
-            ok = rate.upper <= gates.max_unsure
             results.append(
-                GateResult(
-                    name="unsure",
-                    threshold=gates.max_unsure,
-                    bound=rate.upper,
-                    passed=ok,
-                    reason=(
-                        f"unsure rate upper bound {rate.upper:.3f} {'<=' if ok else '>'} "
-                        f"{gates.max_unsure:.3f} (point {rate.value:.3f})"
-                    ),
+                upper_gate(
+                    "unsure",
+                    rate.upper,
+                    gates.max_unsure,
+                    what="unsure rate",
+                    point=f"{rate.value:.3f}",
                 )
             )
-    failed = [r for r in results if not r.passed]
-    trusted = not failed
-    reason = (
-        "all gates pass on their confidence bounds"
-        if trusted
-        else "; ".join(r.reason for r in failed)
-    )
-    return TrustDecision(trusted=trusted, gates=tuple(results), reason=reason)
+    return trust_of(results)
 
 
 _CELLS: tuple[tuple[str, str], ...] = (

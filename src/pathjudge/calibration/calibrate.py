@@ -27,16 +27,18 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, computed_field, model_validator
+from pydantic import Field, computed_field
 
+from pathjudge.calibration._record import Record
 from pathjudge.calibration.advice import labels_needed, more_labels_needed, next_steps
 from pathjudge.calibration.agreement import (
     AgreementStats,
     Gates,
     InterAnnotatorStats,
     TrustDecision,
+    TrustedOnRead,
     decide_trust,
     design_weighted_gates,
     inter_annotator,
@@ -67,11 +69,7 @@ __all__ = [
 CALIBRATION_SCHEMA_VERSION: Literal[1] = 1
 
 
-class _Model(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-
-class EvidenceDiagnostic(_Model):
+class EvidenceDiagnostic(Record):
     """How often the judge's evidence quotes were found in what it judged (see
     :mod:`pathjudge.judge.evidence`), and how the judge did where they were not."""
 
@@ -91,7 +89,7 @@ class EvidenceDiagnostic(_Model):
     )
 
 
-class CriterionCalibration(_Model):
+class CriterionCalibration(Record):
     """Everything measured for one criterion."""
 
     criterion: str | None
@@ -165,7 +163,7 @@ class CriterionCalibration(_Model):
     )
 
 
-class CalibrationReport(_Model):
+class CalibrationReport(TrustedOnRead):
     """The result of one calibration run (all criteria)."""
 
     schema_version: Literal[1] = CALIBRATION_SCHEMA_VERSION
@@ -177,15 +175,6 @@ class CalibrationReport(_Model):
     n_bootstrap: int
     seed: int
     criteria: tuple[CriterionCalibration, ...]
-
-    @model_validator(mode="before")
-    @classmethod
-    def _drop_derived(cls, data: Any) -> Any:
-        # ``trusted`` is written into the JSON for its readers; it is derived, so reading it back
-        # recomputes it rather than trusting the file.
-        if isinstance(data, dict) and "trusted" in data:
-            data = {key: value for key, value in data.items() if key != "trusted"}
-        return data
 
     @computed_field(  # type: ignore[prop-decorator]
         description="True when the judge passes the gates on every criterion (False with none)."
@@ -662,6 +651,27 @@ def _grouped_noise(
     )
 
 
+def _refuse_shared(
+    judge_only: Mapping[str, ItemVotes],
+    elsewhere: Mapping[str, object],
+    problem: str,
+    *,
+    file: str | None,
+    hint: str,
+) -> None:
+    """A :class:`LabelsError` at the first judge-only item also in ``elsewhere``: ``item 'x' `` then
+    ``problem``, whose ``{n}`` counts such items."""
+    shared = [item_id for item_id in judge_only if item_id in elsewhere]
+    if shared:
+        raise LabelsError(
+            f"item {shared[0]!r} " + problem.format(n=len(shared)),
+            file=file,
+            line=judge_only[shared[0]].line,
+            field="item_id",
+            hint=hint,
+        )
+
+
 def _judge_only_pool(
     from_file: Mapping[str, ItemVotes],
     every: Mapping[str, LabelledItem],
@@ -672,29 +682,21 @@ def _judge_only_pool(
     """The judge-only items for PPI++ (the judge-only file's and the verdicts with no label), and a
     note when the verdicts file adds some; an item labelled, or judged in both files, is an error."""
     unl = dict(from_file)
-    if unl:
-        overlap = [item_id for item_id in unl if item_id in every]
-        if overlap:
-            first = unl[overlap[0]]
-            raise LabelsError(
-                f"item {overlap[0]!r} is judge-only (unlabelled) but also labelled "
-                f"({len(overlap)} such items)",
-                file=unlabelled_file,
-                line=first.line,
-                field="item_id",
-                hint="the judge-only file must hold items that have no human label",
-            )
-        twice = [item_id for item_id in unl if item_id in judge_only]
-        if twice:
-            first = unl[twice[0]]
-            raise LabelsError(
-                f"item {twice[0]!r} is judged both in the judge-only file and in the verdicts "
-                f"file ({len(twice)} such items), so PPI would count it twice",
-                file=unlabelled_file,
-                line=first.line,
-                field="item_id",
-                hint="keep each judge-only item in one of the two files",
-            )
+    _refuse_shared(
+        unl,
+        every,
+        "is judge-only (unlabelled) but also labelled ({n} such items)",
+        file=unlabelled_file,
+        hint="the judge-only file must hold items that have no human label",
+    )
+    _refuse_shared(
+        unl,
+        judge_only,
+        "is judged both in the judge-only file and in the verdicts file ({n} such items), so PPI "
+        "would count it twice",
+        file=unlabelled_file,
+        hint="keep each judge-only item in one of the two files",
+    )
     notes: list[str] = []
     if judge_only:
         notes.append(

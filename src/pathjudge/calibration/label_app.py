@@ -38,8 +38,9 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError
 
 from pathjudge._ids import ItemId
-from pathjudge._io import iter_jsonl, record_error_from_validation
+from pathjudge._io import record_error_from_validation
 from pathjudge.calibration import queue
+from pathjudge.calibration.adjudication import disagreement_kind
 from pathjudge.calibration.label_store import (
     LabelEvent,
     LabelOrder,
@@ -123,18 +124,10 @@ class LabelItem:
 def read_label_items(path: Path, criterion: Criterion | None = None) -> list[LabelItem]:
     """Read an items file (line-numbered errors); a duplicate id, or an item that lacks one of the
     criterion's inputs, is an :class:`InputError` naming the line."""
+    from pathjudge.judge.items import numbered_items
+
     items: list[LabelItem] = []
-    seen: set[str] = set()
-    for number, line in iter_jsonl(path, _ItemLine, what="item").numbered():
-        if line.item_id in seen:
-            raise InputError(
-                f"item id {line.item_id!r} appears twice",
-                file=path,
-                line=number,
-                field="item_id",
-                hint="item ids must be unique",
-            )
-        seen.add(line.item_id)
+    for number, line in numbered_items(path, _ItemLine):
         if criterion is not None:
             missing = [name for name in criterion.inputs if name not in line.inputs]
             if missing:
@@ -324,11 +317,11 @@ def find_disagreements(
         if not labels:
             continue
         verdict = judge.get(item.item_id) if judge is not None else None
-        values = {event.label for event in labels}
         said = ", ".join(f"{event.rater} says {event.label}" for event in labels)
-        if len(values) > 1:
+        kind = disagreement_kind([event.label for event in labels], verdict)
+        if kind == "rater-rater":
             out.append(Disagreement(item, tuple(labels), verdict, said))
-        elif verdict in ("pass", "fail") and values & {"pass", "fail"} - {verdict}:
+        elif kind == "rater-judge":
             out.append(
                 Disagreement(item, tuple(labels), verdict, f"{said}; the judge says {verdict}")
             )

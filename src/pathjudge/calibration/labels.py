@@ -40,7 +40,9 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, model_validator
 
 from pathjudge._ids import ItemId
+from pathjudge.calibration._by_criterion import ByCriterion
 from pathjudge.calibration._jsonl import numbered_records
+from pathjudge.calibration._record import Record
 from pathjudge.errors import LabelsError
 
 if TYPE_CHECKING:
@@ -72,11 +74,7 @@ Ratings = tuple[tuple[str, Label], ...]
 """``(rater, label)`` pairs of one item (pass/fail only)."""
 
 
-class _Record(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-
-class AnnotatorLabel(_Record):
+class AnnotatorLabel(Record):
     """One annotator's judgement of one item: a pass/fail ``label`` or an ordinal ``score``."""
 
     annotator: str = Field(
@@ -88,7 +86,7 @@ class AnnotatorLabel(_Record):
     )
 
 
-class LabelRecord(_Record):
+class LabelRecord(Record):
     """One labelled item (one line of a labels JSONL file). See the module docstring for the rules."""
 
     schema_version: Literal[1] = Field(
@@ -171,7 +169,7 @@ class LabelledItem:
 
 
 @dataclass(frozen=True)
-class LabelSet:
+class LabelSet(ByCriterion[LabelledItem]):
     """All resolved labels of one file, keyed by criterion then item id (in file order)."""
 
     file: str | None
@@ -187,18 +185,6 @@ class LabelSet:
     )
     """Per criterion, the items left out because their raters split evenly: (split, ratings).
     They count for rater-rater agreement (leaving them out would hide the disagreements)."""
-
-    @property
-    def criteria(self) -> tuple[str | None, ...]:
-        """The criteria present, in order of first appearance (``None``: records without one)."""
-        return tuple(self.by_criterion)
-
-    def items(self, criterion: str | None) -> tuple[LabelledItem, ...]:
-        """The labelled items of ``criterion`` in file order (empty when the criterion is absent)."""
-        return tuple(self.by_criterion.get(criterion, {}).values())
-
-    def __len__(self) -> int:
-        return sum(len(items) for items in self.by_criterion.values())
 
     def __iter__(self) -> Iterator[LabelledItem]:
         for items in self.by_criterion.values():

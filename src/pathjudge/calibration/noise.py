@@ -21,8 +21,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
+from pathjudge.calibration._record import Record
 from pathjudge.calibration.agreement import fleiss_kappa, krippendorff_alpha, percent_agreement
 from pathjudge.calibration.estimate import Estimate, point, proportion, undefined
 from pathjudge.calibration.labels import Label
@@ -37,11 +38,7 @@ __all__ = [
 ]
 
 
-class _Model(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-
-class ReliabilityBin(_Model):
+class ReliabilityBin(Record):
     """Items whose vote share fell in ``[lower, upper)`` (the last bin includes 1.0)."""
 
     lower: float
@@ -51,7 +48,7 @@ class ReliabilityBin(_Model):
     count: int
 
 
-class Reliability(_Model):
+class Reliability(Record):
     """Reliability data of the vote share; ``points`` feeds the reliability plot."""
 
     bins: tuple[ReliabilityBin, ...]
@@ -118,7 +115,7 @@ def reliability(
     return Reliability(bins=bins, n_items=total, n_without_share=missing, ece=ece, reason=reason)
 
 
-class NoiseStats(_Model):
+class NoiseStats(Record):
     """How consistently the judge grades the same item across its k samples."""
 
     n_items: int = Field(description="Items with at least two samples.")

@@ -61,11 +61,22 @@ from collections.abc import Sequence
 from functools import partial
 from typing import Any, Literal, assert_never
 
-from pydantic import BaseModel, ConfigDict, Field, computed_field, model_validator
+from pydantic import Field, computed_field
 
 from pathjudge._ids import ItemId
 from pathjudge._optional import require
-from pathjudge.calibration.agreement import GateResult, Gates, TrustDecision, cohen_kappa
+from pathjudge.calibration._record import Record
+from pathjudge.calibration.agreement import (
+    GateResult,
+    Gates,
+    TrustDecision,
+    TrustedOnRead,
+    cohen_kappa,
+    lower_gate,
+    trust_of,
+    unchecked_gate,
+    upper_gate,
+)
 from pathjudge.calibration.estimate import Estimate, proportion, undefined, z_value
 
 __all__ = [
@@ -104,10 +115,8 @@ def unswap(position: Position, order: Order) -> JudgeWinner:
     assert_never(order)
 
 
-class PairwiseItem(BaseModel):
+class PairwiseItem(Record):
     """One pair: the human preference and the judge's winner (as A/B) in each presentation order."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     item_id: ItemId
     human: Winner = Field(description="The human-preferred candidate, or tie.")
@@ -115,10 +124,8 @@ class PairwiseItem(BaseModel):
     ba: JudgeWinner = Field(description="Judge's winner when B was shown first.")
 
 
-class PairwiseStats(BaseModel):
+class PairwiseStats(Record):
     """Both-orders accuracy, position bias and kappa of a pairwise judge (module docstring)."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     unsure_as: UnsureAs
     n_items: int
@@ -395,41 +402,12 @@ def pairwise_trust(stats: PairwiseStats, gates: Gates | None = None) -> TrustDec
     rate that cannot be checked (no answer named a winner).
     """
     gates = gates or Gates()
-    kappa = stats.kappa_mean
-    results: list[GateResult] = []
-    if kappa.value is None or kappa.lower is None:
-        results.append(
-            GateResult(
-                name="kappa",
-                threshold=gates.kappa,
-                bound=None,
-                passed=False,
-                reason=f"kappa (mean of both orders) cannot be checked: {kappa.reason}",
-            )
-        )
-    else:
-        ok = kappa.lower >= gates.kappa
-        results.append(
-            GateResult(
-                name="kappa",
-                threshold=gates.kappa,
-                bound=kappa.lower,
-                passed=ok,
-                reason=f"kappa (mean of both orders) lower bound {kappa.lower:.3f} "
-                f"{'>=' if ok else '<'} {gates.kappa:.3f} (point {kappa.value:.3f})",
-            )
-        )
+    results = [
+        lower_gate("kappa", stats.kappa_mean, gates.kappa, what="kappa (mean of both orders)")
+    ]
     fsr = stats.first_slot_rate
     if fsr.value is None or fsr.lower is None or fsr.upper is None:
-        results.append(
-            GateResult(
-                name="position bias",
-                threshold=0.5,
-                bound=None,
-                passed=False,
-                reason=f"position bias cannot be checked: {fsr.reason}",
-            )
-        )
+        results.append(unchecked_gate("position bias", 0.5, "position bias", fsr.reason))
     else:
         unbiased = stats.bias_direction == "none"
         slot = "first" if stats.bias_direction == "first" else "second"
@@ -458,25 +436,16 @@ def pairwise_trust(stats: PairwiseStats, gates: Gates | None = None) -> TrustDec
             confidence=stats.confidence,
         )
         upper = share.upper if share.upper is not None else 1.0
-        ok = upper <= gates.max_unsure
         results.append(
-            GateResult(
-                name="unsure",
-                threshold=gates.max_unsure,
-                bound=upper,
-                passed=ok,
-                reason=f"unsure share upper bound {upper:.3f} {'<=' if ok else '>'} "
-                f"{gates.max_unsure:.3f} (point {stats.n_unsure}/{stats.n_items} = "
-                f"{stats.n_unsure / stats.n_items:.3f})",
+            upper_gate(
+                "unsure",
+                upper,
+                gates.max_unsure,
+                what="unsure share",
+                point=f"{stats.n_unsure}/{stats.n_items} = {stats.n_unsure / stats.n_items:.3f}",
             )
         )
-    failed = [r for r in results if not r.passed]
-    reason = (
-        "all gates pass on their confidence bounds"
-        if not failed
-        else "; ".join(r.reason for r in failed)
-    )
-    return TrustDecision(trusted=not failed, gates=tuple(results), reason=reason)
+    return trust_of(results)
 
 
 def pairwise_confusion(
@@ -499,10 +468,8 @@ def pairwise_confusion(
     return tuple(columns), tuple(tuple(row) for row in matrix)
 
 
-class PairwiseReport(BaseModel):
+class PairwiseReport(TrustedOnRead):
     """The result of ``pathjudge calibrate --pairwise``: statistics, trust decision, who judged."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     schema_version: Literal[1] = 1
     kind: Literal["pathjudge.pairwise"] = "pathjudge.pairwise"
@@ -535,10 +502,3 @@ class PairwiseReport(BaseModel):
     def trusted(self) -> bool:
         """True when the trust decision says so."""
         return self.trust is not None and self.trust.trusted
-
-    @model_validator(mode="before")
-    @classmethod
-    def _drop_derived(cls, data: Any) -> Any:
-        if isinstance(data, dict) and "trusted" in data:
-            data = {key: value for key, value in data.items() if key != "trusted"}
-        return data

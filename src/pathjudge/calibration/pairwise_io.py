@@ -26,10 +26,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, JsonValue
+from pydantic import Field, JsonValue
 
 from pathjudge._ids import ItemId
 from pathjudge.calibration._jsonl import numbered_records
+from pathjudge.calibration._record import Record
 from pathjudge.calibration.pairwise import JudgeWinner, Order, PairwiseItem, Winner, unswap
 from pathjudge.errors import LabelsError
 
@@ -42,20 +43,16 @@ __all__ = [
 ]
 
 
-class PairwisePreference(BaseModel):
+class PairwisePreference(Record):
     """One human preference between candidates A and B."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     item_id: ItemId
     preference: Winner = Field(description="The candidate the humans prefer: A, B or tie.")
     metadata: dict[str, JsonValue] = Field(default_factory=dict)
 
 
-class PairwiseVerdict(BaseModel):
+class PairwiseVerdict(Record):
     """The judge's answer for one item in one presentation order."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     item_id: ItemId
     order: Order = Field(description="ab: A shown first; ba: B shown first.")

@@ -16,9 +16,15 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
-from pathjudge.calibration.agreement import cohen_kappa, kappa_from_counts, krippendorff_alpha
+from pathjudge.calibration._record import Record
+from pathjudge.calibration.agreement import (
+    cohen_kappa,
+    kappa_from_counts,
+    krippendorff_alpha,
+    percent_agreement,
+)
 from pathjudge.calibration.estimate import Estimate, undefined
 from pathjudge.calibration.labels import Label, LabelledItem, Ratings
 
@@ -27,10 +33,8 @@ __all__ = ["RaterAgreement", "rater_agreement"]
 _LABELS: tuple[Label, Label] = ("pass", "fail")
 
 
-class RaterAgreement(BaseModel):
+class RaterAgreement(Record):
     """How far the human raters agree with each other (the human ceiling)."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     statistic: Literal["cohen_kappa", "krippendorff_alpha"] = Field(
         description="Cohen's kappa for two raters, Krippendorff's alpha (nominal) for more."
@@ -116,8 +120,7 @@ def rater_agreement(
         what = f"nominal Krippendorff's alpha of {len(raters)} raters"
     n_ratings = sum(len(unit) for unit in units)
     value = measure(units)
-    pairs = [sum(1 for a in u.values() for b in u.values() if a == b) - len(u) for u in units]
-    agree = sum(p / (len(u) * (len(u) - 1)) for p, u in zip(pairs, units, strict=True)) / len(units)
+    agree = percent_agreement([list(u.values()) for u in units])
     if value is None:
         estimate = undefined(
             f"every one of the {n_ratings} ratings on {len(units)} items is the same label: "

@@ -21,8 +21,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
+from pathjudge.calibration._record import Record
 from pathjudge.calibration.agreement import AgreementStats, TrustDecision
 from pathjudge.calibration.ppi import PPIResult
 
@@ -41,10 +42,8 @@ NO_VALUE = "(none)"
 SliceStatus = Literal["trusted", "not trusted", "too small"]
 
 
-class SliceCalibration(BaseModel):
+class SliceCalibration(Record):
     """The gates of one slice (items sharing one value of one slice key)."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     key: str = Field(description="The slice key, e.g. 'category'.")
     value: str = Field(description="Its value for these items; '(none)' where items have none.")

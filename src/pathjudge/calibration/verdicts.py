@@ -29,6 +29,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal
 
+from pathjudge.calibration._by_criterion import ByCriterion
 from pathjudge.calibration._judge_name import JudgeName
 from pathjudge.errors import LabelsError
 from pathjudge.judge.verdict import JudgeFailure
@@ -211,22 +212,12 @@ class ItemVotes:
 
 
 @dataclass(frozen=True)
-class VerdictSet:
+class VerdictSet(ByCriterion[ItemVotes]):
     """Aggregated verdicts of one file, keyed by criterion then item id (in order of first appearance)."""
 
     file: str | None
     by_criterion: Mapping[str | None, Mapping[str, ItemVotes]] = field(default_factory=dict)
     judges: Mapping[str | None, tuple[JudgeName, ...]] = field(default_factory=dict)
-
-    @property
-    def criteria(self) -> tuple[str | None, ...]:
-        return tuple(self.by_criterion)
-
-    def items(self, criterion: str | None) -> tuple[ItemVotes, ...]:
-        return tuple(self.by_criterion.get(criterion, {}).values())
-
-    def __len__(self) -> int:
-        return sum(len(items) for items in self.by_criterion.values())
 
     def by_item(self) -> dict[str, GradedVerdict]:
         """One verdict per item id for grading (``pathjudge score --verdicts``), every criterion.

@@ -13,9 +13,9 @@ only ``inputs`` reach the model (a criterion that needs one of them names it as 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, Protocol, Self, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
@@ -27,7 +27,7 @@ from pathjudge.judge.runner import JudgeJob, JudgeRun
 from pathjudge.judge.session import JudgeSession
 from pathjudge.rubrics.criteria import Criterion, get_criterion
 
-__all__ = ["JudgeItem", "judge_items", "read_items"]
+__all__ = ["JudgeItem", "judge_items", "numbered_items", "read_items"]
 
 
 class JudgeItem(BaseModel):
@@ -54,11 +54,24 @@ class JudgeItem(BaseModel):
     )
 
 
-def read_items(path: Path) -> list[tuple[int, JudgeItem]]:
-    """Read the items JSONL as ``(line, item)`` pairs (line-numbered errors); a duplicate id is an :class:`InputError`."""
-    items: list[tuple[int, JudgeItem]] = []
+class _ItemLine(Protocol):
+    """What :func:`numbered_items` reads a line into: a pydantic model with an ``item_id``."""
+
+    @property
+    def item_id(self) -> str: ...
+
+    @classmethod
+    def model_validate_json(cls, json_data: str | bytes | bytearray, /) -> Self: ...
+
+
+L = TypeVar("L", bound=_ItemLine)
+
+
+def numbered_items(path: Path, model: type[L]) -> Iterator[tuple[int, L]]:
+    """Yield ``(line, item)`` for each line of an items JSONL file read as ``model`` (line-numbered
+    errors); an item id that appeared before is an :class:`InputError` naming the line."""
     seen: set[str] = set()
-    for line, item in iter_jsonl(path, JudgeItem, what="item").numbered():
+    for line, item in iter_jsonl(path, model, what="item").numbered():
         if item.item_id in seen:
             raise InputError(
                 f"item id {item.item_id!r} appears twice",
@@ -68,8 +81,12 @@ def read_items(path: Path) -> list[tuple[int, JudgeItem]]:
                 hint="item ids must be unique",
             )
         seen.add(item.item_id)
-        items.append((line, item))
-    return items
+        yield line, item
+
+
+def read_items(path: Path) -> list[tuple[int, JudgeItem]]:
+    """Read the items JSONL as ``(line, item)`` pairs (line-numbered errors); a duplicate id is an :class:`InputError`."""
+    return list(numbered_items(path, JudgeItem))
 
 
 def _summary(run: JudgeRun, output: Path, certification: Certification | None) -> str:

@@ -13,9 +13,10 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel
 
 from pathjudge import _json as strict_json
+from pathjudge._io import validate_document
 from pathjudge.errors import InputError
 from pathjudge.report._view import (
     AxisView,
@@ -95,18 +96,13 @@ def load_model(
     """``value`` as ``model``: returned as is when already one, else validated from its JSON form."""
     if isinstance(value, model):
         return value
-    try:
-        return model.model_validate(value)
-    except ValidationError as exc:
-        from pathjudge._io import format_loc
-
-        first = exc.errors()[0]
-        raise InputError(
-            f"not a {what}: {first['msg']}",
-            file=source,
-            field=format_loc(tuple(first["loc"])) or None,
-            hint=f"pass the JSON file pathjudge wrote for the {what}",
-        ) from exc
+    return validate_document(
+        model,
+        value,
+        file=source,
+        what=what,
+        hint=f"pass the JSON file pathjudge wrote for the {what}",
+    )
 
 
 def _step_views(run: RunRecord) -> tuple[StepView, ...]:
