@@ -24,11 +24,12 @@ import os
 from collections.abc import Awaitable, Callable
 from typing import Any, Literal, Protocol, TypeAlias, runtime_checkable
 
-from pydantic import BaseModel, ConfigDict, Field, JsonValue
+from pydantic import Field, JsonValue
 
 from pathjudge._model_client import ResponseTooLarge, anthropic_client
 from pathjudge._model_client import http_client as shared_http_client
 from pathjudge._optional import require
+from pathjudge._records import FrozenModel
 from pathjudge.agent.trajectory import Usage
 from pathjudge.errors import AgentError
 
@@ -53,15 +54,11 @@ __all__ = [
 BackendName = Literal["anthropic", "openai", "scripted"]
 
 
-class _Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-
 def _empty_schema() -> dict[str, JsonValue]:
     return {"type": "object", "properties": {}}
 
 
-class ToolSpec(_Frozen):
+class ToolSpec(FrozenModel):
     """A tool as the model sees it: name, description and the JSON schema of its arguments."""
 
     name: str = Field(min_length=1, description="Tool name.")
@@ -72,7 +69,7 @@ class ToolSpec(_Frozen):
     )
 
 
-class ToolCall(_Frozen):
+class ToolCall(FrozenModel):
     """One tool call the model asked for."""
 
     id: str = Field(description="The call id; tool results refer to it.")
@@ -86,7 +83,7 @@ class ToolCall(_Frozen):
     )
 
 
-class ModelTurn(_Frozen):
+class ModelTurn(FrozenModel):
     """What the model said in one turn: optional text, zero or more tool calls, why it stopped, usage."""
 
     text: str | None = Field(default=None, description="The turn's text, None when there was none.")
@@ -95,17 +92,17 @@ class ModelTurn(_Frozen):
     usage: Usage = Field(default_factory=Usage, description="Tokens of this one model call.")
 
 
-class UserMessage(_Frozen):
+class UserMessage(FrozenModel):
     role: Literal["user"] = "user"
     text: str
 
 
-class AssistantMessage(_Frozen):
+class AssistantMessage(FrozenModel):
     role: Literal["assistant"] = "assistant"
     turn: ModelTurn
 
 
-class ToolResult(_Frozen):
+class ToolResult(FrozenModel):
     """The result of one tool call as it goes back to the model."""
 
     call_id: str
@@ -114,7 +111,7 @@ class ToolResult(_Frozen):
     is_error: bool = False
 
 
-class ToolResultsMessage(_Frozen):
+class ToolResultsMessage(FrozenModel):
     role: Literal["tool"] = "tool"
     results: tuple[ToolResult, ...]
 
@@ -122,7 +119,7 @@ class ToolResultsMessage(_Frozen):
 Message: TypeAlias = UserMessage | AssistantMessage | ToolResultsMessage
 
 
-class ModelRequest(_Frozen):
+class ModelRequest(FrozenModel):
     """Everything a backend needs for the next turn."""
 
     model: str

@@ -26,10 +26,11 @@ from collections.abc import Awaitable, Callable, Collection, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, assert_never, get_args
 
-from pydantic import BaseModel, ConfigDict, Field, JsonValue
+from pydantic import Field, JsonValue
 
 from pathjudge._io import JsonlAppender, inspect_tail
 from pathjudge._progress import Progress, or_no_progress
+from pathjudge._records import FrozenModel
 from pathjudge._vocab import canonical_backend
 from pathjudge.agent.backends import (
     AnthropicModelBackend,
@@ -102,11 +103,7 @@ _DEFAULTS: dict[str, Any] = {
 }
 
 
-class _Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-
-class RunOptions(_Frozen):
+class RunOptions(FrozenModel):
     """Fully resolved options of a collection."""
 
     agent: AgentName
@@ -232,7 +229,7 @@ def run_config(resolved: ResolvedConfig) -> dict[str, Any]:
     }
 
 
-class CollectTask(_Frozen):
+class CollectTask(FrozenModel):
     """What collection needs of a task: its id, the question text, the stored input and metadata."""
 
     id: str
@@ -301,13 +298,13 @@ def docent_runner(backend: ModelBackend, options: RunOptions) -> AgentRunner:
     return run
 
 
-class FailedRun(_Frozen):
+class FailedRun(FrozenModel):
     task_id: str
     epoch: int
     error: str
 
 
-class CollectResult(_Frozen):
+class CollectResult(FrozenModel):
     """What a collection did: planned (task, epoch) pairs, skipped (already finished), written, failed."""
 
     output: str

@@ -22,6 +22,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from pathjudge._records import FrozenModel
 from pathjudge.agent.trajectory import Usage
 
 __all__ = [
@@ -80,11 +81,7 @@ class Verdict(BaseModel):
     )
 
 
-class _Record(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-
-class SampleVerdict(_Record):
+class SampleVerdict(FrozenModel):
     """One judge call: one sample of one item, with its provenance and per-call usage."""
 
     schema_version: Literal[1] = Field(default=1, description="Record schema version.")
@@ -115,7 +112,7 @@ class SampleVerdict(_Record):
     )
 
 
-class JudgeFailure(_Record):
+class JudgeFailure(FrozenModel):
     """An item (or sample) the judge could not decide after its retries; excluded from rates."""
 
     schema_version: Literal[1] = Field(default=1, description="Record schema version.")
@@ -140,7 +137,7 @@ class JudgeFailure(_Record):
     )
 
 
-class VerdictRecord(_Record):
+class VerdictRecord(FrozenModel):
     """One item's verdict over k samples: majority vote, agreement rate and the samples."""
 
     schema_version: Literal[1] = Field(default=1, description="Record schema version.")

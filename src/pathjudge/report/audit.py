@@ -17,7 +17,7 @@ from pathlib import Path
 from rich.console import Console
 
 from pathjudge._io import write_text_atomic
-from pathjudge.report.text import Column, Prose, print_table, visible
+from pathjudge.report.text import Column, Prose, number_columns, print_table, visible
 from pathjudge.scoring.audit import AuditReport
 
 __all__ = [
@@ -69,12 +69,7 @@ def print_audit(console: Console, report: AuditReport) -> None:
     print_table(
         console,
         f"audit of suite {report.suite}: {headline(report)}",
-        [
-            Column("run", "id"),
-            Column("passed", "num", "right"),
-            Column("failed", "num", "right"),
-            Column("undecided", "num", "right"),
-        ],
+        [Column("run", "id"), *number_columns("passed", "failed", "undecided")],
         agent_rows(report),
     )
     console.print(Prose(detection_line(report), indent=2, hanging=True))

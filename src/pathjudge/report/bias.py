@@ -14,7 +14,7 @@ from rich.text import Text
 
 from pathjudge.calibration.bias import BiasReport, ProbeResult
 from pathjudge.calibration.estimate import Estimate
-from pathjudge.report.text import Column, Prose, print_table, styled
+from pathjudge.report.text import Column, Prose, number_columns, print_table, styled
 
 __all__ = ["bias_html", "print_bias"]
 
@@ -66,10 +66,7 @@ def print_bias(console: Console, report: BiasReport) -> None:
         [
             Column("probe", "id"),
             Column("kind"),
-            Column("items", "num", "right"),
-            Column("placebo flips", "num", "right"),
-            Column("probe flips", "num", "right"),
-            Column("beyond placebo", "num", "right"),
+            *number_columns("items", "placebo flips", "probe flips", "beyond placebo"),
             Column("status"),
         ],
         [(*_cells(p), Text(_status(p), style=_STYLE.get(p.status, ""))) for p in report.probes],

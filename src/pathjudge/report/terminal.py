@@ -13,7 +13,14 @@ from typing import TYPE_CHECKING
 from rich.console import Console
 from rich.text import Text
 
-from pathjudge.report.text import Column, Prose, count_and_first, print_table, styled
+from pathjudge.report.text import (
+    Column,
+    Prose,
+    count_and_first,
+    number_columns,
+    print_table,
+    styled,
+)
 from pathjudge.scoring.scorecard import GateResult, Scorecard, WeakPath
 
 if TYPE_CHECKING:
@@ -155,10 +162,7 @@ def _print_tasks(console: Console, sc: Scorecard) -> None:
         "Per task",
         [
             Column("task", "id"),
-            *(
-                Column(name, "num", "right")
-                for name in ("runs", "success", "tool calls", "trajectory", "path", "steps", "weak")
-            ),
+            *number_columns("runs", "success", "tool calls", "trajectory", "path", "steps", "weak"),
         ],
         [
             (
@@ -185,10 +189,7 @@ def _print_judged(console: Console, sc: Scorecard) -> None:
         "Judged criteria",
         [
             Column("criterion", "id"),
-            *(
-                Column(name, "num", "right")
-                for name in ("pass", "fail", "unsure", "error", "not run", "pass rate")
-            ),
+            *number_columns("pass", "fail", "unsure", "error", "not run", "pass rate"),
         ],
         [
             (

@@ -47,6 +47,7 @@ __all__ = [
     "md_cell",
     "md_text",
     "natural_key",
+    "number_columns",
     "one_line",
     "print_table",
     "styled",
@@ -311,6 +312,11 @@ class Column:
     header: str
     kind: Literal["id", "num", "text"] = "text"
     justify: Literal["left", "right"] = "left"
+
+
+def number_columns(*headers: str) -> list[Column]:
+    """One right-aligned ``num`` column per header, in order."""
+    return [Column(header, "num", "right") for header in headers]
 
 
 _ID_FLOOR = 12

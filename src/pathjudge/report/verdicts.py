@@ -49,6 +49,11 @@ class JudgeIdentity:
     criterion: str | None
     criterion_hash: str | None
 
+    @classmethod
+    def of(cls, record: VerdictRecord | JudgeFailure) -> JudgeIdentity:
+        """The judge a pathjudge verdict or failure record names."""
+        return cls(record.backend, record.model, record.criterion_id, record.criterion_hash)
+
     def describe(self) -> str:
         who = ":".join(part for part in (self.backend, self.model) if part) or "unnamed grader"
         crit = self.criterion or "(unnamed criterion)"
@@ -109,9 +114,7 @@ def verdict_rows(records: Iterable[tuple[int, VerdictLine]]) -> list[VerdictRow]
                     evidence=rec.evidence,
                     evidence_verified=rec.evidence_verified,
                     unverified_evidence=rec.unverified_evidence,
-                    judge=JudgeIdentity(
-                        rec.backend, rec.model, rec.criterion_id, rec.criterion_hash
-                    ),
+                    judge=JudgeIdentity.of(rec),
                     samples=rec.samples + rec.failed_samples,
                     sample=None,
                     votes=dict(rec.votes),
@@ -127,9 +130,7 @@ def verdict_rows(records: Iterable[tuple[int, VerdictLine]]) -> list[VerdictRow]
                     evidence=(),
                     evidence_verified=None,
                     unverified_evidence=(),
-                    judge=JudgeIdentity(
-                        rec.backend, rec.model, rec.criterion_id, rec.criterion_hash
-                    ),
+                    judge=JudgeIdentity.of(rec),
                     samples=1,
                     sample=rec.sample_index,
                     votes=None,

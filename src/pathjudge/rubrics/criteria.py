@@ -37,9 +37,10 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
+from pydantic import Field, ValidationError, ValidationInfo, field_validator
 
 from pathjudge._io import format_loc, read_utf8
+from pathjudge._records import FrozenModel
 from pathjudge._yaml import load_yaml
 from pathjudge.errors import CriterionError, InputError
 
@@ -71,11 +72,7 @@ BUILTIN_CRITERIA: tuple[str, ...] = (
 _NAME = re.compile(r"^[a-z][a-z0-9_]*$")
 
 
-class _Record(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-
-class CriterionExample(_Record):
+class CriterionExample(FrozenModel):
     """A few-shot example: inputs, the right verdict, and why."""
 
     inputs: dict[str, str] = Field(description="Values for the criterion's inputs.")
@@ -85,7 +82,7 @@ class CriterionExample(_Record):
     reasoning: str = Field(min_length=1, description="Why that verdict is right.")
 
 
-class Criterion(_Record):
+class Criterion(FrozenModel):
     """One judged criterion (see the module docstring for the YAML shape)."""
 
     id: str = Field(

@@ -53,8 +53,9 @@ from collections.abc import Sequence
 from fnmatch import fnmatchcase
 from typing import Literal, TypeAlias
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import Field, field_validator
 
+from pathjudge._records import FrozenModel
 from pathjudge.agent.trajectory import Step
 
 __all__ = [
@@ -75,10 +76,6 @@ ErroredCalls = Literal["count", "ignore"]
 ERRORED_CALLS: tuple[ErroredCalls, ...] = ("count", "ignore")
 
 
-class _Record(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-
 def _patterns(value: tuple[str, ...]) -> tuple[str, ...]:
     for pattern in value:
         if not pattern.strip():
@@ -86,7 +83,7 @@ def _patterns(value: tuple[str, ...]) -> tuple[str, ...]:
     return value
 
 
-class ScopeTools(_Record):
+class ScopeTools(FrozenModel):
     """Only the tools matching one of ``tools`` (glob patterns) are in scope."""
 
     tools: tuple[str, ...] = Field(
@@ -96,7 +93,7 @@ class ScopeTools(_Record):
     _check = field_validator("tools")(_patterns)
 
 
-class ScopeExclude(_Record):
+class ScopeExclude(FrozenModel):
     """Every tool except those matching one of ``exclude`` (glob patterns) is in scope."""
 
     exclude: tuple[str, ...] = Field(

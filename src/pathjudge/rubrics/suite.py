@@ -38,8 +38,6 @@ from typing import Any, Literal, get_args
 
 import yaml
 from pydantic import (
-    BaseModel,
-    ConfigDict,
     Field,
     JsonValue,
     PrivateAttr,
@@ -49,6 +47,7 @@ from pydantic import (
 )
 
 from pathjudge._io import format_loc
+from pathjudge._records import FrozenModel
 from pathjudge._yaml import load_yaml, read_text
 from pathjudge.errors import SuiteError
 from pathjudge.rubrics.assertions._bfcl import BfclLanguage
@@ -129,11 +128,7 @@ GATE_RULES: tuple[GateRule, ...] = ("success", "significance", "trajectory", "co
 _DEFAULT_JUDGED_INPUTS: dict[str, JudgedInput] = {"answer": "final_answer", "question": "input"}
 
 
-class _Record(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-
-class JudgedSpec(_Record):
+class JudgedSpec(FrozenModel):
     """A judged criterion on a task: which criterion, and which run fields feed its named inputs."""
 
     criterion: str = Field(min_length=1, description="Criterion id, e.g. 'summary-covers-points'.")
@@ -166,7 +161,7 @@ UndecidedPolicy = Literal["pass", "fail", "exclude"]
 UNDECIDED_POLICIES: tuple[UndecidedPolicy, ...] = ("pass", "fail", "exclude")
 
 
-class PassedSpec(_Record):
+class PassedSpec(FrozenModel):
     """How a run's one verdict, ``passed``, is reached (a task's ``passed:`` block, or in ``defaults``).
 
     ``passed`` is true when the task succeeded and every counted gating check passed: a counted check
@@ -202,7 +197,7 @@ class PassedSpec(_Record):
     )
 
 
-class QueryOverlapSpec(_Record):
+class QueryOverlapSpec(FrozenModel):
     """Report the query-overlap diagnostic (never gating) for calls passing a string argument."""
 
     argument: str = Field(
@@ -213,7 +208,7 @@ class QueryOverlapSpec(_Record):
     )
 
 
-class Task(_Record):
+class Task(FrozenModel):
     """One task of a suite: its input, success criterion, tool and path expectations, budget, costs."""
 
     id: str = Field(min_length=1, description="Unique task id; runs name it in task_id.")
@@ -366,7 +361,7 @@ class Task(_Record):
         return json.dumps(self.input, ensure_ascii=False, sort_keys=True)
 
 
-class SuiteGate(_Record):
+class SuiteGate(FrozenModel):
     """The suite's promotion gate for ``pathjudge diff``; a field left unset keeps the diff's default.
 
     Command-line flags override these values, which override the defaults of
@@ -387,7 +382,7 @@ class SuiteGate(_Record):
     )
 
 
-class Suite(_Record):
+class Suite(FrozenModel):
     """A suite of tasks. Build one with :func:`load_suite` (YAML) or :func:`parse_suite` (a dict)."""
 
     schema_version: Literal[1] = Field(default=1, description="Suite schema version.")

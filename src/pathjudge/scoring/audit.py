@@ -23,9 +23,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from pathjudge._io import JsonlStream, line_of
+from pathjudge._records import FrozenModel
 from pathjudge.agent.trajectory import RunRecord
 from pathjudge.rubrics.checks import SuitePlan, TaskPlan
 from pathjudge.rubrics.suite import Suite
@@ -62,11 +63,7 @@ _DESCRIBE: dict[NullAgent, str] = {
 }
 
 
-class _Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-
-class RunOutcome(_Frozen):
+class RunOutcome(FrozenModel):
     """One audit run of one task: which agent or reference, its verdict, and why."""
 
     run: str = Field(description="The null agent, or 'reference: NAME'.")
@@ -74,14 +71,14 @@ class RunOutcome(_Frozen):
     reason: str = Field(description="What decided it: the blockers, or why it does not apply.")
 
 
-class TaskAudit(_Frozen):
+class TaskAudit(FrozenModel):
     task_id: str
     status: TaskStatus
     reasons: tuple[str, ...] = Field(description="Why the task is unsound or not auditable.")
     runs: tuple[RunOutcome, ...]
 
 
-class AuditReport(_Frozen):
+class AuditReport(FrozenModel):
     """The suite-health report: every task's audit, and the mutation detection rate."""
 
     schema_version: Literal[1] = AUDIT_SCHEMA_VERSION

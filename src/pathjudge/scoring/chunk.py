@@ -29,6 +29,7 @@ from pathjudge._interrupt import watching_interrupts
 from pathjudge._io import (
     DEFAULT_MAX_LINE_BYTES,
     UTF8_BOM,
+    LineErrors,
     count_newlines,
     describe_read_failure,
     line_problem,
@@ -86,12 +87,7 @@ def parse_run(source: str, line_no: int, raw: str | bytes) -> RunRecord | Record
             try:
                 raw.decode("utf-8")
             except UnicodeDecodeError as bad:
-                return RecordError(
-                    f"not valid UTF-8 (byte 0x{raw[bad.start]:02x} at column {bad.start + 1})",
-                    file=source,
-                    line=line_no,
-                    hint="re-encode the file as UTF-8",
-                )
+                return LineErrors(RecordError, source).not_utf8(line_no, raw, bad)
         return record_error_from_validation(exc, file=source, line=line_no, what="run")
     # what pydantic lets through: NaN / Infinity / 1e400 (and invalid UTF-8 inside a string, on an
     # older pydantic)
@@ -122,28 +118,7 @@ def grade_chunk(
     stop reading at the first). ``on_grade(grade, (source, line))`` sees every grade in line order.
     Picklable arguments in, a picklable partial out: safe to map in worker processes.
     """
-    plans = suite if isinstance(suite, SuitePlan) else SuitePlan(suite)
-    partial = PartialScorecard(max_weak=max_weak)
-    tools = bool(unreferenced_tools(plans.suite))  # names to look for among the runs' calls
-    with watching_interrupts():  # a Ctrl-C stops the grading; an interrupt a check raises does not
-        for source, line_no, raw in lines:
-            if len(raw) > MAX_LINE_BYTES:
-                found: RunRecord | RecordError | None = _too_long(source, line_no, len(raw))
-            else:
-                found = parse_run(source, line_no, raw)
-            if found is None:
-                continue
-            if isinstance(found, RecordError):
-                partial.add_error(found, (source, line_no))
-                if stop_at_error:
-                    break
-                continue
-            graded = _grade_one(
-                found, plans, partial, (source, line_no), verdicts, fast, on_grade, tools
-            )
-            if not graded and stop_at_error:
-                break
-    return partial
+    return _grade_all(_parsed(lines), suite, verdicts, fast, max_weak, stop_at_error, on_grade)
 
 
 def grade_records_chunk(
@@ -157,14 +132,42 @@ def grade_records_chunk(
     on_grade: OnGrade | None = None,
 ) -> PartialScorecard:
     """:func:`grade_chunk` over runs already parsed: ``(source, line_no, run)`` triples."""
+    return _grade_all(records, suite, verdicts, fast, max_weak, stop_at_error, on_grade)
+
+
+def _parsed(lines: Iterable[Line]) -> Iterator[tuple[str, int, RunRecord | RecordError]]:
+    """Each non-blank line as its run, or as the error that says why it is not one."""
+    for source, line_no, raw in lines:
+        if len(raw) > MAX_LINE_BYTES:
+            found: RunRecord | RecordError | None = _too_long(source, line_no, len(raw))
+        else:
+            found = parse_run(source, line_no, raw)
+        if found is not None:
+            yield source, line_no, found
+
+
+def _grade_all(
+    found: Iterable[tuple[str, int, RunRecord | RecordError]],
+    suite: Suite | SuitePlan,
+    verdicts: Mapping[str, VerdictLike] | None,
+    fast: bool,
+    max_weak: int,
+    stop_at_error: bool,
+    on_grade: OnGrade | None,
+) -> PartialScorecard:
+    """Grade each run into one partial; a record error is kept at its line (see :func:`grade_chunk`)."""
     plans = suite if isinstance(suite, SuitePlan) else SuitePlan(suite)
     partial = PartialScorecard(max_weak=max_weak)
     tools = bool(unreferenced_tools(plans.suite))  # names to look for among the runs' calls
     with watching_interrupts():  # a Ctrl-C stops the grading; an interrupt a check raises does not
-        for source, line_no, run in records:
-            graded = _grade_one(
-                run, plans, partial, (source, line_no), verdicts, fast, on_grade, tools
-            )
+        for source, line_no, run in found:
+            if isinstance(run, RecordError):
+                partial.add_error(run, (source, line_no))
+                graded = False
+            else:
+                graded = _grade_one(
+                    run, plans, partial, (source, line_no), verdicts, fast, on_grade, tools
+                )
             if not graded and stop_at_error:
                 break
     return partial

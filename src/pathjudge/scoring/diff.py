@@ -44,9 +44,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, JsonValue
+from pydantic import Field, JsonValue
 
 from pathjudge._io import JsonlStream, line_of
+from pathjudge._records import FrozenModel
 from pathjudge.agent.trajectory import RunRecord
 from pathjudge.errors import InputError
 from pathjudge.rubrics.assertions.steps import call_signature
@@ -77,11 +78,7 @@ __all__ = [
 FindingKind = Literal["regression", "improvement", "change"]
 
 
-class _Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-
-class Finding(_Frozen):
+class Finding(FrozenModel):
     """One difference between baseline and candidate, with the gate rule it falls under."""
 
     kind: FindingKind
@@ -89,7 +86,7 @@ class Finding(_Frozen):
     what: str = Field(description="What changed, in words that reproduce it.")
 
 
-class ArgumentChange(_Frozen):
+class ArgumentChange(FrozenModel):
     """The ``occurrence``-th call of ``tool`` was made with different arguments."""
 
     tool: str
@@ -101,7 +98,7 @@ class ArgumentChange(_Frozen):
     after: dict[str, JsonValue]
 
 
-class RunDiff(_Frozen):
+class RunDiff(FrozenModel):
     """Baseline vs candidate on one (task, epoch)."""
 
     epoch: int
@@ -133,7 +130,7 @@ class RunDiff(_Frozen):
         return max(0, self.retry_loops_after - self.retry_loops_before)
 
 
-class TaskDiff(_Frozen):
+class TaskDiff(FrozenModel):
     """Everything that differs on one task, over its paired epochs."""
 
     task_id: str
@@ -161,7 +158,7 @@ class TaskDiff(_Frozen):
         return any(f.kind == "regression" for f in self.findings)
 
 
-class PairedTest(_Frozen):
+class PairedTest(FrozenModel):
     """Exact McNemar and a seeded paired bootstrap over tasks."""
 
     tasks: int = Field(description="Tasks with decided success on both sides.")
@@ -181,7 +178,7 @@ class PairedTest(_Frozen):
     significantly_worse: bool
 
 
-class DiffGate(_Frozen):
+class DiffGate(FrozenModel):
     """Which findings block a promotion, and the thresholds of the statistical and cost rules."""
 
     block_on: tuple[GateRule, ...] = Field(default=("success", "trajectory", "coverage"))
@@ -201,7 +198,7 @@ class DiffGate(_Frozen):
     )
 
 
-class DiffReport(_Frozen):
+class DiffReport(FrozenModel):
     suite: str
     tasks: tuple[TaskDiff, ...] = Field(
         description="Every task present in either file, in suite order."

@@ -23,7 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from pathjudge._io import JsonlStream, line_of
 from pathjudge.agent.trajectory import RunRecord
-from pathjudge.rubrics.criteria import builtin_criteria, suite_criterion
+from pathjudge.rubrics.criteria import builtin_criteria, input_text, suite_criterion
 from pathjudge.rubrics.suite import JudgedSpec, Suite, Task
 
 if TYPE_CHECKING:
@@ -83,11 +83,8 @@ def item_id(run_id: str, criterion_id: str) -> str:
 
 
 def _text(value: object) -> str:
-    if value is None:
-        return ""
-    if isinstance(value, str):
-        return value
-    return json.dumps(value, ensure_ascii=False, sort_keys=True)
+    """:func:`~pathjudge.rubrics.criteria.input_text`, with nothing (None) as no text."""
+    return "" if value is None else input_text(value)
 
 
 def build_inputs(run: RunRecord, task: Task, spec: JudgedSpec) -> dict[str, str]:

@@ -36,8 +36,9 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import Literal, assert_never, get_args
 
-from pydantic import BaseModel, ConfigDict, Field, JsonValue
+from pydantic import Field, JsonValue
 
+from pathjudge._records import FrozenModel
 from pathjudge.agent.backends import ModelBackend, ScriptedBackend
 from pathjudge.agent.docent import DocentPolicy, run_docent
 from pathjudge.agent.trajectory import RunRecord, Step
@@ -72,10 +73,6 @@ MUTATION_KINDS: tuple[MutationKind, ...] = get_args(MutationKind)
 
 REFUSAL_TEXT = "I don't have that in the docs."
 INJECTED_ERROR = "Error: the tool failed (injected by pathjudge mutate)"
-
-
-class _Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
 
 def _last_ok(steps: Sequence[Step]) -> int | None:
@@ -226,7 +223,7 @@ def improved(original: RunGrade, mutant: RunGrade) -> bool:
     )
 
 
-class MutantResult(_Frozen):
+class MutantResult(FrozenModel):
     """One mutation of one run: whether it applied, what it did, and which checks caught it."""
 
     run_id: str
@@ -245,7 +242,7 @@ class MutantResult(_Frozen):
         return bool(self.caught_by)
 
 
-class MutationReport(_Frozen):
+class MutationReport(FrozenModel):
     suite: str
     runs: int
     kinds: tuple[MutationKind, ...]
@@ -342,13 +339,13 @@ def mutation_report(
 # The broken-retriever experiment
 
 
-class RetrieverOutcome(_Frozen):
+class RetrieverOutcome(FrozenModel):
     task_id: str
     keyword: SuccessStatus
     worst_match: SuccessStatus
 
 
-class RetrieverExperiment(_Frozen):
+class RetrieverExperiment(FrozenModel):
     """Docent with the keyword vs the worst-match retriever, graded by the same suite."""
 
     suite: str

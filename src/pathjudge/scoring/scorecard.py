@@ -28,8 +28,9 @@ import math
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Literal, get_args
 
-from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
+from pydantic import Field, SerializerFunctionWrapHandler, model_serializer
 
+from pathjudge._records import FrozenModel
 from pathjudge._vocab import canonical_metric
 from pathjudge.errors import InputError, PathjudgeError
 from pathjudge.rubrics.assertions.base import AXES, Axis
@@ -82,11 +83,7 @@ GateMetric = Literal[
 GATE_METRICS: tuple[GateMetric, ...] = get_args(GateMetric)
 
 
-class _Record(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-
-class WeakPath(_Record):
+class WeakPath(FrozenModel):
     """One entry of the weak-path list: a run that failed, succeeded by a poor path, repeated a call,
     or otherwise did not pass its one verdict (``not_passed``: a counted check failed)."""
 
@@ -109,7 +106,7 @@ class WeakPath(_Record):
     )
 
 
-class TaskRow(_Record):
+class TaskRow(FrozenModel):
     """Per-task aggregates over its runs (all epochs)."""
 
     task_id: str
@@ -133,7 +130,7 @@ class TaskRow(_Record):
     )
 
 
-class JudgedSummary(_Record):
+class JudgedSummary(FrozenModel):
     """Counts for one judged criterion over the suite."""
 
     criterion: str
@@ -147,7 +144,7 @@ class JudgedSummary(_Record):
     )
 
 
-class BrokenCheck(_Record):
+class BrokenCheck(FrozenModel):
     """A check that broke (status ``error``) on some runs: how often, and the first run it broke on."""
 
     check: str
@@ -156,7 +153,7 @@ class BrokenCheck(_Record):
     reason: str
 
 
-class GateResult(_Record):
+class GateResult(FrozenModel):
     """A ``--fail-under`` threshold and whether the suite met it (an undefined metric never meets it)."""
 
     metric: GateMetric
@@ -165,7 +162,7 @@ class GateResult(_Record):
     passed: bool
 
 
-class Scorecard(_Record):
+class Scorecard(FrozenModel):
     """The suite-level scorecard (see the module docstring for every definition)."""
 
     schema_version: Literal[1] = 1

@@ -34,7 +34,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from statistics import NormalDist
 from typing import TYPE_CHECKING, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
+
+from pathjudge._records import FrozenModel
 
 if TYPE_CHECKING:
     from pathjudge.scoring.grade import RunGrade
@@ -59,11 +61,7 @@ Stability = Literal["stable", "flaky", "broken", "insufficient", "ungraded"]
 STABILITY_LABELS: tuple[Stability, ...] = ("stable", "flaky", "broken", "insufficient", "ungraded")
 
 
-class _Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-
-class EpochOutcome(_Frozen):
+class EpochOutcome(FrozenModel):
     """One graded run: its task, epoch, whether it succeeded (None: undecided) and its numbers."""
 
     task_id: str
@@ -74,7 +72,7 @@ class EpochOutcome(_Frozen):
     )
 
 
-class Interval(_Frozen):
+class Interval(FrozenModel):
     """A mean with a clustered standard error and a two-sided confidence interval."""
 
     mean: float
@@ -86,7 +84,7 @@ class Interval(_Frozen):
     n: int
 
 
-class MetricSpread(_Frozen):
+class MetricSpread(FrozenModel):
     """min / mean / max of one number across a task's epochs (runs where it is None are left out)."""
 
     n: int
@@ -95,7 +93,7 @@ class MetricSpread(_Frozen):
     max: float | None
 
 
-class TaskVariance(_Frozen):
+class TaskVariance(FrozenModel):
     task_id: str
     n: int = Field(description="Graded epochs (success decided).")
     c: int = Field(description="Successful epochs.")
@@ -106,7 +104,7 @@ class TaskVariance(_Frozen):
     metrics: dict[str, MetricSpread] = Field(default_factory=dict)
 
 
-class VarianceReport(_Frozen):
+class VarianceReport(FrozenModel):
     ks: tuple[int, ...]
     level: float
     tasks: tuple[TaskVariance, ...]

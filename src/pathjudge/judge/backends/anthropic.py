@@ -14,7 +14,6 @@ read.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import copy
 import json
@@ -32,9 +31,10 @@ from pathjudge._secrets import install_log_redaction, mask_url
 from pathjudge.agent.trajectory import Usage
 from pathjudge.errors import JudgeError
 from pathjudge.judge.backends.base import (
+    THROTTLE_KINDS,
     BackendCallError,
     BackendReply,
-    JudgeBackend,
+    HttpJudgeBackend,
     OutputError,
     RequestRejected,
     TransientError,
@@ -141,18 +141,11 @@ def classify_api_error(
         if isinstance(error, anthropic.APIStatusError):
             status = int(error.status_code)
             headers = dict(error.response.headers)
-            if status == 429:
+            if status in THROTTLE_KINDS:
+                kind = THROTTLE_KINDS[status]
                 return TransientError(
-                    "rate_limited",
-                    "HTTP 429 rate limited",
-                    retry_after=retry_after_seconds(headers),
-                    throttle=True,
-                    usage=usage,
-                )
-            if status == 529:
-                return TransientError(
-                    "overloaded",
-                    "HTTP 529 overloaded",
+                    kind,
+                    f"HTTP {status} {kind.replace('_', ' ')}",  # "HTTP 429 rate limited"
                     retry_after=retry_after_seconds(headers),
                     throttle=True,
                     usage=usage,
@@ -218,7 +211,7 @@ def classify_api_error(
     )
 
 
-class AnthropicJudgeBackend(JudgeBackend):
+class AnthropicJudgeBackend(HttpJudgeBackend):
     """Judge with an Anthropic model through instructor (TOOLS mode); see the module docstring.
 
     ``api_key=None`` reads ``ANTHROPIC_API_KEY``; ``base_url=None`` uses the SDK default. ``reasks``
@@ -248,10 +241,7 @@ class AnthropicJudgeBackend(JudgeBackend):
         self.reasks = reasks
         self._api_key = api_key
         self._base_url = base_url
-        self._max_connections = max_connections
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._closed = False
-        self._build()
+        self._open(max_connections)
 
     def cache_identity(self) -> str:
         """``anthropic``, or ``anthropic@<server>`` when the base URL (or ANTHROPIC_BASE_URL) is not
@@ -283,15 +273,6 @@ class AnthropicJudgeBackend(JudgeBackend):
                 hint="set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN)",
             ) from None
         self._instructor = instructor.from_anthropic(self._client, mode=instructor.Mode.TOOLS)
-
-    def _bind(self) -> None:
-        """Connections belong to one event loop: used from a new loop (e.g. a second ``asyncio.run``
-        through a sync wrapper), the clients are rebuilt instead of reusing dead connections."""
-        loop = asyncio.get_running_loop()
-        if self._closed or (self._loop is not None and self._loop is not loop):
-            self._build()
-            self._closed = False
-        self._loop = loop
 
     @property
     def client(self) -> Any:
@@ -395,12 +376,6 @@ class AnthropicJudgeBackend(JudgeBackend):
         return BackendReply(
             verdict=verdict, usage=_sum(usages), attempts=max(1, len(usages)), model=self.model
         )
-
-    async def aclose(self) -> None:
-        """Close the connections (on the loop that opened them); a later call opens new ones."""
-        if not self._closed and (self._loop is None or self._loop is asyncio.get_running_loop()):
-            await self._http.aclose()
-        self._closed = True
 
 
 def _sdk_usage(usage: Usage) -> Any:

@@ -16,6 +16,7 @@ Messages never contain credentials: they are built from status codes and our own
 
 from __future__ import annotations
 
+import asyncio
 import email.utils
 import math
 import time
@@ -23,6 +24,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 from pydantic import ValidationError
 
@@ -33,8 +35,10 @@ from pathjudge.judge.verdict import FailureType, Verdict
 
 __all__ = [
     "PRICES_PER_MTOK",
+    "THROTTLE_KINDS",
     "BackendCallError",
     "BackendReply",
+    "HttpJudgeBackend",
     "JudgeBackend",
     "OutputError",
     "RequestRejected",
@@ -271,6 +275,10 @@ class TransientError(BackendCallError):
         self.throttle = throttle
 
 
+THROTTLE_KINDS: dict[int, FailureType] = {429: "rate_limited", 529: "overloaded"}
+"""The HTTP statuses that ask the caller to slow down, and the failure each one is."""
+
+
 class OutputError(BackendCallError):
     """The output stayed invalid after the backend's re-asks, or was truncated."""
 
@@ -312,3 +320,36 @@ class JudgeBackend(ABC):
     async def aclose(self) -> None:
         """Release connections; idempotent, and the backend stays usable (it reconnects on next use)."""
         return None
+
+
+class HttpJudgeBackend(JudgeBackend):
+    """A backend whose HTTP connections (``self._http``, made by :meth:`_build`) belong to one event
+    loop: used from a new loop (e.g. a second ``asyncio.run`` through a sync wrapper), the clients
+    are rebuilt instead of reusing dead connections; :meth:`aclose` closes them on their own loop."""
+
+    _http: Any
+
+    def _open(self, max_connections: int) -> None:
+        """Remember the pool size and build the clients (call at the end of ``__init__``)."""
+        self._max_connections = max_connections
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._closed = False
+        self._build()
+
+    @abstractmethod
+    def _build(self) -> None:
+        """Build ``self._http`` (and any client on it) with ``self._max_connections`` connections."""
+
+    def _bind(self) -> None:
+        """Rebuild the clients when used from a new event loop, or after :meth:`aclose`."""
+        loop = asyncio.get_running_loop()
+        if self._closed or (self._loop is not None and self._loop is not loop):
+            self._build()
+            self._closed = False
+        self._loop = loop
+
+    async def aclose(self) -> None:
+        """Close the connections (on the loop that opened them); a later call opens new ones."""
+        if not self._closed and (self._loop is None or self._loop is asyncio.get_running_loop()):
+            await self._http.aclose()
+        self._closed = True

@@ -11,7 +11,6 @@ validation error, at most ``reasks`` times. No ``openai`` package is needed.
 
 from __future__ import annotations
 
-import asyncio
 import json
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
@@ -24,8 +23,9 @@ from pathjudge._secrets import install_log_redaction, mask_url
 from pathjudge.agent.trajectory import Usage
 from pathjudge.errors import JudgeError
 from pathjudge.judge.backends.base import (
+    THROTTLE_KINDS,
     BackendReply,
-    JudgeBackend,
+    HttpJudgeBackend,
     OutputError,
     RequestRejected,
     TransientError,
@@ -34,7 +34,7 @@ from pathjudge.judge.backends.base import (
     validation_problem,
 )
 from pathjudge.judge.prompt import JudgePrompt
-from pathjudge.judge.verdict import FailureType, Verdict
+from pathjudge.judge.verdict import Verdict
 
 __all__ = ["OpenAICompatBackend", "json_instructions", "judge_by_chat", "parse_json_verdict"]
 
@@ -112,7 +112,7 @@ async def judge_by_chat(
     )
 
 
-class OpenAICompatBackend(JudgeBackend):
+class OpenAICompatBackend(HttpJudgeBackend):
     """Judge through an OpenAI-compatible ``/v1/chat/completions`` endpoint (see the module docstring)."""
 
     name = "openai"
@@ -138,10 +138,7 @@ class OpenAICompatBackend(JudgeBackend):
         install_log_redaction()
         headers = {"authorization": f"Bearer {api_key}"} if api_key else {}
         self._headers = headers
-        self._max_connections = max_connections
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._closed = False
-        self._build()
+        self._open(max_connections)
 
     def _build(self) -> None:
         """The shared model client (:func:`pathjudge._model_client.http_client`): TLS, proxies,
@@ -153,14 +150,6 @@ class OpenAICompatBackend(JudgeBackend):
             max_connections=self._max_connections,
             headers=self._headers,
         )
-
-    def _bind(self) -> None:
-        """Rebuild the connection pool when used from a new event loop (sync wrappers)."""
-        loop = asyncio.get_running_loop()
-        if self._closed or (self._loop is not None and self._loop is not loop):
-            self._build()
-            self._closed = False
-        self._loop = loop
 
     def request_body(self, messages: list[dict[str, str]]) -> dict[str, Any]:
         """The JSON body for one chat completion with the Verdict schema as the response format."""
@@ -190,10 +179,12 @@ class OpenAICompatBackend(JudgeBackend):
         if self.on_headers is not None:
             self.on_headers(headers)
         status = response.status_code
-        if status == 429 or status == 529:
-            kind: FailureType = "rate_limited" if status == 429 else "overloaded"
+        if status in THROTTLE_KINDS:
             raise TransientError(
-                kind, f"HTTP {status}", retry_after=retry_after_seconds(headers), throttle=True
+                THROTTLE_KINDS[status],
+                f"HTTP {status}",
+                retry_after=retry_after_seconds(headers),
+                throttle=True,
             )
         if status >= 500 or status == 408:
             raise TransientError(
@@ -231,9 +222,3 @@ class OpenAICompatBackend(JudgeBackend):
     def cache_identity(self) -> str:
         """``openai@<endpoint>`` (user-info masked): verdicts of one server never serve another."""
         return f"{self.name}@{mask_url(self.endpoint)}"
-
-    async def aclose(self) -> None:
-        """Close the connections (on the loop that opened them); a later call opens new ones."""
-        if not self._closed and (self._loop is None or self._loop is asyncio.get_running_loop()):
-            await self._http.aclose()
-        self._closed = True

@@ -9,6 +9,7 @@ several.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
@@ -149,16 +150,12 @@ class PathAlignment:
         return alignment
 
 
+@functools.cache
 def _alignment_adapter() -> Any:
-    global _ALIGNMENT_ADAPTER
-    if _ALIGNMENT_ADAPTER is None:
-        from pydantic import TypeAdapter
+    """Built on first use (a PathAlignment is read back only by ``from_dict``)."""
+    from pydantic import TypeAdapter
 
-        _ALIGNMENT_ADAPTER = TypeAdapter(PathAlignment)
-    return _ALIGNMENT_ADAPTER
-
-
-_ALIGNMENT_ADAPTER: Any = None
+    return TypeAdapter(PathAlignment)
 
 
 class AlignCache:
