@@ -36,7 +36,7 @@ from typing import Any, Literal
 from pydantic import Field, model_validator
 
 from pathjudge._optional import require
-from pathjudge.calibration._record import Record
+from pathjudge._records import FrozenModel as Record
 from pathjudge.calibration.estimate import Estimate, point, proportion, undefined
 from pathjudge.calibration.labels import Label, LabelledItem
 from pathjudge.calibration.verdicts import VerdictValue

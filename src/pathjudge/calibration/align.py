@@ -43,9 +43,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from pathjudge._aio import run_sync
+from pathjudge._records import FrozenModel
 from pathjudge._yaml import dump_yaml
 from pathjudge.agent.trajectory import Usage
 from pathjudge.calibration.agreement import Gates
@@ -86,11 +87,7 @@ CHARS_PER_TOKEN = 4
 OBJECTIVE = "lower bound of min(TPR, TNR), gated (unsure counts as wrong); ties: gated kappa"
 
 
-class _Model(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-
-class AlignStep(_Model):
+class AlignStep(FrozenModel):
     """One candidate judged on dev (or the baseline)."""
 
     kind: Literal["baseline", "few-shot", "clarification"]
@@ -103,7 +100,7 @@ class AlignStep(_Model):
     kept: bool = Field(description="Whether the search kept it as the best so far.")
 
 
-class BudgetPlan(_Model):
+class BudgetPlan(FrozenModel):
     """The worst-case cost of the search, counted before it starts."""
 
     max_calls: int
@@ -124,7 +121,7 @@ class BudgetPlan(_Model):
         return self.pool < self.pool_available
 
 
-class TestEvaluation(_Model):
+class TestEvaluation(FrozenModel):
     """The one evaluation on test."""
 
     criterion_hash: str
@@ -137,7 +134,7 @@ class TestEvaluation(_Model):
     )
 
 
-class AlignReport(_Model):
+class AlignReport(FrozenModel):
     """What :func:`align` tried, what it chose, dev before / after, and the one test evaluation."""
 
     schema_version: Literal[1] = ALIGN_SCHEMA_VERSION

@@ -31,7 +31,7 @@ from typing import Literal
 
 from pydantic import Field, computed_field
 
-from pathjudge.calibration._record import Record
+from pathjudge._records import FrozenModel as Record
 from pathjudge.calibration.advice import labels_needed, more_labels_needed, next_steps
 from pathjudge.calibration.agreement import (
     AgreementStats,

@@ -26,9 +26,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import Field, model_validator
 
 from pathjudge._io import write_text_atomic
+from pathjudge._records import FrozenModel
 from pathjudge.calibration._document import read_document
 from pathjudge.calibration.agreement import GateResult, Gates
 from pathjudge.calibration.labels import Split
@@ -63,11 +64,7 @@ __all__ = [
 CERTIFICATE_SCHEMA_VERSION: Literal[1] = 1
 
 
-class _Model(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-
-class BiasProbeResult(_Model):
+class BiasProbeResult(FrozenModel):
     """One probe of the bias battery, as the certificate records it."""
 
     probe: str
@@ -79,7 +76,7 @@ class BiasProbeResult(_Model):
     n_items: int = Field(description="Items with every verdict the probe needs.")
 
 
-class BiasResults(_Model):
+class BiasResults(FrozenModel):
     """The bias battery (``pathjudge bias --json``) a certificate holds."""
 
     passed: bool = Field(description="No must-pass probe failed or erred (always true here).")
@@ -93,7 +90,7 @@ class BiasResults(_Model):
     probes: tuple[BiasProbeResult, ...]
 
 
-class Certificate(_Model):
+class Certificate(FrozenModel):
     """One judge configuration's certificate (see the module docstring and docs/reference/certificate.md)."""
 
     schema_version: Literal[1] = CERTIFICATE_SCHEMA_VERSION

@@ -40,9 +40,9 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, model_validator
 
 from pathjudge._ids import ItemId
+from pathjudge._records import FrozenModel as Record
 from pathjudge.calibration._by_criterion import ByCriterion
 from pathjudge.calibration._jsonl import numbered_records
-from pathjudge.calibration._record import Record
 from pathjudge.errors import LabelsError
 
 if TYPE_CHECKING:

@@ -20,9 +20,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from pathjudge._io import write_text_atomic
+from pathjudge._records import FrozenModel
 from pathjudge.calibration._document import read_document
 from pathjudge.errors import CertificateError
 from pathjudge.judge.identity import JudgeIdentity, identity_changes
@@ -32,11 +33,7 @@ __all__ = ["LEDGER_NAME", "LedgerEntry", "SplitLedger", "SplitUse", "ledger_path
 LEDGER_NAME = "test-ledger.json"
 
 
-class _Model(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-
-class LedgerEntry(_Model):
+class LedgerEntry(FrozenModel):
     """The configuration that first used a test split, and those that reused it since."""
 
     criterion: str | None = Field(description="The criterion the test split belongs to.")
@@ -47,7 +44,7 @@ class LedgerEntry(_Model):
     )
 
 
-class SplitLedger(_Model):
+class SplitLedger(FrozenModel):
     """The ledger file: test-split hash -> :class:`LedgerEntry`."""
 
     schema_version: Literal[1] = 1
@@ -55,7 +52,7 @@ class SplitLedger(_Model):
     entries: dict[str, LedgerEntry] = Field(default_factory=dict)
 
 
-class SplitUse(_Model):
+class SplitUse(FrozenModel):
     """What :func:`use_test_split` found: whether this evaluation reused the test split."""
 
     test_hash: str

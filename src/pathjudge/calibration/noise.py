@@ -23,7 +23,7 @@ from collections.abc import Mapping, Sequence
 
 from pydantic import Field
 
-from pathjudge.calibration._record import Record
+from pathjudge._records import FrozenModel as Record
 from pathjudge.calibration.agreement import fleiss_kappa, krippendorff_alpha, percent_agreement
 from pathjudge.calibration.estimate import Estimate, point, proportion, undefined
 from pathjudge.calibration.labels import Label

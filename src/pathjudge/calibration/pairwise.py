@@ -65,7 +65,7 @@ from pydantic import Field, computed_field
 
 from pathjudge._ids import ItemId
 from pathjudge._optional import require
-from pathjudge.calibration._record import Record
+from pathjudge._records import FrozenModel as Record
 from pathjudge.calibration.agreement import (
     GateResult,
     Gates,

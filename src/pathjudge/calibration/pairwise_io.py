@@ -29,8 +29,8 @@ from typing import Literal
 from pydantic import Field, JsonValue
 
 from pathjudge._ids import ItemId
+from pathjudge._records import FrozenModel as Record
 from pathjudge.calibration._jsonl import numbered_records
-from pathjudge.calibration._record import Record
 from pathjudge.calibration.pairwise import JudgeWinner, Order, PairwiseItem, Winner, unswap
 from pathjudge.errors import LabelsError
 

@@ -28,8 +28,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, JsonValue
+from pydantic import Field, JsonValue
 
+from pathjudge._records import FrozenModel
 from pathjudge.calibration.labels import Label, Ratings
 from pathjudge.calibration.raters import RaterAgreement, rater_agreement
 from pathjudge.calibration.verdicts import ItemVotes, RecordedVerdict, VerdictSet
@@ -54,11 +55,7 @@ PanelRule = Literal["majority", "unanimous"]
 JudgeVote = Literal["pass", "fail", "unsure", "error", "missing"]
 
 
-class _Model(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-
-class PanelItem(_Model):
+class PanelItem(FrozenModel):
     """One item: every judge's verdict and the panel's."""
 
     item_id: str
@@ -71,7 +68,7 @@ class PanelItem(_Model):
         return len(set(self.votes.values())) > 1
 
 
-class PanelReport(_Model):
+class PanelReport(FrozenModel):
     """A panel's verdicts on one criterion, the judges' agreement and their disagreements."""
 
     criterion: str | None

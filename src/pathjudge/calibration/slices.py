@@ -23,7 +23,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from pathjudge.calibration._record import Record
+from pathjudge._records import FrozenModel as Record
 from pathjudge.calibration.agreement import AgreementStats, TrustDecision
 from pathjudge.calibration.ppi import PPIResult
 
