@@ -257,8 +257,13 @@ def _cpu(text: str) -> float:
         "two passengers and " * 2_500,
         "May " * 12_000,
         "has been " + "successfully " * 8_000 + "cancelled",
+        "." * 4_000,
+        "!?" * 2_000,
     ],
-    ids=["digits", "word", "auxiliaries", "commas", "ids", "counts", "months", "adverbs"],
+    ids=[
+        "digits", "word", "auxiliaries", "commas", "ids", "counts", "months", "adverbs",
+        "dots", "marks",
+    ],  # fmt: skip
 )
 def test_adversarial_answers_cost_linear_time(unit: str) -> None:
     # doubling an adversarial answer at most about doubles the time: a quadratic pattern would

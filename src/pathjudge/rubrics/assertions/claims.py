@@ -193,7 +193,8 @@ _ID_CUE = re.compile(
     r"orders|ticket|reference|ref|pnr|locator)\b\W{0,4}$",
     re.IGNORECASE,
 )
-_BOUNDARY = re.compile(r"[.!?]+(?=\s)|\n")
+# a run of marks is tried from its first mark only: trying every mark of a long run is quadratic
+_BOUNDARY = re.compile(r"(?<![.!?])[.!?]+(?=\s)|\n")
 _SPLIT = re.compile(r"[_-]")
 _DIGIT = re.compile(r"\d").search
 _LETTER = re.compile(r"[^\W\d_]").search
