@@ -272,6 +272,23 @@ def test_adversarial_answers_cost_linear_time(unit: str) -> None:
     assert large <= 3 * small + 0.02, (small, large)
 
 
+@pytest.mark.parametrize(
+    ("text", "kind", "value"),
+    [
+        ("Your flight is on Augu\u017ft 5, 2024.", "date", ((2024, 8, 5),)),  # a long s
+        ("Your flight is on 5 Augu\u017ft.", "date", ((0, 8, 5),)),
+        ("I found \u017fix reservations.", "count", 6),
+        ("I have \u017fent the email.", "action", "send"),
+        ("The booking was pa\u0130d.", "action", "pay"),  # a dotted capital I
+    ],
+)
+def test_letters_that_match_only_under_unicode_case_folding_are_read(
+    text: str, kind: str, value: object
+) -> None:
+    # the patterns ignore case the Unicode way ("\u017f" matches "s"): the tables are read the same way
+    assert [(c.kind, c.value) for c in extract_claims(text)] == [(kind, value)]
+
+
 # --- real runs ----------------------------------------------------------------------------------
 
 
