@@ -32,6 +32,7 @@ from pathjudge.agent.importers._common import (
     StepDraft,
     as_dict,
     as_list,
+    call_id_text,
     error_at,
     import_transcripts,
     join_path,
@@ -194,7 +195,7 @@ class _MessageWalk:
             tool=require_str(block, "name", where),
             turn=self.turn,
             where=where,
-            call_id=block.get("id") if isinstance(block.get("id"), str) else None,
+            call_id=call_id_text(block.get("id")),
             decision=decision,
             raw_arguments=block.get("input"),
         )

@@ -40,6 +40,7 @@ from pathjudge.agent.importers._common import (
     StepDraft,
     as_dict,
     as_list,
+    call_id_text,
     content_text,
     error_at,
     import_transcripts,
@@ -247,7 +248,7 @@ class _ItemWalk:
             tool=require_str(item, "name", where),
             turn=self.turn,
             where=where,
-            call_id=call_id if isinstance(call_id, str) else None,
+            call_id=call_id_text(call_id),
             decision="\n\n".join(self.pending) if self.pending else None,
             raw_arguments=item.get("arguments"),
         )
