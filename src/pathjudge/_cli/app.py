@@ -132,6 +132,7 @@ OUTPUT_OPTIONS: dict[str, OutputKind] = {
     "few_shot": "file",
     "cache": "file",
     "plots": "folder",
+    "otlp_file": "file",
 }
 """Parameter names that are outputs, in every command (every other path parameter is an input)."""
 
