@@ -261,9 +261,17 @@ def _cpu(text: str) -> float:
         "!?" * 2_000,
     ],
     ids=[
-        "digits", "word", "auxiliaries", "commas", "ids", "counts", "months", "adverbs",
-        "dots", "marks",
-    ],  # fmt: skip
+        "digits",
+        "word",
+        "auxiliaries",
+        "commas",
+        "ids",
+        "counts",
+        "months",
+        "adverbs",
+        "dots",
+        "marks",
+    ],
 )
 def test_adversarial_answers_cost_linear_time(unit: str) -> None:
     # doubling an adversarial answer at most about doubles the time: a quadratic pattern would
