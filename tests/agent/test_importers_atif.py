@@ -120,3 +120,58 @@ def test_a_trajectory_given_as_runs_gets_the_import_command() -> None:
     assert hint is not None
     assert hint.fmt == "atif"
     assert hint.command.startswith("pathjudge import --from atif")
+
+
+# --- hostile trajectories -------------------------------------------------------------------------
+
+
+def _trajectory(*steps: dict[str, object], **root: object) -> dict[str, object]:
+    return {"schema_version": "ATIF-v1.7", "session_id": "s", "agent": {}, "steps": list(steps),
+            **root}  # fmt: skip
+
+
+def _agent(*calls: tuple[object, str], results: list[tuple[object, str]]) -> dict[str, object]:
+    return {
+        "source": "agent",
+        "tool_calls": [{"tool_call_id": i, "function_name": f, "arguments": {}} for i, f in calls],
+        "observation": {"results": [{"source_call_id": i, "content": c} for i, c in results]},
+    }
+
+
+def test_calls_that_repeat_an_id_are_answered_in_order() -> None:
+    step = _agent(("c1", "refund"), ("c1", "cancel"),
+                  results=[("c1", "Error: refund refused"), ("c1", "cancelled")])  # fmt: skip
+    run = from_atif(_trajectory(step), task_id="t")
+    assert [(s.tool, s.result, s.is_error) for s in run.steps] == [
+        ("refund", "Error: refund refused", True),
+        ("cancel", "cancelled", False),
+    ]
+
+
+def test_ids_that_are_numbers_pair_calls_with_their_results() -> None:
+    step = _agent((7, "search"), (8, "book"), results=[(8, "booked"), (7, "found")])
+    run = from_atif(_trajectory(step), task_id="t")
+    assert [(s.call_id, s.result) for s in run.steps] == [("7", "found"), ("8", "booked")]
+    assert not any("result_missing" in s.state for s in run.steps)
+
+
+@pytest.mark.parametrize("cost", [-5, "1.5", True])
+def test_a_cost_that_is_not_a_non_negative_number_is_an_error(cost: object) -> None:
+    step = {"source": "agent", "message": "hi", "metrics": {"cost_usd": cost}}
+    with pytest.raises(ImportFormatError) as info:
+        from_atif(_trajectory(step), task_id="t")
+    assert info.value.field == "steps[0].metrics.cost_usd"
+
+
+def test_a_broken_atif_file_is_not_taken_for_another_format(tmp_path: Path) -> None:
+    trajectory = json.loads(RFC.read_text())
+    for step in trajectory["steps"]:
+        if step.get("observation"):
+            step["observation"]["results"] = None
+    path = tmp_path / "broken.json"
+    path.write_text(json.dumps(trajectory))
+    with pytest.raises(ImportFormatError) as info:
+        list(import_file(path, "atif"))
+    assert info.value.field is not None
+    assert info.value.field.endswith("observation.results")
+    assert "--from" not in str(info.value)  # it is ATIF: no other format is suggested

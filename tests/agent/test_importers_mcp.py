@@ -10,8 +10,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from pathjudge.agent.importers import import_file
 from pathjudge.agent.importers._common import guess_format
+from pathjudge.errors import ImportFormatError
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "importers"
 
@@ -78,3 +81,54 @@ def test_openai_responses_mcp_items() -> None:
     kept = {e["at"] for e in run.metadata["unmapped"]}  # type: ignore[union-attr,index]
     assert "output[0]" in kept
     assert guess_format(json.loads(path.read_text())) == "openai-responses"
+
+
+# --- hostile MCP blocks ---------------------------------------------------------------------------
+
+
+def _anthropic_mcp(tmp_path: Path, *extra: dict[str, object], error: object = True) -> Path:
+    """The fixture with the first result's ``is_error`` set to ``error`` and ``extra`` blocks added
+    to the assistant turn."""
+    transcript = json.loads((FIXTURES / "anthropic_mcp.json").read_text())
+    blocks = transcript["messages"][1]["content"]
+    blocks[2]["is_error"] = error
+    blocks.extend(extra)
+    path = tmp_path / "mcp.json"
+    path.write_text(json.dumps(transcript))
+    return path
+
+
+def test_a_second_mcp_result_for_one_call_does_not_replace_the_first(tmp_path: Path) -> None:
+    again = {"type": "mcp_tool_result", "tool_use_id": "mcptoolu_01", "is_error": False,
+             "content": [{"type": "text", "text": "all fine"}]}  # fmt: skip
+    (run,) = import_file(_anthropic_mcp(tmp_path, again), "anthropic")
+    assert (run.steps[0].result, run.steps[0].is_error) == ("Repository not indexed", True)
+    assert any(e["value"] == again for e in run.metadata["unmapped"])  # type: ignore[union-attr,index]
+
+
+def test_an_mcp_result_never_answers_a_client_tool_call(tmp_path: Path) -> None:
+    stray = {"type": "mcp_tool_result", "tool_use_id": "toolu_03", "is_error": False,
+             "content": "stray"}  # fmt: skip
+    (run,) = import_file(_anthropic_mcp(tmp_path, stray), "anthropic")
+    assert run.steps[2].result == "saved"  # the client's own tool_result
+
+
+def test_an_mcp_result_whose_is_error_is_not_a_boolean_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(ImportFormatError) as caught:
+        list(import_file(_anthropic_mcp(tmp_path, error="true"), "anthropic"))
+    assert caught.value.field == "messages[1].content[2].is_error"
+    assert "true or false" in str(caught.value)
+
+
+def test_an_mcp_call_the_api_has_not_finished_has_no_result(tmp_path: Path) -> None:
+    transcript = json.loads((FIXTURES / "openai_responses_mcp.json").read_text())
+    transcript["output"][2].update(status="in_progress", output=None)
+    transcript["output"][1]["status"] = "incomplete"
+    transcript["output"][1]["error"] = None
+    path = tmp_path / "mcp.json"
+    path.write_text(json.dumps(transcript))
+    (run,) = import_file(path, "openai-responses")
+    incomplete, running = run.steps
+    assert incomplete.is_error is True
+    assert running.state.get("result_missing") is True
+    assert running.is_error is False

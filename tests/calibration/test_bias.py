@@ -222,6 +222,8 @@ def test_self_preference_skips_without_a_recorded_family(env: None, tmp_path: Pa
         (("--probes", "length,colour"), "unknown probe(s) ['colour']"),
         (("--field", "answers"), "has no input 'answers'"),
         (("--tolerance", "1.5"), "tolerance must lie in [0, 1)"),
+        (("--confidence", "2"), "--confidence must lie strictly between 0 and 1"),
+        (("--confidence", "0"), "--confidence must lie strictly between 0 and 1"),
     ],
 )
 def test_bad_options_exit_2_with_one_line(

@@ -9,6 +9,9 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
+import subprocess
+import sys
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -172,3 +175,68 @@ def test_endpoints_and_missing_destination(
     grades.write_text("")
     assert main(["export", str(grades)]) == 2
     assert "no destination given" in capsys.readouterr().err
+
+
+# --- hostile destinations and runs ----------------------------------------------------------------
+
+
+def test_a_redirect_is_not_taken_for_delivery(receiver: tuple[str, type[_Receiver]]) -> None:
+    url, handler = receiver
+    handler.status = 307  # the exporter does not follow it: the events went nowhere
+    with pytest.raises(InputError, match="307"):
+        send_otlp(url, [EvaluationEvent({"gen_ai.evaluation.name": "x"})], timeout=5)
+
+
+def test_credentials_in_the_endpoint_are_never_printed(
+    graded: tuple[Path, Path], receiver: tuple[str, type[_Receiver]], repo_root: Path
+) -> None:
+    url, handler = receiver
+    handler.status = 503  # retried, then refused: the SDK's own complaints name the URL too
+    _, grades = graded
+    secret = url.replace("http://", "http://ann:pw-SECRET-1@") + "/v1/logs?api_key=SECRET-2"
+    refused = "http://ann:pw-SECRET-1@127.0.0.1:1/v1/logs?api_key=SECRET-2"  # connection refused
+    env = {**os.environ, "PYTHONPATH": str(repo_root / "src")}
+    for endpoint, message in (
+        (secret, "did not accept"),
+        (refused, "did not accept"),
+        ("http://a:pw-SECRET-1@[::1", "http(s)"),
+    ):
+        done = subprocess.run(  # a process of its own: the terminal sees what logging prints
+            [sys.executable, "-m", "pathjudge", "export", str(grades), "--otlp-endpoint", endpoint,
+             "--timeout", "2"],
+            capture_output=True, text=True, env=env, timeout=60, check=False,
+        )  # fmt: skip
+        assert done.returncode == 2
+        assert message in done.stderr
+        assert "SECRET" not in done.stdout + done.stderr
+        assert "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize("trace_id", ["zz", "", "f" * 60, "0" * 32])
+def test_a_run_with_a_broken_trace_id_is_an_error_naming_it(
+    graded: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str], trace_id: str
+) -> None:
+    runs, grades = graded
+    records = [json.loads(line) for line in runs.read_text().splitlines()]
+    records[1]["metadata"]["source"]["trace_id"] = trace_id
+    broken = tmp_path / "broken.jsonl"
+    broken.write_text("".join(json.dumps(r) + "\n" for r in records))
+    out = tmp_path / "events.json"
+    out.write_text("kept")
+    capsys.readouterr()
+    code = main(["export", str(grades), "--runs", str(broken), "--otlp-file", str(out)])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert "metadata.source.trace_id" in err
+    assert str(broken) in err
+    assert out.read_text() == "kept"
+
+
+def test_an_otlp_file_that_is_a_folder_is_refused_before_any_work(
+    graded: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _, grades = graded
+    capsys.readouterr()
+    assert main(["export", str(grades), "--otlp-file", str(tmp_path)]) == 2
+    assert "--otlp-file" in capsys.readouterr().err
+    assert not list(tmp_path.glob(".*.tmp"))

@@ -133,6 +133,7 @@ OUTPUT_OPTIONS: dict[str, OutputKind] = {
     "queue_out": "file",
     "cache": "file",
     "plots": "folder",
+    "otlp_file": "file",
 }
 """Parameter names that are outputs, in every command (every other path parameter is an input)."""
 

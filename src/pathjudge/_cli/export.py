@@ -48,7 +48,6 @@ def export(
     the trace and root span of the run they grade.
     """
     from pathjudge._cli.report import read_grades
-    from pathjudge._io import ensure_not_input
     from pathjudge.agent.io import read_runs
     from pathjudge.report.otlp import evaluation_events, send_otlp, write_otlp_json
 
@@ -60,11 +59,13 @@ def export(
         )
     if not timeout > 0:
         raise InputError("--timeout must be a positive number of seconds", field="--timeout")
-    if otlp_file is not None:
-        ensure_not_input(otlp_file, [grades, *([runs] if runs else [])], option="--otlp-file")
     graded = read_grades(grades)
     by_id = {run.run_id: run for run in read_runs(runs)} if runs is not None else {}
-    events = evaluation_events(graded, by_id)
+    try:
+        events = evaluation_events(graded, by_id)
+    except InputError as exc:  # a run's trace or span id: name the runs file
+        raise InputError(exc.message, file=runs, field=exc.field, task_id=exc.task_id,
+                         hint=exc.hint) from None  # fmt: skip
     if otlp_file is not None:
         write_otlp_json(otlp_file, events)
     if otlp_endpoint is not None:

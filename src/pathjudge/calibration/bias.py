@@ -371,6 +371,12 @@ def run_bias(
             field="--tolerance",
             hint="a share of items, e.g. 0.05",
         )
+    if not 0.0 < confidence < 1.0:
+        raise InputError(
+            f"--confidence must lie strictly between 0 and 1, got {confidence}",
+            field="--confidence",
+            hint="e.g. 0.95 for 95% intervals",
+        )
     chosen = [p for p in PROBES if probes is None or p in probes]
     criterion = get_criterion(criterion_ref)
     target = answer_field(criterion, field)

@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import base64
 import json
+import logging
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -50,15 +52,32 @@ class EvaluationEvent:
     span_id: str | None = None
 
 
+_ID_DIGITS = {"trace_id": 32, "span_id": 16}
+
+
 def _otel_ids(run: RunRecord | None) -> tuple[str | None, str | None]:
-    """The trace and span a run was imported from (both, or neither)."""
+    """The trace and span a run was imported from (both, or neither).
+
+    An id that is not hex of the right length (32 digits for a trace, 16 for a span), or
+    is all zeros (OpenTelemetry's invalid id), raises :class:`InputError` naming the run and field.
+    """
     source = run.metadata.get("source") if run is not None else None
-    if not isinstance(source, dict):
+    if run is None or not isinstance(source, dict):
         return None, None
     trace_id, span_id = source.get("trace_id"), source.get("span_id")
-    if isinstance(trace_id, str) and isinstance(span_id, str):
-        return trace_id, span_id
-    return None, None
+    if not (isinstance(trace_id, str) and isinstance(span_id, str)):
+        return None, None
+    for key, value in (("trace_id", trace_id), ("span_id", span_id)):
+        digits = _ID_DIGITS[key]
+        if not re.fullmatch(f"[0-9a-fA-F]{{{digits}}}", value) or not value.strip("0"):
+            raise InputError(
+                f"run {run.run_id!r}: {key} {value[:40]!r} is not an OpenTelemetry id "
+                f"({digits} hex digits, not all zero)",
+                field=f"metadata.source.{key}",
+                task_id=run.task_id,
+                hint="re-import the trace with pathjudge import --from otel, or remove the id",
+            )
+    return trace_id, span_id
 
 
 def _event(
@@ -184,36 +203,78 @@ def write_otlp_json(path: str | Path, events: Sequence[EvaluationEvent]) -> None
     write_text_atomic(path, json.dumps(request, indent=1) + "\n")
 
 
+def _shown(url: str) -> str:
+    """``url`` as it may be printed: scheme, host, port and path; never user-info or a query."""
+    try:
+        parts = urlsplit(url)
+        host = parts.hostname or ""
+        port = f":{parts.port}" if parts.port is not None else ""
+    except ValueError:
+        return "the given URL"
+    return f"{parts.scheme}://{host}{port}{parts.path}"
+
+
 def logs_endpoint(url: str) -> str:
     """An OTLP/HTTP logs URL: ``http://host:4318`` gains ``/v1/logs``; a URL with a path is kept."""
-    parts = urlsplit(url)
-    if parts.scheme not in ("http", "https") or not parts.netloc:
+    try:
+        parts = urlsplit(url)
+        valid = parts.scheme in ("http", "https") and bool(parts.hostname)
+        _ = parts.port  # a port out of range or not a number raises here
+    except ValueError:
+        valid = False
+    if not valid:
         raise InputError(
-            f"{url!r} is not an http(s) URL",
+            f"{_shown(url)!r} is not an http(s) URL",
             field="--otlp-endpoint",
             hint="give the collector's OTLP/HTTP address, e.g. http://localhost:4318",
         )
     return url if parts.path.strip("/") else url.rstrip("/") + "/v1/logs"
 
 
+def _answers(session: Any) -> list[int]:
+    """The HTTP status of every answer ``session`` gets (a ``requests`` response hook)."""
+    statuses: list[int] = []
+    session.hooks["response"].append(lambda response, **_: statuses.append(response.status_code))
+    return statuses
+
+
 def send_otlp(url: str, events: Sequence[EvaluationEvent], *, timeout: float = 10.0) -> None:
-    """Send the events to an OTLP/HTTP collector; a refused or failed export is an InputError."""
+    """Send the events to an OTLP/HTTP collector; a refused or failed export is an InputError.
+
+    Only a 2xx answer is a delivery: the exporter does not follow a redirect (and would count it a
+    success), so one is an error naming the status. The exporter's own log lines, which name the
+    URL with any query, are kept off the terminal; the error names the URL without user-info or
+    query.
+    """
     _sdk()
+    import requests
     from opentelemetry.exporter.otlp.proto.http._log_exporter import OTLPLogExporter
     from opentelemetry.sdk._logs.export import LogRecordExportResult
 
     endpoint = logs_endpoint(url)
     results: list[LogRecordExportResult] = []
+    session = requests.Session()
+    statuses = _answers(session)
 
     class _Recording(OTLPLogExporter):
         def export(self, batch: Sequence[Any]) -> LogRecordExportResult:
             results.append(super().export(batch))
             return results[-1]
 
-    _records(events, _Recording(endpoint=endpoint, timeout=timeout))
-    if any(result is not LogRecordExportResult.SUCCESS for result in results):
+    sdk_log, quiet = logging.getLogger("opentelemetry"), logging.NullHandler()
+    propagate, sdk_log.propagate = sdk_log.propagate, False
+    sdk_log.addHandler(quiet)  # a handler: else logging's last resort prints to stderr anyway
+    try:
+        _records(events, _Recording(endpoint=endpoint, timeout=timeout, session=session))
+    finally:
+        sdk_log.removeHandler(quiet)
+        sdk_log.propagate = propagate
+    refused = [status for status in statuses if not 200 <= status < 300]
+    if refused or any(result is not LogRecordExportResult.SUCCESS for result in results):
+        answer = f"it answered HTTP {refused[-1]}" if refused else f"no answer within {timeout:g} s"
         raise InputError(
-            f"the collector at {endpoint} did not accept the evaluation events",
+            f"the collector at {_shown(endpoint)} did not accept the evaluation events ({answer})",
             field="--otlp-endpoint",
-            hint="check the address and that the collector's OTLP/HTTP receiver is running",
+            hint="check the address (a redirect is not followed) and that the collector's "
+            "OTLP/HTTP receiver is running",
         )

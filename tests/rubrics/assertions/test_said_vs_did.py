@@ -257,14 +257,44 @@ def _cpu(text: str) -> float:
         "two passengers and " * 2_500,
         "May " * 12_000,
         "has been " + "successfully " * 8_000 + "cancelled",
+        "." * 4_000,
+        "!?" * 2_000,
     ],
-    ids=["digits", "word", "auxiliaries", "commas", "ids", "counts", "months", "adverbs"],
+    ids=[
+        "digits",
+        "word",
+        "auxiliaries",
+        "commas",
+        "ids",
+        "counts",
+        "months",
+        "adverbs",
+        "dots",
+        "marks",
+    ],
 )
 def test_adversarial_answers_cost_linear_time(unit: str) -> None:
     # doubling an adversarial answer at most about doubles the time: a quadratic pattern would
     # quadruple it (the 3x bound leaves room for noise on a shared machine)
     small, large = _cpu(unit), _cpu(unit * 2)
     assert large <= 3 * small + 0.02, (small, large)
+
+
+@pytest.mark.parametrize(
+    ("text", "kind", "value"),
+    [
+        ("Your flight is on Augu\u017ft 5, 2024.", "date", ((2024, 8, 5),)),  # a long s
+        ("Your flight is on 5 Augu\u017ft.", "date", ((0, 8, 5),)),
+        ("I found \u017fix reservations.", "count", 6),
+        ("I have \u017fent the email.", "action", "send"),
+        ("The booking was pa\u0130d.", "action", "pay"),  # a dotted capital I
+    ],
+)
+def test_letters_that_match_only_under_unicode_case_folding_are_read(
+    text: str, kind: str, value: object
+) -> None:
+    # the patterns ignore case the Unicode way ("\u017f" matches "s"): the tables are read the same way
+    assert [(c.kind, c.value) for c in extract_claims(text)] == [(kind, value)]
 
 
 # --- real runs ----------------------------------------------------------------------------------

@@ -34,6 +34,7 @@ __all__ = [
     "as_dict",
     "as_list",
     "build_record",
+    "call_id_text",
     "check_recognised",
     "content_text",
     "error_at",
@@ -508,9 +509,12 @@ def guess_format(value: Json) -> str | None:
 
     Looks at most ``_SNIFF_OBJECTS`` objects down to depth ``_SNIFF_DEPTH`` for markers such as
     Anthropic ``tool_use`` blocks, chat ``tool_calls``, Responses ``function_call`` items and OTel
-    ``traceId`` keys. A value with no marker (e.g. plain text messages, valid in several formats) gives
+    ``traceId`` keys; an object whose ``schema_version`` starts with ``ATIF-`` is ATIF. A value with
+    no marker (e.g. plain text messages, valid in several formats) gives
     None. Ties go to the format listed first in the marker tables.
     """
+    if isinstance(value, dict) and str(value.get("schema_version", "")).startswith("ATIF-"):
+        return "atif"  # ATIF names itself (and shares call keys with OpenAI chat)
     counts: dict[str, int] = {}
     seen = 0
     stack: list[tuple[Json, int]] = [(value, 0)]
@@ -718,6 +722,15 @@ class StepDraft:
             ) from None
 
 
+def call_id_text(value: Json) -> str | None:
+    """A call id as text: a non-empty string as is, an integer as its digits, anything else None."""
+    if isinstance(value, str):
+        return value or None
+    if isinstance(value, int) and not isinstance(value, bool):
+        return str(value)
+    return None
+
+
 def require_str(obj: dict[str, Json], key: str, where: str) -> str:
     """``obj[key]`` as a non-empty string, or an error naming the field."""
     value = obj.get(key)
@@ -733,14 +746,14 @@ def require_str(obj: dict[str, Json], key: str, where: str) -> str:
 class RunParts:
     """What a converter gathers while it walks one transcript; :meth:`record` makes the run.
 
-    ``steps`` are the tool calls in order, ``by_call_id`` the ones that carry a call id (for pairing a
-    result with its call); ``unmapped`` collects what has no field in the schema.
+    ``steps`` are the tool calls in order, ``by_call_id`` the ones that carry a call id, in order (for
+    pairing a result with its call); ``unmapped`` collects what has no field in the schema.
     """
 
     unmapped: Unmapped = field(default_factory=Unmapped)
     metadata: dict[str, Json] = field(default_factory=dict)
     steps: list[StepDraft] = field(default_factory=list)
-    by_call_id: dict[str, StepDraft] = field(default_factory=dict)
+    by_call_id: dict[str, list[StepDraft]] = field(default_factory=dict)
     replies: list[Reply] = field(default_factory=list)
     input: Json = None
     final_answer: str | None = None
@@ -752,12 +765,15 @@ class RunParts:
         """Append a tool call; one with a call id can later be paired with its result."""
         self.steps.append(draft)
         if draft.call_id is not None:
-            self.by_call_id[draft.call_id] = draft
+            self.by_call_id.setdefault(draft.call_id, []).append(draft)
 
     def awaiting_result(self, call_id: Json) -> StepDraft | None:
-        """The call with this id when it has no result yet, else None (unknown id, or answered)."""
-        draft = self.by_call_id.get(call_id) if isinstance(call_id, str) else None
-        return None if draft is None or draft.has_result else draft
+        """The first call with this id that has no result yet, else None (unknown id, or all
+        answered). Calls that repeat an id are answered in the order they were made; an id may be
+        a string or an integer (``7`` and ``"7"`` are one id)."""
+        key = call_id_text(call_id)
+        drafts = self.by_call_id.get(key, []) if key is not None else []
+        return next((d for d in drafts if not d.has_result), None)
 
     def add_reply(self, text: str, *, after_steps: int | None = None) -> None:
         """A reply to the user, after the steps so far (or ``after_steps``)."""

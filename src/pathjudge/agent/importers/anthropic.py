@@ -32,6 +32,7 @@ from pathjudge.agent.importers._common import (
     StepDraft,
     as_dict,
     as_list,
+    call_id_text,
     error_at,
     import_transcripts,
     join_path,
@@ -175,7 +176,7 @@ class _MessageWalk:
                 decision = "\n\n".join(text for _, _, text in pending) if pending else None
                 self._tool_use(block, bwhere, decision=decision)
                 pending = []
-            elif not self._server_tool_result(block):
+            elif not self._server_tool_result(block, bwhere):
                 self.run.unmapped.add(bwhere, block_raw)
         if has_calls:
             for at, value, _ in pending:
@@ -194,7 +195,7 @@ class _MessageWalk:
             tool=require_str(block, "name", where),
             turn=self.turn,
             where=where,
-            call_id=block.get("id") if isinstance(block.get("id"), str) else None,
+            call_id=call_id_text(block.get("id")),
             decision=decision,
             raw_arguments=block.get("input"),
         )
@@ -207,20 +208,26 @@ class _MessageWalk:
             if key not in ("type", "id", "name", "input", "server_name"):
                 self.run.unmapped.add(join_path(where, key), block[key])
 
-    def _server_tool_result(self, block: dict[str, Json]) -> bool:
-        """Server tools (web search, code execution) return their result in the assistant turn."""
+    def _server_tool_result(self, block: dict[str, Json], where: str) -> bool:
+        """Server tools (web search, code execution, MCP) return their result in the assistant turn.
+
+        It answers a server or MCP call of that id that has no result yet; any other (a second
+        result, an unknown id, a client tool's id) is not mapped.
+        """
         kind = block.get("type")
-        use_id = block.get("tool_use_id")
         if not (isinstance(kind, str) and kind.endswith("_tool_result")):
             return False
-        if not (isinstance(use_id, str) and use_id in self.run.by_call_id):
+        draft = self.run.awaiting_result(block.get("tool_use_id"))
+        if draft is None or not ("server_tool" in draft.state or "mcp_server" in draft.state):
             return False
         content = block.get("content")
         failed = isinstance(content, dict) and str(content.get("type", "")).endswith("_error")
         if kind == "mcp_tool_result":  # the MCP connector's result carries its own flag
-            failed = block.get("is_error") is True
+            failed = block.get("is_error", False)
+            if not isinstance(failed, bool):
+                raise error_at("expected true or false", where=join_path(where, "is_error"))
             content = _result_content(content)
-        self.run.by_call_id[use_id].set_result(content, is_error=failed)
+        draft.set_result(content, is_error=failed)
         return True
 
     def _take_input(self, role: str, message: dict[str, Json], blocks: list[Json]) -> bool:

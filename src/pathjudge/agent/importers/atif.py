@@ -34,6 +34,7 @@ from pathjudge.agent.importers._common import (
     StepDraft,
     as_dict,
     as_list,
+    call_id_text,
     content_text,
     error_at,
     import_transcripts,
@@ -198,12 +199,11 @@ class _StepWalk:
 
     def _call(self, raw: Json, where: str, step: dict[str, Json], decision: str | None) -> None:
         call = as_dict(raw, where, "a tool call: tool_call_id, function_name, arguments")
-        call_id = call.get("tool_call_id")
         draft = StepDraft(
             tool=require_str(call, "function_name", where),
             turn=self.turn,
             where=where,
-            call_id=call_id if isinstance(call_id, str) else None,
+            call_id=call_id_text(call.get("tool_call_id")),
             decision=decision,
             raw_arguments=call.get("arguments"),
         )
@@ -276,15 +276,21 @@ def _usage(metrics: dict[str, Json], where: str, *, prefix: str = "") -> Usage:
     """ATIF counts cached tokens inside ``prompt_tokens``; Usage keeps uncached input apart."""
     prompt = _count(metrics, f"{prefix}prompt_tokens", where)
     cached = _count(metrics, f"{prefix}cached_tokens", where)
-    cost = metrics.get(f"{prefix}cost_usd")
     return Usage(
         input_tokens=max(prompt - cached, 0),
         output_tokens=_count(metrics, f"{prefix}completion_tokens", where),
         cache_read_input_tokens=cached,
-        cost_usd=float(cost)
-        if isinstance(cost, int | float) and not isinstance(cost, bool)
-        else None,
+        cost_usd=_cost(metrics, f"{prefix}cost_usd", where),
     )
+
+
+def _cost(metrics: dict[str, Json], key: str, where: str) -> float | None:
+    value = metrics.get(key)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value < 1e15:
+        raise error_at("expected a non-negative number of dollars", where=join_path(where, key))
+    return float(value)
 
 
 def _final_usage(raw: Json, run: RunParts) -> Usage:

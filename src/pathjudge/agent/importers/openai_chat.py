@@ -38,6 +38,7 @@ from pathjudge.agent.importers._common import (
     StepDraft,
     as_dict,
     as_list,
+    call_id_text,
     content_text,
     import_transcripts,
     join_path,
@@ -252,7 +253,7 @@ class _MessageWalk:
                 tool=require_str(fn, "name", fn_where),
                 turn=self.turn,
                 where=where,
-                call_id=call.get("id") if isinstance(call.get("id"), str) else None,
+                call_id=call_id_text(call.get("id")),
                 decision=decision,
                 raw_arguments=fn.get("arguments"),
             )

@@ -10,7 +10,8 @@ Accepted shapes (a ``.json`` file, or a ``.jsonl`` file with one transcript per 
 Mapping: each ``function_call`` item is a step (``arguments`` is a JSON string; malformed JSON is kept in
 ``raw_arguments`` with ``arguments_error``), matched to its ``function_call_output`` by ``call_id``. Each
 ``mcp_call`` item (an MCP tool the API ran) is a step too: its ``output`` is the result, a non-null
-``error`` or a ``status`` of ``failed`` flags ``is_error``, and ``server_label`` is kept in the step's
+``error`` or a ``status`` of ``failed`` or ``incomplete`` flags ``is_error`` (one still ``in_progress``
+or ``calling`` has no result: ``result_missing``), and ``server_label`` is kept in the step's
 ``state["mcp_server"]``; the model saw its result, so the next output item starts a new turn.
 ``mcp_list_tools`` and approval items are kept in ``metadata["unmapped"]``. A
 model turn is the run of output items (``reasoning``, assistant ``message``, calls) between
@@ -40,6 +41,7 @@ from pathjudge.agent.importers._common import (
     StepDraft,
     as_dict,
     as_list,
+    call_id_text,
     content_text,
     error_at,
     import_transcripts,
@@ -74,6 +76,8 @@ _TRANSCRIPT_KEYS = frozenset(
 _USAGE_NAMES = {"input_tokens": "input_tokens", "output_tokens": "output_tokens"}
 _INPUT_ROLES = ("user", "system", "developer")
 _TEXT_PARTS = ("input_text", "output_text", "text")
+_RUNNING = ("in_progress", "calling")
+"""Statuses of an ``mcp_call`` the API has not finished: no result yet."""
 
 
 class _Turn:
@@ -244,7 +248,7 @@ class _ItemWalk:
             tool=require_str(item, "name", where),
             turn=self.turn,
             where=where,
-            call_id=call_id if isinstance(call_id, str) else None,
+            call_id=call_id_text(call_id),
             decision="\n\n".join(self.pending) if self.pending else None,
             raw_arguments=item.get("arguments"),
         )
@@ -255,12 +259,15 @@ class _ItemWalk:
         return draft
 
     def _mcp_call(self, item: dict[str, Json], where: str) -> None:
-        """An MCP tool call the API ran: call and result in one item; ``error`` marks a failure."""
+        """An MCP tool call the API ran: call and result in one item; ``error`` (or a ``failed`` or
+        ``incomplete`` status) marks a failure; a call still running has no result yet."""
         draft = self._call(item, where, id_key="id")
         draft.state["mcp_server"] = require_str(item, "server_label", where)
-        error = item.get("error")
-        failed = error is not None or item.get("status") == "failed"
-        draft.set_result(content_text(item.get("output"), part_types=_TEXT_PARTS), is_error=failed)
+        error, status = item.get("error"), item.get("status")
+        failed = error is not None or status in ("failed", "incomplete")
+        if status not in _RUNNING or failed or item.get("output") is not None:
+            output = content_text(item.get("output"), part_types=_TEXT_PARTS)
+            draft.set_result(output, is_error=failed)
         if error is not None:
             draft.state["error"] = error
         known = ("type", "id", "name", "arguments", "server_label", "output", "error")

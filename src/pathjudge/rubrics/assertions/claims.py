@@ -27,6 +27,7 @@ a span taken by a date or an amount is not read again as an id or a count.
 from __future__ import annotations
 
 import re
+import unicodedata
 from bisect import bisect_right
 from dataclasses import dataclass, field
 from typing import Literal
@@ -193,7 +194,8 @@ _ID_CUE = re.compile(
     r"orders|ticket|reference|ref|pnr|locator)\b\W{0,4}$",
     re.IGNORECASE,
 )
-_BOUNDARY = re.compile(r"[.!?]+(?=\s)|\n")
+# a run of marks is tried from its first mark only: trying every mark of a long run is quadratic
+_BOUNDARY = re.compile(r"(?<![.!?])[.!?]+(?=\s)|\n")
 _SPLIT = re.compile(r"[_-]")
 _DIGIT = re.compile(r"\d").search
 _LETTER = re.compile(r"[^\W\d_]").search
@@ -201,6 +203,14 @@ _ID_CANDIDATE = re.compile(r"(?<![\w.-])(?=[\w-]{0,63}\d|[A-Z]{5})[A-Za-z0-9][\w
 _NOT_IDS = re.compile(r"\d{1,2}(?:am|pm|st|nd|rd|th|h|s)", re.IGNORECASE)
 _SENTENCE_CHARS = 240
 _HEDGE_WINDOW = 60
+
+
+def _fold(word: str) -> str:
+    """``word`` as the tables spell it: the patterns ignore case the Unicode way, so ``Augu\u017ft``
+    (a long s) or ``pa\u0130d`` (a dotted capital I) match; casefolded, compatibility-decomposed and
+    without combining marks they read ``august`` and ``paid``."""
+    decomposed = unicodedata.normalize("NFKD", word.casefold())
+    return "".join(c for c in decomposed if not unicodedata.combining(c))
 
 
 def parse_number(text: str) -> float | None:
@@ -218,9 +228,9 @@ def parse_date(match: re.Match[str]) -> tuple[tuple[int, int, int], ...]:
     if groups["iy"]:
         readings = [(int(groups["iy"]), int(groups["im"]), int(groups["id"]))]
     elif groups["mm"]:
-        readings = [(int(groups["my"] or 0), _MONTHS[groups["mm"].lower()], int(groups["md"]))]
+        readings = [(int(groups["my"] or 0), _MONTHS[_fold(groups["mm"])], int(groups["md"]))]
     elif groups["dm"]:
-        readings = [(int(groups["dy"] or 0), _MONTHS[groups["dm"].lower()], int(groups["dd"]))]
+        readings = [(int(groups["dy"] or 0), _MONTHS[_fold(groups["dm"])], int(groups["dd"]))]
     else:
         a, b, year = int(groups["sa"]), int(groups["sb"]), int(groups["sy"])
         readings = [(year, a, b), (year, b, a)]
@@ -328,7 +338,7 @@ def _counts(message: _Message) -> list[Claim]:
     for match in _COUNT.finditer(message.text):
         if not message.free(*match.span("n")):
             continue
-        number = match.group("n").lower()
+        number = _fold(match.group("n"))
         n = int(number) if number.isdigit() else _WORD_NUMBERS[number]
         noun = " ".join(match.group("words").lower().split())
         found.append(message.claim("count", match, n, noun))
@@ -348,7 +358,7 @@ def _actions(message: _Message) -> list[Claim]:
             text, match.end(), min(end, match.end() + _HEDGE_WINDOW)
         ):
             continue  # "the email was sent a week ago": history in the tool data, not an action
-        verb = match.group("verb").lower()
+        verb = _fold(match.group("verb"))
         found.append(message.claim("action", match, ACTION_VERBS[verb], verb))
     return found
 
