@@ -24,7 +24,7 @@ def test_readme_format_examples_parse() -> None:
     from pathjudge.judge.items import JudgeItem
 
     text = (REPO / "docs" / "reference" / "formats.md").read_text(encoding="utf-8")
-    section = text.split("## Judge and calibration files", 1)[1]
+    section = text.split("## Judge and calibration files", 1)[1].split("\n## ", 1)[0]
     records = _json_lines(section)
     kinds = {"item": 0, "label": 0, "verdict": 0, "pairwise": 0}
     for record in records:

@@ -280,19 +280,12 @@ def score(
     Every judged rate is labelled certified (--certificate names this judge) or uncertified.
     """
     opts = ScoreOptions(**locals())
-    from pathjudge.scoring.certified import for_source
-
     _check_options(opts)
     loaded = load_suite_for_cli(suite, allow_callables=allow_callables)
     config, judge = _judge_setup(opts, loaded)
     certified = _certifications(opts, loaded, judge)
-    report = _run(opts, loaded, config, judge)
-    report = report.model_copy(
-        update={
-            "suite_file": str(suite),
-            "certifications": for_source(certified, report.judge, report.judge_note),
-        }
-    )
+    report = _run(opts, loaded, config, judge, certified)
+    report = report.model_copy(update={"suite_file": str(suite)})
     _write_outputs(opts, report, loaded)
     _print_results(opts, report)
     checked(report.certifications, require=opts.require_certified)  # the reports say why
@@ -408,9 +401,14 @@ def _certifications(
 
 
 def _run(
-    opts: ScoreOptions, loaded: Suite, config: ResolvedConfig, judge: JudgeSession | bool
+    opts: ScoreOptions,
+    loaded: Suite,
+    config: ResolvedConfig,
+    judge: JudgeSession | bool,
+    certified: tuple[Certification, ...],
 ) -> ScoreReport:
-    """Grade the runs (judging what the suite judges unless --fast) into the score report."""
+    """Grade the runs (judging what the suite judges unless --fast) into the score report, each
+    judged rate labelled with its certification."""
     from pathjudge.report.progress import progress_bars
     from pathjudge.scoring.pipeline import score as run_score
     from pathjudge.scoring.scorecard import parse_thresholds
@@ -434,6 +432,7 @@ def _run(
             warn=lambda text: err_console.print(f"warning: {text}", markup=False),
             engine=ray_engine(opts.address, opts.workers) if opts.on_ray else "local",
             progress=None if opts.quiet else progress_bars(),  # drawn only for a long job on a tty
+            certifications=certified,
         )
 
 

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from pathjudge.judge.session import JudgeSession
     from pathjudge.rubrics.suite import Suite
 
-__all__ = ["for_source", "suite_certifications"]
+__all__ = ["default_certifications", "for_source", "suite_certifications"]
 
 
 def _judged_refs(suite: Suite) -> list[str]:
@@ -32,6 +32,11 @@ def _judged_refs(suite: Suite) -> list[str]:
         for spec in task.judged:
             refs.setdefault(spec.criterion, None)
     return list(refs)
+
+
+def default_certifications(suite: Suite) -> tuple[Certification, ...]:
+    """Every judged criterion of ``suite`` uncertified: no certificate was given."""
+    return tuple(uncertified(ref) for ref in _judged_refs(suite))
 
 
 def suite_certifications(

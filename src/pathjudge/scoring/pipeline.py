@@ -17,7 +17,7 @@ file it may write is ``grades_out``, the per-run grades streamed as they are mad
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal, Protocol
 
@@ -33,6 +33,7 @@ from pathjudge.rubrics.assertions.base import AXES
 from pathjudge.rubrics.checks import SuitePlan
 from pathjudge.rubrics.suite import Suite as SuiteModel
 from pathjudge.rubrics.suite import load_suite
+from pathjudge.scoring.certified import default_certifications, for_source
 from pathjudge.scoring.chunk import default_jobs, grade_chunk, iter_lines, score_file_parallel
 from pathjudge.scoring.grade import RunGrade
 from pathjudge.scoring.judged import (
@@ -257,6 +258,7 @@ def score(
     warn: Callable[[str], None] | None = None,
     engine: Literal["local"] | GradingEngine = "local",
     skip_unknown_tasks: bool = False,
+    certifications: Sequence[Certification] | None = None,
 ) -> ScoreReport:
     """Score the runs JSONL ``runs`` against ``suite`` (a suite YAML path or a loaded suite).
 
@@ -278,6 +280,10 @@ def score(
       ``skipped_tasks``) runs of tasks the suite lacks; by default such a run is an error.
     - ``engine``: ``"local"`` (this machine), or a :class:`GradingEngine` such as Ray Data (what
       changes on an engine is in its docstring); the report is the one ``engine="local"`` gives.
+    - ``certifications``: the live judge's certification per judged criterion
+      (:func:`~pathjudge.scoring.certified.suite_certifications`); default: every judged criterion
+      uncertified (no certificate). Rates no live judge produced are relabelled by
+      :func:`~pathjudge.scoring.certified.for_source` (recorded verdicts, ``not judged``).
 
     Raises :class:`~pathjudge.errors.PathjudgeError` subclasses for bad input (naming file, line and
     field). Prints nothing.
@@ -337,6 +343,11 @@ def score(
         warnings=tuple(note_warning.said),
         skipped_runs=sum(skipped.values()),
         skipped_tasks=tuple(sorted(skipped)),
+        certifications=for_source(
+            tuple(certifications) if certifications is not None else default_certifications(loaded),
+            source,
+            note,
+        ),
     )
 
 
