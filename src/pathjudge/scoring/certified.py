@@ -50,11 +50,13 @@ def suite_certifications(
 
     ``session`` None (nothing is judged live): every criterion is uncertified.
     """
-    from pathjudge.calibration.certificate import certifications_for
-
     refs = _judged_refs(suite)
     if session is None:
         return tuple(uncertified(ref, "no judge runs here") for ref in refs)
+    if not certificates:
+        return tuple(uncertified(ref) for ref in refs)
+    from pathjudge.calibration.certificate import certifications_for
+
     running = [judge_identity(suite_criterion(ref, base_dir), session) for ref in refs]
     found = certifications_for(certificates, running)
     return tuple(
