@@ -185,7 +185,7 @@ def test_report_round_trips_and_self_preference_is_advisory(
     always_pass = scripted_judge(lambda blocks, order: True, p=0.0, seed=0)
     with FakeAnthropic(always_pass) as server:
         code, report = run_bias_cli(
-            server, labels, tmp_path, "--probes", "bandwagon,self-preference", "--html",
+            server, labels, tmp_path, "--probes", "length,bandwagon,self-preference", "--html",
             str(tmp_path / "bias.html"),
         )  # fmt: skip
     parsed = BiasReport.model_validate(report)
@@ -213,7 +213,10 @@ def test_self_preference_skips_without_a_recorded_family(env: None, tmp_path: Pa
     own = _probe(report, "self-preference")
     assert own["status"] == "skipped"
     assert "metadata.model_family" in own["reason"]
-    assert code == 0
+    # advisory probes alone vouch for nothing: no must-pass probe ran, so the battery does not pass
+    assert code == 1
+    assert not report["passed"]
+    assert any("no must-pass probe ran" in note for note in report["notes"])
 
 
 @pytest.mark.parametrize(

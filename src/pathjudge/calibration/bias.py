@@ -41,7 +41,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -144,7 +144,9 @@ class BiasReport(BaseModel):
     tolerance: float
     confidence: float
     seed: int
-    passed: bool = Field(description="No must-pass probe failed or erred.")
+    passed: bool = Field(
+        description="No must-pass probe failed or erred, and at least one must-pass probe ran."
+    )
     probes: tuple[ProbeResult, ...]
     notes: tuple[str, ...] = ()
 
@@ -421,6 +423,25 @@ def run_bias(
         tolerance=tolerance,
         confidence=confidence,
         seed=seed,
-        passed=not any(r.must_pass and r.status in ("fail", "error") for r in results),
+        passed=battery_passed(results),
         probes=tuple(results),
+        notes=() if any(_ran_must_pass(results)) else (NO_MUST_PASS_RAN,),
     )
+
+
+NO_MUST_PASS_RAN = (
+    "no must-pass probe ran (length, position and sycophancy were all skipped or not chosen): "
+    "the battery cannot pass on advisory probes alone"
+)
+
+
+def _ran_must_pass(results: Sequence[ProbeResult]) -> Iterator[bool]:
+    return (r.must_pass and r.status in ("pass", "inconclusive", "fail") for r in results)
+
+
+def battery_passed(results: Sequence[ProbeResult]) -> bool:
+    """No must-pass probe failed or erred, and at least one must-pass probe ran: a battery whose
+    must-pass probes were all skipped has tested nothing it can vouch for, so it does not pass."""
+    if any(r.must_pass and r.status in ("fail", "error") for r in results):
+        return False
+    return any(_ran_must_pass(results))
