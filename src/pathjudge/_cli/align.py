@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from pathjudge._cli.app import JSON_HELP, app, err_console, json_to_stdout, out_console, write_json
+from pathjudge._cli.app import app, err_console, json_to_stdout, out_console, write_json
 from pathjudge._cli.calibrate import (
     _Backend,
     _BaseUrl,
@@ -27,6 +27,7 @@ from pathjudge._cli.calibrate import (
     _Model,
     _Samples,
 )
+from pathjudge._cli.options import JsonOut
 
 if TYPE_CHECKING:
     from pathjudge.calibration.align import AlignReport, AlignStep, BudgetPlan
@@ -54,7 +55,6 @@ _ProposerUrl = Annotated[
     str | None, typer.Option(help="Base URL of the proposer's Anthropic API (default: the API).")
 ]
 _Seed = Annotated[int, typer.Option(help="Seed of the few-shot pool order and the bootstrap.")]
-_Json = Annotated[Path | None, typer.Option("--json", help=JSON_HELP)]
 
 
 @app.command()
@@ -77,7 +77,7 @@ def align(
     seed: _Seed = 0,
     confidence: _Confidence = 0.95,
     bootstrap: _Bootstrap = 2000,
-    json_out: _Json = None,
+    json_out: JsonOut = None,
     config_file: _ConfigFile = None,
 ) -> None:
     """Search a better judge configuration on train and dev labels, then evaluate it once on test.

@@ -17,7 +17,8 @@ from typing import TYPE_CHECKING, Annotated, Literal
 
 import typer
 
-from pathjudge._cli.app import JSON_HELP, app, err_console, json_to_stdout, out_console, write_json
+from pathjudge._cli import options
+from pathjudge._cli.app import app, err_console, json_to_stdout, out_console, write_json
 from pathjudge._cli.judge import BUILTINS
 
 if TYPE_CHECKING:
@@ -350,10 +351,7 @@ _Backend = Annotated[
         "openai-compatible or llama-cpp."
     ),
 ]
-_Model = Annotated[
-    str | None,
-    typer.Option(help="Judge model, config judge.model (llama-cpp: path to a GGUF)."),
-]
+_Model = options.JudgeModel
 _BaseUrl = Annotated[
     str | None,
     typer.Option(help="Server URL, config judge.base_url (openai-compatible backend)."),
@@ -376,7 +374,7 @@ _Unlabelled = Annotated[
     Path | None,
     typer.Option("--unlabelled", help="Judge-only verdicts JSONL: PPI++ corrected rate."),
 ]
-_Json = Annotated[Path | None, typer.Option("--json", help=JSON_HELP)]
+_Json = options.JsonOut
 _Plots = Annotated[Path | None, typer.Option(help="Write PNG plots into this folder.")]
 _Html = Annotated[
     Path | None,
@@ -397,7 +395,7 @@ _Confidence = Annotated[
     float, typer.Option(min=0.5, max=0.999, help="Confidence level of every interval.")
 ]
 _Bootstrap = Annotated[int, typer.Option(min=0, help="Bootstrap resamples for kappa.")]
-_Seed = Annotated[int, typer.Option(help="Bootstrap seed.")]
+_Seed = options.BootstrapSeed
 _Bins = Annotated[int, typer.Option(min=1, help="Reliability bins.")]
 _FewShot = Annotated[
     Path | None, typer.Option(help="Write train-split disagreements as few-shot YAML here.")
@@ -464,14 +462,7 @@ _SliceMin = Annotated[
         "--slice-min", min=1, help="Labelled items a slice needs before its gates decide."
     ),
 ]
-_ConfigFile = Annotated[
-    Path | None,
-    typer.Option(
-        "--config",
-        help="Project configuration file (default: pathjudge.toml or pyproject.toml "
-        "[tool.pathjudge] found from the working directory).",
-    ),
-]
+_ConfigFile = options.ConfigFile
 _Certify = Annotated[
     Path | None,
     typer.Option(

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from pathjudge.config import ResolvedConfig
     from pathjudge.rubrics.suite import Suite
 
-__all__ = ["ALLOW_CALLABLES_HELP", "load_suite_for_cli", "parse_set_options", "resolve_for_cli"]
+__all__ = ["load_suite_for_cli", "parse_set_options", "resolve_for_cli"]
 
 
 def parse_set_options(items: list[str]) -> dict[str, object]:
@@ -112,12 +112,6 @@ def config_command(
         [Column("key", "id"), Column("value", "text"), Column("source", "text")],
         [(key, _render(value), source) for key, value, source in resolved.rows()],
     )
-
-
-ALLOW_CALLABLES_HELP = (
-    "Let the suite's callable criteria run: they import and execute Python code, so allow them "
-    "only for a suite you trust (config: allow_callables, true or a list of modules)."
-)
 
 
 def load_suite_for_cli(

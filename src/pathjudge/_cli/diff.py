@@ -8,9 +8,10 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from pathjudge._cli.app import JSON_HELP, app, json_to_stdout, out_console, write_json
-from pathjudge._cli.config import ALLOW_CALLABLES_HELP, load_suite_for_cli
+from pathjudge._cli.app import app, json_to_stdout, out_console, write_json
+from pathjudge._cli.config import load_suite_for_cli
 from pathjudge._cli.inputs import runs_not_transcript
+from pathjudge._cli.options import AllowCallables, JsonOut
 
 if TYPE_CHECKING:
     from pathjudge.rubrics.suite import Suite
@@ -41,8 +42,6 @@ _MaxLatencyIncrease = Annotated[
     float | None,
     typer.Option(help="'cost' rule: block when latency grows by more than this fraction."),
 ]
-_JsonOut = Annotated[Path | None, typer.Option("--json", help=JSON_HELP)]
-_AllowCallables = Annotated[bool, typer.Option("--allow-callables", help=ALLOW_CALLABLES_HELP)]
 
 
 @app.command("diff")
@@ -56,8 +55,8 @@ def diff_command(
     resamples: _Resamples = None,
     max_token_increase: _MaxTokenIncrease = None,
     max_latency_increase: _MaxLatencyIncrease = None,
-    json_out: _JsonOut = None,
-    allow_callables: _AllowCallables = False,
+    json_out: JsonOut = None,
+    allow_callables: AllowCallables = False,
 ) -> None:
     """Diff a candidate against a baseline task by task; exit 0 promote, 1 block, 2 bad input.
 

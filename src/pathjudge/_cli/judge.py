@@ -13,7 +13,8 @@ from typing import Annotated
 
 import typer
 
-from pathjudge._cli.app import JSON_HELP, app, err_console, json_to_stdout, out_console, write_json
+from pathjudge._cli import options
+from pathjudge._cli.app import app, err_console, json_to_stdout, out_console, write_json
 from pathjudge._cli.certificates import CertificateOption, RequireCertifiedOption
 
 # The built-in criteria, spelled out for --help without importing the criteria library at start-up;
@@ -43,10 +44,7 @@ _Backend = Annotated[
         "OpenAI-compatible server) or llama-cpp (a GGUF model in process)."
     ),
 ]
-_Model = Annotated[
-    str | None,
-    typer.Option(help="Judge model, config judge.model (llama-cpp: path to a GGUF)."),
-]
+_Model = options.JudgeModel
 _BaseUrl = Annotated[
     str | None,
     typer.Option(
@@ -82,15 +80,8 @@ _Progress = Annotated[
     bool | None,
     typer.Option("--progress/--no-progress", help="Progress bar (default: on a TTY)."),
 ]
-_JsonOut = Annotated[Path | None, typer.Option("--json", help=JSON_HELP)]
-_ConfigFile = Annotated[
-    Path | None,
-    typer.Option(
-        "--config",
-        help="Project configuration file (default: pathjudge.toml or pyproject.toml "
-        "[tool.pathjudge] found from the working directory).",
-    ),
-]
+_JsonOut = options.JsonOut
+_ConfigFile = options.ConfigFile
 
 
 @app.command()
