@@ -1166,8 +1166,6 @@ _PAIRWISE_ROWS = (
 
 
 def _render_pairwise(report: PairwiseReport) -> None:
-    from pathjudge.report.text import Column, print_table
-
     stats = report.stats
     judge = ", ".join(report.judges) or "unnamed grader"
     policy = {
@@ -1179,22 +1177,10 @@ def _render_pairwise(report: PairwiseReport) -> None:
         f"pairwise judge {judge}, both orders: {stats.n_items} items, {stats.n_decided} "
         f"evaluated, {stats.n_unsure} with an unsure answer ({policy})"
     )
-    cells = []
-    for label, name in _PAIRWISE_ROWS:
-        est: Estimate = getattr(stats, name)
-        value, interval = _fmt(est)
-        cells.append((label, value, interval, _how(est, stats.confidence)))
-    print_table(
-        out_console,
-        None,
-        [
-            Column("statistic", "id"),
-            Column("value", "num", "right"),
-            Column(f"{stats.confidence:.0%} interval", "num", "right"),
-            Column("how", "text"),
-        ],
-        cells,
-    )
+    rows: list[tuple[str, Estimate]] = [
+        (label, getattr(stats, name)) for label, name in _PAIRWISE_ROWS
+    ]
+    _print_statistics(rows, stats.confidence)
     _say(
         "Intervals: Wilson for rates, per-item percentile bootstrap for kappa "
         f"({stats.n_bootstrap} resamples, seed {stats.seed})."

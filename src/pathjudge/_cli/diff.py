@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -14,8 +16,7 @@ from pathjudge._cli.inputs import runs_not_transcript
 from pathjudge._cli.options import AllowCallables, JsonOut
 
 if TYPE_CHECKING:
-    from pathjudge.rubrics.suite import Suite
-    from pathjudge.scoring.diff import DiffGate, DiffReport, GateRule, TaskDiff
+    from pathjudge.scoring.diff import DiffReport, TaskDiff
 
 
 _Baseline = Annotated[Path, typer.Argument(help="Baseline runs JSONL.")]
@@ -63,19 +64,20 @@ def diff_command(
     The gate is each flag given, then the suite's 'gate:' block, then the built-in defaults.
     """
     from pathjudge.agent.io import read_runs
-    from pathjudge.scoring.diff import diff_runs, parse_gate_rules
+    from pathjudge.scoring.diff import diff_runs, parse_gate_rules, resolve_gate
 
     rules = parse_gate_rules(block_on) if block_on is not None else None
     loaded = load_suite_for_cli(suite, allow_callables=allow_callables)
-    gate = _gate(
-        loaded,
-        block_on=rules,
-        alpha=alpha,
-        seed=seed,
-        resamples=resamples,
-        max_token_increase=max_token_increase,
-        max_latency_increase=max_latency_increase,
-    )
+    with _gate_flag_errors():
+        gate = resolve_gate(
+            loaded,
+            block_on=rules,
+            alpha=alpha,
+            seed=seed,
+            resamples=resamples,
+            max_token_increase=max_token_increase,
+            max_latency_increase=max_latency_increase,
+        )
     with runs_not_transcript(baseline, candidate, then="diff"):
         report = diff_runs(
             read_runs(baseline),
@@ -92,33 +94,16 @@ def diff_command(
         raise typer.Exit(1)
 
 
-def _gate(
-    loaded: Suite,
-    *,
-    block_on: tuple[GateRule, ...] | None,
-    alpha: float | None,
-    seed: int | None,
-    resamples: int | None,
-    max_token_increase: float | None,
-    max_latency_increase: float | None,
-) -> DiffGate:
-    """The promotion gate: each flag given, then the suite's ``gate:`` block, then the defaults; a
-    bad value is an :class:`~pathjudge.errors.InputError` naming its flag."""
+@contextmanager
+def _gate_flag_errors() -> Iterator[None]:
+    """A bad value of the promotion gate (each flag given, then the suite's ``gate:`` block, then
+    the defaults) raises an :class:`~pathjudge.errors.InputError` naming its flag."""
     from pydantic import ValidationError
 
     from pathjudge.errors import InputError
-    from pathjudge.scoring.diff import resolve_gate
 
     try:
-        return resolve_gate(
-            loaded,
-            block_on=block_on,
-            alpha=alpha,
-            seed=seed,
-            resamples=resamples,
-            max_token_increase=max_token_increase,
-            max_latency_increase=max_latency_increase,
-        )
+        yield
     except ValidationError as exc:
         first = exc.errors(include_url=False, include_input=False)[0]
         name = str(first["loc"][0]).replace("_", "-") if first["loc"] else "gate"

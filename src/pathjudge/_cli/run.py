@@ -255,24 +255,17 @@ def _variance_wide(
     from pathjudge.report.text import Column
 
     rows = [
-        (
-            task.task_id,
-            f"{task.c}/{task.n}",
-            str(task.stability),
+        _task_row(
+            task,
             *(_rate(task.pass_at[x]) for x in ks),
             *(_rate(task.pass_hat[x]) for x in ks),
-            _path_spread(task),
         )
         for task in report.tasks
     ]
-    columns = [
-        Column("task", "id"),
-        Column("passed/ epochs", "num", "right"),
-        Column("label", "num"),
+    columns = _task_columns(
         *(Column(f"pass@{x}", "num", "right") for x in ks),
         *(Column(f"pass^{x}", "num", "right") for x in ks),
-        Column("path min/ mean/max", "num", "right"),
-    ]
+    )
     return rows, columns
 
 
@@ -282,28 +275,39 @@ def _variance_tall(
     """One row per task with a line per k: columns k, pass@k and pass^k."""
     from pathjudge.report.text import Column
 
-    rows: list[tuple[str, ...]] = [
-        (
-            task.task_id,
-            f"{task.c}/{task.n}",
-            str(task.stability),
+    rows = [
+        _task_row(
+            task,
             "\n".join(str(x) for x in ks),
             "\n".join(_rate(task.pass_at[x]) for x in ks),
             "\n".join(_rate(task.pass_hat[x]) for x in ks),
-            _path_spread(task),
         )
         for task in report.tasks
     ]
-    columns = [
-        Column("task", "id"),
-        Column("passed/ epochs", "num", "right"),
-        Column("label", "num"),
+    columns = _task_columns(
         Column("k", "text", "right"),
         Column("pass@k", "text", "right"),
         Column("pass^k", "text", "right"),
+    )
+    return rows, columns
+
+
+def _task_row(task: TaskVariance, *rates: str) -> tuple[str, ...]:
+    """A task's cells: id, passed/epochs and label, then ``rates``, then the path-score spread."""
+    return (task.task_id, f"{task.c}/{task.n}", str(task.stability), *rates, _path_spread(task))
+
+
+def _task_columns(*rates: Column) -> list[Column]:
+    """The columns of :func:`_task_row`'s cells, with ``rates`` the columns of its rates."""
+    from pathjudge.report.text import Column
+
+    return [
+        Column("task", "id"),
+        Column("passed/ epochs", "num", "right"),
+        Column("label", "num"),
+        *rates,
         Column("path min/ mean/max", "num", "right"),
     ]
-    return rows, columns
 
 
 def _fits(width: int, columns: Sequence[Column], rows: Sequence[Sequence[str]]) -> bool:
