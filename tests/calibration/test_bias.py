@@ -222,6 +222,8 @@ def test_self_preference_skips_without_a_recorded_family(env: None, tmp_path: Pa
         (("--probes", "length,colour"), "unknown probe(s) ['colour']"),
         (("--field", "answers"), "has no input 'answers'"),
         (("--tolerance", "1.5"), "tolerance must lie in [0, 1)"),
+        # an empty --backend is an unknown one, as in judge and calibrate (not "use the default")
+        (("--backend", ""), "unknown backend ''"),
     ],
 )
 def test_bad_options_exit_2_with_one_line(

@@ -723,18 +723,13 @@ def _resolve_config(
     live: bool,
 ) -> ResolvedConfig:
     """The configuration with the command line's judge options and --gates laid over it."""
-    from pathjudge._cli.config import resolve_for_cli
+    from pathjudge._cli.config import judge_overrides, resolve_for_cli
     from pathjudge.calibration.agreement import parse_gates
-    from pathjudge.judge.session import backend_name
 
     given_gates = parse_gates(gates or "")
-    overrides: dict[str, object] = {
-        "judge.backend": backend_name(backend, field="--backend") if backend is not None else None,
-        "judge.model": model,
-        "judge.base_url": base_url,
-        "concurrency": concurrency,
-        "cache": cache,
-    }
+    overrides = judge_overrides(
+        backend=backend, model=model, base_url=base_url, concurrency=concurrency, cache=cache
+    )
     for name in given_gates.model_fields_set:
         overrides[f"calibration.{name}"] = getattr(given_gates, name)
     # the twin warning is about a judge grading its own model: only when a judge runs here

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from pathjudge.config import ResolvedConfig
     from pathjudge.rubrics.suite import Suite
 
-__all__ = ["load_suite_for_cli", "parse_set_options", "resolve_for_cli"]
+__all__ = ["judge_overrides", "load_suite_for_cli", "parse_set_options", "resolve_for_cli"]
 
 
 def parse_set_options(items: list[str]) -> dict[str, object]:
@@ -112,6 +112,27 @@ def config_command(
         [Column("key", "id"), Column("value", "text"), Column("source", "text")],
         [(key, _render(value), source) for key, value, source in resolved.rows()],
     )
+
+
+def judge_overrides(
+    *,
+    backend: str | None,
+    model: str | None,
+    base_url: str | None,
+    concurrency: int | None,
+    cache: Path | None,
+) -> dict[str, object]:
+    """The judge options of a command line as overrides for :func:`resolve_for_cli` (``None``: not
+    given, the configuration decides); an unknown ``--backend`` is a :class:`ConfigError`."""
+    from pathjudge.judge.session import backend_name
+
+    return {
+        "judge.backend": backend_name(backend, field="--backend") if backend is not None else None,
+        "judge.model": model,
+        "judge.base_url": base_url,
+        "concurrency": concurrency,
+        "cache": cache,
+    }
 
 
 def load_suite_for_cli(
