@@ -227,6 +227,8 @@ def test_self_preference_skips_without_a_recorded_family(env: None, tmp_path: Pa
         (("--tolerance", "1.5"), "tolerance must lie in [0, 1)"),
         (("--confidence", "2"), "--confidence must lie strictly between 0 and 1"),
         (("--confidence", "0"), "--confidence must lie strictly between 0 and 1"),
+        # an empty --backend is an unknown one, as in judge and calibrate (not "use the default")
+        (("--backend", ""), "unknown backend ''"),
     ],
 )
 def test_bad_options_exit_2_with_one_line(

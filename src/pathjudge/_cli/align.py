@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from pathjudge._cli.app import JSON_HELP, app, err_console, json_to_stdout, out_console, write_json
+from pathjudge._cli.app import app, err_console, json_to_stdout, out_console, write_json
 from pathjudge._cli.calibrate import (
     _AssignSplits,
     _Backend,
@@ -35,6 +35,7 @@ from pathjudge._cli.calibrate import (
     _ReuseTest,
     _Samples,
 )
+from pathjudge._cli.options import JsonOut
 
 if TYPE_CHECKING:
     from pathjudge.calibration.align import AlignReport, AlignStep, BudgetPlan
@@ -66,7 +67,6 @@ _ProposerUrl = Annotated[
     str | None, typer.Option(help="Base URL of the proposer's Anthropic API (default: the API).")
 ]
 _Seed = Annotated[int, typer.Option(help="Seed of the few-shot pool order and the bootstrap.")]
-_Json = Annotated[Path | None, typer.Option("--json", help=JSON_HELP)]
 
 
 @app.command()
@@ -89,7 +89,7 @@ def align(
     seed: _Seed = 0,
     confidence: _Confidence = 0.95,
     bootstrap: _Bootstrap = 2000,
-    json_out: _Json = None,
+    json_out: JsonOut = None,
     config_file: _ConfigFile = None,
     reuse_test: _ReuseTest = False,
     assign_splits: _AssignSplits = False,

@@ -25,6 +25,7 @@ from pathjudge.report.text import SafeConsole
 __all__ = [
     "JSON_HELP",
     "app",
+    "command_group",
     "err_console",
     "json_to_stdout",
     "main",
@@ -46,6 +47,16 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     rich_markup_mode=None,
 )
+
+
+def command_group(name: str, summary: str) -> typer.Typer:
+    """A ``pathjudge NAME COMMAND`` group of commands, added to the app with its settings (usage
+    on a bare call, no shell completion, help printed as written)."""
+    group = typer.Typer(
+        name=name, help=summary, no_args_is_help=True, add_completion=False, rich_markup_mode=None
+    )
+    app.add_typer(group)
+    return group
 
 
 _EXCEPTION_MODULES = ("click.exceptions", "typer.exceptions", "typer._click.exceptions")

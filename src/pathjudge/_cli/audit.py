@@ -8,14 +8,14 @@ from typing import Annotated
 import typer
 
 from pathjudge._cli.app import (
-    JSON_HELP,
     app,
     err_console,
     json_to_stdout,
     out_console,
     write_json,
 )
-from pathjudge._cli.config import ALLOW_CALLABLES_HELP, load_suite_for_cli
+from pathjudge._cli.config import load_suite_for_cli
+from pathjudge._cli.options import AllowCallables, JsonOut
 
 
 @app.command("audit")
@@ -28,13 +28,11 @@ def audit_command(
         ),
     ] = None,
     seed: Annotated[int, typer.Option(help="Seed of the random-tools agent.")] = 0,
-    json_out: Annotated[Path | None, typer.Option("--json", help=JSON_HELP)] = None,
+    json_out: JsonOut = None,
     html: Annotated[
         Path | None, typer.Option("--html", help="Also write the suite-health page here.")
     ] = None,
-    allow_callables: Annotated[
-        bool, typer.Option("--allow-callables", help=ALLOW_CALLABLES_HELP)
-    ] = False,
+    allow_callables: AllowCallables = False,
 ) -> None:
     """Grade the suite against agents that do no work (do nothing, refuse, echo the question, call
     random tools) and against its own references replayed; no judge is called. A task a null agent

@@ -13,16 +13,8 @@ from typing import Annotated
 import typer
 
 from pathjudge._cli.app import app, err_console, json_to_stdout, out_console, write_json
-from pathjudge._cli.judge import (
-    _Backend,
-    _BaseUrl,
-    _Cache,
-    _Concurrency,
-    _ConfigFile,
-    _Criterion,
-    _JsonOut,
-    _Model,
-)
+from pathjudge._cli.judge import _Backend, _BaseUrl, _Cache, _Concurrency, _Criterion
+from pathjudge._cli.options import ConfigFile, JsonOut, JudgeModel
 
 _Labels = Annotated[
     list[Path],
@@ -62,13 +54,13 @@ def bias(
     seed: _Seed = 0,
     judge_family: _Family = None,
     backend: _Backend = None,
-    model: _Model = None,
+    model: JudgeModel = None,
     base_url: _BaseUrl = None,
     concurrency: _Concurrency = None,
     cache: _Cache = None,
-    json_out: _JsonOut = None,
+    json_out: JsonOut = None,
     html: _Html = None,
-    config_file: _ConfigFile = None,
+    config_file: ConfigFile = None,
 ) -> int:
     """Run controlled probes of the judge on labelled items, each against a placebo repeat.
 
@@ -84,7 +76,9 @@ def bias(
     from pathjudge.report.progress import progress_bars
 
     chosen = parse_probes(probes)
-    overrides = judge_overrides(backend, model, base_url, concurrency, cache)
+    overrides = judge_overrides(
+        backend=backend, model=model, base_url=base_url, concurrency=concurrency, cache=cache
+    )
     resolved = resolve_for_cli(overrides, config_file=config_file)
     session = JudgeSession.resolve(config=resolved, progress=progress_bars())
     report = run_bias(

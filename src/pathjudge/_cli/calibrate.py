@@ -17,7 +17,8 @@ from typing import TYPE_CHECKING, Annotated, Literal
 
 import typer
 
-from pathjudge._cli.app import JSON_HELP, app, err_console, json_to_stdout, out_console, write_json
+from pathjudge._cli import options
+from pathjudge._cli.app import app, err_console, json_to_stdout, out_console, write_json
 from pathjudge._cli.judge import BUILTINS
 
 if TYPE_CHECKING:
@@ -350,10 +351,7 @@ _Backend = Annotated[
         "openai-compatible or llama-cpp."
     ),
 ]
-_Model = Annotated[
-    str | None,
-    typer.Option(help="Judge model, config judge.model (llama-cpp: path to a GGUF)."),
-]
+_Model = options.JudgeModel
 _BaseUrl = Annotated[
     str | None,
     typer.Option(help="Server URL, config judge.base_url (openai-compatible backend)."),
@@ -376,7 +374,7 @@ _Unlabelled = Annotated[
     Path | None,
     typer.Option("--unlabelled", help="Judge-only verdicts JSONL: PPI++ corrected rate."),
 ]
-_Json = Annotated[Path | None, typer.Option("--json", help=JSON_HELP)]
+_Json = options.JsonOut
 _Plots = Annotated[Path | None, typer.Option(help="Write PNG plots into this folder.")]
 _Html = Annotated[
     Path | None,
@@ -397,7 +395,7 @@ _Confidence = Annotated[
     float, typer.Option(min=0.5, max=0.999, help="Confidence level of every interval.")
 ]
 _Bootstrap = Annotated[int, typer.Option(min=0, help="Bootstrap resamples for kappa.")]
-_Seed = Annotated[int, typer.Option(help="Bootstrap seed.")]
+_Seed = options.BootstrapSeed
 _Bins = Annotated[int, typer.Option(min=1, help="Reliability bins.")]
 _FewShot = Annotated[
     Path | None, typer.Option(help="Write train-split disagreements as few-shot YAML here.")
@@ -464,14 +462,7 @@ _SliceMin = Annotated[
         "--slice-min", min=1, help="Labelled items a slice needs before its gates decide."
     ),
 ]
-_ConfigFile = Annotated[
-    Path | None,
-    typer.Option(
-        "--config",
-        help="Project configuration file (default: pathjudge.toml or pyproject.toml "
-        "[tool.pathjudge] found from the working directory).",
-    ),
-]
+_ConfigFile = options.ConfigFile
 _Certify = Annotated[
     Path | None,
     typer.Option(
@@ -837,7 +828,9 @@ def _resolve_config(
     from pathjudge.calibration.agreement import parse_gates
 
     given_gates = parse_gates(gates or "")
-    overrides = judge_overrides(backend, model, base_url, concurrency, cache)
+    overrides = judge_overrides(
+        backend=backend, model=model, base_url=base_url, concurrency=concurrency, cache=cache
+    )
     for name in given_gates.model_fields_set:
         overrides[f"calibration.{name}"] = getattr(given_gates, name)
     # the twin warning is about a judge grading its own model: only when a judge runs here
@@ -1270,8 +1263,6 @@ _PAIRWISE_ROWS = (
 
 
 def _render_pairwise(report: PairwiseReport) -> None:
-    from pathjudge.report.text import Column, print_table
-
     stats = report.stats
     judge = ", ".join(report.judges) or "unnamed grader"
     policy = {
@@ -1283,22 +1274,10 @@ def _render_pairwise(report: PairwiseReport) -> None:
         f"pairwise judge {judge}, both orders: {stats.n_items} items, {stats.n_decided} "
         f"evaluated, {stats.n_unsure} with an unsure answer ({policy})"
     )
-    cells = []
-    for label, name in _PAIRWISE_ROWS:
-        est: Estimate = getattr(stats, name)
-        value, interval = _fmt(est)
-        cells.append((label, value, interval, _how(est, stats.confidence)))
-    print_table(
-        out_console,
-        None,
-        [
-            Column("statistic", "id"),
-            Column("value", "num", "right"),
-            Column(f"{stats.confidence:.0%} interval", "num", "right"),
-            Column("how", "text"),
-        ],
-        cells,
-    )
+    rows: list[tuple[str, Estimate]] = [
+        (label, getattr(stats, name)) for label, name in _PAIRWISE_ROWS
+    ]
+    _print_statistics(rows, stats.confidence)
     _say(
         "Intervals: Wilson for rates, per-item percentile bootstrap for kappa "
         f"({stats.n_bootstrap} resamples, seed {stats.seed})."

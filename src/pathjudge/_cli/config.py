@@ -21,33 +21,7 @@ if TYPE_CHECKING:
     from pathjudge.config import ResolvedConfig
     from pathjudge.rubrics.suite import Suite
 
-__all__ = [
-    "ALLOW_CALLABLES_HELP",
-    "judge_overrides",
-    "load_suite_for_cli",
-    "parse_set_options",
-    "resolve_for_cli",
-]
-
-
-def judge_overrides(
-    backend: str | None,
-    model: str | None,
-    base_url: str | None,
-    concurrency: int | None,
-    cache: Path | None,
-) -> dict[str, object]:
-    """The judge options of a command line as configuration overrides (None: not given); a
-    misspelled --backend is a :class:`ConfigError`."""
-    from pathjudge.judge.session import backend_name
-
-    return {
-        "judge.backend": backend_name(backend, field="--backend") if backend is not None else None,
-        "judge.model": model,
-        "judge.base_url": base_url,
-        "concurrency": concurrency,
-        "cache": cache,
-    }
+__all__ = ["judge_overrides", "load_suite_for_cli", "parse_set_options", "resolve_for_cli"]
 
 
 def parse_set_options(items: list[str]) -> dict[str, object]:
@@ -140,10 +114,25 @@ def config_command(
     )
 
 
-ALLOW_CALLABLES_HELP = (
-    "Let the suite's callable criteria run: they import and execute Python code, so allow them "
-    "only for a suite you trust (config: allow_callables, true or a list of modules)."
-)
+def judge_overrides(
+    *,
+    backend: str | None,
+    model: str | None,
+    base_url: str | None,
+    concurrency: int | None,
+    cache: Path | None,
+) -> dict[str, object]:
+    """The judge options of a command line as overrides for :func:`resolve_for_cli` (``None``: not
+    given, the configuration decides); an unknown ``--backend`` is a :class:`ConfigError`."""
+    from pathjudge.judge.session import backend_name
+
+    return {
+        "judge.backend": backend_name(backend, field="--backend") if backend is not None else None,
+        "judge.model": model,
+        "judge.base_url": base_url,
+        "concurrency": concurrency,
+        "cache": cache,
+    }
 
 
 def load_suite_for_cli(

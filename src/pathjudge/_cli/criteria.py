@@ -12,16 +12,11 @@ from typing import Annotated
 
 import typer
 
-from pathjudge._cli.app import app, err_console, out_console
+from pathjudge._cli.app import command_group, err_console, out_console
 
-criteria_app = typer.Typer(
-    name="criteria",
-    help="The built-in judge criteria: list them, show one, export one to edit.",
-    no_args_is_help=True,
-    add_completion=False,
-    rich_markup_mode=None,
+criteria_app = command_group(
+    "criteria", "The built-in judge criteria: list them, show one, export one to edit."
 )
-app.add_typer(criteria_app)
 
 
 def _builtin_text(criterion_id: str) -> str:

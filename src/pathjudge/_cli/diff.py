@@ -3,18 +3,20 @@
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from pathjudge._cli.app import JSON_HELP, app, json_to_stdout, out_console, write_json
-from pathjudge._cli.config import ALLOW_CALLABLES_HELP, load_suite_for_cli
+from pathjudge._cli.app import app, json_to_stdout, out_console, write_json
+from pathjudge._cli.config import load_suite_for_cli
 from pathjudge._cli.inputs import runs_not_transcript
+from pathjudge._cli.options import AllowCallables, JsonOut
 
 if TYPE_CHECKING:
-    from pathjudge.rubrics.suite import Suite
-    from pathjudge.scoring.diff import DiffGate, DiffReport, GateRule, TaskDiff
+    from pathjudge.scoring.diff import DiffReport, TaskDiff
 
 
 _Baseline = Annotated[Path, typer.Argument(help="Baseline runs JSONL.")]
@@ -41,8 +43,6 @@ _MaxLatencyIncrease = Annotated[
     float | None,
     typer.Option(help="'cost' rule: block when latency grows by more than this fraction."),
 ]
-_JsonOut = Annotated[Path | None, typer.Option("--json", help=JSON_HELP)]
-_AllowCallables = Annotated[bool, typer.Option("--allow-callables", help=ALLOW_CALLABLES_HELP)]
 
 
 @app.command("diff")
@@ -56,27 +56,28 @@ def diff_command(
     resamples: _Resamples = None,
     max_token_increase: _MaxTokenIncrease = None,
     max_latency_increase: _MaxLatencyIncrease = None,
-    json_out: _JsonOut = None,
-    allow_callables: _AllowCallables = False,
+    json_out: JsonOut = None,
+    allow_callables: AllowCallables = False,
 ) -> None:
     """Diff a candidate against a baseline task by task; exit 0 promote, 1 block, 2 bad input.
 
     The gate is each flag given, then the suite's 'gate:' block, then the built-in defaults.
     """
     from pathjudge.agent.io import read_runs
-    from pathjudge.scoring.diff import diff_runs, parse_gate_rules
+    from pathjudge.scoring.diff import diff_runs, parse_gate_rules, resolve_gate
 
     rules = parse_gate_rules(block_on) if block_on is not None else None
     loaded = load_suite_for_cli(suite, allow_callables=allow_callables)
-    gate = _gate(
-        loaded,
-        block_on=rules,
-        alpha=alpha,
-        seed=seed,
-        resamples=resamples,
-        max_token_increase=max_token_increase,
-        max_latency_increase=max_latency_increase,
-    )
+    with _gate_flag_errors():
+        gate = resolve_gate(
+            loaded,
+            block_on=rules,
+            alpha=alpha,
+            seed=seed,
+            resamples=resamples,
+            max_token_increase=max_token_increase,
+            max_latency_increase=max_latency_increase,
+        )
     with runs_not_transcript(baseline, candidate, then="diff"):
         report = diff_runs(
             read_runs(baseline),
@@ -93,33 +94,16 @@ def diff_command(
         raise typer.Exit(1)
 
 
-def _gate(
-    loaded: Suite,
-    *,
-    block_on: tuple[GateRule, ...] | None,
-    alpha: float | None,
-    seed: int | None,
-    resamples: int | None,
-    max_token_increase: float | None,
-    max_latency_increase: float | None,
-) -> DiffGate:
-    """The promotion gate: each flag given, then the suite's ``gate:`` block, then the defaults; a
-    bad value is an :class:`~pathjudge.errors.InputError` naming its flag."""
+@contextmanager
+def _gate_flag_errors() -> Iterator[None]:
+    """A bad value of the promotion gate (each flag given, then the suite's ``gate:`` block, then
+    the defaults) raises an :class:`~pathjudge.errors.InputError` naming its flag."""
     from pydantic import ValidationError
 
     from pathjudge.errors import InputError
-    from pathjudge.scoring.diff import resolve_gate
 
     try:
-        return resolve_gate(
-            loaded,
-            block_on=block_on,
-            alpha=alpha,
-            seed=seed,
-            resamples=resamples,
-            max_token_increase=max_token_increase,
-            max_latency_increase=max_latency_increase,
-        )
+        yield
     except ValidationError as exc:
         first = exc.errors(include_url=False, include_input=False)[0]
         name = str(first["loc"][0]).replace("_", "-") if first["loc"] else "gate"

@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from pathjudge._cli.app import JSON_HELP, app, err_console, json_to_stdout, out_console, write_json
+from pathjudge._cli import options
+from pathjudge._cli.app import app, err_console, json_to_stdout, out_console, write_json
 from pathjudge._cli.certificates import CertificateOption, RequireCertifiedOption
 
 if TYPE_CHECKING:
@@ -48,10 +49,7 @@ _Backend = Annotated[
         "OpenAI-compatible server) or llama-cpp (a GGUF model in process)."
     ),
 ]
-_Model = Annotated[
-    str | None,
-    typer.Option(help="Judge model, config judge.model (llama-cpp: path to a GGUF)."),
-]
+_Model = options.JudgeModel
 _BaseUrl = Annotated[
     str | None,
     typer.Option(
@@ -87,15 +85,8 @@ _Progress = Annotated[
     bool | None,
     typer.Option("--progress/--no-progress", help="Progress bar (default: on a TTY)."),
 ]
-_JsonOut = Annotated[Path | None, typer.Option("--json", help=JSON_HELP)]
-_ConfigFile = Annotated[
-    Path | None,
-    typer.Option(
-        "--config",
-        help="Project configuration file (default: pathjudge.toml or pyproject.toml "
-        "[tool.pathjudge] found from the working directory).",
-    ),
-]
+_JsonOut = options.JsonOut
+_ConfigFile = options.ConfigFile
 
 
 @app.command()
@@ -184,7 +175,9 @@ def _resolve(
     """The configuration with the command line's judge options laid over it."""
     from pathjudge._cli.config import judge_overrides, resolve_for_cli
 
-    overrides = judge_overrides(backend, model, base_url, concurrency, cache)
+    overrides = judge_overrides(
+        backend=backend, model=model, base_url=base_url, concurrency=concurrency, cache=cache
+    )
     return resolve_for_cli({**overrides, "budget_usd": budget_usd}, config_file=config_file)
 
 

@@ -13,16 +13,11 @@ from typing import Annotated, Any
 
 import typer
 
-from pathjudge._cli.app import app, err_console
+from pathjudge._cli.app import command_group, err_console
 
-label_studio_app = typer.Typer(
-    name="label-studio",
-    help="Label Studio interop: export items as tasks, import annotations as labels.",
-    no_args_is_help=True,
-    add_completion=False,
-    rich_markup_mode=None,
+label_studio_app = command_group(
+    "label-studio", "Label Studio interop: export items as tasks, import annotations as labels."
 )
-app.add_typer(label_studio_app)
 
 
 def _read_items(path: Path) -> list[dict[str, Any]]:

@@ -8,15 +8,15 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from pathjudge._cli.app import (
-    JSON_HELP,
     app,
     json_to_stdout,
     out_console,
     report_interrupt,
     write_json,
 )
-from pathjudge._cli.config import ALLOW_CALLABLES_HELP, load_suite_for_cli
+from pathjudge._cli.config import load_suite_for_cli
 from pathjudge._cli.inputs import runs_not_transcript
+from pathjudge._cli.options import AllowCallables, JsonOut, SuiteOfRuns
 
 if TYPE_CHECKING:
     from pathjudge.rubrics.suite import Suite
@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 @app.command("mutate")
 def mutate_command(
     runs: Annotated[Path, typer.Argument(help="Runs JSONL to perturb (real runs, ideally).")],
-    suite: Annotated[Path, typer.Option("--suite", help="The suite YAML the runs belong to.")],
+    suite: SuiteOfRuns,
     kind: Annotated[
         list[str] | None,
         typer.Option(
@@ -44,10 +44,8 @@ def mutate_command(
     strict: Annotated[
         bool, typer.Option(help="Exit 1 when some mutation kind is never caught.")
     ] = False,
-    json_out: Annotated[Path | None, typer.Option("--json", help=JSON_HELP)] = None,
-    allow_callables: Annotated[
-        bool, typer.Option("--allow-callables", help=ALLOW_CALLABLES_HELP)
-    ] = False,
+    json_out: JsonOut = None,
+    allow_callables: AllowCallables = False,
 ) -> None:
     """Perturbed copies of every run (drop a step, duplicate a call, reorder, corrupt an argument, refuse,
     inject a tool error), graded with the suite: a table of which check caught which mutation, and the gaps."""

@@ -13,7 +13,8 @@ from typing import Annotated
 
 import typer
 
-from pathjudge._cli.app import JSON_HELP, app, err_console, json_to_stdout, out_console, write_json
+from pathjudge._cli.app import app, err_console, json_to_stdout, out_console, write_json
+from pathjudge._cli.options import BootstrapSeed, JsonOut
 
 _Verdicts = Annotated[
     list[Path], typer.Argument(help="One verdicts JSONL per judge (two or more), one criterion.")
@@ -40,8 +41,6 @@ _Queue = Annotated[
     ),
 ]
 _Bootstrap = Annotated[int, typer.Option(min=0, help="Bootstrap resamples for alpha.")]
-_Seed = Annotated[int, typer.Option(help="Bootstrap seed.")]
-_Json = Annotated[Path | None, typer.Option("--json", help=JSON_HELP)]
 
 
 @app.command()
@@ -53,8 +52,8 @@ def panel(
     items: _Items = None,
     queue_out: _Queue = None,
     bootstrap: _Bootstrap = 2000,
-    seed: _Seed = 0,
-    json_out: _Json = None,
+    seed: BootstrapSeed = 0,
+    json_out: JsonOut = None,
 ) -> None:
     """Aggregate several judges of one criterion (majority or unanimous), with their agreement."""
     from pathjudge._io import write_jsonl

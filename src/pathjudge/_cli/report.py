@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from pathjudge._cli.app import app, err_console, out_console
+from pathjudge._cli.options import Markdown
 
 if TYPE_CHECKING:
     from pathjudge.agent.trajectory import RunRecord
@@ -150,10 +151,6 @@ _Baseline = Annotated[
 _Calibration = Annotated[
     Path | None, typer.Option("--calibration", help="The JSON report of `pathjudge calibrate`.")
 ]
-_Markdown = Annotated[
-    Path | None,
-    typer.Option("--markdown", help="Also write a Markdown summary (CI job summary) here."),
-]
 _Grades = Annotated[
     str | None,
     typer.Option(
@@ -179,7 +176,7 @@ def report(
     runs: _Runs = None,
     baseline: _Baseline = None,
     calibration: _Calibration = None,
-    markdown: _Markdown = None,
+    markdown: Markdown = None,
     grades: _Grades = None,
     items: _Items = None,
 ) -> None:

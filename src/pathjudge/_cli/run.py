@@ -9,7 +9,6 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from pathjudge._cli.app import (
-    JSON_HELP,
     app,
     err_console,
     json_to_stdout,
@@ -18,8 +17,9 @@ from pathjudge._cli.app import (
     report_interrupt,
     write_json,
 )
-from pathjudge._cli.config import ALLOW_CALLABLES_HELP, load_suite_for_cli
+from pathjudge._cli.config import load_suite_for_cli
 from pathjudge._cli.inputs import runs_not_transcript
+from pathjudge._cli.options import AllowCallables, ConfigFile, JsonOut, SuiteOfRuns
 
 if TYPE_CHECKING:
     from pathjudge.agent.collect import CollectResult, RunOptions
@@ -58,14 +58,6 @@ _Retriever = Annotated[
     typer.Option(help="Docent's retriever: keyword, or worst_match (deliberately broken)."),
 ]
 _Task = Annotated[list[str] | None, typer.Option(help="Only this task id (repeatable).")]
-_ConfigFile = Annotated[
-    Path | None,
-    typer.Option(
-        "--config",
-        help="Project configuration file (default: pathjudge.toml or "
-        "pyproject.toml [tool.pathjudge] found from the working directory).",
-    ),
-]
 
 
 @app.command("run")
@@ -82,7 +74,7 @@ def run_command(
     max_tokens: _MaxTokens = None,
     retriever: _Retriever = None,
     task: _Task = None,
-    config_file: _ConfigFile = None,
+    config_file: ConfigFile = None,
 ) -> None:
     """Run the agent on every task for N epochs; each finished run is appended at once, and a rerun
     skips every (task, epoch) already in the output, so Ctrl-C loses nothing finished.
@@ -160,7 +152,6 @@ def _print_collected(
 
 
 _Runs = Annotated[Path, typer.Argument(help="Runs JSONL with several epochs per task.")]
-_VarianceSuite = Annotated[Path, typer.Option("--suite", help="The suite YAML the runs belong to.")]
 _K = Annotated[str, typer.Option("--k", help="Comma-separated k values for pass@k and pass^k.")]
 _Level = Annotated[float, typer.Option(help="Confidence level of the clustered intervals.")]
 _MinEpochs = Annotated[
@@ -172,19 +163,17 @@ _MinEpochs = Annotated[
         "with fewer it is 'insufficient'.",
     ),
 ]
-_JsonOut = Annotated[Path | None, typer.Option("--json", help=JSON_HELP)]
-_AllowCallables = Annotated[bool, typer.Option("--allow-callables", help=ALLOW_CALLABLES_HELP)]
 
 
 @app.command("variance")
 def variance_command(
     runs: _Runs,
-    suite: _VarianceSuite,
+    suite: SuiteOfRuns,
     k: _K = "1,3",
     level: _Level = 0.95,
     min_epochs: _MinEpochs = None,
-    json_out: _JsonOut = None,
-    allow_callables: _AllowCallables = False,
+    json_out: JsonOut = None,
+    allow_callables: AllowCallables = False,
 ) -> None:
     """Run-to-run variation: per task and suite pass@k / pass^k, stable/flaky/broken, clustered CIs.
 
@@ -266,24 +255,17 @@ def _variance_wide(
     from pathjudge.report.text import Column
 
     rows = [
-        (
-            task.task_id,
-            f"{task.c}/{task.n}",
-            str(task.stability),
+        _task_row(
+            task,
             *(_rate(task.pass_at[x]) for x in ks),
             *(_rate(task.pass_hat[x]) for x in ks),
-            _path_spread(task),
         )
         for task in report.tasks
     ]
-    columns = [
-        Column("task", "id"),
-        Column("passed/ epochs", "num", "right"),
-        Column("label", "num"),
+    columns = _task_columns(
         *(Column(f"pass@{x}", "num", "right") for x in ks),
         *(Column(f"pass^{x}", "num", "right") for x in ks),
-        Column("path min/ mean/max", "num", "right"),
-    ]
+    )
     return rows, columns
 
 
@@ -293,28 +275,39 @@ def _variance_tall(
     """One row per task with a line per k: columns k, pass@k and pass^k."""
     from pathjudge.report.text import Column
 
-    rows: list[tuple[str, ...]] = [
-        (
-            task.task_id,
-            f"{task.c}/{task.n}",
-            str(task.stability),
+    rows = [
+        _task_row(
+            task,
             "\n".join(str(x) for x in ks),
             "\n".join(_rate(task.pass_at[x]) for x in ks),
             "\n".join(_rate(task.pass_hat[x]) for x in ks),
-            _path_spread(task),
         )
         for task in report.tasks
     ]
-    columns = [
-        Column("task", "id"),
-        Column("passed/ epochs", "num", "right"),
-        Column("label", "num"),
+    columns = _task_columns(
         Column("k", "text", "right"),
         Column("pass@k", "text", "right"),
         Column("pass^k", "text", "right"),
+    )
+    return rows, columns
+
+
+def _task_row(task: TaskVariance, *rates: str) -> tuple[str, ...]:
+    """A task's cells: id, passed/epochs and label, then ``rates``, then the path-score spread."""
+    return (task.task_id, f"{task.c}/{task.n}", str(task.stability), *rates, _path_spread(task))
+
+
+def _task_columns(*rates: Column) -> list[Column]:
+    """The columns of :func:`_task_row`'s cells, with ``rates`` the columns of its rates."""
+    from pathjudge.report.text import Column
+
+    return [
+        Column("task", "id"),
+        Column("passed/ epochs", "num", "right"),
+        Column("label", "num"),
+        *rates,
         Column("path min/ mean/max", "num", "right"),
     ]
-    return rows, columns
 
 
 def _fits(width: int, columns: Sequence[Column], rows: Sequence[Sequence[str]]) -> bool:

@@ -11,10 +11,11 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from pathjudge._cli.app import JSON_HELP, app, err_console, json_to_stdout, out_console, write_json
+from pathjudge._cli.app import app, err_console, json_to_stdout, out_console, write_json
 from pathjudge._cli.certificates import CertificateOption, RequireCertifiedOption, checked
-from pathjudge._cli.config import ALLOW_CALLABLES_HELP, load_suite_for_cli
+from pathjudge._cli.config import load_suite_for_cli
 from pathjudge._cli.inputs import runs_not_transcript
+from pathjudge._cli.options import AllowCallables, JsonOut, Markdown
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -67,7 +68,6 @@ _Suite = Annotated[Path, typer.Option("--suite", "-s", help="Suite YAML.")]
 _Fast = Annotated[
     bool, typer.Option("--fast", help="Assertions only: judged criteria are 'not run'.")
 ]
-_Json = Annotated[Path | None, typer.Option("--json", help=JSON_HELP)]
 _Junit = Annotated[
     Path | None, typer.Option("--junit", help="Write JUnit XML (one case per task) here.")
 ]
@@ -139,10 +139,6 @@ _Jobs = Annotated[
 _Html = Annotated[
     Path | None, typer.Option("--html", help="Also write the self-contained HTML report here.")
 ]
-_Markdown = Annotated[
-    Path | None,
-    typer.Option("--markdown", help="Also write a Markdown summary (CI job summary) here."),
-]
 _JudgeBackend = Annotated[
     str | None,
     typer.Option(
@@ -183,7 +179,6 @@ _Workers = Annotated[
     int | None,
     typer.Option("--workers", min=1, help="--engine ray: grading workers (default: every CPU)."),
 ]
-_AllowCallables = Annotated[bool, typer.Option("--allow-callables", help=ALLOW_CALLABLES_HELP)]
 
 
 @dataclass(frozen=True)
@@ -244,7 +239,7 @@ def score(
     runs: _Runs,
     suite: _Suite,
     fast: _Fast = False,
-    json_out: _Json = None,
+    json_out: JsonOut = None,
     junit: _Junit = None,
     fail_under: _FailUnder = None,
     weights: _Weights = None,
@@ -258,7 +253,7 @@ def score(
     skip_unknown_tasks: _SkipUnknown = False,
     jobs: _Jobs = None,
     html: _Html = None,
-    markdown: _Markdown = None,
+    markdown: Markdown = None,
     judge_backend: _JudgeBackend = None,
     judge_model: _JudgeModel = None,
     judge_base_url: _JudgeBaseUrl = None,
@@ -269,7 +264,7 @@ def score(
     engine: _Engine = "local",
     address: _Address = None,
     workers: _Workers = None,
-    allow_callables: _AllowCallables = False,
+    allow_callables: AllowCallables = False,
     certificate: CertificateOption = None,
     require_certified: RequireCertifiedOption = False,
 ) -> int:

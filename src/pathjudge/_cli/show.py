@@ -9,7 +9,6 @@ from typing import TYPE_CHECKING, Annotated, TypeVar
 import typer
 
 from pathjudge._cli.app import (
-    JSON_HELP,
     app,
     json_to_stdout,
     out_console,
@@ -17,6 +16,7 @@ from pathjudge._cli.app import (
     write_json,
 )
 from pathjudge._cli.inputs import runs_not_transcript
+from pathjudge._cli.options import JsonOut
 from pathjudge.errors import RecordError
 
 if TYPE_CHECKING:
@@ -35,7 +35,6 @@ _Runs = Annotated[
         "and evidence under the judge's name (a judge column when several judged)."
     ),
 ]
-_JsonOut = Annotated[Path | None, typer.Option("--json", help=JSON_HELP)]
 _KeepGoing = Annotated[
     bool, typer.Option("--keep-going", help="Report bad lines and summarise the good ones.")
 ]
@@ -52,7 +51,7 @@ _Quiet = Annotated[
 @app.command()
 def show(
     runs: _Runs,
-    json_out: _JsonOut = None,
+    json_out: JsonOut = None,
     keep_going: _KeepGoing = False,
     max_tools: _MaxTools = 4,
     max_tasks: _MaxTasks = 200,
