@@ -73,6 +73,8 @@ def test_the_html_page_shows_each_slice_with_gates_verdict_labels_needed_and_ppi
     assert _calibrate(tmp_path, "--html", str(page_path), "--plots", str(tmp_path / "p")) == 1
     page = page_path.read_text(encoding="utf-8")
     assert "<h4>Slices (3): 1 not trusted, 1 too small to decide</h4>" in page
+    # the whole criterion passes but a slice fails (exit 1): its badge is not green
+    assert '<span class="badge fail">trusted overall, 1 slice(s) not trusted</span>' in page
     shown = "category=&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;\\u202eevil\\u2066 &amp; &quot;q&quot;"
     rows = _slice_rows(page)
     assert list(rows) == [shown, "category=billing", "category=misc"]  # values sorted
@@ -110,6 +112,10 @@ def test_the_markdown_summary_names_the_failing_slices_escaped(
         encoding="utf-8"
     )
     assert "- slices: 1 not trusted, 1 too small to decide (of 3)" in text
+    # the whole criterion passes but a slice fails (calibrate exits 1): the headline is not green
+    headline = next(x for x in text.splitlines() if x.startswith("**Judge calibration"))
+    assert "❌ trusted overall, 1 slice(s) not trusted" in headline
+    assert "✅" not in headline
     line = next(x for x in text.splitlines() if x.startswith("- slice not trusted: "))
     assert "<script>" not in line
     assert "&lt;script&gt;" in line

@@ -639,6 +639,9 @@ def _calibration_criterion(crit: CriterionCalibrationView) -> str:
         )
     notes = "".join(f'<p class="note">{_e(note)}</p>' for note in crit.notes)
     trust = _badge("pass" if crit.trusted else "fail", "trusted" if crit.trusted else "not trusted")
+    failing = sum(one.status == "not trusted" for one in crit.slices)
+    if crit.trusted and failing:  # calibrate exits 1: the badge must not read green
+        trust = _badge("fail", f"trusted overall, {failing} slice(s) not trusted")
     return (
         f'<div class="criterion"><h3>{_e(crit.criterion)} {trust}</h3><p class="note">{_e(crit.summary)}</p>'
         + (f'<p class="note">Judge: {_e(crit.judge)}</p>' if crit.judge else "")

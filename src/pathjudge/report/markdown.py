@@ -100,7 +100,10 @@ def render_markdown(view: ReportView, *, max_weak: int = 20) -> str:
         lines.append("")
     if view.calibration is not None:
         for crit in view.calibration.criteria:
+            failing = sum(one.status == "not trusted" for one in crit.slices)
             trust = "✅ trusted" if crit.trusted else "❌ not trusted"
+            if crit.trusted and failing:  # calibrate exits 1: the headline must not read green
+                trust = f"❌ trusted overall, {failing} slice(s) not trusted"
             lines.append(
                 f"**Judge calibration, {md_cell(crit.criterion)}**: {trust}: {md_cell(crit.trust_reason)}"
             )
