@@ -11,7 +11,7 @@ rate no judge ran for is ``not judged`` with the precise reason (``--fast``, no 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from pathjudge.judge.session import JudgeSession
     from pathjudge.rubrics.suite import Suite
 
-__all__ = ["default_certifications", "for_source", "suite_certifications"]
+__all__ = ["for_source", "labelled", "suite_certifications"]
 
 
 def _judged_refs(suite: Suite) -> list[str]:
@@ -34,9 +34,18 @@ def _judged_refs(suite: Suite) -> list[str]:
     return list(refs)
 
 
-def default_certifications(suite: Suite) -> tuple[Certification, ...]:
-    """Every judged criterion of ``suite`` uncertified: no certificate was given."""
-    return tuple(uncertified(ref) for ref in _judged_refs(suite))
+def labelled(
+    certifications: Sequence[Certification] | None, suite: Suite, source: str, note: str | None
+) -> tuple[Certification, ...]:
+    """The labels of a score's judged rates: ``certifications`` of the live judge (None: every
+    judged criterion of ``suite`` uncertified, no certificate given), as :func:`for_source` leaves
+    them once the verdicts' ``source`` is known."""
+    given = (
+        tuple(certifications)
+        if certifications is not None
+        else tuple(uncertified(ref) for ref in _judged_refs(suite))
+    )
+    return for_source(given, source, note)
 
 
 def suite_certifications(

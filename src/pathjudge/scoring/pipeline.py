@@ -33,7 +33,7 @@ from pathjudge.rubrics.assertions.base import AXES
 from pathjudge.rubrics.checks import SuitePlan
 from pathjudge.rubrics.suite import Suite as SuiteModel
 from pathjudge.rubrics.suite import load_suite
-from pathjudge.scoring.certified import default_certifications, for_source
+from pathjudge.scoring.certified import labelled
 from pathjudge.scoring.chunk import default_jobs, grade_chunk, iter_lines, score_file_parallel
 from pathjudge.scoring.grade import RunGrade
 from pathjudge.scoring.judged import (
@@ -280,13 +280,10 @@ def score(
       ``skipped_tasks``) runs of tasks the suite lacks; by default such a run is an error.
     - ``engine``: ``"local"`` (this machine), or a :class:`GradingEngine` such as Ray Data (what
       changes on an engine is in its docstring); the report is the one ``engine="local"`` gives.
-    - ``certifications``: the live judge's certification per judged criterion
-      (:func:`~pathjudge.scoring.certified.suite_certifications`); default: every judged criterion
-      uncertified (no certificate). Rates no live judge produced are relabelled by
-      :func:`~pathjudge.scoring.certified.for_source` (recorded verdicts, ``not judged``).
+    - ``certifications``: the live judge's per judged criterion (default: all uncertified), as
+      :func:`~pathjudge.scoring.certified.for_source` labels the verdicts' source.
 
-    Raises :class:`~pathjudge.errors.PathjudgeError` subclasses for bad input (naming file, line and
-    field). Prints nothing.
+    Raises :class:`~pathjudge.errors.PathjudgeError` for bad input (file, line, field); prints nothing.
     """
     runs_path = Path(runs)
     loaded, suite_file, base_dir = _load(suite)
@@ -294,9 +291,7 @@ def score(
     on_ray = remote is not None
     per_run = keep_grades or (grades_out is not None and not on_ray)
     jobs = _checked_jobs(runs_path, engine, jobs, per_run, keep_grades, skip_unknown_tasks)
-    resolved = config if config is not None else resolve_config()
-    gates_at = _gates_at(resolved, thresholds)
-    weight_map = _weights_of(weights, loaded, resolved)
+    resolved, gates_at, weight_map = _settings(config, thresholds, weights, loaded)
     note_warning = _Warnings(warn)
     recorded, file_judges = _recorded_verdicts(verdicts) if not fast else (None, ())
     note, recorded, source = _judge_verdicts(
@@ -343,11 +338,7 @@ def score(
         warnings=tuple(note_warning.said),
         skipped_runs=sum(skipped.values()),
         skipped_tasks=tuple(sorted(skipped)),
-        certifications=for_source(
-            tuple(certifications) if certifications is not None else default_certifications(loaded),
-            source,
-            note,
-        ),
+        certifications=labelled(certifications, loaded, source, note),
     )
 
 
@@ -417,6 +408,17 @@ def _gates_at(
 ) -> dict[GateMetric, float]:
     """The gates: the configuration's ``fail_under.*``, overridden by ``thresholds``."""
     return {**config_thresholds(config), **check_thresholds(thresholds or {}, field="thresholds")}
+
+
+def _settings(
+    config: ResolvedConfig | None,
+    thresholds: Mapping[GateMetric, float] | Mapping[str, float] | None,
+    weights: Mapping[WeightKey, float] | Mapping[str, float] | None,
+    suite: Suite,
+) -> tuple[ResolvedConfig, dict[GateMetric, float], dict[WeightKey, float] | None]:
+    """The configuration (resolved when not given), the gates and the overall-score weights."""
+    resolved = config if config is not None else resolve_config()
+    return resolved, _gates_at(resolved, thresholds), _weights_of(weights, suite, resolved)
 
 
 def _verdicts_label(verdicts: str | Path | Mapping[str, VerdictLike] | None) -> str:
