@@ -37,6 +37,7 @@ __all__ = [
     "call_id_text",
     "check_recognised",
     "content_text",
+    "decision_text",
     "error_at",
     "file_stem",
     "guess_format",
@@ -46,6 +47,7 @@ __all__ = [
     "join_path",
     "last_with_role",
     "load_json",
+    "one_run",
     "parse_arguments",
     "prefixed_error",
     "present",
@@ -56,6 +58,7 @@ __all__ = [
     "suggest_format",
     "take_metadata",
     "text_parts",
+    "tool_calls",
     "usage_from",
 ]
 
@@ -673,6 +676,22 @@ def import_transcripts(
     return run_documents(path, fmt, iter_documents(path, split, errors=errors), one, errors=errors)
 
 
+def one_run(build: Callable[[], RunRecord], errors: list[InputError] | None) -> Iterator[RunRecord]:
+    """The run ``build()`` makes, as a stream of one; ``build`` runs when the stream is first read.
+
+    With ``errors`` given, an :class:`InputError` that ``build`` raises is recorded there and nothing
+    is yielded; otherwise it is raised.
+    """
+    try:
+        record = build()
+    except InputError as exc:
+        if errors is None:
+            raise
+        errors.append(exc)
+        return
+    yield record
+
+
 @dataclass(slots=True)
 class StepDraft:
     """A tool call being assembled while a transcript is walked; :meth:`build` makes the frozen Step."""
@@ -689,10 +708,38 @@ class StepDraft:
     latency_ms: float | None = None
     state: dict[str, Json] = field(default_factory=dict)
 
+    @classmethod
+    def from_call(
+        cls,
+        call: dict[str, Json],
+        where: str,
+        *,
+        turn: int,
+        decision: str | None,
+        name_key: str = "name",
+        id_key: str = "id",
+        arguments_key: str = "arguments",
+    ) -> StepDraft:
+        """The draft of a call object: the tool under ``name_key`` (a non-empty string), the call id
+        under ``id_key`` (see :func:`call_id_text`) and the raw arguments under ``arguments_key``."""
+        return cls(
+            tool=require_str(call, name_key, where),
+            turn=turn,
+            where=where,
+            call_id=call_id_text(call.get(id_key)),
+            decision=decision,
+            raw_arguments=call.get(arguments_key),
+        )
+
     def set_result(self, result: Json, *, is_error: bool) -> None:
         self.result = result
         self.is_error = is_error
         self.has_result = True
+
+    def set_text_result(self, result: Json, error_prefixes: tuple[str, ...]) -> None:
+        """For formats without an error flag: the result is an error when its text starts with one
+        of ``error_prefixes`` (see :func:`prefixed_error`)."""
+        self.set_result(result, is_error=prefixed_error(result, error_prefixes))
 
     def build(self) -> Step:
         arguments, raw, problem = parse_arguments(self.raw_arguments)
@@ -775,6 +822,12 @@ class RunParts:
         drafts = self.by_call_id.get(key, []) if key is not None else []
         return next((d for d in drafts if not d.has_result), None)
 
+    def take_rest(self, transcript: dict[str, Json], known: frozenset[str]) -> None:
+        """The transcript object's own ``metadata`` (see :func:`take_metadata`); each of its keys
+        neither in ``known`` nor in :data:`IDENTITY_KEYS` is unmapped."""
+        take_metadata(transcript, self.metadata, self.unmapped)
+        self.unmapped.extra_keys(transcript, known | IDENTITY_KEYS, "")
+
     def add_reply(self, text: str, *, after_steps: int | None = None) -> None:
         """A reply to the user, after the steps so far (or ``after_steps``)."""
         after = len(self.steps) if after_steps is None else after_steps
@@ -812,6 +865,20 @@ class RunParts:
             usage=self.usage,
             **fields,
         )
+
+
+def tool_calls(message: dict[str, Json], where: str) -> list[tuple[str, Json]]:
+    """The entries of the ``tool_calls`` list of ``message`` at ``where`` with their JSON paths
+    (none when it is missing, null or empty)."""
+    calls_where = join_path(where, "tool_calls")
+    calls = as_list(message.get("tool_calls") or [], calls_where, "tool calls")
+    return [(join_path(calls_where, j), call) for j, call in enumerate(calls)]
+
+
+def decision_text(*parts: Json) -> str | None:
+    """The parts that are non-empty strings joined by blank lines (a call's decision); None if none."""
+    said = [part for part in parts if isinstance(part, str) and part]
+    return "\n\n".join(said) if said else None
 
 
 def prefixed_error(result: Json, prefixes: tuple[str, ...]) -> bool:

@@ -26,20 +26,17 @@ from functools import partial
 from pathlib import Path
 
 from pathjudge.agent.importers._common import (
-    IDENTITY_KEYS,
     Json,
     RunParts,
     StepDraft,
     as_dict,
     as_list,
-    call_id_text,
     error_at,
     import_transcripts,
     join_path,
     last_with_role,
     require_str,
     split_transcripts,
-    take_metadata,
     text_parts,
     usage_from,
 )
@@ -115,8 +112,7 @@ def _read_envelope(transcript: Json, run: RunParts) -> tuple[str, list[Json]]:
     run.usage = run.usage + usage_from(
         transcript.get("usage"), "usage", run.unmapped, names=_USAGE_NAMES
     )
-    take_metadata(transcript, run.metadata, run.unmapped)
-    run.unmapped.extra_keys(transcript, _TRANSCRIPT_KEYS | IDENTITY_KEYS, "")
+    run.take_rest(transcript, _TRANSCRIPT_KEYS)
     return "messages", messages
 
 
@@ -191,13 +187,8 @@ class _MessageWalk:
                 self.run.unmapped.add(at, value)
 
     def _tool_use(self, block: dict[str, Json], where: str, *, decision: str | None) -> None:
-        draft = StepDraft(
-            tool=require_str(block, "name", where),
-            turn=self.turn,
-            where=where,
-            call_id=call_id_text(block.get("id")),
-            decision=decision,
-            raw_arguments=block.get("input"),
+        draft = StepDraft.from_call(
+            block, where, turn=self.turn, decision=decision, arguments_key="input"
         )
         if block.get("type") == "server_tool_use":
             draft.state["server_tool"] = True

@@ -34,14 +34,14 @@ from pathjudge.agent.importers._common import (
     StepDraft,
     as_dict,
     as_list,
-    call_id_text,
     content_text,
+    decision_text,
     error_at,
     import_transcripts,
     join_path,
-    prefixed_error,
     present,
     require_str,
+    tool_calls,
 )
 from pathjudge.agent.trajectory import AgentInfo, RunRecord, Timing, Usage
 from pathjudge.errors import InputError
@@ -174,7 +174,7 @@ class _StepWalk:
                 self.run.unmapped.add(join_path(where, key), value)
 
     def _agent(self, step: dict[str, Json], where: str, text: Json, *, is_last: bool) -> None:
-        calls = as_list(step.get("tool_calls") or [], join_path(where, "tool_calls"), "tool calls")
+        calls = tool_calls(step, where)
         reasoning = step.get("reasoning_content")
         if not calls:
             if isinstance(text, str) and text:
@@ -187,10 +187,9 @@ class _StepWalk:
                 self.run.unmapped.add(join_path(where, "reasoning_content"), reasoning)
         else:
             self.turn += 1
-            said = [t for t in (reasoning, text) if isinstance(t, str) and t]
-            decision = "\n\n".join(said) if said else None
-            for j, call in enumerate(calls):
-                self._call(call, join_path(join_path(where, "tool_calls"), j), step, decision)
+            decision = decision_text(reasoning, text)
+            for call_where, call in calls:
+                self._call(call, call_where, step, decision)
                 decision = None
         if step.get("observation") is not None:
             self._results(
@@ -199,13 +198,13 @@ class _StepWalk:
 
     def _call(self, raw: Json, where: str, step: dict[str, Json], decision: str | None) -> None:
         call = as_dict(raw, where, "a tool call: tool_call_id, function_name, arguments")
-        draft = StepDraft(
-            tool=require_str(call, "function_name", where),
+        draft = StepDraft.from_call(
+            call,
+            where,
             turn=self.turn,
-            where=where,
-            call_id=call_id_text(call.get("tool_call_id")),
             decision=decision,
-            raw_arguments=call.get("arguments"),
+            name_key="function_name",
+            id_key="tool_call_id",
         )
         draft.state["atif_step_id"] = step.get("step_id")
         if call.get("extra") is not None:
@@ -228,7 +227,7 @@ class _StepWalk:
                 self.run.unmapped.add(ewhere, entry_raw)
                 continue
             result = content_text(entry.get("content"))
-            draft.set_result(result, is_error=prefixed_error(result, self.error_prefixes))
+            draft.set_text_result(result, self.error_prefixes)
             draft.state.update(present(entry, ("extra", "subagent_trajectory_ref")))
             known = {"source_call_id", "content", "extra", "subagent_trajectory_ref"}
             self.run.unmapped.extra_keys(entry, frozenset(known), ewhere)

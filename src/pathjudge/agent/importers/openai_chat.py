@@ -32,7 +32,6 @@ from pathlib import Path
 
 from pathjudge.agent.importers._common import (
     DEFAULT_ERROR_PREFIXES,
-    IDENTITY_KEYS,
     Json,
     RunParts,
     StepDraft,
@@ -40,13 +39,13 @@ from pathjudge.agent.importers._common import (
     as_list,
     call_id_text,
     content_text,
+    decision_text,
     import_transcripts,
     join_path,
     last_with_role,
-    prefixed_error,
     require_str,
     split_transcripts,
-    take_metadata,
+    tool_calls,
     usage_from,
 )
 from pathjudge.agent.trajectory import AgentInfo, RunRecord
@@ -156,8 +155,7 @@ def _read_envelope(transcript: Json, run: RunParts) -> tuple[str, list[Json], Js
         if key in transcript:
             run.metadata[key] = transcript[key]
     run.stop_reason = _stop_reason(transcript, messages, tau_bench=base == "traj")
-    take_metadata(transcript, run.metadata, run.unmapped)
-    run.unmapped.extra_keys(transcript, _TRANSCRIPT_KEYS | IDENTITY_KEYS, "")
+    run.take_rest(transcript, _TRANSCRIPT_KEYS)
     return base, messages, transcript.get("usage")
 
 
@@ -214,9 +212,7 @@ class _MessageWalk:
     def _assistant(self, message: dict[str, Json], where: str, *, is_last: bool) -> None:
         """Tool calls (the text and reasoning are the first one's decision), else a reply."""
         content = message.get("content")
-        calls = as_list(
-            message.get("tool_calls") or [], join_path(where, "tool_calls"), "tool calls"
-        )
+        calls = tool_calls(message, where)
         legacy = message.get("function_call")
         text = content_text(content)
         reasoning = message.get("reasoning_content")
@@ -224,12 +220,11 @@ class _MessageWalk:
             self._reply(content, text, reasoning, where, is_last=is_last)
             return
         self.turn += 1
-        decision_parts = [p for p in (reasoning, text) if isinstance(p, str) and p]
-        decision = "\n\n".join(decision_parts) or None
+        decision = decision_text(reasoning, text)
         if not isinstance(text, str | None):
             self.run.unmapped.add(join_path(where, "content"), content)
-        for j, call_raw in enumerate(calls):
-            self._tool_call(call_raw, join_path(join_path(where, "tool_calls"), j), decision)
+        for call_where, call_raw in calls:
+            self._tool_call(call_raw, call_where, decision)
             decision = None
         if legacy is not None:
             lwhere = join_path(where, "function_call")
@@ -296,7 +291,7 @@ class _MessageWalk:
         if target is None:
             return False
         result = content_text(message.get("content"))
-        target.set_result(result, is_error=prefixed_error(result, self.error_prefixes))
+        target.set_text_result(result, self.error_prefixes)
         if name is not None and name != target.tool:
             self.run.unmapped.add(join_path(where, "name"), name)
         return True

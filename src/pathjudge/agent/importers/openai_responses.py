@@ -35,21 +35,17 @@ from pathlib import Path
 
 from pathjudge.agent.importers._common import (
     DEFAULT_ERROR_PREFIXES,
-    IDENTITY_KEYS,
     Json,
     RunParts,
     StepDraft,
     as_dict,
     as_list,
-    call_id_text,
     content_text,
     error_at,
     import_transcripts,
     join_path,
-    prefixed_error,
     require_str,
     split_transcripts,
-    take_metadata,
     text_parts,
     usage_from,
 )
@@ -135,7 +131,7 @@ def _read_envelope(transcript: Json, run: RunParts) -> tuple[list[tuple[str, Jso
         run.model = transcript["model"]
     if transcript.get("instructions") is not None:
         run.metadata["system"] = transcript["instructions"]
-    take_metadata(transcript, run.metadata, run.unmapped)
+    run.take_rest(transcript, _TRANSCRIPT_KEYS)
     items: list[tuple[str, Json]] = []
     given = transcript.get("input")
     if isinstance(given, str):
@@ -147,7 +143,6 @@ def _read_envelope(transcript: Json, run: RunParts) -> tuple[list[tuple[str, Jso
         if transcript.get(key) is not None:
             listed = as_list(transcript[key], key, "items")
             items += [(join_path(key, i), it) for i, it in enumerate(listed)]
-    run.unmapped.extra_keys(transcript, _TRANSCRIPT_KEYS | IDENTITY_KEYS, "")
     return items, transcript.get("usage")
 
 
@@ -243,14 +238,12 @@ class _ItemWalk:
             self.current.has_calls = True
         # text used as a decision is mapped; what came before it in this turn is not leftover
         self.current.leftover = []
-        call_id = item.get(id_key)
-        draft = StepDraft(
-            tool=require_str(item, "name", where),
+        draft = StepDraft.from_call(
+            item,
+            where,
             turn=self.turn,
-            where=where,
-            call_id=call_id_text(call_id),
             decision="\n\n".join(self.pending) if self.pending else None,
-            raw_arguments=item.get("arguments"),
+            id_key=id_key,
         )
         self.run.add_step(draft)
         self.pending = []
@@ -281,7 +274,7 @@ class _ItemWalk:
             self.run.unmapped.add(where, raw)
             return
         result = content_text(item.get("output"), part_types=_TEXT_PARTS)
-        target.set_result(result, is_error=prefixed_error(result, self.error_prefixes))
+        target.set_text_result(result, self.error_prefixes)
         self._unmapped_keys(item, where, known=("type", "call_id", "output", "id"))
 
     def _unmapped_keys(self, item: dict[str, Json], where: str, *, known: tuple[str, ...]) -> None:

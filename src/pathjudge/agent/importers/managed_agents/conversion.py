@@ -12,6 +12,7 @@ from typing import assert_never
 
 from pathjudge.agent.importers._common import (
     Unmapped,
+    one_run,
     parse_arguments,
     present,
     source_metadata,
@@ -724,10 +725,10 @@ def import_file(
     """
     path = Path(path)
     sid = session_id or path.name.split(".")[0] or "session"
-    try:
-        located = read_events(path)
-        record = from_managed_agents(
-            located,
+
+    def build() -> RunRecord:
+        return from_managed_agents(
+            read_events(path),
             session_id=sid,
             task_id=task_id,
             epoch=epoch,
@@ -736,9 +737,5 @@ def import_file(
             source={**source_metadata(FORMAT, file=str(path)), "session_id": sid},
             file=str(path),
         )
-    except InputError as exc:
-        if errors is None:
-            raise
-        errors.append(exc)
-        return
-    yield record
+
+    yield from one_run(build, errors)

@@ -7,6 +7,7 @@ import os
 from collections.abc import Iterator
 from typing import Any, cast
 
+from pathjudge.agent.importers._common import one_run
 from pathjudge.agent.importers.managed_agents.conversion import from_managed_agents
 from pathjudge.agent.importers.managed_agents.events import FORMAT, Json
 from pathjudge.agent.trajectory import AgentInfo, RunRecord
@@ -73,7 +74,8 @@ def fetch_session(
     :class:`RemoteImportError`; a redirect on the same host is followed. (A caller's
     ``http_client`` keeps its own redirect policy.)
     """
-    try:
+
+    def build() -> RunRecord:
         events, session, pages = _fetch(
             session_id,
             base_url=base_url,
@@ -88,7 +90,7 @@ def fetch_session(
         source: dict[str, Json] = {"format": FORMAT, "session_id": session_id, "pages": pages}
         if base_url is not None:
             source["base_url"] = base_url
-        record = from_managed_agents(
+        return from_managed_agents(
             events,
             session_id=session_id,
             task_id=task_id,
@@ -97,12 +99,8 @@ def fetch_session(
             session=session,
             source=source,
         )
-    except InputError as exc:
-        if errors is None:
-            raise
-        errors.append(exc)
-        return
-    yield record
+
+    yield from one_run(build, errors)
 
 
 class _Fetch:
