@@ -87,6 +87,7 @@ from pathjudge._io.line_checks import _Utf8Probe as _Utf8Probe
 from pathjudge._io.line_checks import parser_refuses_bad_utf8 as parser_refuses_bad_utf8
 from pathjudge._io.outputs import ensure_not_input, same_file
 from pathjudge._io.record_errors import (
+    collect_or_raise,
     format_loc,
     record_error_from_validation,
     validate_document,
@@ -104,6 +105,7 @@ __all__ = [
     "SelfSerializing",
     "atomic_writer",
     "check_inside",
+    "collect_or_raise",
     "count_newlines",
     "describe_read_failure",
     "ensure_not_input",

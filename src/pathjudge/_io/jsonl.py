@@ -13,7 +13,7 @@ from pydantic import ValidationError
 
 from pathjudge._io.inputs import ReadFailure, _open_read, describe_read_failure
 from pathjudge._io.line_checks import LineErrors, line_problem
-from pathjudge._io.record_errors import record_error_from_validation
+from pathjudge._io.record_errors import collect_or_raise, record_error_from_validation
 from pathjudge.errors import InputError, RecordError
 
 
@@ -129,9 +129,7 @@ def _numbered(
                             count += 1
                             yield number, record
                             continue
-                if errors is None:
-                    raise problem
-                errors.append(problem)
+                collect_or_raise(problem, errors)
         except ReadFailure as exc:
             raise say.broken(exc.line, exc.why) from None
         except OSError as exc:

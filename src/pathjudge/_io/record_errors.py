@@ -13,6 +13,15 @@ from pydantic import BaseModel, ValidationError
 from pathjudge.errors import InputError, RecordError
 
 M = TypeVar("M", bound=BaseModel)
+E = TypeVar("E", bound=InputError)
+
+
+def collect_or_raise(problem: E, errors: list[E] | None) -> None:
+    """A reader's problem with one record: kept in ``errors`` to keep going, or, without that list,
+    raised (as itself, not chained to what was being handled)."""
+    if errors is None:
+        raise problem from None
+    errors.append(problem)
 
 
 def format_loc(loc: tuple[int | str, ...]) -> str:

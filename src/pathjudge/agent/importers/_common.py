@@ -17,7 +17,7 @@ from typing import IO, Any, Protocol, TypeAlias
 from pydantic import ValidationError
 
 from pathjudge import _json as strict_json
-from pathjudge._io import DEFAULT_MAX_LINE_BYTES, LineErrors, format_loc
+from pathjudge._io import DEFAULT_MAX_LINE_BYTES, LineErrors, collect_or_raise, format_loc
 from pathjudge.agent.trajectory import AgentInfo, Reply, RunRecord, Step, Usage
 from pathjudge.errors import ImportFormatError, InputError, PathjudgeError
 
@@ -267,12 +267,18 @@ def build_record(**fields: Any) -> RunRecord:
     try:
         return RunRecord(**fields)
     except ValidationError as exc:
-        first = exc.errors(include_url=False, include_input=False)[0]
+        loc, msg = _first_problem(exc)
         raise error_at(
-            f"the transcript does not give a valid run ({first.get('msg', 'invalid value')})",
-            where=format_loc(tuple(first.get("loc", ()))) or None,
+            f"the transcript does not give a valid run ({msg})",
+            where=loc or None,
             hint="check the transcript against the format's documentation",
         ) from None
+
+
+def _first_problem(exc: ValidationError) -> tuple[str, str]:
+    """The field path and the message of the first problem pydantic found (never the input)."""
+    first = exc.errors(include_url=False, include_input=False)[0]
+    return format_loc(tuple(first.get("loc", ()))), str(first.get("msg", "invalid value"))
 
 
 def take_metadata(
@@ -371,9 +377,7 @@ def _jsonl_documents(
                     yield Document(value, index, number)
                     index += 1
                     continue
-            if errors is None:
-                raise problem
-            errors.append(problem)
+            collect_or_raise(problem, errors)
             index += 1
 
 
@@ -466,9 +470,7 @@ def run_documents(
             check_recognised(record, doc.value, fmt)
         except PathjudgeError as exc:
             problem = suggest_format(_relocate(exc, file=file, doc=doc), doc.value, fmt)
-            if errors is None:
-                raise problem from None
-            errors.append(problem)
+            collect_or_raise(problem, errors)
             continue
         yield record
 
@@ -761,10 +763,9 @@ class StepDraft:
                 state=state,
             )
         except ValidationError as exc:
-            first = exc.errors(include_url=False, include_input=False)[0]
-            loc = format_loc(tuple(first.get("loc", ())))
+            loc, msg = _first_problem(exc)
             raise error_at(
-                f"not a valid tool call ({loc}: {first.get('msg', 'invalid value')})",
+                f"not a valid tool call ({loc}: {msg})",
                 where=self.where,
             ) from None
 

@@ -50,6 +50,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from pathjudge import _json as strict_json
+from pathjudge._io import collect_or_raise
 from pathjudge.agent.importers._common import (
     Document,
     Json,
@@ -689,10 +690,9 @@ def import_file(
             try:
                 spans.extend(_spans_of(value, doc.line, where, len(spans)))
             except PathjudgeError as exc:
-                problem = suggest_format(_locate(exc, file, doc.line), value, FORMAT)
-                if errors is None:
-                    raise problem from None
-                errors.append(problem)
+                collect_or_raise(
+                    suggest_format(_locate(exc, file, doc.line), value, FORMAT), errors
+                )
                 trace = value.get("traceId") if isinstance(value, dict) else None
                 if isinstance(trace, str):
                     broken.add(trace)
@@ -734,7 +734,4 @@ def import_file(
                 source=source,
             )
         except PathjudgeError as exc:
-            problem = _locate(exc, file, first.line)
-            if errors is None:
-                raise problem from None
-            errors.append(problem)
+            collect_or_raise(_locate(exc, file, first.line), errors)
