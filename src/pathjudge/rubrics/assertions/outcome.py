@@ -95,7 +95,11 @@ from pathjudge.rubrics.assertions._normalize import (
 )
 from pathjudge.rubrics.assertions._refusal import refusal_words as builtin_refusal_words
 from pathjudge.rubrics.assertions._regex import PatternTimeout, compile_pattern, search
-from pathjudge.rubrics.assertions.arguments import _make_validator, _schema_mismatches
+from pathjudge.rubrics.assertions.arguments.schema import (
+    _make_validator,
+    _require_valid_schema,
+    _schema_mismatches,
+)
 from pathjudge.rubrics.assertions.base import (
     CheckResult,
     CheckStatus,
@@ -422,12 +426,7 @@ class JsonSchemaCriterion(_AnswerCriterion):
     @field_validator("json_schema")
     @classmethod
     def _valid_schema(cls, value: dict[str, JsonValue]) -> dict[str, JsonValue]:
-        from jsonschema.exceptions import SchemaError
-
-        try:
-            _make_validator(value)
-        except SchemaError as exc:
-            raise ValueError(f"not a valid JSON schema: {exc.message}") from None
+        _require_valid_schema(value)
         return value
 
 
