@@ -69,7 +69,7 @@ import functools
 import importlib
 import json
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Annotated, Any, Literal, TypeAlias, assert_never, cast
 
 from pydantic import (
@@ -853,6 +853,17 @@ def _call(run: RunRecord, criterion: CallableCriterion) -> _Verdict:
     )
 
 
+def _scored_parts(
+    run: RunRecord, criterion: _PartsCriterion
+) -> Iterator[tuple[SubGoal, CheckStatus, float, str]]:
+    """Each part of ``criterion`` with its status, its score (the part's own, else 1.0 for a pass
+    and 0.0 otherwise) and its reason."""
+    for part in criterion.parts:
+        status, score, reason, _ = _verdict(run, part.criterion)
+        value = score if score is not None else (1.0 if status == "pass" else 0.0)
+        yield part, status, value, reason
+
+
 def _all_of(run: RunRecord, criterion: AllOfCriterion) -> _Verdict:
     total = sum(part.weight for part in criterion.parts)
     earned = 0.0
@@ -860,9 +871,7 @@ def _all_of(run: RunRecord, criterion: AllOfCriterion) -> _Verdict:
     unmet: list[str] = []
     errored: list[str] = []
     parts: list[JsonValue] = []
-    for part in criterion.parts:
-        status, score, reason, _ = _verdict(run, part.criterion)
-        value = score if score is not None else (1.0 if status == "pass" else 0.0)
+    for part, status, value, reason in _scored_parts(run, criterion):
         if status == "error":
             errored.append(f"{part.name} ({reason})")
             value = 0.0
@@ -901,9 +910,7 @@ def _any_of(run: RunRecord, criterion: AnyOfCriterion) -> _Verdict:
     unmet: list[tuple[str, float, str]] = []
     errored: list[str] = []
     parts: list[JsonValue] = []
-    for part in criterion.parts:
-        status, score, reason, _ = _verdict(run, part.criterion)
-        value = score if score is not None else (1.0 if status == "pass" else 0.0)
+    for part, status, value, reason in _scored_parts(run, criterion):
         if status == "error":
             errored.append(f"{part.name} ({reason})")
         elif status == "pass":
