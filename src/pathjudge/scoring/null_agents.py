@@ -66,7 +66,13 @@ from pathjudge.rubrics.assertions.outcome import (
     SuccessCriterion,
     check_outcome,
 )
-from pathjudge.rubrics.path.spec import ReferencePath, ReferenceStep, _topology, compile_reference
+from pathjudge.rubrics.path.spec import (
+    ReferencePath,
+    ReferenceStep,
+    _step_label,
+    _topology,
+    compile_reference,
+)
 from pathjudge.rubrics.suite import Suite, Task
 
 __all__ = [
@@ -271,7 +277,7 @@ def reference_replays(task: Task, arguments: Mapping[str, CallExpectation]) -> t
         order = _replay_order(reference)
         for turn, position in enumerate(order):
             step = reference.steps[position]
-            label = step.id or f"#{position + 1}"
+            label = _step_label(step, position)
             made, missing = _arguments_for(step, arguments.get(step.tool), turn + 1)
             unmade += [f"{name} step {label} argument {arg}" for arg in missing]
             impossible += [

@@ -69,7 +69,7 @@ import functools
 import importlib
 import json
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Annotated, Any, Literal, TypeAlias, assert_never, cast
 
 from pydantic import (
@@ -95,7 +95,11 @@ from pathjudge.rubrics.assertions._normalize import (
 )
 from pathjudge.rubrics.assertions._refusal import refusal_words as builtin_refusal_words
 from pathjudge.rubrics.assertions._regex import PatternTimeout, compile_pattern, search
-from pathjudge.rubrics.assertions.arguments import _make_validator, _schema_mismatches
+from pathjudge.rubrics.assertions.arguments.schema import (
+    _make_validator,
+    _require_valid_schema,
+    _schema_mismatches,
+)
 from pathjudge.rubrics.assertions.base import (
     CheckResult,
     CheckStatus,
@@ -422,12 +426,7 @@ class JsonSchemaCriterion(_AnswerCriterion):
     @field_validator("json_schema")
     @classmethod
     def _valid_schema(cls, value: dict[str, JsonValue]) -> dict[str, JsonValue]:
-        from jsonschema.exceptions import SchemaError
-
-        try:
-            _make_validator(value)
-        except SchemaError as exc:
-            raise ValueError(f"not a valid JSON schema: {exc.message}") from None
+        _require_valid_schema(value)
         return value
 
 
@@ -854,6 +853,17 @@ def _call(run: RunRecord, criterion: CallableCriterion) -> _Verdict:
     )
 
 
+def _scored_parts(
+    run: RunRecord, criterion: _PartsCriterion
+) -> Iterator[tuple[SubGoal, CheckStatus, float, str]]:
+    """Each part of ``criterion`` with its status, its score (the part's own, else 1.0 for a pass
+    and 0.0 otherwise) and its reason."""
+    for part in criterion.parts:
+        status, score, reason, _ = _verdict(run, part.criterion)
+        value = score if score is not None else (1.0 if status == "pass" else 0.0)
+        yield part, status, value, reason
+
+
 def _all_of(run: RunRecord, criterion: AllOfCriterion) -> _Verdict:
     total = sum(part.weight for part in criterion.parts)
     earned = 0.0
@@ -861,9 +871,7 @@ def _all_of(run: RunRecord, criterion: AllOfCriterion) -> _Verdict:
     unmet: list[str] = []
     errored: list[str] = []
     parts: list[JsonValue] = []
-    for part in criterion.parts:
-        status, score, reason, _ = _verdict(run, part.criterion)
-        value = score if score is not None else (1.0 if status == "pass" else 0.0)
+    for part, status, value, reason in _scored_parts(run, criterion):
         if status == "error":
             errored.append(f"{part.name} ({reason})")
             value = 0.0
@@ -902,9 +910,7 @@ def _any_of(run: RunRecord, criterion: AnyOfCriterion) -> _Verdict:
     unmet: list[tuple[str, float, str]] = []
     errored: list[str] = []
     parts: list[JsonValue] = []
-    for part in criterion.parts:
-        status, score, reason, _ = _verdict(run, part.criterion)
-        value = score if score is not None else (1.0 if status == "pass" else 0.0)
+    for part, status, value, reason in _scored_parts(run, criterion):
         if status == "error":
             errored.append(f"{part.name} ({reason})")
         elif status == "pass":

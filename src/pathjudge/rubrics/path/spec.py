@@ -172,11 +172,16 @@ class RefSpec:
     after: tuple[str, ...] = ()
 
 
+def _step_label(step: ReferenceStep, position: int) -> str:
+    """How reasons name the reference step at 0-based ``position``: its id, else ``#N`` (1-based)."""
+    return step.id or f"#{position + 1}"
+
+
 def compile_reference(reference: ReferencePath) -> tuple[RefSpec, ...]:
     """The aligner's view of a reference: one :class:`RefSpec` per step (unnamed steps are ``#N``)."""
     return tuple(
         RefSpec(
-            label=step.id or f"#{i + 1}",
+            label=_step_label(step, i),
             tool=step.tool,
             matcher=_step_matcher(step),
             after=step.after,

@@ -49,10 +49,6 @@ from pathjudge.rubrics.assertions.arguments.matchers import (
 from pathjudge.rubrics.assertions.arguments.matching import call_cost, match_call
 from pathjudge.rubrics.assertions.arguments.mismatch import ArgMismatch, CallMatch, MismatchKind
 from pathjudge.rubrics.assertions.arguments.profiles import TYPE_PROFILES, TypeProfile
-from pathjudge.rubrics.assertions.arguments.schema import _make_validator as _make_validator
-from pathjudge.rubrics.assertions.arguments.schema import (
-    _schema_mismatches as _schema_mismatches,
-)
 from pathjudge.rubrics.assertions.arguments.schema import validate_arguments
 from pathjudge.rubrics.assertions.arguments.syntax import ArgMatcher, dump_matcher, parse_matcher
 

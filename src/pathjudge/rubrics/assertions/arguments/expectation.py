@@ -32,7 +32,7 @@ from pathjudge.rubrics.assertions.arguments.matchers import (
 )
 from pathjudge.rubrics.assertions.arguments.mismatch import CallMatch
 from pathjudge.rubrics.assertions.arguments.profiles import TypeProfile, _Bfcl, _profile
-from pathjudge.rubrics.assertions.arguments.schema import _make_validator
+from pathjudge.rubrics.assertions.arguments.schema import _make_validator, _require_valid_schema
 from pathjudge.rubrics.assertions.arguments.syntax import ArgMatcher, parse_matcher
 
 __all__ = ["CallExpectation"]
@@ -114,12 +114,7 @@ class CallExpectation(BaseModel):
     @classmethod
     def _check_schema(cls, value: dict[str, JsonValue] | None) -> dict[str, JsonValue] | None:
         if value is not None:
-            from jsonschema.exceptions import SchemaError
-
-            try:
-                _make_validator(value)
-            except SchemaError as exc:
-                raise ValueError(f"not a valid JSON schema: {exc.message}") from None
+            _require_valid_schema(value)
         return value
 
     def __getstate__(self) -> dict[Any, Any]:

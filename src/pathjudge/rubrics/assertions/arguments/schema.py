@@ -32,6 +32,16 @@ def _make_validator(schema: Mapping[str, Any]) -> Any:
     return _cached_validator(json.dumps(schema, sort_keys=True))
 
 
+def _require_valid_schema(schema: Mapping[str, Any]) -> None:
+    """Raise ``ValueError`` (a field validator's error) when ``schema`` is not a valid JSON schema."""
+    from jsonschema.exceptions import SchemaError
+
+    try:
+        _make_validator(schema)
+    except SchemaError as exc:
+        raise ValueError(f"not a valid JSON schema: {exc.message}") from None
+
+
 def _render_path(parts: Iterable[object]) -> str:
     text = ""
     for part in parts:
