@@ -20,15 +20,16 @@ import importlib
 import os
 import sys
 
-TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: `import pathjudge` stays light
+# typing.TYPE_CHECKING without importing typing, so that `import pathjudge` stays light
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any
 
-__all__ = ["lazy_exports", "stub_exports"]
+__all__ = ["lazy_exports"]
 
 
-def stub_exports(init_file: str) -> dict[str, tuple[str, str] | None]:
+def _stub_declarations(init_file: str) -> dict[str, tuple[str, str] | None]:
     """What the ``.pyi`` stub beside ``init_file`` declares: public name → ``(module, attribute)`` for each
     ``from module import attribute as name``, ``None`` for a name it only annotates."""
     stub = os.path.splitext(init_file)[0] + ".pyi"
@@ -54,7 +55,7 @@ def lazy_exports(
     access and stores it in the package's namespace, so later accesses are plain attribute reads. An unknown
     name is an :class:`AttributeError`, as for any module.
     """
-    declared = stub_exports(init_file)
+    declared = _stub_declarations(init_file)
     exports = {name: spec for name, spec in declared.items() if spec is not None}
 
     def __getattr__(name: str) -> Any:
