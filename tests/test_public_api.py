@@ -100,40 +100,62 @@ def test_no_export_is_a_module(package: str, namespaces: dict[str, dict[str, obj
     assert [name for name, kind in types.items() if kind == "module"] == []
 
 
-def _declared(path: Path) -> tuple[dict[str, str], dict[str, str]]:
-    """``_EXPORTS`` of a package ``__init__`` and the names its TYPE_CHECKING block imports."""
-    tree = ast.parse(path.read_text(encoding="utf-8"))
-    exports: dict[str, str] = {}
-    typed: dict[str, str] = {}
-    for node in tree.body:
-        if isinstance(node, ast.AnnAssign) and getattr(node.target, "id", "") == "_EXPORTS":
-            exports = ast.literal_eval(node.value)  # type: ignore[arg-type]
-        if isinstance(node, ast.If):
-            for stmt in node.body:
-                assert isinstance(stmt, ast.ImportFrom), "only imports under TYPE_CHECKING"
-                for alias in stmt.names:
-                    assert alias.asname is not None, "re-export explicitly: X as X"
-                    spec = f"{stmt.module}" if alias.name == alias.asname else None
-                    typed[alias.asname] = spec or f"{stmt.module}:{alias.name}"
-    return exports, typed
+def _stub(package: str) -> dict[str, str | None]:
+    """What a package's ``__init__.pyi`` declares, checked to be the one plain form: public name → the
+    module of its ``from module import name as name``, or ``None`` for the root's ``__version__: str``."""
+    path = REPO / "src" / Path(*package.split(".")) / "__init__.pyi"
+    declared: dict[str, str | None] = {}
+    for node in ast.parse(path.read_text(encoding="utf-8")).body:
+        if isinstance(node, ast.AnnAssign):
+            assert package == "pathjudge", "only the root annotates a name of its own"
+            assert ast.unparse(node) == "__version__: str"
+            declared["__version__"] = None
+            continue
+        assert isinstance(node, ast.ImportFrom), "only imports in the stub"
+        assert node.level == 0, "absolute imports, as everywhere in src/"
+        for alias in node.names:
+            assert alias.asname == alias.name, "re-export explicitly: X as X"
+            assert alias.name not in declared, f"{alias.name} is declared twice"
+            declared[alias.name] = node.module
+    return declared
 
 
 @pytest.mark.parametrize("package", PACKAGES)
-def test_type_checking_block_mirrors_exports(package: str) -> None:
+def test_stub_declares_all(package: str) -> None:
+    """``__all__`` is exactly what the stub declares, each name from a module of this package."""
+    declared = _stub(package)
+    assert declared
+    assert list(importlib.import_module(package).__all__) == sorted(declared)
+    homes = {home for home in declared.values() if home is not None}
+    assert all(home.startswith(f"{package}.") for home in homes), sorted(homes)
+
+
+@pytest.mark.parametrize("package", PACKAGES)
+def test_init_declares_no_names(package: str) -> None:
+    """The ``__init__.py`` names nothing itself (no second list to keep in step with the stub): it only
+    hands the stub to ``pathjudge._lazy`` (the root also sets ``__version__``)."""
     path = REPO / "src" / Path(*package.split(".")) / "__init__.py"
-    exports, typed = _declared(path)
-    assert exports
-    assert typed == exports
+    body = ast.parse(path.read_text(encoding="utf-8")).body
+    imports = [node for node in body if isinstance(node, ast.Import | ast.ImportFrom)]
+    assert [ast.unparse(node) for node in imports] == [
+        "from pathjudge._lazy import lazy_exports as _lazy_exports"
+    ]
+    bound = {ast.unparse(node.targets[0]) for node in body if isinstance(node, ast.Assign)}
+    assert bound <= {"(__getattr__, __dir__, __all__)", "__version__"}, bound
+    assert not [node for node in body if isinstance(node, ast.AnnAssign | ast.If)]
 
 
-def test_root_names_come_from_their_package() -> None:
-    """Each root name is the very object its home package exports (one definition, one home)."""
-    exports, _ = _declared(REPO / "src" / "pathjudge" / "__init__.py")
-    for name, home in exports.items():
-        module = importlib.import_module(home.partition(":")[0])
-        assert getattr(pathjudge, name) is getattr(module, name), name
+@pytest.mark.parametrize("package", PACKAGES)
+def test_every_name_is_the_object_of_its_declared_module(package: str) -> None:
+    """Each name resolves to the very object its stub line names (one definition, one home); a root name
+    that comes from a subpackage is in that subpackage's ``__all__`` too."""
+    module = importlib.import_module(package)
+    for name, home in _stub(package).items():
+        if home is None:
+            continue
+        assert getattr(module, name) is getattr(importlib.import_module(home), name), name
         if home in PACKAGES:
-            assert name in module.__all__, f"{name} is not in {home}.__all__"
+            assert name in importlib.import_module(home).__all__, f"{name} is not in {home}.__all__"
 
 
 def test_changelog_lists_every_removed_root_name() -> None:
