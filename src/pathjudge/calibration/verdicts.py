@@ -61,27 +61,19 @@ def samples_from_result(result: JudgeVerdictRecord | JudgeFailure) -> list[Recor
     """
     if isinstance(result, JudgeFailure):
         return [
-            RecordedVerdict(
-                item_id=result.item_id,
+            _sample_of(
+                result,
                 verdict="error",
                 reasoning=f"{result.error_type}: {result.reasoning}",
                 sample=result.sample_index,
-                criterion=result.criterion_id,
-                model=result.model,
-                backend=result.backend,
-                criterion_hash=result.criterion_hash,
             )
         ]
     out = [
-        RecordedVerdict(
-            item_id=result.item_id,
+        _sample_of(
+            result,
             verdict=sample.verdict,
             reasoning=sample.reasoning,
             sample=sample.sample_index,
-            criterion=result.criterion_id,
-            model=result.model,
-            backend=result.backend,
-            criterion_hash=result.criterion_hash,
             criterion_version=result.criterion_version,
             evidence=sample.evidence,
             evidence_verified=sample.evidence_verified,
@@ -91,20 +83,42 @@ def samples_from_result(result: JudgeVerdictRecord | JudgeFailure) -> list[Recor
     used = {s.sample_index for s in result.sample_verdicts}
     free = (i for i in range(len(used) + result.failed_samples + 1) if i not in used)
     out.extend(
-        RecordedVerdict(
-            item_id=result.item_id,
+        _sample_of(
+            result,
             verdict="error",
             reasoning="a judge sample failed after its retries",
             sample=next(free),
-            criterion=result.criterion_id,
-            model=result.model,
-            backend=result.backend,
-            criterion_hash=result.criterion_hash,
             criterion_version=result.criterion_version,
         )
         for _ in range(result.failed_samples)
     )
     return out
+
+
+def _sample_of(
+    result: JudgeVerdictRecord | JudgeFailure,
+    *,
+    verdict: SampleValue,
+    reasoning: str,
+    sample: int | None,
+    criterion_version: str | None = None,
+    evidence: tuple[str, ...] = (),
+    evidence_verified: bool | None = None,
+) -> RecordedVerdict:
+    """One sample of ``result``: the item, criterion and judge it names, with the sample's own fields."""
+    return RecordedVerdict(
+        item_id=result.item_id,
+        verdict=verdict,
+        reasoning=reasoning,
+        sample=sample,
+        criterion=result.criterion_id,
+        model=result.model,
+        backend=result.backend,
+        criterion_hash=result.criterion_hash,
+        criterion_version=criterion_version,
+        evidence=evidence,
+        evidence_verified=evidence_verified,
+    )
 
 
 def read_verdict_lines(
