@@ -462,21 +462,11 @@ def _numbered_events(
     path: Path, warn: Callable[[str], None] | None
 ) -> Iterator[tuple[int, LabelEvent]]:
     """``(line, event)`` of a label log; torn lines skipped as :func:`read_events` does."""
-    from pathjudge._io import iter_jsonl
-    from pathjudge.calibration.label_store import LabelEvent, _settle
+    from pathjudge.calibration.label_store import numbered_events
     from pathjudge.errors import RecordError
 
-    errors: list[RecordError] = []
-    stream = iter_jsonl(path, LabelEvent, errors=errors, allow_empty=True, what="label event")
-    seen = 0
     try:
-        for number, event in stream.numbered():
-            if len(errors) > seen:
-                _settle(path, errors[seen:], warn)
-                seen = len(errors)
-            yield number, event
-        if len(errors) > seen:
-            _settle(path, errors[seen:], warn)
+        yield from numbered_events(path, warn)
     except RecordError as exc:
         raise LabelsError(
             exc.message, file=exc.file, line=exc.line, field=exc.field, hint=exc.hint
