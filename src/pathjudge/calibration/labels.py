@@ -42,7 +42,7 @@ from pydantic import BaseModel, ConfigDict, Field, JsonValue, model_validator
 from pathjudge._ids import ItemId
 from pathjudge._records import FrozenModel as Record
 from pathjudge.calibration._by_criterion import ByCriterion
-from pathjudge.calibration._jsonl import numbered_records
+from pathjudge.calibration._jsonl import as_labels_errors, numbered_records
 from pathjudge.errors import LabelsError
 
 if TYPE_CHECKING:
@@ -463,14 +463,9 @@ def _numbered_events(
 ) -> Iterator[tuple[int, LabelEvent]]:
     """``(line, event)`` of a label log; torn lines skipped as :func:`read_events` does."""
     from pathjudge.calibration.label_store import numbered_events
-    from pathjudge.errors import RecordError
 
-    try:
+    with as_labels_errors():
         yield from numbered_events(path, warn)
-    except RecordError as exc:
-        raise LabelsError(
-            exc.message, file=exc.file, line=exc.line, field=exc.field, hint=exc.hint
-        ) from None
 
 
 def resolve_events(
