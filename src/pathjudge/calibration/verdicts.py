@@ -27,7 +27,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Literal
+from typing import Literal, TypedDict
 
 from pathjudge.calibration._by_criterion import ByCriterion
 from pathjudge.calibration._judge_name import JudgeName
@@ -59,18 +59,19 @@ def samples_from_result(result: JudgeVerdictRecord | JudgeFailure) -> list[Recor
     A verdict record gives each of its ``sample_verdicts`` plus one ``error`` sample per failed sample
     (at the lowest unused indices); a failure gives one ``error`` sample.
     """
+    judged = _judged_by(result)
     if isinstance(result, JudgeFailure):
         return [
-            _sample_of(
-                result,
+            RecordedVerdict(
+                **judged,
                 verdict="error",
                 reasoning=f"{result.error_type}: {result.reasoning}",
                 sample=result.sample_index,
             )
         ]
     out = [
-        _sample_of(
-            result,
+        RecordedVerdict(
+            **judged,
             verdict=sample.verdict,
             reasoning=sample.reasoning,
             sample=sample.sample_index,
@@ -83,8 +84,8 @@ def samples_from_result(result: JudgeVerdictRecord | JudgeFailure) -> list[Recor
     used = {s.sample_index for s in result.sample_verdicts}
     free = (i for i in range(len(used) + result.failed_samples + 1) if i not in used)
     out.extend(
-        _sample_of(
-            result,
+        RecordedVerdict(
+            **judged,
             verdict="error",
             reasoning="a judge sample failed after its retries",
             sample=next(free),
@@ -95,30 +96,24 @@ def samples_from_result(result: JudgeVerdictRecord | JudgeFailure) -> list[Recor
     return out
 
 
-def _sample_of(
-    result: JudgeVerdictRecord | JudgeFailure,
-    *,
-    verdict: SampleValue,
-    reasoning: str,
-    sample: int | None,
-    criterion_version: str | None = None,
-    evidence: tuple[str, ...] = (),
-    evidence_verified: bool | None = None,
-) -> RecordedVerdict:
-    """One sample of ``result``: the item, criterion and judge it names, with the sample's own fields."""
-    return RecordedVerdict(
-        item_id=result.item_id,
-        verdict=verdict,
-        reasoning=reasoning,
-        sample=sample,
-        criterion=result.criterion_id,
-        model=result.model,
-        backend=result.backend,
-        criterion_hash=result.criterion_hash,
-        criterion_version=criterion_version,
-        evidence=evidence,
-        evidence_verified=evidence_verified,
-    )
+class _Judged(TypedDict):
+    """What every sample of a judge result copies from it: the item, the criterion, the judge."""
+
+    item_id: str
+    criterion: str
+    model: str
+    backend: str
+    criterion_hash: str
+
+
+def _judged_by(result: JudgeVerdictRecord | JudgeFailure) -> _Judged:
+    return {
+        "item_id": result.item_id,
+        "criterion": result.criterion_id,
+        "model": result.model,
+        "backend": result.backend,
+        "criterion_hash": result.criterion_hash,
+    }
 
 
 def read_verdict_lines(
