@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TypeVar
 
@@ -11,7 +12,7 @@ from pydantic import BaseModel
 from pathjudge._io import iter_jsonl
 from pathjudge.errors import LabelsError, RecordError
 
-__all__ = ["numbered_records"]
+__all__ = ["as_labels_errors", "numbered_records"]
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -23,8 +24,16 @@ def numbered_records(path: str | Path, model: type[M], *, what: str) -> Iterator
     a line that does not parse or validate) are re-raised as :class:`LabelsError` with the same file,
     line, field and hint.
     """
-    try:
+    with as_labels_errors():
         yield from iter_jsonl(path, model, what=what).numbered()
+
+
+@contextmanager
+def as_labels_errors() -> Iterator[None]:
+    """Re-raise a :class:`RecordError` from inside as a :class:`LabelsError` with the same file,
+    line, field and hint."""
+    try:
+        yield
     except RecordError as exc:
         raise LabelsError(
             exc.message, file=exc.file, line=exc.line, field=exc.field, hint=exc.hint

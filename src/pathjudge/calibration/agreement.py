@@ -37,6 +37,11 @@ from pydantic import Field, model_validator
 
 from pathjudge._optional import require
 from pathjudge._records import FrozenModel as Record
+from pathjudge.calibration._bootstrap import (
+    percentile_interval,
+    percentile_reason,
+    resample_indices,
+)
 from pathjudge.calibration.estimate import Estimate, point, proportion, undefined
 from pathjudge.calibration.labels import Label, LabelledItem
 from pathjudge.calibration.verdicts import VerdictValue
@@ -219,8 +224,7 @@ def bootstrap_kappa(
     n = h.size
     if n == 0 or n_bootstrap <= 0:
         return None, None, n_bootstrap
-    rng = np.random.default_rng(seed)
-    idx = rng.integers(0, n, size=(n_bootstrap, n))
+    idx = resample_indices(n, n_bootstrap, seed)
     hs, js = h[idx], j[idx]
     tp = (hs & js).sum(axis=1)
     fn = (hs & ~js).sum(axis=1)
@@ -232,9 +236,8 @@ def bootstrap_kappa(
     dropped = int(n_bootstrap - valid.size)
     if valid.size == 0:
         return None, None, dropped
-    tail = (1.0 - confidence) / 2.0
-    lower, upper = np.quantile(valid, [tail, 1.0 - tail])
-    return float(lower), float(upper), dropped
+    lower, upper = percentile_interval(valid, confidence)
+    return lower, upper, dropped
 
 
 def _kappa_estimate(
@@ -285,8 +288,7 @@ def _kappa_estimate(
         method="bootstrap",
         reason=(
             f"po {po:.3f}, pe {pe:.3f} over {n} {over}; kappa = (po - pe) / (1 - pe) = {value:.3f}; "
-            f"{confidence:.0%} percentile interval from {n_bootstrap} per-item bootstrap resamples "
-            f"(seed {seed}){note}"
+            f"{percentile_reason(confidence, n_bootstrap, seed)}{note}"
         ),
     )
 
@@ -929,7 +931,6 @@ def design_weighted_gates(
             shares = rng.standard_gamma(np.where(seen, row + 0.5, 0.0), size=(n_bootstrap, 6))
             boot += shares / shares.sum(axis=1, keepdims=True) * size
     samples = _gated_numbers(boot)
-    alpha = (1.0 - confidence) / 2.0
     where = (
         f"design-weighted over {len(human)} labels in {len(keys)} strata "
         f"(each label weighs N_h/n_h: {', '.join(f'{k} {size_of[k]}/{int(c)}' for k, c in zip(keys, n_h, strict=True))})"
@@ -941,8 +942,7 @@ def design_weighted_gates(
         finite = sample[np.isfinite(sample)]
         lower = upper = None
         if finite.size:
-            lower = float(np.quantile(finite, alpha))
-            upper = float(np.quantile(finite, 1.0 - alpha))
+            lower, upper = percentile_interval(finite, confidence)
         return Estimate(
             value=float(value),
             lower=lower,

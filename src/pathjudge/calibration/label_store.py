@@ -237,14 +237,23 @@ def read_events(path: Path, *, warn: Callable[[str], None] | None = None) -> Ite
     path = Path(path)
     if not path.exists():
         return
+    for _, event in numbered_events(path, warn):
+        yield event
+
+
+def numbered_events(
+    path: Path, warn: Callable[[str], None] | None
+) -> Iterator[tuple[int, LabelEvent]]:
+    """``(line, event)`` for the label events of an existing label file, torn lines skipped and
+    any other bad line raised as :func:`read_events` says."""
     errors: list[RecordError] = []
     stream = iter_jsonl(path, LabelEvent, errors=errors, allow_empty=True, what="label event")
     seen = 0
-    for event in stream:
+    for number, event in stream.numbered():
         if len(errors) > seen:
             _settle(path, errors[seen:], warn)
             seen = len(errors)
-        yield event
+        yield number, event
     if len(errors) > seen:
         _settle(path, errors[seen:], warn)
 
@@ -261,7 +270,8 @@ def _settle(path: Path, errors: list[RecordError], warn: Callable[[str], None] |
             "labelling); every other line was read"
         )
         if warn is None:
-            warnings.warn(message, TornLineWarning, stacklevel=3)
+            # past _settle, numbered_events and its reader: the line that asked for the events
+            warnings.warn(message, TornLineWarning, stacklevel=4)
         else:
             warn(message)
 

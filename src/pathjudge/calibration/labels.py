@@ -42,7 +42,7 @@ from pydantic import BaseModel, ConfigDict, Field, JsonValue, model_validator
 from pathjudge._ids import ItemId
 from pathjudge._records import FrozenModel as Record
 from pathjudge.calibration._by_criterion import ByCriterion
-from pathjudge.calibration._jsonl import numbered_records
+from pathjudge.calibration._jsonl import as_labels_errors, numbered_records
 from pathjudge.errors import LabelsError
 
 if TYPE_CHECKING:
@@ -462,25 +462,10 @@ def _numbered_events(
     path: Path, warn: Callable[[str], None] | None
 ) -> Iterator[tuple[int, LabelEvent]]:
     """``(line, event)`` of a label log; torn lines skipped as :func:`read_events` does."""
-    from pathjudge._io import iter_jsonl
-    from pathjudge.calibration.label_store import LabelEvent, _settle
-    from pathjudge.errors import RecordError
+    from pathjudge.calibration.label_store import numbered_events
 
-    errors: list[RecordError] = []
-    stream = iter_jsonl(path, LabelEvent, errors=errors, allow_empty=True, what="label event")
-    seen = 0
-    try:
-        for number, event in stream.numbered():
-            if len(errors) > seen:
-                _settle(path, errors[seen:], warn)
-                seen = len(errors)
-            yield number, event
-        if len(errors) > seen:
-            _settle(path, errors[seen:], warn)
-    except RecordError as exc:
-        raise LabelsError(
-            exc.message, file=exc.file, line=exc.line, field=exc.field, hint=exc.hint
-        ) from None
+    with as_labels_errors():
+        yield from numbered_events(path, warn)
 
 
 def resolve_events(

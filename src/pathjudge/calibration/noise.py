@@ -37,6 +37,9 @@ __all__ = [
     "reliability",
 ]
 
+_NO_PAIRABLE_ITEM = "undefined: no item has two decisive samples"
+"""Why a statistic over pairs of decisive samples of one item is undefined."""
+
 
 class ReliabilityBin(Record):
     """Items whose vote share fell in ``[lower, upper)`` (the last bin includes 1.0)."""
@@ -172,13 +175,13 @@ def judge_noise(
         mean_pairwise_agreement=point(
             percent_agreement(pairable),
             f"mean over {len(pairable)} items of the share of agreeing sample pairs",
-            "undefined: no item has two decisive samples",
+            _NO_PAIRABLE_ITEM,
         ),
         unanimous=proportion(
             sum(1 for u in pairable if len(set(u)) == 1),
             len(pairable),
             what="of items have unanimous decisive samples",
-            empty="undefined: no item has two decisive samples",
+            empty=_NO_PAIRABLE_ITEM,
             confidence=confidence,
         ),
         fleiss_kappa=point(
@@ -187,7 +190,7 @@ def judge_noise(
             "undefined: items have different numbers of decisive samples "
             f"({', '.join(map(str, decisive_sizes))}) or every sample agrees"
             if pairable
-            else "undefined: no item has two decisive samples",
+            else _NO_PAIRABLE_ITEM,
         ),
         krippendorff_alpha=point(
             krippendorff_alpha(pairable, "nominal"),
@@ -197,7 +200,7 @@ def judge_noise(
         judge_variance=point(
             judge_var,
             f"mean over {len(within)} items of k/(k-1) p(1-p)",
-            "undefined: no item has two decisive samples",
+            _NO_PAIRABLE_ITEM,
         ),
         agent_variance=point(agent_var, agent_note, agent_note),
         judge_noise_share=_noise_share(judge_var, agent_var),

@@ -66,6 +66,11 @@ from pydantic import Field, computed_field
 from pathjudge._ids import ItemId
 from pathjudge._optional import require
 from pathjudge._records import FrozenModel as Record
+from pathjudge.calibration._bootstrap import (
+    percentile_interval,
+    percentile_reason,
+    resample_indices,
+)
 from pathjudge.calibration.agreement import (
     GateResult,
     Gates,
@@ -170,8 +175,7 @@ def _kappas(
     n = len(pairs[0][0])
     k = len(labels)
     index = {label: i for i, label in enumerate(labels)}
-    rng = np.random.default_rng(seed)
-    idx = rng.integers(0, n, size=(n_bootstrap, n))
+    idx = resample_indices(n, n_bootstrap, seed)
     out = np.full((n_bootstrap, len(pairs)), np.nan)
     rows = np.repeat(np.arange(n_bootstrap), n)
     for col, (a, b) in enumerate(pairs):
@@ -207,13 +211,9 @@ def _kappa_estimate(
         valid = samples[~np.isnan(samples)]
         dropped = int(samples.size - valid.size)
         if valid.size:
-            tail = (1.0 - confidence) / 2.0
-            lo, hi = np.quantile(valid, [tail, 1.0 - tail])
-            lower, upper = float(lo), float(hi)
-            note = (
-                f"; {confidence:.0%} percentile interval from {n_bootstrap} per-item bootstrap "
-                f"resamples (seed {seed})"
-                + (f", {dropped} degenerate resamples dropped" if dropped else "")
+            lower, upper = percentile_interval(valid, confidence)
+            note = f"; {percentile_reason(confidence, n_bootstrap, seed)}" + (
+                f", {dropped} degenerate resamples dropped" if dropped else ""
             )
     return Estimate(
         value=value,

@@ -127,12 +127,17 @@ def clip_unit(lower: float, upper: float) -> tuple[float, float, str]:
     return lo, hi, f"; interval clipped to [0, 1] (raw [{lower:.3f}, {upper:.3f}])"
 
 
+def _mean_and_variance(values: Sequence[float]) -> tuple[float, float]:
+    """The mean of ``values`` (not empty) and their variance about it, divided by n."""
+    mean = sum(values) / len(values)
+    return mean, sum((v - mean) ** 2 for v in values) / len(values)
+
+
 def _normal(values: Sequence[float], confidence: float, what: str, *, rate: bool) -> Estimate:
     n = len(values)
     if n == 0:
         return undefined(f"undefined: no {what}")
-    mean = sum(values) / n
-    var = sum((v - mean) ** 2 for v in values) / n
+    mean, var = _mean_and_variance(values)
     half = z_value(confidence) * math.sqrt(var / n)
     lower, upper, note = mean - half, mean + half, ""
     if rate:
@@ -221,8 +226,7 @@ def _ppi_estimate(
     theta_a, se_a, lam_a = ppi_batch([list(y)], [list(yhat)], [list(yhat_unlabelled)], lam)
     theta, se, used = float(theta_a[0]), float(se_a[0]), float(lam_a[0])
     half = z_value(confidence) * se
-    mean_y = sum(y) / n
-    var_y = sum((v - mean_y) ** 2 for v in y) / n
+    _, var_y = _mean_and_variance(y)
     effective = var_y / (se * se) if se > 0 and var_y > 0 else None
     tuned = "power-tuned" if lam is None else "fixed"
     lower, upper, note = theta - half, theta + half, ""

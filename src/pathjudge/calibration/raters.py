@@ -19,6 +19,11 @@ from typing import Literal
 from pydantic import Field
 
 from pathjudge._records import FrozenModel as Record
+from pathjudge.calibration._bootstrap import (
+    percentile_interval,
+    percentile_reason,
+    resample_indices,
+)
 from pathjudge.calibration.agreement import (
     cohen_kappa,
     kappa_from_counts,
@@ -144,8 +149,7 @@ def rater_agreement(
             method="bootstrap" if lower is not None else "point",
             reason=(
                 f"{what} = {value:.3f} over {len(units)} items ({n_ratings} pass/fail ratings; "
-                f"unsure left out); {confidence:.0%} percentile interval from {n_bootstrap} "
-                f"per-item bootstrap resamples (seed {seed}){note}"
+                f"unsure left out); {percentile_reason(confidence, n_bootstrap, seed)}{note}"
             ),
         )
     return RaterAgreement(
@@ -171,8 +175,7 @@ def _bootstrap(
 
     if n_bootstrap <= 0:
         return None, None, 0
-    rng = np.random.default_rng(seed)
-    idx = rng.integers(0, len(units), size=(n_bootstrap, len(units)))
+    idx = resample_indices(len(units), n_bootstrap, seed)
     if pair is not None:
         # Cohen's kappa from the four cells of each resample, vectorised (same formula)
         a = np.asarray([u[pair[0]] == "pass" for u in units], dtype=bool)[idx]
@@ -187,6 +190,5 @@ def _bootstrap(
     dropped = n_bootstrap - len(defined)
     if not defined:
         return None, None, dropped
-    tail = (1.0 - confidence) / 2.0
-    lower, upper = np.quantile(np.asarray(defined), [tail, 1.0 - tail])
-    return float(lower), float(upper), dropped
+    lower, upper = percentile_interval(np.asarray(defined), confidence)
+    return lower, upper, dropped

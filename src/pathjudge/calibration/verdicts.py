@@ -27,7 +27,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Literal
+from typing import Literal, TypedDict
 
 from pathjudge.calibration._by_criterion import ByCriterion
 from pathjudge.calibration._judge_name import JudgeName
@@ -59,29 +59,22 @@ def samples_from_result(result: JudgeVerdictRecord | JudgeFailure) -> list[Recor
     A verdict record gives each of its ``sample_verdicts`` plus one ``error`` sample per failed sample
     (at the lowest unused indices); a failure gives one ``error`` sample.
     """
+    judged = _judged_by(result)
     if isinstance(result, JudgeFailure):
         return [
             RecordedVerdict(
-                item_id=result.item_id,
+                **judged,
                 verdict="error",
                 reasoning=f"{result.error_type}: {result.reasoning}",
                 sample=result.sample_index,
-                criterion=result.criterion_id,
-                model=result.model,
-                backend=result.backend,
-                criterion_hash=result.criterion_hash,
             )
         ]
     out = [
         RecordedVerdict(
-            item_id=result.item_id,
+            **judged,
             verdict=sample.verdict,
             reasoning=sample.reasoning,
             sample=sample.sample_index,
-            criterion=result.criterion_id,
-            model=result.model,
-            backend=result.backend,
-            criterion_hash=result.criterion_hash,
             criterion_version=result.criterion_version,
             evidence=sample.evidence,
             evidence_verified=sample.evidence_verified,
@@ -92,19 +85,35 @@ def samples_from_result(result: JudgeVerdictRecord | JudgeFailure) -> list[Recor
     free = (i for i in range(len(used) + result.failed_samples + 1) if i not in used)
     out.extend(
         RecordedVerdict(
-            item_id=result.item_id,
+            **judged,
             verdict="error",
             reasoning="a judge sample failed after its retries",
             sample=next(free),
-            criterion=result.criterion_id,
-            model=result.model,
-            backend=result.backend,
-            criterion_hash=result.criterion_hash,
             criterion_version=result.criterion_version,
         )
         for _ in range(result.failed_samples)
     )
     return out
+
+
+class _Judged(TypedDict):
+    """What every sample of a judge result copies from it: the item, the criterion, the judge."""
+
+    item_id: str
+    criterion: str
+    model: str
+    backend: str
+    criterion_hash: str
+
+
+def _judged_by(result: JudgeVerdictRecord | JudgeFailure) -> _Judged:
+    return {
+        "item_id": result.item_id,
+        "criterion": result.criterion_id,
+        "model": result.model,
+        "backend": result.backend,
+        "criterion_hash": result.criterion_hash,
+    }
 
 
 def read_verdict_lines(
