@@ -236,7 +236,7 @@ def render_verdicts_html(
     (:func:`pathjudge.report.html.render_page`): counts, the judge(s), then one row per line with
     the verdict, reasoning, evidence and, collapsed, the judged inputs (``inputs``: item id → input
     name → text, from the items file; None: not available). Every data string is escaped."""
-    from pathjudge.report.html import render_page
+    from pathjudge.report.html import render_page, table
 
     def e(text: object) -> str:  # data: control characters shown as escapes, then HTML-escaped
         return html.escape(visible(str(text)))
@@ -299,10 +299,13 @@ def render_verdicts_html(
         (
             "judge",
             "Judge",
-            '<section id="judge"><h2>Judge</h2><table><thead><tr><th>backend</th><th>model</th>'
-            '<th>criterion</th><th>content hash</th><th class="num">lines</th></tr></thead>'
-            f"<tbody>{judges or '<tr><td colspan=5 class=empty>not recorded</td></tr>'}</tbody>"
-            "</table></section>",
+            '<section id="judge"><h2>Judge</h2>'
+            + table(
+                "<th>backend</th><th>model</th><th>criterion</th><th>content hash</th>"
+                '<th class="num">lines</th>',
+                judges or "<tr><td colspan=5 class=empty>not recorded</td></tr>",
+            )
+            + "</section>",
         ),
         (
             "verdicts",
@@ -312,9 +315,12 @@ def render_verdicts_html(
             '<div class="toolbar"><input type="search" id="verdicts-filter" '
             'data-filter="verdict-table" placeholder="filter by item or verdict">'
             '<span class="count" id="verdict-table-count"></span></div>'
-            '<table id="verdict-table" data-sortable="1"><thead><tr><th>item</th><th>verdict</th>'
-            "<th>reasoning and judged inputs</th><th>evidence</th></tr></thead>"
-            f"<tbody>{''.join(body_rows)}</tbody></table></section>",
+            + table(
+                "<th>item</th><th>verdict</th><th>reasoning and judged inputs</th><th>evidence</th>",
+                "".join(body_rows),
+                ' id="verdict-table" data-sortable="1"',
+            )
+            + "</section>",
         ),
     ]
     counts = ", ".join(f"{k} {v}" for k, v in sorted(summary.verdicts.items()))
