@@ -110,13 +110,6 @@ def _usage_from(raw: Any, model: str, *, batch: bool = False) -> Usage:
 _TOOL_CHOICE = {"type": "tool", "name": Verdict.__name__, "disable_parallel_tool_use": True}
 
 
-def _sum(usages: list[Usage]) -> Usage:
-    total = Usage()
-    for usage in usages:
-        total = total + usage
-    return total
-
-
 def classify_api_error(
     exc: BaseException, usage: Usage, *, attempts_before: int = 0
 ) -> BaseException:
@@ -347,12 +340,15 @@ class AnthropicJudgeBackend(HttpJudgeBackend):
                 **kwargs,
             )
         except Exception as exc:
-            raise classify_api_error(exc, _sum(usages)) from None
+            raise classify_api_error(exc, sum(usages, Usage())) from None
         verdict = Verdict(
             reasoning=parsed.reasoning, evidence=list(parsed.evidence), verdict=parsed.verdict
         )
         return BackendReply(
-            verdict=verdict, usage=_sum(usages), attempts=max(1, len(usages)), model=self.model
+            verdict=verdict,
+            usage=sum(usages, Usage()),
+            attempts=max(1, len(usages)),
+            model=self.model,
         )
 
 
