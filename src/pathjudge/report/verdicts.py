@@ -238,11 +238,8 @@ def render_verdicts_html(
     name → text, from the items file; None: not available). Every data string is escaped."""
     from pathjudge.report.html import render_page, table
 
-    def e(text: object) -> str:  # data: control characters shown as escapes, then HTML-escaped
-        return html.escape(visible(str(text)))
-
     cards = "".join(
-        f'<div class="card"><div class="label">{e(name)}</div><div class="value">{count}</div></div>'
+        f'<div class="card"><div class="label">{_e(name)}</div><div class="value">{count}</div></div>'
         for name, count in [("items", summary.items), *sorted(summary.verdicts.items())]
     )
     low, high = summary.samples
@@ -253,8 +250,8 @@ def render_verdicts_html(
         else "No verdict's quotes were checked against the judged inputs."
     )
     judges = "".join(
-        f"<tr><td>{e(j.backend or '—')}</td><td>{e(j.model or '—')}</td>"
-        f"<td>{e(j.criterion or '(unnamed)')}</td><td><code>{e(j.criterion_hash or '—')}</code></td>"
+        f"<tr><td>{_e(j.backend or '—')}</td><td>{_e(j.model or '—')}</td>"
+        f"<td>{_e(j.criterion or '(unnamed)')}</td><td><code>{_e(j.criterion_hash or '—')}</code></td>"
         f'<td class="num">{count}</td></tr>'
         for j, count in summary.judges
     )
@@ -262,23 +259,23 @@ def render_verdicts_html(
     body_rows: list[str] = []
     for row in rows:
         quotes = "".join(
-            f'<div class="verdict">{_badge_for(row, q)}<pre class="text">{e(q)}</pre></div>'
+            f'<div class="verdict">{_badge_for(row, q)}<pre class="text">{_e(q)}</pre></div>'
             for q in row.evidence
         )
-        votes = ", ".join(f"{e(k)} {v}" for k, v in (row.votes or {}).items() if v)
+        votes = ", ".join(f"{_e(k)} {v}" for k, v in (row.votes or {}).items() if v)
         detail = [f"line {row.line}"]
         if row.sample is not None:
             detail.append(f"sample {row.sample}")
         if votes and sum((row.votes or {}).values()) > 1:
             detail.append(f"votes {votes}")
         if not one_judge:
-            detail.append(e(row.judge.describe()))
+            detail.append(_e(row.judge.describe()))
         judged = _judged_inputs(row.item_id, inputs)
         body_rows.append(
-            f'<tr data-search="{e(row.item_id)} {e(row.verdict)}">'
-            f'<td>{e(row.item_id)}<div class="muted">{" · ".join(detail)}</div></td>'
-            f'<td><span class="badge {e(_css(row.verdict))}">{e(row.verdict)}</span></td>'
-            f'<td class="reason"><pre class="text">{e(row.reasoning)}</pre>{judged}</td>'
+            f'<tr data-search="{_e(row.item_id)} {_e(row.verdict)}">'
+            f'<td>{_e(row.item_id)}<div class="muted">{" · ".join(detail)}</div></td>'
+            f'<td><span class="badge {_e(_css(row.verdict))}">{_e(row.verdict)}</span></td>'
+            f'<td class="reason"><pre class="text">{_e(row.reasoning)}</pre>{judged}</td>'
             f"<td>{quotes or '<span class=empty>none cited</span>'}</td>"
             "</tr>"
         )
@@ -294,7 +291,7 @@ def render_verdicts_html(
             "Summary",
             f'<section id="summary"><h2>Summary</h2><div class="cards">{cards}</div>'
             f'<p class="note">{summary.rows} lines; samples per item '
-            f"{low if low == high else f'{low}-{high}'}. Evidence: {e(evidence)}</p></section>",
+            f"{low if low == high else f'{low}-{high}'}. Evidence: {_e(evidence)}</p></section>",
         ),
         (
             "judge",
@@ -329,6 +326,11 @@ def render_verdicts_html(
     )
 
 
+def _e(text: object) -> str:
+    """Data for the page: control characters shown as escapes (:func:`visible`), then HTML-escaped."""
+    return html.escape(visible(str(text)))
+
+
 def _css(name: str) -> str:
     return "".join(ch for ch in name if ch.isalnum() or ch == "_")
 
@@ -349,17 +351,13 @@ def _judged_inputs(item_id: str, inputs: Mapping[str, Mapping[str, str]] | None)
     named = inputs.get(item_id)
     if named is None:
         return '<div class="empty">judged inputs: this item is not in the items file</div>'
-
-    def e(text: object) -> str:
-        return html.escape(visible(str(text)))
-
     fields = "".join(
-        f'<div class="k">{e(name)}</div><div class="v"><pre class="text">{e(text)}</pre></div>'
+        f'<div class="k">{_e(name)}</div><div class="v"><pre class="text">{_e(text)}</pre></div>'
         for name, text in named.items()
     )
     return (
         f'<details class="run"><summary>judged inputs ({len(named)}: '
-        f"{e(', '.join(named))})</summary>"
+        f"{_e(', '.join(named))})</summary>"
         f'<div class="body"><div class="kv">{fields}</div></div></details>'
     )
 
