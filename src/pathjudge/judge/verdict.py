@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from typing import Literal
+from typing import Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -38,7 +38,7 @@ __all__ = [
 ]
 
 VerdictLabel = Literal["pass", "fail", "unsure"]
-VERDICT_LABELS: tuple[VerdictLabel, ...] = ("pass", "fail", "unsure")
+VERDICT_LABELS: tuple[VerdictLabel, ...] = get_args(VerdictLabel)
 
 FailureType = Literal[
     "api_error",
