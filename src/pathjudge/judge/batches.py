@@ -43,7 +43,6 @@ from pathjudge.judge.runner import (
     JudgeRun,
     RunStats,
     collect_results,
-    failure_record,
     reply_record,
     sample_keys,
 )
@@ -319,13 +318,16 @@ def _failure(
     *,
     usage: Usage | None = None,
 ) -> JudgeFailure:
-    return failure_record(
-        item.item_id,
-        item.criterion_id,
-        item.key,
-        backend,
-        error_type,
-        message,
+    return JudgeFailure(
+        item_id=item.item_id,
+        reasoning=f"no verdict: {error_type}",
+        error_type=error_type,
+        message=message,
+        criterion_id=item.criterion_id,
+        criterion_hash=item.key.criterion_hash,
+        backend=backend.name,
+        model=backend.model,
+        sample_index=item.key.sample_index,
         attempts=1,
         usage=usage or Usage(),
     )

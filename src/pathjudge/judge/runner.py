@@ -50,7 +50,6 @@ from pathjudge.judge.cache import CacheKey, VerdictCache, input_hash
 from pathjudge.judge.evidence import verify_evidence
 from pathjudge.judge.prompt import render_prompt
 from pathjudge.judge.verdict import (
-    FailureType,
     JudgeFailure,
     JudgeResult,
     SampleVerdict,
@@ -455,30 +454,20 @@ def reply_record(
 
 
 def failure_record(
-    item_id: str,
-    criterion_id: str,
-    key: CacheKey,
-    backend: JudgeBackend,
-    error_type: FailureType,
-    message: str,
-    *,
-    attempts: int,
-    usage: Usage,
+    job: JudgeJob, key: CacheKey, error: BackendCallError, backend: JudgeBackend, *, attempts: int
 ) -> JudgeFailure:
-    """The record of a sample the judge could not decide (``error_type`` and ``message`` say why)
-    after ``attempts`` calls that cost ``usage``."""
     return JudgeFailure(
-        item_id=item_id,
-        reasoning=f"no verdict: {error_type}",
-        error_type=error_type,
-        message=message,
-        criterion_id=criterion_id,
+        item_id=job.item_id,
+        reasoning=f"no verdict: {error.failure_type}",
+        error_type=error.failure_type,
+        message=error.message,
+        criterion_id=job.criterion.id,
         criterion_hash=key.criterion_hash,
         backend=backend.name,
         model=backend.model,
         sample_index=key.sample_index,
         attempts=attempts,
-        usage=usage,
+        usage=error.usage,
     )
 
 
@@ -717,14 +706,7 @@ class _Sampler:
             if extra:
                 error.message += extra
             self.failed[key] = failure_record(
-                job.item_id,
-                job.criterion.id,
-                key,
-                self.backend,
-                error.failure_type,
-                error.message,
-                attempts=max(attempts, error.attempts),
-                usage=error.usage,
+                job, key, error, self.backend, attempts=max(attempts, error.attempts)
             )
             stats.failed_samples += 1
         bar.advance()
