@@ -23,7 +23,7 @@ import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from typing import Literal
+from typing import Literal, get_args
 
 __all__ = [
     "BACKENDS",
@@ -38,7 +38,7 @@ __all__ = [
 ]
 
 BackendName = Literal["anthropic", "openai-compatible", "llama-cpp"]
-BACKENDS: tuple[BackendName, ...] = ("anthropic", "openai-compatible", "llama-cpp")
+BACKENDS: tuple[BackendName, ...] = get_args(BackendName)
 
 REMOVED_IN = "0.3"
 """The release that stops accepting the deprecated spellings."""

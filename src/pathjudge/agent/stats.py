@@ -5,17 +5,16 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
+from pathjudge._records import FrozenModel
 from pathjudge.agent.trajectory import RunRecord
 
 __all__ = ["RunsSummary", "TaskSummary", "summarize_runs"]
 
 
-class TaskSummary(BaseModel):
+class TaskSummary(FrozenModel):
     """Aggregates over the runs of one task."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     task_id: str
     runs: int = Field(description="Number of runs (all epochs).")
@@ -34,10 +33,8 @@ class TaskSummary(BaseModel):
         return self.steps / self.runs if self.runs else 0.0
 
 
-class RunsSummary(BaseModel):
+class RunsSummary(FrozenModel):
     """Per-task summaries plus totals."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     runs: int
     tasks: tuple[TaskSummary, ...]

@@ -13,8 +13,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
+from pathjudge._records import FrozenModel
 from pathjudge.agent.trajectory import RunRecord
 from pathjudge.judge.runner import judge_requests
 from pathjudge.judge.verdict import JudgeFailure, JudgeResult
@@ -79,10 +80,8 @@ def step_requests(run: RunRecord, *, criterion_id: str = STEP_CRITERION) -> list
     return requests
 
 
-class FaithfulnessScore(BaseModel):
+class FaithfulnessScore(FrozenModel):
     """A run's per-step faithfulness: faithful / (faithful + unfaithful) over the judged steps."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     run_id: str = Field(description="The run.")
     score: float | None = Field(

@@ -26,8 +26,9 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
+from pathjudge._records import FrozenModel
 from pathjudge.judge.prompt import PROMPT_TEMPLATE_VERSION
 
 if TYPE_CHECKING:
@@ -49,10 +50,8 @@ __all__ = [
 _DEFAULT_MODELS = {"anthropic": "claude-opus-4-8", "openai-compatible": "local"}
 
 
-class JudgeIdentity(BaseModel):
+class JudgeIdentity(FrozenModel):
     """What makes a judge configuration the judge it is (see the module docstring)."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     criterion_id: str = Field(description="The judged criterion's id.")
     criterion_version: str = Field(description="Its declared version.")
@@ -169,13 +168,11 @@ def identity_changes(
 CertificationStatus = Literal["certified", "uncertified", "not judged"]
 
 
-class Certification(BaseModel):
+class Certification(FrozenModel):
     """How far one judged rate can be trusted: certified (by which certificate, when, with which
     bounds), uncertified (and why), or not judged (no judge ran for it here, and why: ``--fast``, no
     judge configured). Every report shows one beside each judged rate; the certificate behind it
     is :class:`pathjudge.calibration.certificate.Certificate`."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     criterion: str = Field(description="The judged criterion.")
     status: CertificationStatus

@@ -17,10 +17,11 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, Literal, Protocol, Self, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, JsonValue
+from pydantic import Field, JsonValue
 
 from pathjudge._ids import ItemId
 from pathjudge._io import iter_jsonl, write_jsonl
+from pathjudge._records import FrozenModel
 from pathjudge.errors import BudgetExceededError, InputError, JudgeFailuresError
 from pathjudge.judge.identity import Certification
 from pathjudge.judge.runner import JudgeJob, JudgeRun
@@ -30,10 +31,8 @@ from pathjudge.rubrics.criteria import Criterion, get_criterion
 __all__ = ["JudgeItem", "judge_items", "numbered_items", "read_items"]
 
 
-class JudgeItem(BaseModel):
+class JudgeItem(FrozenModel):
     """One line of an items JSONL file."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     item_id: ItemId = Field(
         description="Unique id (an integer is read as text); verdicts refer to it."

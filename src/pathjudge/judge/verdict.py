@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from typing import Literal
+from typing import Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -38,7 +38,7 @@ __all__ = [
 ]
 
 VerdictLabel = Literal["pass", "fail", "unsure"]
-VERDICT_LABELS: tuple[VerdictLabel, ...] = ("pass", "fail", "unsure")
+VERDICT_LABELS: tuple[VerdictLabel, ...] = get_args(VerdictLabel)
 
 FailureType = Literal[
     "api_error",
@@ -195,11 +195,8 @@ def aggregate_samples(
     if not ordered:
         if not failures:
             raise ValueError(f"no samples and no failures for item {item_id!r}")
-        first_failure = failures[0]
-        total = Usage()
-        for failure in failures:
-            total = total + failure.usage
-        return first_failure.model_copy(
+        total = sum((failure.usage for failure in failures), Usage())
+        return failures[0].model_copy(
             update={"sample_index": None, "usage": total, "item_id": item_id}
         )
     counts = Counter(s.verdict for s in ordered)
@@ -207,11 +204,7 @@ def aggregate_samples(
     leaders = [label for label in VERDICT_LABELS if counts.get(label, 0) == top]
     label: VerdictLabel = leaders[0] if len(leaders) == 1 else "unsure"
     representative = next((s for s in ordered if s.verdict == label), ordered[0])
-    usage = Usage()
-    for sample in ordered:
-        usage = usage + sample.usage
-    for failure in failures:
-        usage = usage + failure.usage
+    usage = sum([s.usage for s in ordered] + [f.usage for f in failures], Usage())
     first = ordered[0]
     return VerdictRecord(
         item_id=item_id,

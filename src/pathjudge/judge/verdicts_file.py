@@ -27,10 +27,11 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, JsonValue, RootModel, ValidationError
+from pydantic import Field, JsonValue, RootModel, ValidationError
 
 from pathjudge._ids import ItemId
 from pathjudge._io import DEFAULT_MAX_LINE_BYTES, iter_jsonl, record_error_from_validation
+from pathjudge._records import FrozenModel
 from pathjudge.errors import LabelsError, RecordError
 from pathjudge.judge.verdict import JudgeFailure, VerdictRecord
 
@@ -45,10 +46,8 @@ __all__ = [
 SampleValue = Literal["pass", "fail", "unsure", "error"]
 
 
-class RecordedVerdict(BaseModel):
+class RecordedVerdict(FrozenModel):
     """One recorded judgement of one item by any grader (the generic verdicts line)."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     item_id: ItemId = Field(
         description="The judged item's id, as in the labels file (an integer is read as text)."

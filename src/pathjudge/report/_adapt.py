@@ -612,10 +612,7 @@ def pairwise_view(report: Any, *, source: str | Path | None = None) -> Calibrati
         ),
         trusted=model.trusted,
         trust_reason=trust.reason if trust is not None else "no trust decision in this report",
-        gates=tuple(
-            GateView(g.name, g.threshold, g.bound, g.passed)
-            for g in (trust.gates if trust is not None else ())
-        ),
+        gates=_gate_views(trust) if trust is not None else (),
         metrics=tuple(
             _estimate(key, label, getattr(stats, key)) for key, label in _PAIRWISE_METRICS
         ),

@@ -92,7 +92,7 @@ def _e(text: object) -> str:
 
 def render_audit_html(report: AuditReport) -> str:
     """The suite-health page (every string escaped), in the look of the other reports."""
-    from pathjudge.report.html import render_page
+    from pathjudge.report.html import render_page, table
 
     counts = Counter(task.status for task in report.tasks)
     rate = "—" if report.detection_rate is None else f"{report.detection_rate:.0%}"
@@ -130,18 +130,24 @@ def render_audit_html(report: AuditReport) -> str:
         (
             "agents",
             "Null agents",
-            '<section id="agents"><h2>Null agents and reference replays</h2><table><thead><tr>'
-            '<th>run</th><th class="num">passed</th><th class="num">failed</th>'
-            f'<th class="num">undecided</th></tr></thead><tbody>{agents}</tbody></table></section>',
+            '<section id="agents"><h2>Null agents and reference replays</h2>'
+            + table(
+                '<th>run</th><th class="num">passed</th><th class="num">failed</th>'
+                '<th class="num">undecided</th>',
+                agents,
+            )
+            + "</section>",
         ),
         (
             "tasks",
             "Tasks",
             '<section id="tasks"><h2>Tasks that are not sound</h2>'
-            '<table id="audit-table" data-sortable="1"><thead><tr><th>task</th><th>status</th>'
-            f"<th>why</th></tr></thead><tbody>"
-            f"{rows or '<tr><td colspan=3 class=empty>every task is sound</td></tr>'}"
-            "</tbody></table></section>",
+            + table(
+                "<th>task</th><th>status</th><th>why</th>",
+                rows or "<tr><td colspan=3 class=empty>every task is sound</td></tr>",
+                ' id="audit-table" data-sortable="1"',
+            )
+            + "</section>",
         ),
     ]
     return render_page(f"Audit of suite {report.suite}", headline(report), sections)

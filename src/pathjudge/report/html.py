@@ -32,7 +32,7 @@ import hashlib
 import html
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from functools import partial
 from importlib import resources
 from pathlib import Path
@@ -58,6 +58,7 @@ __all__ = [
     "render_html",
     "render_page",
     "script_json",
+    "table",
     "write_html",
     "write_html_report",
 ]
@@ -161,6 +162,17 @@ def _bar(value: float | None) -> str:
 def _badge(status: str, text: str | None = None) -> str:
     css = "".join(ch for ch in status if ch.isalnum() or ch == "_")
     return f'<span class="badge {css}">{_e(text if text is not None else status.replace("_", " "))}</span>'
+
+
+def table(head: str, body: str, attributes: str = "") -> str:
+    """A table of the report pages: ``head`` its header cells (``<th>`` markup), ``body`` its rows
+    (``<tr>`` markup), ``attributes`` those of the ``<table>`` tag (``' id="x" data-sortable="1"'``)."""
+    return f"<table{attributes}><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+
+def _notes(notes: Iterable[str]) -> str:
+    """Each note as a paragraph of its own."""
+    return "".join(f'<p class="note">{_e(note)}</p>' for note in notes)
 
 
 def _as_text(value: JsonValue) -> str:
@@ -333,7 +345,7 @@ def _scorecard(view: ReportView) -> str:
         f"{'met' if gate.passed else 'missed'}</span>"
         for gate in view.gates
     )
-    notes = "".join(f'<p class="note">{_e(note)}</p>' for note in view.notes)
+    notes = _notes(view.notes)
     scores = [run.path_score for run in view.runs if run.path_score is not None]
     plot = ""
     if scores:
@@ -384,8 +396,10 @@ def _weak_paths(view: ReportView) -> str:
         more = f'<p class="note">Showing {len(view.weak_paths)} of {view.weak_total} weak runs.</p>'
     return (
         f'<section id="weak-paths"><h2>Weak paths ({view.weak_total})</h2>{more}'
-        "<table><thead><tr><th>flags</th><th>task</th><th>run</th><th>reason and path diff</th></tr></thead>"
-        f"<tbody>{''.join(rows)}</tbody></table></section>"
+        + table(
+            "<th>flags</th><th>task</th><th>run</th><th>reason and path diff</th>", "".join(rows)
+        )
+        + "</section>"
     )
 
 
@@ -400,8 +414,8 @@ def _broken_checks(view: ReportView) -> str:
         f'<section id="broken-checks"><h2>Checks that broke ({view.check_errors})</h2>'
         '<p class="note">These checks could not run (status error): their runs are undecided, '
         "not failed.</p>"
-        '<table><thead><tr><th>check</th><th class="num">results</th><th>first run</th>'
-        f"<th>reason</th></tr></thead><tbody>{rows}</tbody></table></section>"
+        + table('<th>check</th><th class="num">results</th><th>first run</th><th>reason</th>', rows)
+        + "</section>"
     )
 
 
@@ -428,11 +442,15 @@ def _tasks(view: ReportView) -> str:
         '<div class="toolbar"><input type="search" id="tasks-filter" data-filter="task-table" '
         'placeholder="Filter tasks by id" aria-label="Filter tasks">'
         '<span class="count" id="task-table-count"></span></div>'
-        '<table id="task-table" data-sortable="1"><thead><tr><th>task</th><th class="num">runs</th>'
-        '<th class="num">passed</th><th class="num">success</th><th class="num">passed / failed / undecided</th>'
-        '<th class="num">tool calls</th><th class="num">trajectory</th><th class="num">path score</th>'
-        '<th class="num">mean steps</th><th class="num">weak runs</th>'
-        f"<th></th></tr></thead><tbody>{body}</tbody></table></section>"
+        + table(
+            '<th>task</th><th class="num">runs</th>'
+            '<th class="num">passed</th><th class="num">success</th><th class="num">passed / failed / undecided</th>'
+            '<th class="num">tool calls</th><th class="num">trajectory</th><th class="num">path score</th>'
+            '<th class="num">mean steps</th><th class="num">weak runs</th><th></th>',
+            body,
+            ' id="task-table" data-sortable="1"',
+        )
+        + "</section>"
     )
 
 
@@ -510,15 +528,19 @@ def _diff(diff: DiffView) -> str:
     )
     verdict = _badge("pass" if diff.verdict == "promote" else "fail", diff.verdict)
     reasons = "".join(f"<li>{_e(reason)}</li>" for reason in diff.reasons)
-    notes = "".join(f'<p class="note">{_e(note)}</p>' for note in diff.notes)
+    notes = _notes(diff.notes)
     return (
         f'<section id="diff"><h2>Baseline diff {verdict}</h2><p class="note">{_e(diff.baseline_label)} → '
         f"{_e(diff.candidate_label)}</p>"
         + (f"<ul>{reasons}</ul>" if reasons else "")
         + f'<div class="cards secondary">{metrics}</div>{notes}'
-        '<table id="diff-table" data-sortable="1"><thead><tr><th>task</th><th class="num">baseline success</th>'
-        '<th class="num">candidate success</th><th>status</th><th>findings</th></tr></thead>'
-        f"<tbody>{rows}</tbody></table></section>"
+        + table(
+            '<th>task</th><th class="num">baseline success</th>'
+            '<th class="num">candidate success</th><th>status</th><th>findings</th>',
+            rows,
+            ' id="diff-table" data-sortable="1"',
+        )
+        + "</section>"
     )
 
 
@@ -565,7 +587,7 @@ def _variance(variance: VarianceView) -> str:
             )
             + "</div>"
         )
-    notes = "".join(f'<p class="note">{_e(note)}</p>' for note in variance.notes)
+    notes = _notes(variance.notes)
     body = (
         "".join(rows)
         or f'<tr><td colspan="{3 + 2 * len(variance.ks)}" class="empty">no graded epochs</td></tr>'
@@ -573,8 +595,12 @@ def _variance(variance: VarianceView) -> str:
     return (
         '<section id="variance"><h2>Variance across epochs</h2>'
         f"{notes}{plot}"
-        '<table id="variance-table" data-sortable="1"><thead><tr><th>task</th><th>stability</th>'
-        f'<th class="num">succeeded</th>{head}</tr></thead><tbody>{body}</tbody></table></section>'
+        + table(
+            f'<th>task</th><th>stability</th><th class="num">succeeded</th>{head}',
+            body,
+            ' id="variance-table" data-sortable="1"',
+        )
+        + "</section>"
     )
 
 
@@ -632,12 +658,12 @@ def _calibration_criterion(crit: CriterionCalibrationView) -> str:
             f'<td class="reason">{_e(_clip_plain(d.human_rationale))}</td></tr>'
             for d in crit.disagreements
         )
-        disagreements = (
-            f"<h3>Disagreements ({len(crit.disagreements)})</h3><table><thead><tr><th>item</th><th>kind</th>"
-            "<th>human</th><th>judge</th><th>vote share</th><th>judge reasoning</th><th>human rationale</th>"
-            f"</tr></thead><tbody>{items}</tbody></table>"
+        disagreements = f"<h3>Disagreements ({len(crit.disagreements)})</h3>" + table(
+            "<th>item</th><th>kind</th><th>human</th><th>judge</th><th>vote share</th>"
+            "<th>judge reasoning</th><th>human rationale</th>",
+            items,
         )
-    notes = "".join(f'<p class="note">{_e(note)}</p>' for note in crit.notes)
+    notes = _notes(crit.notes)
     trust = _badge("pass" if crit.trusted else "fail", "trusted" if crit.trusted else "not trusted")
     failing = sum(one.status == "not trusted" for one in crit.slices)
     if crit.trusted and failing:  # calibrate exits 1: the badge must not read green
@@ -648,8 +674,10 @@ def _calibration_criterion(crit: CriterionCalibrationView) -> str:
         + f'<p class="note">{_e(crit.trust_reason)}</p>'
         + (f'<div class="gates">{gates}</div>' if gates else "")
         + notes
-        + '<table><thead><tr><th>statistic</th><th class="num">value</th><th class="num">interval</th>'
-        f"<th>how</th></tr></thead><tbody>{rows}</tbody></table>"
+        + table(
+            '<th>statistic</th><th class="num">value</th><th class="num">interval</th><th>how</th>',
+            rows,
+        )
         + (f'<div class="plots">{"".join(plots)}</div>' if plots else "")
         + _calibration_slices(crit.slices)
         + disagreements
@@ -704,12 +732,11 @@ def _calibration_slices(slices: tuple[SliceView, ...]) -> str:
     head = f"Slices ({len(slices)}): {failing} not trusted" + (
         f", {small} too small to decide" if small else ""
     )
-    return (
-        f'<h4>{head}</h4><table class="slices"><thead><tr><th>slice</th><th>verdict</th>'
-        '<th class="num">labelled</th><th>gates (bound vs threshold)</th>'
-        '<th class="num">labels still needed</th><th class="num">success rate</th>'
-        f"<th>why</th></tr></thead><tbody>{''.join(_slice_row(one) for one in slices)}"
-        "</tbody></table>"
+    return f"<h4>{head}</h4>" + table(
+        '<th>slice</th><th>verdict</th><th class="num">labelled</th><th>gates (bound vs threshold)</th>'
+        '<th class="num">labels still needed</th><th class="num">success rate</th><th>why</th>',
+        "".join(_slice_row(one) for one in slices),
+        ' class="slices"',
     )
 
 
@@ -739,7 +766,6 @@ def render_html(view: ReportView) -> str:
     """
     blob, clip = _runs_blob(view.runs)
     script = _asset("report.js")
-    csp = _csp(script)
     toc: list[tuple[str, str]] = []
     sections: list[str] = []
     if view.has_scorecard:
@@ -763,19 +789,29 @@ def render_html(view: ReportView) -> str:
     if view.calibration is not None:
         toc.append(("calibration", "Calibration"))
         sections.append(_calibration(view.calibration))
-    nav = "".join(f'<a href="#{anchor}">{_e(label)}</a>' for anchor, label in toc)
     extra = " · ".join(f"{_e(key)}: {_e(value)}" for key, value in view.extra.items())
+    return (
+        _page_top(view.title, view.subtitle, toc, script)
+        + "".join(sections)
+        + f"<footer>{extra}</footer></main>"
+        f'<script type="application/json" id="pj-data">{script_json(_shown_json(blob))}</script>'
+        f"<script>{script}</script></body></html>\n"
+    )
+
+
+def _page_top(title: str, subtitle: str, toc: Iterable[tuple[str, str]], script: str) -> str:
+    """The start of every pathjudge page up to its opened ``<main>``: the stylesheet, the
+    Content-Security-Policy that lets only ``script`` run, the title and the navigation to each
+    ``(anchor, label)`` of ``toc``."""
+    nav = "".join(f'<a href="#{_e(anchor)}">{_e(label)}</a>' for anchor, label in toc)
     return (
         "<!DOCTYPE html>\n"
         '<html lang="en"><head><meta charset="utf-8">'
-        f'<meta http-equiv="Content-Security-Policy" content="{_e(csp)}">'
+        f'<meta http-equiv="Content-Security-Policy" content="{_e(_csp(script))}">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
-        f"<title>{_e(view.title)}</title><style>{_asset('report.css')}</style></head><body>"
-        f'<header class="top"><h1>{_e(view.title)}</h1><div class="sub">{_e(view.subtitle)}</div></header>'
-        f'<nav class="toc">{nav}</nav><main>{"".join(sections)}'
-        f"<footer>{extra}</footer></main>"
-        f'<script type="application/json" id="pj-data">{script_json(_shown_json(blob))}</script>'
-        f"<script>{script}</script></body></html>\n"
+        f"<title>{_e(title)}</title><style>{_asset('report.css')}</style></head><body>"
+        f'<header class="top"><h1>{_e(title)}</h1><div class="sub">{_e(subtitle)}</div></header>'
+        f'<nav class="toc">{nav}</nav><main>'
     )
 
 
@@ -793,16 +829,10 @@ def render_page(title: str, subtitle: str, sections: list[tuple[str, str, str]])
     """A page with the report's stylesheet, script and Content-Security-Policy around ``sections``,
     each ``(anchor, label, html)`` (the html already escaped), listed in the top navigation."""
     script = _asset("report.js")
-    nav = "".join(f'<a href="#{_e(anchor)}">{_e(label)}</a>' for anchor, label, _ in sections)
     return (
-        "<!DOCTYPE html>\n"
-        '<html lang="en"><head><meta charset="utf-8">'
-        f'<meta http-equiv="Content-Security-Policy" content="{_e(_csp(script))}">'
-        '<meta name="viewport" content="width=device-width, initial-scale=1">'
-        f"<title>{_e(title)}</title><style>{_asset('report.css')}</style></head><body>"
-        f'<header class="top"><h1>{_e(title)}</h1><div class="sub">{_e(subtitle)}</div></header>'
-        f'<nav class="toc">{nav}</nav><main>{"".join(body for _, _, body in sections)}</main>'
-        f"<script>{script}</script></body></html>\n"
+        _page_top(title, subtitle, [(anchor, label) for anchor, label, _ in sections], script)
+        + "".join(body for _, _, body in sections)
+        + f"</main><script>{script}</script></body></html>\n"
     )
 
 

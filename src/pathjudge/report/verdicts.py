@@ -236,13 +236,10 @@ def render_verdicts_html(
     (:func:`pathjudge.report.html.render_page`): counts, the judge(s), then one row per line with
     the verdict, reasoning, evidence and, collapsed, the judged inputs (``inputs``: item id → input
     name → text, from the items file; None: not available). Every data string is escaped."""
-    from pathjudge.report.html import render_page
-
-    def e(text: object) -> str:  # data: control characters shown as escapes, then HTML-escaped
-        return html.escape(visible(str(text)))
+    from pathjudge.report.html import render_page, table
 
     cards = "".join(
-        f'<div class="card"><div class="label">{e(name)}</div><div class="value">{count}</div></div>'
+        f'<div class="card"><div class="label">{_e(name)}</div><div class="value">{count}</div></div>'
         for name, count in [("items", summary.items), *sorted(summary.verdicts.items())]
     )
     low, high = summary.samples
@@ -253,8 +250,8 @@ def render_verdicts_html(
         else "No verdict's quotes were checked against the judged inputs."
     )
     judges = "".join(
-        f"<tr><td>{e(j.backend or '—')}</td><td>{e(j.model or '—')}</td>"
-        f"<td>{e(j.criterion or '(unnamed)')}</td><td><code>{e(j.criterion_hash or '—')}</code></td>"
+        f"<tr><td>{_e(j.backend or '—')}</td><td>{_e(j.model or '—')}</td>"
+        f"<td>{_e(j.criterion or '(unnamed)')}</td><td><code>{_e(j.criterion_hash or '—')}</code></td>"
         f'<td class="num">{count}</td></tr>'
         for j, count in summary.judges
     )
@@ -262,23 +259,23 @@ def render_verdicts_html(
     body_rows: list[str] = []
     for row in rows:
         quotes = "".join(
-            f'<div class="verdict">{_badge_for(row, q)}<pre class="text">{e(q)}</pre></div>'
+            f'<div class="verdict">{_badge_for(row, q)}<pre class="text">{_e(q)}</pre></div>'
             for q in row.evidence
         )
-        votes = ", ".join(f"{e(k)} {v}" for k, v in (row.votes or {}).items() if v)
+        votes = ", ".join(f"{_e(k)} {v}" for k, v in (row.votes or {}).items() if v)
         detail = [f"line {row.line}"]
         if row.sample is not None:
             detail.append(f"sample {row.sample}")
         if votes and sum((row.votes or {}).values()) > 1:
             detail.append(f"votes {votes}")
         if not one_judge:
-            detail.append(e(row.judge.describe()))
+            detail.append(_e(row.judge.describe()))
         judged = _judged_inputs(row.item_id, inputs)
         body_rows.append(
-            f'<tr data-search="{e(row.item_id)} {e(row.verdict)}">'
-            f'<td>{e(row.item_id)}<div class="muted">{" · ".join(detail)}</div></td>'
-            f'<td><span class="badge {e(_css(row.verdict))}">{e(row.verdict)}</span></td>'
-            f'<td class="reason"><pre class="text">{e(row.reasoning)}</pre>{judged}</td>'
+            f'<tr data-search="{_e(row.item_id)} {_e(row.verdict)}">'
+            f'<td>{_e(row.item_id)}<div class="muted">{" · ".join(detail)}</div></td>'
+            f'<td><span class="badge {_e(_css(row.verdict))}">{_e(row.verdict)}</span></td>'
+            f'<td class="reason"><pre class="text">{_e(row.reasoning)}</pre>{judged}</td>'
             f"<td>{quotes or '<span class=empty>none cited</span>'}</td>"
             "</tr>"
         )
@@ -294,15 +291,18 @@ def render_verdicts_html(
             "Summary",
             f'<section id="summary"><h2>Summary</h2><div class="cards">{cards}</div>'
             f'<p class="note">{summary.rows} lines; samples per item '
-            f"{low if low == high else f'{low}-{high}'}. Evidence: {e(evidence)}</p></section>",
+            f"{low if low == high else f'{low}-{high}'}. Evidence: {_e(evidence)}</p></section>",
         ),
         (
             "judge",
             "Judge",
-            '<section id="judge"><h2>Judge</h2><table><thead><tr><th>backend</th><th>model</th>'
-            '<th>criterion</th><th>content hash</th><th class="num">lines</th></tr></thead>'
-            f"<tbody>{judges or '<tr><td colspan=5 class=empty>not recorded</td></tr>'}</tbody>"
-            "</table></section>",
+            '<section id="judge"><h2>Judge</h2>'
+            + table(
+                "<th>backend</th><th>model</th><th>criterion</th><th>content hash</th>"
+                '<th class="num">lines</th>',
+                judges or "<tr><td colspan=5 class=empty>not recorded</td></tr>",
+            )
+            + "</section>",
         ),
         (
             "verdicts",
@@ -312,15 +312,23 @@ def render_verdicts_html(
             '<div class="toolbar"><input type="search" id="verdicts-filter" '
             'data-filter="verdict-table" placeholder="filter by item or verdict">'
             '<span class="count" id="verdict-table-count"></span></div>'
-            '<table id="verdict-table" data-sortable="1"><thead><tr><th>item</th><th>verdict</th>'
-            "<th>reasoning and judged inputs</th><th>evidence</th></tr></thead>"
-            f"<tbody>{''.join(body_rows)}</tbody></table></section>",
+            + table(
+                "<th>item</th><th>verdict</th><th>reasoning and judged inputs</th><th>evidence</th>",
+                "".join(body_rows),
+                ' id="verdict-table" data-sortable="1"',
+            )
+            + "</section>",
         ),
     ]
     counts = ", ".join(f"{k} {v}" for k, v in sorted(summary.verdicts.items()))
     return render_page(
         f"Verdicts — {summary.file}", f"{summary.items} items: {counts or 'none'}", sections
     )
+
+
+def _e(text: object) -> str:
+    """Data for the page: control characters shown as escapes (:func:`visible`), then HTML-escaped."""
+    return html.escape(visible(str(text)))
 
 
 def _css(name: str) -> str:
@@ -343,17 +351,13 @@ def _judged_inputs(item_id: str, inputs: Mapping[str, Mapping[str, str]] | None)
     named = inputs.get(item_id)
     if named is None:
         return '<div class="empty">judged inputs: this item is not in the items file</div>'
-
-    def e(text: object) -> str:
-        return html.escape(visible(str(text)))
-
     fields = "".join(
-        f'<div class="k">{e(name)}</div><div class="v"><pre class="text">{e(text)}</pre></div>'
+        f'<div class="k">{_e(name)}</div><div class="v"><pre class="text">{_e(text)}</pre></div>'
         for name, text in named.items()
     )
     return (
         f'<details class="run"><summary>judged inputs ({len(named)}: '
-        f"{e(', '.join(named))})</summary>"
+        f"{_e(', '.join(named))})</summary>"
         f'<div class="body"><div class="kv">{fields}</div></div></details>'
     )
 

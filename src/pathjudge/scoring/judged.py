@@ -19,9 +19,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from pathjudge._io import JsonlStream, line_of
+from pathjudge._records import FrozenModel
 from pathjudge.agent.trajectory import RunRecord
 from pathjudge.rubrics.criteria import builtin_criteria, input_text, suite_criterion
 from pathjudge.rubrics.suite import JudgedSpec, Suite, Task
@@ -65,10 +66,8 @@ class VerdictLike(Protocol):
     def reasoning(self) -> str: ...
 
 
-class JudgeRequest(BaseModel):
+class JudgeRequest(FrozenModel):
     """One item for the judge: one criterion on one run, with its named text inputs."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     item_id: str = Field(description="'{run_id}:{criterion_id}', the key verdicts come back under.")
     run_id: str

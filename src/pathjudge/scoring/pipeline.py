@@ -21,9 +21,10 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal, Protocol
 
-from pydantic import BaseModel, ConfigDict, Field, PlainSerializer, PlainValidator, ValidationError
+from pydantic import Field, PlainSerializer, PlainValidator, ValidationError
 
 from pathjudge._io import JsonlAppender, open_atomic_temp
+from pathjudge._records import FrozenModel
 from pathjudge.agent.io import RunKeys, read_runs
 from pathjudge.calibration._judge_name import JudgeName
 from pathjudge.config import resolve_config, twin_warning
@@ -141,13 +142,11 @@ GradeList = Annotated[
 ]
 
 
-class ScoreReport(BaseModel):
+class ScoreReport(FrozenModel):
     """The result of scoring, and what ``pathjudge score --json`` writes.
 
     ``judge_note`` and ``warnings`` are for the caller to show; they are not part of the JSON report.
     """
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     schema_version: Literal[1] = 1
     kind: Literal["pathjudge.score"] = "pathjudge.score"

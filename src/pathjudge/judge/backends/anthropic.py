@@ -31,7 +31,6 @@ from pathjudge._secrets import install_log_redaction, mask_url
 from pathjudge.agent.trajectory import Usage
 from pathjudge.errors import JudgeError
 from pathjudge.judge.backends.base import (
-    THROTTLE_KINDS,
     BackendCallError,
     BackendReply,
     HttpJudgeBackend,
@@ -40,8 +39,9 @@ from pathjudge.judge.backends.base import (
     TransientError,
     cost_usd,
     redact_secrets,
-    retry_after_seconds,
+    retryable_status_error,
     server_count,
+    truncated_output,
     validation_problem,
 )
 from pathjudge.judge.prompt import JudgePrompt
@@ -110,13 +110,6 @@ def _usage_from(raw: Any, model: str, *, batch: bool = False) -> Usage:
 _TOOL_CHOICE = {"type": "tool", "name": Verdict.__name__, "disable_parallel_tool_use": True}
 
 
-def _sum(usages: list[Usage]) -> Usage:
-    total = Usage()
-    for usage in usages:
-        total = total + usage
-    return total
-
-
 def classify_api_error(
     exc: BaseException, usage: Usage, *, attempts_before: int = 0
 ) -> BaseException:
@@ -141,22 +134,9 @@ def classify_api_error(
         if isinstance(error, anthropic.APIStatusError):
             status = int(error.status_code)
             headers = dict(error.response.headers)
-            if status in THROTTLE_KINDS:
-                kind = THROTTLE_KINDS[status]
-                return TransientError(
-                    kind,
-                    f"HTTP {status} {kind.replace('_', ' ')}",  # "HTTP 429 rate limited"
-                    retry_after=retry_after_seconds(headers),
-                    throttle=True,
-                    usage=usage,
-                )
-            if status >= 500 or status == 408:
-                return TransientError(
-                    "server_error",
-                    f"HTTP {status} server error",
-                    retry_after=retry_after_seconds(headers),
-                    usage=usage,
-                )
+            retryable = retryable_status_error(status, headers, usage=usage, named=True)
+            if retryable is not None:
+                return retryable
             if status in (401, 403):
                 return JudgeError(
                     f"the Anthropic API refused the credentials (HTTP {status})",
@@ -176,12 +156,7 @@ def classify_api_error(
         if isinstance(error, anthropic.APIConnectionError):
             return TransientError("connection_error", "could not connect to the API", usage=usage)
         if isinstance(error, IncompleteOutputException):
-            return OutputError(
-                "truncated",
-                "the judge hit max_tokens before finishing the verdict; raise max_tokens",
-                usage=usage,
-                attempts=attempts,
-            )
+            return truncated_output(usage, attempts=attempts)
         if isinstance(error, TimeoutError):
             return TransientError("timeout", "the request timed out", usage=usage)
         if (
@@ -310,11 +285,7 @@ class AnthropicJudgeBackend(HttpJudgeBackend):
             raise OutputError("invalid_output", "the API answered with JSON that is not an object")
         usage = _usage_from(message.get("usage"), self.model, batch=batch)
         if message.get("stop_reason") == "max_tokens":
-            raise OutputError(
-                "truncated",
-                "the judge hit max_tokens before finishing the verdict; raise max_tokens",
-                usage=usage,
-            )
+            raise truncated_output(usage)
         content = message.get("content")
         for block in content if isinstance(content, list) else []:
             if (
@@ -369,12 +340,15 @@ class AnthropicJudgeBackend(HttpJudgeBackend):
                 **kwargs,
             )
         except Exception as exc:
-            raise classify_api_error(exc, _sum(usages)) from None
+            raise classify_api_error(exc, sum(usages, Usage())) from None
         verdict = Verdict(
             reasoning=parsed.reasoning, evidence=list(parsed.evidence), verdict=parsed.verdict
         )
         return BackendReply(
-            verdict=verdict, usage=_sum(usages), attempts=max(1, len(usages)), model=self.model
+            verdict=verdict,
+            usage=sum(usages, Usage()),
+            attempts=max(1, len(usages)),
+            model=self.model,
         )
 
 

@@ -48,8 +48,10 @@ __all__ = [
     "ratelimit_state",
     "redact_secrets",
     "retry_after_seconds",
+    "retryable_status_error",
     "server_count",
     "server_seconds",
+    "truncated_output",
     "validation_problem",
 ]
 
@@ -279,8 +281,43 @@ THROTTLE_KINDS: dict[int, FailureType] = {429: "rate_limited", 529: "overloaded"
 """The HTTP statuses that ask the caller to slow down, and the failure each one is."""
 
 
+def retryable_status_error(
+    status: int, headers: Mapping[str, str], *, usage: Usage | None = None, named: bool = False
+) -> TransientError | None:
+    """The :class:`TransientError` an HTTP ``status`` stands for, with the wait ``headers`` ask
+    for, or None when the status is not worth retrying: 429 and 529 are throttling (``named``: the
+    message names the kind, "HTTP 429 rate limited"; else "HTTP 429"), 408 and 5xx server errors."""
+    if status in THROTTLE_KINDS:
+        kind = THROTTLE_KINDS[status]
+        return TransientError(
+            kind,
+            f"HTTP {status} {kind.replace('_', ' ')}" if named else f"HTTP {status}",
+            retry_after=retry_after_seconds(headers),
+            throttle=True,
+            usage=usage,
+        )
+    if status >= 500 or status == 408:
+        return TransientError(
+            "server_error",
+            f"HTTP {status} server error",
+            retry_after=retry_after_seconds(headers),
+            usage=usage,
+        )
+    return None
+
+
 class OutputError(BackendCallError):
     """The output stayed invalid after the backend's re-asks, or was truncated."""
+
+
+def truncated_output(usage: Usage, *, attempts: int = 1) -> OutputError:
+    """The error of an answer cut off at ``max_tokens`` before the verdict was finished."""
+    return OutputError(
+        "truncated",
+        "the judge hit max_tokens before finishing the verdict; raise max_tokens",
+        usage=usage,
+        attempts=attempts,
+    )
 
 
 class RequestRejected(BackendCallError):

@@ -23,14 +23,14 @@ from pathjudge._secrets import install_log_redaction, mask_url
 from pathjudge.agent.trajectory import Usage
 from pathjudge.errors import JudgeError
 from pathjudge.judge.backends.base import (
-    THROTTLE_KINDS,
     BackendReply,
     HttpJudgeBackend,
     OutputError,
     RequestRejected,
     TransientError,
     cost_usd,
-    retry_after_seconds,
+    retryable_status_error,
+    truncated_output,
     validation_problem,
 )
 from pathjudge.judge.prompt import JudgePrompt
@@ -83,12 +83,7 @@ async def judge_by_chat(
         choice = (data.get("choices") or [{}])[0]
         content = str((choice.get("message") or {}).get("content") or "")
         if choice.get("finish_reason") == "length":
-            raise OutputError(
-                "truncated",
-                "the judge hit max_tokens before finishing the verdict; raise max_tokens",
-                usage=total,
-                attempts=attempt,
-            )
+            raise truncated_output(total, attempts=attempt)
         try:
             verdict = parse_json_verdict(content)
         except ValidationError as exc:
@@ -179,19 +174,9 @@ class OpenAICompatBackend(HttpJudgeBackend):
         if self.on_headers is not None:
             self.on_headers(headers)
         status = response.status_code
-        if status in THROTTLE_KINDS:
-            raise TransientError(
-                THROTTLE_KINDS[status],
-                f"HTTP {status}",
-                retry_after=retry_after_seconds(headers),
-                throttle=True,
-            )
-        if status >= 500 or status == 408:
-            raise TransientError(
-                "server_error",
-                f"HTTP {status} server error",
-                retry_after=retry_after_seconds(headers),
-            )
+        retryable = retryable_status_error(status, headers)
+        if retryable is not None:
+            raise retryable
         if status in (401, 403):
             raise JudgeError(
                 f"the judge server refused the credentials (HTTP {status})",
