@@ -103,9 +103,8 @@ def align(
     `pathjudge calibrate`. The test evaluation is recorded in the test-split ledger: a changed judge
     on a used test split is refused unless --reuse-test. Exit 1 when the chosen judge is NOT
     TRUSTED on test."""
-    from pathjudge._cli.calibrate import _load_label_files, _resolve_config
+    from pathjudge._cli.calibrate import _configured_gates, _load_label_files, _resolve_config
     from pathjudge._io import write_text_atomic
-    from pathjudge.calibration.agreement import Gates
     from pathjudge.calibration.align import align as run_align
     from pathjudge.calibration.align import criterion_yaml
     from pathjudge.calibration.proposer import AnthropicProposer
@@ -138,7 +137,7 @@ def align(
         result = run_align(
             label_set, start, name=name, backend=judge, max_calls=max_calls, cache=store,
             samples=session.samples, concurrency=session.concurrency, k=k, proposer=proposer,
-            rounds=rounds, gates=Gates.model_validate(resolved.config.calibration.model_dump()),
+            rounds=rounds, gates=_configured_gates(resolved),
             seed=seed, confidence=confidence, n_bootstrap=bootstrap, on_plan=_print_plan,
             on_step=_print_step, identity=judge_identity(start, session),
             test_use=_ledger(label_set, name, session, reuse_test=reuse_test),

@@ -632,7 +632,6 @@ def calibrate(
 def _calibrate(ctx: typer.Context, opts: CalibrateOptions) -> int:
     """Pass/fail calibration of recorded or live verdicts: print and write the report (and the
     certificate); the exit code."""
-    from pathjudge.calibration.agreement import Gates
     from pathjudge.calibration.calibrate import calibrate as run_calibration
     from pathjudge.calibration.verdicts import load_verdicts
 
@@ -643,7 +642,7 @@ def _calibrate(ctx: typer.Context, opts: CalibrateOptions) -> int:
         opts.gates, opts.backend, opts.model, opts.base_url, opts.concurrency, opts.cache,
         opts.config_file, live=opts.verdicts is None,
     )  # fmt: skip
-    gate_values = Gates.model_validate(resolved.config.calibration.model_dump())
+    gate_values = _configured_gates(resolved)
     label_set = _label_set(opts)
     verdict_set, honest = _verdict_set(opts, label_set, resolved, split_value)
     unl = load_verdicts(opts.unlabelled) if opts.unlabelled is not None else None
@@ -824,17 +823,33 @@ def _resolve_config(
     live: bool,
 ) -> ResolvedConfig:
     """The configuration with the command line's judge options and --gates laid over it."""
-    from pathjudge._cli.config import judge_overrides, resolve_for_cli
+    from pathjudge._cli.config import resolve_judge_config
     from pathjudge.calibration.agreement import parse_gates
 
     given_gates = parse_gates(gates or "")
-    overrides = judge_overrides(
-        backend=backend, model=model, base_url=base_url, concurrency=concurrency, cache=cache
-    )
-    for name in given_gates.model_fields_set:
-        overrides[f"calibration.{name}"] = getattr(given_gates, name)
     # the twin warning is about a judge grading its own model: only when a judge runs here
-    return resolve_for_cli(overrides, config_file=config_file, warn=live)
+    return resolve_judge_config(
+        config_file,
+        backend=backend,
+        model=model,
+        base_url=base_url,
+        concurrency=concurrency,
+        cache=cache,
+        more=_gate_overrides(given_gates),
+        warn=live,
+    )
+
+
+def _gate_overrides(given: Gates) -> dict[str, object]:
+    """The gates --gates names, as configuration overrides (the others keep their configured value)."""
+    return {f"calibration.{name}": getattr(given, name) for name in given.model_fields_set}
+
+
+def _configured_gates(resolved: ResolvedConfig) -> Gates:
+    """The trust gates of the resolved configuration."""
+    from pathjudge.calibration.agreement import Gates
+
+    return Gates.model_validate(resolved.config.calibration.model_dump())
 
 
 def _require_train_items(label_set: LabelSet) -> None:
@@ -1185,7 +1200,7 @@ def _pairwise_policy(ctx: typer.Context, unsure_as: str) -> UnsureAs:
 def _pairwise_gates(gates: str | None, config_file: Path | None) -> Gates:
     """The pairwise trust gates: --gates over the configuration; tpr and tnr have no meaning here."""
     from pathjudge._cli.config import resolve_for_cli
-    from pathjudge.calibration.agreement import Gates, parse_gates
+    from pathjudge.calibration.agreement import parse_gates
     from pathjudge.errors import InputError
 
     given_gates = parse_gates(gates or "")
@@ -1196,11 +1211,8 @@ def _pairwise_gates(gates: str | None, config_file: Path | None) -> Gates:
                 field="--gates",
                 hint="a pairwise judge is gated on kappa and max_unsure (and on position bias)",
             )
-    overrides: dict[str, object] = {
-        f"calibration.{name}": getattr(given_gates, name) for name in given_gates.model_fields_set
-    }
-    resolved = resolve_for_cli(overrides, config_file=config_file, warn=False)
-    return Gates.model_validate(resolved.config.calibration.model_dump())
+    resolved = resolve_for_cli(_gate_overrides(given_gates), config_file=config_file, warn=False)
+    return _configured_gates(resolved)
 
 
 def _write_pairwise(report: PairwiseReport, out: _Outputs) -> None:

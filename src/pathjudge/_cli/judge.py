@@ -18,7 +18,6 @@ from pathjudge._cli.app import app, err_console, json_to_stdout, out_console, wr
 from pathjudge._cli.certificates import CertificateOption, RequireCertifiedOption
 
 if TYPE_CHECKING:
-    from pathjudge.config import ResolvedConfig
     from pathjudge.judge.identity import Certification
     from pathjudge.judge.session import JudgeSession
 
@@ -121,13 +120,14 @@ def judge(
     Backend, model, base URL, concurrency, cache and budget resolve command line > PATHJUDGE_*
     environment > configuration file > defaults (see `pathjudge config`). The verdict counts are
     labelled certified (--certificate FILE names this judge) or uncertified."""
+    from pathjudge._cli.config import resolve_judge_config
     from pathjudge.judge.items import judge_items
     from pathjudge.judge.session import JudgeSession
     from pathjudge.report.progress import progress_bars
 
-    resolved = _resolve(
+    resolved = resolve_judge_config(
         config_file, backend=backend, model=model, base_url=base_url, concurrency=concurrency,
-        cache=cache, budget_usd=budget_usd,
+        cache=cache, more={"budget_usd": budget_usd},
     )  # fmt: skip
     session = JudgeSession.resolve(
         config=resolved,
@@ -160,25 +160,6 @@ def judge(
         console.print(exc.summary, markup=False)
         raise
     console.print(summary, markup=False)
-
-
-def _resolve(
-    config_file: Path | None,
-    *,
-    backend: str | None,
-    model: str | None,
-    base_url: str | None,
-    concurrency: int | None,
-    cache: Path | None,
-    budget_usd: float | None,
-) -> ResolvedConfig:
-    """The configuration with the command line's judge options laid over it."""
-    from pathjudge._cli.config import judge_overrides, resolve_for_cli
-
-    overrides = judge_overrides(
-        backend=backend, model=model, base_url=base_url, concurrency=concurrency, cache=cache
-    )
-    return resolve_for_cli({**overrides, "budget_usd": budget_usd}, config_file=config_file)
 
 
 def _certification(

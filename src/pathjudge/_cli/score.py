@@ -329,22 +329,17 @@ def _check_options(opts: ScoreOptions) -> None:
 def _judge_config(opts: ScoreOptions, *, judging: bool) -> ResolvedConfig:
     """The effective configuration: the judge flags, then the project configuration (which warns of
     unknown keys only when something is judged)."""
-    from pathjudge._cli.config import resolve_for_cli
+    from pathjudge._cli.config import resolve_judge_config
 
-    backend = opts.judge_backend
-    if backend:
-        from pathjudge.judge.session import backend_name
-
-        backend = backend_name(backend, field="--judge-backend")
-    return resolve_for_cli(
-        {
-            "judge.backend": backend or None,
-            "judge.model": opts.judge_model,
-            "judge.base_url": opts.judge_base_url,
-            "concurrency": opts.concurrency,
-            "cache": opts.cache,
-            "budget_usd": opts.budget_usd,
-        },
+    return resolve_judge_config(
+        None,
+        backend=opts.judge_backend or None,
+        model=opts.judge_model,
+        base_url=opts.judge_base_url,
+        concurrency=opts.concurrency,
+        cache=opts.cache,
+        more={"budget_usd": opts.budget_usd},
+        backend_option="--judge-backend",
         warn=judging,
     )
 
