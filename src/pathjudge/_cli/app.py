@@ -27,6 +27,7 @@ __all__ = [
     "app",
     "command_group",
     "err_console",
+    "human_console",
     "json_to_stdout",
     "main",
     "out_console",
@@ -108,6 +109,11 @@ def print_problems(
 def json_to_stdout(dest: Path | None) -> bool:
     """True when ``--json -`` asked for the JSON document on stdout (instead of the human view)."""
     return dest is not None and str(dest) == "-"
+
+
+def human_console(json_dest: Path | None) -> SafeConsole:
+    """Where a command's human lines go: stderr when ``--json -`` holds stdout, else stdout."""
+    return err_console if json_to_stdout(json_dest) else out_console
 
 
 def write_json(dest: Path | None, document: str) -> None:

@@ -19,7 +19,6 @@ import typer
 
 from pathjudge._cli import options
 from pathjudge._cli.app import app, err_console, json_to_stdout, out_console, write_json
-from pathjudge._cli.judge import BUILTINS
 
 if TYPE_CHECKING:
     from pathjudge.calibration.agreement import Gates, TrustDecision
@@ -327,46 +326,22 @@ def _print_disagreements(crit: CriterionCalibration, shown: int) -> None:
         )
 
 
-_Labels = Annotated[
-    list[Path],
-    typer.Option(
-        "--labels",
-        help="Human labels JSONL: a labels file or a label log from pathjudge label "
-        "(repeat to combine files).",
-    ),
-]
+_Labels = options.HumanLabels
 _Verdicts = Annotated[
     Path | None, typer.Option("--verdicts", help="Recorded verdicts JSONL (any grader).")
 ]
 _Criterion = Annotated[
     str | None,
     typer.Option(
-        help=f"Criterion id or YAML path (live judging; filters --verdicts). Built-ins: {BUILTINS}."
+        help=f"Criterion id or YAML path (live judging; filters --verdicts). Built-ins: {options.BUILTINS}."
     ),
 ]
-_Backend = Annotated[
-    str | None,
-    typer.Option(
-        help="Judge backend for live judging (config judge.backend): anthropic, "
-        "openai-compatible or llama-cpp."
-    ),
-]
+_Backend = options.LiveJudgeBackend
 _Model = options.JudgeModel
-_BaseUrl = Annotated[
-    str | None,
-    typer.Option(help="Server URL, config judge.base_url (openai-compatible backend)."),
-]
-_Samples = Annotated[int, typer.Option(min=1, help="Judge samples per item (live).")]
-_Concurrency = Annotated[
-    int | None,
-    typer.Option(min=1, help="Judge calls in flight (live; config concurrency, default 8)."),
-]
-_Cache = Annotated[
-    Path | None,
-    typer.Option(
-        help="Verdict cache (live; config cache, default .pathjudge/cache.sqlite); reruns reuse it."
-    ),
-]
+_BaseUrl = options.LiveJudgeBaseUrl
+_Samples = options.LiveJudgeSamples
+_Concurrency = options.LiveJudgeConcurrency
+_Cache = options.LiveJudgeCache
 _SaveVerdicts = Annotated[
     Path | None, typer.Option(help="Write the live judge's verdicts to this JSONL.")
 ]
@@ -380,21 +355,13 @@ _Html = Annotated[
     Path | None,
     typer.Option("--html", help="Write a self-contained HTML page of the calibration here."),
 ]
-_Gates = Annotated[
-    str | None,
-    typer.Option(
-        help="Trust gates on lower bounds, e.g. tpr=0.8,tnr=0.8,kappa=0.6[,max_unsure=0.2] "
-        "(config calibration.*; gates not named keep their configured value)."
-    ),
-]
+_Gates = options.TrustGates
 _Split = Annotated[str | None, typer.Option(help="Evaluate one split only: train, dev or test.")]
 _Threshold = Annotated[
     float | None, typer.Option(help="Default pass threshold for scores (score >= threshold).")
 ]
-_Confidence = Annotated[
-    float, typer.Option(min=0.5, max=0.999, help="Confidence level of every interval.")
-]
-_Bootstrap = Annotated[int, typer.Option(min=0, help="Bootstrap resamples for kappa.")]
+_Confidence = options.IntervalConfidence
+_Bootstrap = options.KappaBootstrap
 _Seed = options.BootstrapSeed
 _Bins = Annotated[int, typer.Option(min=1, help="Reliability bins.")]
 _FewShot = Annotated[
@@ -479,22 +446,8 @@ _Bias = Annotated[
         "Without it the certificate says bias: not run.",
     ),
 ]
-_ReuseTest = Annotated[
-    bool,
-    typer.Option(
-        "--reuse-test",
-        help="Evaluate a changed judge on a test split another configuration already used "
-        "(recorded, and said in every report).",
-    ),
-]
-_AssignSplits = Annotated[
-    bool,
-    typer.Option(
-        "--assign-splits",
-        help="Give labels without a split one by a hash of their group (60/20/20 train/dev/test; "
-        "no group in two splits; stable as items are added).",
-    ),
-]
+_ReuseTest = options.ReuseTest
+_AssignSplits = options.AssignSplits
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.markup import escape
 
-from pathjudge._cli.app import JSON_HELP, app, err_console, json_to_stdout, out_console, write_json
+from pathjudge._cli.app import app, err_console, json_to_stdout, out_console, write_json
+from pathjudge._cli.options import JsonOut
 from pathjudge.errors import ConfigError
 
 if TYPE_CHECKING:
@@ -79,7 +80,7 @@ def _render(value: object) -> str:
 
 @app.command("config")
 def config_command(
-    json_out: Annotated[Path | None, typer.Option("--json", help=JSON_HELP)] = None,
+    json_out: JsonOut = None,
     set_: Annotated[
         list[str] | None,
         typer.Option("--set", help="Override a key for this command: KEY=VALUE (repeatable)."),

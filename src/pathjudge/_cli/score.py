@@ -11,7 +11,14 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from pathjudge._cli.app import app, err_console, json_to_stdout, out_console, write_json
+from pathjudge._cli.app import (
+    app,
+    err_console,
+    human_console,
+    json_to_stdout,
+    out_console,
+    write_json,
+)
 from pathjudge._cli.certificates import CertificateOption, RequireCertifiedOption, checked
 from pathjudge._cli.config import load_suite_for_cli
 from pathjudge._cli.inputs import runs_not_transcript
@@ -457,7 +464,7 @@ def _write_outputs(opts: ScoreOptions, report: ScoreReport, loaded: Suite) -> No
             Path(opts.runs),
             html=opts.html,
             markdown=opts.markdown,
-            console=err_console if json_to_stdout(opts.json_out) else out_console,
+            console=human_console(opts.json_out),
         )
 
 
