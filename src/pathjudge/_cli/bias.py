@@ -74,7 +74,7 @@ def bias(
 
     Exit 1 when a must-pass probe (length, position, sycophancy) flips verdicts more than the
     tolerance beyond placebo (the lower bound of its Newcombe paired interval above it)."""
-    from pathjudge._cli.config import resolve_judge_config
+    from pathjudge._cli.config import judge_overrides, resolve_for_cli
     from pathjudge._io import write_text_atomic
     from pathjudge.calibration.bias import run_bias
     from pathjudge.calibration.bias_probes import parse_probes
@@ -84,14 +84,10 @@ def bias(
     from pathjudge.report.progress import progress_bars
 
     chosen = parse_probes(probes)
-    resolved = resolve_judge_config(
-        config_file,
-        backend=backend,
-        model=model,
-        base_url=base_url,
-        concurrency=concurrency,
-        cache=cache,
+    overrides = judge_overrides(
+        backend=backend, model=model, base_url=base_url, concurrency=concurrency, cache=cache
     )
+    resolved = resolve_for_cli(overrides, config_file=config_file)
     session = JudgeSession.resolve(config=resolved, progress=progress_bars())
     report = run_bias(
         load_label_files(labels), criterion, session, probes=chosen, field=field,

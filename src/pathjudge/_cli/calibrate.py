@@ -776,20 +776,16 @@ def _resolve_config(
     live: bool,
 ) -> ResolvedConfig:
     """The configuration with the command line's judge options and --gates laid over it."""
-    from pathjudge._cli.config import resolve_judge_config
+    from pathjudge._cli.config import judge_overrides, resolve_for_cli
     from pathjudge.calibration.agreement import parse_gates
 
     given_gates = parse_gates(gates or "")
+    overrides = judge_overrides(
+        backend=backend, model=model, base_url=base_url, concurrency=concurrency, cache=cache
+    )
     # the twin warning is about a judge grading its own model: only when a judge runs here
-    return resolve_judge_config(
-        config_file,
-        backend=backend,
-        model=model,
-        base_url=base_url,
-        concurrency=concurrency,
-        cache=cache,
-        more=_gate_overrides(given_gates),
-        warn=live,
+    return resolve_for_cli(
+        {**overrides, **_gate_overrides(given_gates)}, config_file=config_file, warn=live
     )
 
 
@@ -841,12 +837,7 @@ def _write_report(report: CalibrationReport, label_set: LabelSet, out: _Outputs)
     """Print the report (unless --json - or --quiet) and write --json, --plots, --html, --few-shot."""
     if not json_to_stdout(out.json_out) and not out.quiet:
         _render(report, out.disagreements)
-    if out.quiet and out.json_out is not None and not json_to_stdout(out.json_out):
-        from pathjudge._io import write_text_atomic
-
-        write_text_atomic(out.json_out, report.model_dump_json(indent=2) + "\n")
-    else:
-        write_json(out.json_out, report.model_dump_json(indent=2))
+    write_json(out.json_out, report.model_dump_json(indent=2), quiet=out.quiet)
     if out.plots is not None:
         for path in _plots(report, out.plots):
             err_console.print(f"wrote {path}")
@@ -1170,17 +1161,9 @@ def _pairwise_gates(gates: str | None, config_file: Path | None) -> Gates:
 
 def _write_pairwise(report: PairwiseReport, out: _Outputs) -> None:
     """Print the pairwise report (unless --json - or --quiet) and write --json, --plots, --html."""
-    json_out, quiet = out.json_out, out.quiet
-    document = report.model_dump_json(indent=2)
-    if json_to_stdout(json_out):
-        write_json(json_out, document)
-    else:
-        if not quiet:
-            _render_pairwise(report)
-        if json_out is not None:
-            _write_text(json_out, document + "\n")
-            if not quiet:
-                err_console.print(f"wrote {json_out}")
+    if not json_to_stdout(out.json_out) and not out.quiet:
+        _render_pairwise(report)
+    write_json(out.json_out, report.model_dump_json(indent=2), quiet=out.quiet)
     if out.plots is not None:
         for path in _pairwise_plots(report, out.plots):
             err_console.print(f"wrote {path}")

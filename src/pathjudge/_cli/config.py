@@ -22,12 +22,7 @@ if TYPE_CHECKING:
     from pathjudge.config import ResolvedConfig
     from pathjudge.rubrics.suite import Suite
 
-__all__ = [
-    "load_suite_for_cli",
-    "parse_set_options",
-    "resolve_for_cli",
-    "resolve_judge_config",
-]
+__all__ = ["judge_overrides", "load_suite_for_cli", "parse_set_options", "resolve_for_cli"]
 
 
 def parse_set_options(items: list[str]) -> dict[str, object]:
@@ -120,24 +115,21 @@ def config_command(
     )
 
 
-def resolve_judge_config(
-    config_file: Path | None,
+def judge_overrides(
     *,
     backend: str | None,
     model: str | None,
     base_url: str | None,
     concurrency: int | None,
     cache: Path | None,
-    more: Mapping[str, object] | None = None,
     backend_option: str = "--backend",
-    warn: bool = True,
-) -> ResolvedConfig:
-    """:func:`resolve_for_cli` with a command line's judge options laid over the configuration
-    (``None``: not given, the configuration decides), then the command's ``more`` overrides; an
-    unknown backend is a :class:`ConfigError` naming ``backend_option``."""
+) -> dict[str, object]:
+    """The judge options of a command line as overrides for :func:`resolve_for_cli` (``None``: not
+    given, the configuration decides); an unknown backend is a :class:`ConfigError` naming
+    ``backend_option``."""
     from pathjudge.judge.session import backend_name
 
-    overrides: dict[str, object] = {
+    return {
         "judge.backend": backend_name(backend, field=backend_option)
         if backend is not None
         else None,
@@ -145,9 +137,7 @@ def resolve_judge_config(
         "judge.base_url": base_url,
         "concurrency": concurrency,
         "cache": cache,
-        **(more or {}),
     }
-    return resolve_for_cli(overrides, config_file=config_file, warn=warn)
 
 
 def load_suite_for_cli(

@@ -90,15 +90,15 @@ def judge(
     Backend, model, base URL, concurrency, cache and budget resolve command line > PATHJUDGE_*
     environment > configuration file > defaults (see `pathjudge config`). The verdict counts are
     labelled certified (--certificate FILE names this judge) or uncertified."""
-    from pathjudge._cli.config import resolve_judge_config
+    from pathjudge._cli.config import judge_overrides, resolve_for_cli
     from pathjudge.judge.items import judge_items
     from pathjudge.judge.session import JudgeSession
     from pathjudge.report.progress import progress_bars
 
-    resolved = resolve_judge_config(
-        config_file, backend=backend, model=model, base_url=base_url, concurrency=concurrency,
-        cache=cache, more={"budget_usd": budget_usd},
-    )  # fmt: skip
+    overrides = judge_overrides(
+        backend=backend, model=model, base_url=base_url, concurrency=concurrency, cache=cache
+    )
+    resolved = resolve_for_cli({**overrides, "budget_usd": budget_usd}, config_file=config_file)
     session = JudgeSession.resolve(
         config=resolved,
         samples=samples,

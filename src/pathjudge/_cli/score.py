@@ -336,19 +336,17 @@ def _check_options(opts: ScoreOptions) -> None:
 def _judge_config(opts: ScoreOptions, *, judging: bool) -> ResolvedConfig:
     """The effective configuration: the judge flags, then the project configuration (which warns of
     unknown keys only when something is judged)."""
-    from pathjudge._cli.config import resolve_judge_config
+    from pathjudge._cli.config import judge_overrides, resolve_for_cli
 
-    return resolve_judge_config(
-        None,
+    overrides = judge_overrides(
         backend=opts.judge_backend or None,
         model=opts.judge_model,
         base_url=opts.judge_base_url,
         concurrency=opts.concurrency,
         cache=opts.cache,
-        more={"budget_usd": opts.budget_usd},
         backend_option="--judge-backend",
-        warn=judging,
     )
+    return resolve_for_cli({**overrides, "budget_usd": opts.budget_usd}, warn=judging)
 
 
 def _weight_map(weights: str | None) -> dict[WeightKey, float] | None:
