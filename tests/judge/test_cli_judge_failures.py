@@ -56,7 +56,7 @@ def test_every_item_failing_is_not_green(
 
 
 def test_help_lists_the_built_in_criteria(capsys: pytest.CaptureFixture[str]) -> None:
-    from pathjudge._cli.judge import BUILTINS
+    from pathjudge._cli.options import BUILTINS
 
     assert BUILTINS.split(", ") == list(BUILTIN_CRITERIA)
     for command in (["judge", "--help"], ["calibrate", "--help"]):

@@ -20,22 +20,22 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from pathjudge._cli.app import app, err_console, json_to_stdout, out_console, write_json
-from pathjudge._cli.calibrate import (
-    _AssignSplits,
-    _Backend,
-    _BaseUrl,
-    _Bootstrap,
-    _Cache,
-    _Concurrency,
-    _Confidence,
-    _ConfigFile,
-    _Gates,
-    _Labels,
-    _Model,
-    _ReuseTest,
-    _Samples,
+from pathjudge._cli.options import (
+    AssignSplits,
+    ConfigFile,
+    HumanLabels,
+    IntervalConfidence,
+    JsonOut,
+    JudgeModel,
+    KappaBootstrap,
+    LiveJudgeBackend,
+    LiveJudgeBaseUrl,
+    LiveJudgeCache,
+    LiveJudgeConcurrency,
+    LiveJudgeSamples,
+    ReuseTest,
+    TrustGates,
 )
-from pathjudge._cli.options import JsonOut
 
 if TYPE_CHECKING:
     from pathjudge.calibration.align import AlignReport, AlignStep, BudgetPlan
@@ -71,7 +71,7 @@ _Seed = Annotated[int, typer.Option(help="Seed of the few-shot pool order and th
 
 @app.command()
 def align(
-    labels: _Labels,
+    labels: HumanLabels,
     criterion: _Criterion,
     output: _Output,
     max_calls: _MaxCalls,
@@ -79,20 +79,20 @@ def align(
     rounds: _Rounds = 2,
     proposer_model: _ProposerModel = None,
     proposer_base_url: _ProposerUrl = None,
-    backend: _Backend = None,
-    model: _Model = None,
-    base_url: _BaseUrl = None,
-    samples: _Samples = 1,
-    concurrency: _Concurrency = None,
-    cache: _Cache = None,
-    gates: _Gates = None,
+    backend: LiveJudgeBackend = None,
+    model: JudgeModel = None,
+    base_url: LiveJudgeBaseUrl = None,
+    samples: LiveJudgeSamples = 1,
+    concurrency: LiveJudgeConcurrency = None,
+    cache: LiveJudgeCache = None,
+    gates: TrustGates = None,
     seed: _Seed = 0,
-    confidence: _Confidence = 0.95,
-    bootstrap: _Bootstrap = 2000,
+    confidence: IntervalConfidence = 0.95,
+    bootstrap: KappaBootstrap = 2000,
     json_out: JsonOut = None,
-    config_file: _ConfigFile = None,
-    reuse_test: _ReuseTest = False,
-    assign_splits: _AssignSplits = False,
+    config_file: ConfigFile = None,
+    reuse_test: ReuseTest = False,
+    assign_splits: AssignSplits = False,
 ) -> int:
     """Search a better judge configuration on train and dev labels, then evaluate it once on test.
 
@@ -103,9 +103,8 @@ def align(
     `pathjudge calibrate`. The test evaluation is recorded in the test-split ledger: a changed judge
     on a used test split is refused unless --reuse-test. Exit 1 when the chosen judge is NOT
     TRUSTED on test."""
-    from pathjudge._cli.calibrate import _load_label_files, _resolve_config
+    from pathjudge._cli.calibrate import _configured_gates, _load_label_files, _resolve_config
     from pathjudge._io import write_text_atomic
-    from pathjudge.calibration.agreement import Gates
     from pathjudge.calibration.align import align as run_align
     from pathjudge.calibration.align import criterion_yaml
     from pathjudge.calibration.proposer import AnthropicProposer
@@ -138,7 +137,7 @@ def align(
         result = run_align(
             label_set, start, name=name, backend=judge, max_calls=max_calls, cache=store,
             samples=session.samples, concurrency=session.concurrency, k=k, proposer=proposer,
-            rounds=rounds, gates=Gates.model_validate(resolved.config.calibration.model_dump()),
+            rounds=rounds, gates=_configured_gates(resolved),
             seed=seed, confidence=confidence, n_bootstrap=bootstrap, on_plan=_print_plan,
             on_step=_print_step, identity=judge_identity(start, session),
             test_use=_ledger(label_set, name, session, reuse_test=reuse_test),

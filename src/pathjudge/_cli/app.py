@@ -27,6 +27,7 @@ __all__ = [
     "app",
     "command_group",
     "err_console",
+    "human_console",
     "json_to_stdout",
     "main",
     "out_console",
@@ -110,8 +111,14 @@ def json_to_stdout(dest: Path | None) -> bool:
     return dest is not None and str(dest) == "-"
 
 
-def write_json(dest: Path | None, document: str) -> None:
-    """Write a ``--json PATH|-`` document: stdout for ``-``, else atomically to PATH (then say so).
+def human_console(json_dest: Path | None) -> SafeConsole:
+    """Where a command's human lines go: stderr when ``--json -`` holds stdout, else stdout."""
+    return err_console if json_to_stdout(json_dest) else out_console
+
+
+def write_json(dest: Path | None, document: str, *, quiet: bool = False) -> None:
+    """Write a ``--json PATH|-`` document: stdout for ``-``, else atomically to PATH (then say so,
+    unless ``quiet``).
 
     Every command takes ``--json`` the same way: ``-`` prints only the JSON on stdout (the human view
     is left out, so the output parses), a path writes the file and the human view is printed as usual.
@@ -129,7 +136,8 @@ def write_json(dest: Path | None, document: str) -> None:
     from pathjudge._io import write_text_atomic
 
     write_text_atomic(dest, text)
-    err_console.print(f"wrote {dest}")
+    if not quiet:
+        err_console.print(f"wrote {dest}")
 
 
 OUTPUT_OPTIONS: dict[str, OutputKind] = {

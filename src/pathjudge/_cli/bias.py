@@ -13,8 +13,16 @@ from typing import Annotated
 import typer
 
 from pathjudge._cli.app import app, err_console, json_to_stdout, out_console, write_json
-from pathjudge._cli.judge import _Backend, _BaseUrl, _Cache, _Concurrency, _Criterion
-from pathjudge._cli.options import ConfigFile, JsonOut, JudgeModel
+from pathjudge._cli.options import (
+    ConfigFile,
+    JsonOut,
+    JudgeBackend,
+    JudgeBaseUrl,
+    JudgeCache,
+    JudgeConcurrency,
+    JudgedCriterion,
+    JudgeModel,
+)
 
 _Labels = Annotated[
     list[Path],
@@ -46,18 +54,18 @@ _Html = Annotated[Path | None, typer.Option("--html", help="Also write the batte
 @app.command()
 def bias(
     labels: _Labels,
-    criterion: _Criterion,
+    criterion: JudgedCriterion,
     probes: _Probes = None,
     field: _Field = None,
     tolerance: _Tolerance = 0.05,
     confidence: _Confidence = 0.95,
     seed: _Seed = 0,
     judge_family: _Family = None,
-    backend: _Backend = None,
+    backend: JudgeBackend = None,
     model: JudgeModel = None,
-    base_url: _BaseUrl = None,
-    concurrency: _Concurrency = None,
-    cache: _Cache = None,
+    base_url: JudgeBaseUrl = None,
+    concurrency: JudgeConcurrency = None,
+    cache: JudgeCache = None,
     json_out: JsonOut = None,
     html: _Html = None,
     config_file: ConfigFile = None,

@@ -19,7 +19,6 @@ import typer
 
 from pathjudge._cli import options
 from pathjudge._cli.app import app, err_console, json_to_stdout, out_console, write_json
-from pathjudge._cli.judge import BUILTINS
 
 if TYPE_CHECKING:
     from pathjudge.calibration.agreement import Gates, TrustDecision
@@ -327,46 +326,22 @@ def _print_disagreements(crit: CriterionCalibration, shown: int) -> None:
         )
 
 
-_Labels = Annotated[
-    list[Path],
-    typer.Option(
-        "--labels",
-        help="Human labels JSONL: a labels file or a label log from pathjudge label "
-        "(repeat to combine files).",
-    ),
-]
+_Labels = options.HumanLabels
 _Verdicts = Annotated[
     Path | None, typer.Option("--verdicts", help="Recorded verdicts JSONL (any grader).")
 ]
 _Criterion = Annotated[
     str | None,
     typer.Option(
-        help=f"Criterion id or YAML path (live judging; filters --verdicts). Built-ins: {BUILTINS}."
+        help=f"Criterion id or YAML path (live judging; filters --verdicts). Built-ins: {options.BUILTINS}."
     ),
 ]
-_Backend = Annotated[
-    str | None,
-    typer.Option(
-        help="Judge backend for live judging (config judge.backend): anthropic, "
-        "openai-compatible or llama-cpp."
-    ),
-]
+_Backend = options.LiveJudgeBackend
 _Model = options.JudgeModel
-_BaseUrl = Annotated[
-    str | None,
-    typer.Option(help="Server URL, config judge.base_url (openai-compatible backend)."),
-]
-_Samples = Annotated[int, typer.Option(min=1, help="Judge samples per item (live).")]
-_Concurrency = Annotated[
-    int | None,
-    typer.Option(min=1, help="Judge calls in flight (live; config concurrency, default 8)."),
-]
-_Cache = Annotated[
-    Path | None,
-    typer.Option(
-        help="Verdict cache (live; config cache, default .pathjudge/cache.sqlite); reruns reuse it."
-    ),
-]
+_BaseUrl = options.LiveJudgeBaseUrl
+_Samples = options.LiveJudgeSamples
+_Concurrency = options.LiveJudgeConcurrency
+_Cache = options.LiveJudgeCache
 _SaveVerdicts = Annotated[
     Path | None, typer.Option(help="Write the live judge's verdicts to this JSONL.")
 ]
@@ -380,21 +355,13 @@ _Html = Annotated[
     Path | None,
     typer.Option("--html", help="Write a self-contained HTML page of the calibration here."),
 ]
-_Gates = Annotated[
-    str | None,
-    typer.Option(
-        help="Trust gates on lower bounds, e.g. tpr=0.8,tnr=0.8,kappa=0.6[,max_unsure=0.2] "
-        "(config calibration.*; gates not named keep their configured value)."
-    ),
-]
+_Gates = options.TrustGates
 _Split = Annotated[str | None, typer.Option(help="Evaluate one split only: train, dev or test.")]
 _Threshold = Annotated[
     float | None, typer.Option(help="Default pass threshold for scores (score >= threshold).")
 ]
-_Confidence = Annotated[
-    float, typer.Option(min=0.5, max=0.999, help="Confidence level of every interval.")
-]
-_Bootstrap = Annotated[int, typer.Option(min=0, help="Bootstrap resamples for kappa.")]
+_Confidence = options.IntervalConfidence
+_Bootstrap = options.KappaBootstrap
 _Seed = options.BootstrapSeed
 _Bins = Annotated[int, typer.Option(min=1, help="Reliability bins.")]
 _FewShot = Annotated[
@@ -479,22 +446,8 @@ _Bias = Annotated[
         "Without it the certificate says bias: not run.",
     ),
 ]
-_ReuseTest = Annotated[
-    bool,
-    typer.Option(
-        "--reuse-test",
-        help="Evaluate a changed judge on a test split another configuration already used "
-        "(recorded, and said in every report).",
-    ),
-]
-_AssignSplits = Annotated[
-    bool,
-    typer.Option(
-        "--assign-splits",
-        help="Give labels without a split one by a hash of their group (60/20/20 train/dev/test; "
-        "no group in two splits; stable as items are added).",
-    ),
-]
+_ReuseTest = options.ReuseTest
+_AssignSplits = options.AssignSplits
 
 
 @dataclass(frozen=True)
@@ -632,7 +585,6 @@ def calibrate(
 def _calibrate(ctx: typer.Context, opts: CalibrateOptions) -> int:
     """Pass/fail calibration of recorded or live verdicts: print and write the report (and the
     certificate); the exit code."""
-    from pathjudge.calibration.agreement import Gates
     from pathjudge.calibration.calibrate import calibrate as run_calibration
     from pathjudge.calibration.verdicts import load_verdicts
 
@@ -643,7 +595,7 @@ def _calibrate(ctx: typer.Context, opts: CalibrateOptions) -> int:
         opts.gates, opts.backend, opts.model, opts.base_url, opts.concurrency, opts.cache,
         opts.config_file, live=opts.verdicts is None,
     )  # fmt: skip
-    gate_values = Gates.model_validate(resolved.config.calibration.model_dump())
+    gate_values = _configured_gates(resolved)
     label_set = _label_set(opts)
     verdict_set, honest = _verdict_set(opts, label_set, resolved, split_value)
     unl = load_verdicts(opts.unlabelled) if opts.unlabelled is not None else None
@@ -831,10 +783,22 @@ def _resolve_config(
     overrides = judge_overrides(
         backend=backend, model=model, base_url=base_url, concurrency=concurrency, cache=cache
     )
-    for name in given_gates.model_fields_set:
-        overrides[f"calibration.{name}"] = getattr(given_gates, name)
     # the twin warning is about a judge grading its own model: only when a judge runs here
-    return resolve_for_cli(overrides, config_file=config_file, warn=live)
+    return resolve_for_cli(
+        {**overrides, **_gate_overrides(given_gates)}, config_file=config_file, warn=live
+    )
+
+
+def _gate_overrides(given: Gates) -> dict[str, object]:
+    """The gates --gates names, as configuration overrides (the others keep their configured value)."""
+    return {f"calibration.{name}": getattr(given, name) for name in given.model_fields_set}
+
+
+def _configured_gates(resolved: ResolvedConfig) -> Gates:
+    """The trust gates of the resolved configuration."""
+    from pathjudge.calibration.agreement import Gates
+
+    return Gates.model_validate(resolved.config.calibration.model_dump())
 
 
 def _require_train_items(label_set: LabelSet) -> None:
@@ -873,12 +837,7 @@ def _write_report(report: CalibrationReport, label_set: LabelSet, out: _Outputs)
     """Print the report (unless --json - or --quiet) and write --json, --plots, --html, --few-shot."""
     if not json_to_stdout(out.json_out) and not out.quiet:
         _render(report, out.disagreements)
-    if out.quiet and out.json_out is not None and not json_to_stdout(out.json_out):
-        from pathjudge._io import write_text_atomic
-
-        write_text_atomic(out.json_out, report.model_dump_json(indent=2) + "\n")
-    else:
-        write_json(out.json_out, report.model_dump_json(indent=2))
+    write_json(out.json_out, report.model_dump_json(indent=2), quiet=out.quiet)
     if out.plots is not None:
         for path in _plots(report, out.plots):
             err_console.print(f"wrote {path}")
@@ -1185,7 +1144,7 @@ def _pairwise_policy(ctx: typer.Context, unsure_as: str) -> UnsureAs:
 def _pairwise_gates(gates: str | None, config_file: Path | None) -> Gates:
     """The pairwise trust gates: --gates over the configuration; tpr and tnr have no meaning here."""
     from pathjudge._cli.config import resolve_for_cli
-    from pathjudge.calibration.agreement import Gates, parse_gates
+    from pathjudge.calibration.agreement import parse_gates
     from pathjudge.errors import InputError
 
     given_gates = parse_gates(gates or "")
@@ -1196,26 +1155,15 @@ def _pairwise_gates(gates: str | None, config_file: Path | None) -> Gates:
                 field="--gates",
                 hint="a pairwise judge is gated on kappa and max_unsure (and on position bias)",
             )
-    overrides: dict[str, object] = {
-        f"calibration.{name}": getattr(given_gates, name) for name in given_gates.model_fields_set
-    }
-    resolved = resolve_for_cli(overrides, config_file=config_file, warn=False)
-    return Gates.model_validate(resolved.config.calibration.model_dump())
+    resolved = resolve_for_cli(_gate_overrides(given_gates), config_file=config_file, warn=False)
+    return _configured_gates(resolved)
 
 
 def _write_pairwise(report: PairwiseReport, out: _Outputs) -> None:
     """Print the pairwise report (unless --json - or --quiet) and write --json, --plots, --html."""
-    json_out, quiet = out.json_out, out.quiet
-    document = report.model_dump_json(indent=2)
-    if json_to_stdout(json_out):
-        write_json(json_out, document)
-    else:
-        if not quiet:
-            _render_pairwise(report)
-        if json_out is not None:
-            _write_text(json_out, document + "\n")
-            if not quiet:
-                err_console.print(f"wrote {json_out}")
+    if not json_to_stdout(out.json_out) and not out.quiet:
+        _render_pairwise(report)
+    write_json(out.json_out, report.model_dump_json(indent=2), quiet=out.quiet)
     if out.plots is not None:
         for path in _pairwise_plots(report, out.plots):
             err_console.print(f"wrote {path}")

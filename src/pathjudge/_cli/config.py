@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.markup import escape
 
-from pathjudge._cli.app import JSON_HELP, app, err_console, json_to_stdout, out_console, write_json
+from pathjudge._cli.app import app, err_console, json_to_stdout, out_console, write_json
+from pathjudge._cli.options import JsonOut
 from pathjudge.errors import ConfigError
 
 if TYPE_CHECKING:
@@ -74,7 +75,7 @@ def _render(value: object) -> str:
 
 @app.command("config")
 def config_command(
-    json_out: Annotated[Path | None, typer.Option("--json", help=JSON_HELP)] = None,
+    json_out: JsonOut = None,
     set_: Annotated[
         list[str] | None,
         typer.Option("--set", help="Override a key for this command: KEY=VALUE (repeatable)."),
@@ -121,13 +122,17 @@ def judge_overrides(
     base_url: str | None,
     concurrency: int | None,
     cache: Path | None,
+    backend_option: str = "--backend",
 ) -> dict[str, object]:
     """The judge options of a command line as overrides for :func:`resolve_for_cli` (``None``: not
-    given, the configuration decides); an unknown ``--backend`` is a :class:`ConfigError`."""
+    given, the configuration decides); an unknown backend is a :class:`ConfigError` naming
+    ``backend_option``."""
     from pathjudge.judge.session import backend_name
 
     return {
-        "judge.backend": backend_name(backend, field="--backend") if backend is not None else None,
+        "judge.backend": backend_name(backend, field=backend_option)
+        if backend is not None
+        else None,
         "judge.model": model,
         "judge.base_url": base_url,
         "concurrency": concurrency,

@@ -14,59 +14,28 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from pathjudge._cli import options
-from pathjudge._cli.app import app, err_console, json_to_stdout, out_console, write_json
+from pathjudge._cli.app import app, err_console, human_console, write_json
 from pathjudge._cli.certificates import CertificateOption, RequireCertifiedOption
 
 if TYPE_CHECKING:
-    from pathjudge.config import ResolvedConfig
     from pathjudge.judge.identity import Certification
     from pathjudge.judge.session import JudgeSession
-
-# The built-in criteria, spelled out for --help without importing the criteria library at start-up;
-# tests/judge/test_cli_help_criteria.py keeps it equal to pathjudge.rubrics.criteria.BUILTIN_CRITERIA.
-BUILTINS = (
-    "answer-correct, answer-grounded, claims-backed, refusal-appropriate, step-faithful, "
-    "summary-covers-points, summary-faithful"
-)
 
 
 _Items = Annotated[
     Path, typer.Argument(help="Items JSONL: one {item_id, inputs: {name: text}} per line.")
 ]
-_Criterion = Annotated[
-    str,
-    typer.Option(
-        "--criterion",
-        help=f"A built-in criterion id ({BUILTINS}; see `pathjudge criteria list`) or a "
-        "criterion YAML path (`pathjudge criteria export ID -o FILE` copies one to edit).",
-    ),
-]
+_Criterion = options.JudgedCriterion
 _Output = Annotated[Path, typer.Option("-o", "--output", help="Where to write the verdicts JSONL.")]
-_Backend = Annotated[
-    str | None,
-    typer.Option(
-        help="Config judge.backend: anthropic (default), openai-compatible (any "
-        "OpenAI-compatible server) or llama-cpp (a GGUF model in process)."
-    ),
-]
+_Backend = options.JudgeBackend
 _Model = options.JudgeModel
-_BaseUrl = Annotated[
-    str | None,
-    typer.Option(
-        "--base-url", help="API base URL, config judge.base_url (openai-compatible: required)."
-    ),
-]
-_Concurrency = Annotated[
-    int | None, typer.Option(help="Calls in flight at most (config concurrency; default 8).")
-]
+_BaseUrl = options.JudgeBaseUrl
+_Concurrency = options.JudgeConcurrency
 _Samples = Annotated[int | None, typer.Option(help="Samples per item, majority vote (default 1).")]
 _Batch = Annotated[
     bool | None, typer.Option("--batch/--no-batch", help="Use the Message Batches API.")
 ]
-_Cache = Annotated[
-    Path | None,
-    typer.Option(help="Verdict cache (config cache; default .pathjudge/cache.sqlite)."),
-]
+_Cache = options.JudgeCache
 _BudgetUsd = Annotated[
     float | None,
     typer.Option("--budget-usd", help="Stop cleanly after spending this (config budget_usd)."),
@@ -121,14 +90,15 @@ def judge(
     Backend, model, base URL, concurrency, cache and budget resolve command line > PATHJUDGE_*
     environment > configuration file > defaults (see `pathjudge config`). The verdict counts are
     labelled certified (--certificate FILE names this judge) or uncertified."""
+    from pathjudge._cli.config import judge_overrides, resolve_for_cli
     from pathjudge.judge.items import judge_items
     from pathjudge.judge.session import JudgeSession
     from pathjudge.report.progress import progress_bars
 
-    resolved = _resolve(
-        config_file, backend=backend, model=model, base_url=base_url, concurrency=concurrency,
-        cache=cache, budget_usd=budget_usd,
-    )  # fmt: skip
+    overrides = judge_overrides(
+        backend=backend, model=model, base_url=base_url, concurrency=concurrency, cache=cache
+    )
+    resolved = resolve_for_cli({**overrides, "budget_usd": budget_usd}, config_file=config_file)
     session = JudgeSession.resolve(
         config=resolved,
         samples=samples,
@@ -145,7 +115,7 @@ def judge(
     from pathjudge.errors import JudgeFailuresError
 
     # "--json -": stdout carries only the JSON, so the summary line goes to stderr
-    console = err_console if json_to_stdout(json_out) else out_console
+    console = human_console(json_out)
     try:
         summary = judge_items(
             items,
@@ -160,25 +130,6 @@ def judge(
         console.print(exc.summary, markup=False)
         raise
     console.print(summary, markup=False)
-
-
-def _resolve(
-    config_file: Path | None,
-    *,
-    backend: str | None,
-    model: str | None,
-    base_url: str | None,
-    concurrency: int | None,
-    cache: Path | None,
-    budget_usd: float | None,
-) -> ResolvedConfig:
-    """The configuration with the command line's judge options laid over it."""
-    from pathjudge._cli.config import judge_overrides, resolve_for_cli
-
-    overrides = judge_overrides(
-        backend=backend, model=model, base_url=base_url, concurrency=concurrency, cache=cache
-    )
-    return resolve_for_cli({**overrides, "budget_usd": budget_usd}, config_file=config_file)
 
 
 def _certification(

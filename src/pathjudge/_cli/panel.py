@@ -13,7 +13,7 @@ from typing import Annotated
 
 import typer
 
-from pathjudge._cli.app import app, err_console, json_to_stdout, out_console, write_json
+from pathjudge._cli.app import app, err_console, human_console, write_json
 from pathjudge._cli.options import BootstrapSeed, JsonOut
 
 _Verdicts = Annotated[
@@ -87,7 +87,7 @@ def panel(
     write_jsonl(output, panel_records(report))
     if queue_out is not None and queue is not None:
         write_jsonl(queue_out, queue)
-    console = err_console if json_to_stdout(json_out) else out_console
+    console = human_console(json_out)
     counts = report.counts()
     console.print(
         f"{len(report.judges)} judges ({', '.join(report.judges)}) on "

@@ -11,7 +11,14 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from pathjudge._cli.app import app, err_console, json_to_stdout, out_console, write_json
+from pathjudge._cli.app import (
+    app,
+    err_console,
+    human_console,
+    json_to_stdout,
+    out_console,
+    write_json,
+)
 from pathjudge._cli.certificates import CertificateOption, RequireCertifiedOption, checked
 from pathjudge._cli.config import load_suite_for_cli
 from pathjudge._cli.inputs import runs_not_transcript
@@ -329,24 +336,17 @@ def _check_options(opts: ScoreOptions) -> None:
 def _judge_config(opts: ScoreOptions, *, judging: bool) -> ResolvedConfig:
     """The effective configuration: the judge flags, then the project configuration (which warns of
     unknown keys only when something is judged)."""
-    from pathjudge._cli.config import resolve_for_cli
+    from pathjudge._cli.config import judge_overrides, resolve_for_cli
 
-    backend = opts.judge_backend
-    if backend:
-        from pathjudge.judge.session import backend_name
-
-        backend = backend_name(backend, field="--judge-backend")
-    return resolve_for_cli(
-        {
-            "judge.backend": backend or None,
-            "judge.model": opts.judge_model,
-            "judge.base_url": opts.judge_base_url,
-            "concurrency": opts.concurrency,
-            "cache": opts.cache,
-            "budget_usd": opts.budget_usd,
-        },
-        warn=judging,
+    overrides = judge_overrides(
+        backend=opts.judge_backend or None,
+        model=opts.judge_model,
+        base_url=opts.judge_base_url,
+        concurrency=opts.concurrency,
+        cache=opts.cache,
+        backend_option="--judge-backend",
     )
+    return resolve_for_cli({**overrides, "budget_usd": opts.budget_usd}, warn=judging)
 
 
 def _weight_map(weights: str | None) -> dict[WeightKey, float] | None:
@@ -462,7 +462,7 @@ def _write_outputs(opts: ScoreOptions, report: ScoreReport, loaded: Suite) -> No
             Path(opts.runs),
             html=opts.html,
             markdown=opts.markdown,
-            console=err_console if json_to_stdout(opts.json_out) else out_console,
+            console=human_console(opts.json_out),
         )
 
 
