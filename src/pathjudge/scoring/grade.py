@@ -367,6 +367,20 @@ class _Tally:
     ``pairs``: the redundant ``(first, repeat)`` pairs of the first ``steps.redundant`` result.
     """
 
+    __slots__ = (
+        "broken",
+        "checks",
+        "counted",
+        "counts",
+        "criterion",
+        "errors",
+        "failed",
+        "gating_goal",
+        "pairs",
+        "sums",
+        "wrong_call",
+    )
+
     def __init__(self, counted: tuple[str, ...]) -> None:
         self.counted = counted  # the patterns of the checks the verdict counts
         self.checks: list[CheckResult] = []
@@ -515,11 +529,12 @@ def grade_run(
 
 def _success(gating_goal: Sequence[CheckResult], judged: Sequence[JudgedResult]) -> SuccessStatus:
     """Task success: a fail decides; a check that broke leaves it undecided; then a pass decides."""
-    if any(j.status == "fail" for j in judged) or any(c.status == "fail" for c in gating_goal):
+    statuses = {c.status for c in gating_goal}
+    if "fail" in statuses or any(j.status == "fail" for j in judged):
         return "fail"
-    if any(c.status == "error" for c in gating_goal):
+    if "error" in statuses:
         return "undecided"
-    if any(c.status == "pass" for c in gating_goal):
+    if "pass" in statuses:
         return "pass"
     if judged and all(j.status == "pass" for j in judged):
         return "pass"
