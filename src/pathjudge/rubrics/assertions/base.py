@@ -12,6 +12,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, NoReturn, Self, cast, get_args
 
+from pathjudge._records import field_values
+
 __all__ = [
     "AXES",
     "Axis",
@@ -187,15 +189,7 @@ class CheckResult:
 
     def to_dict(self) -> dict[str, Any]:
         """The result as plain JSON-ready data (the shape of the JSON report)."""
-        return {
-            "check": self.check,
-            "axis": self.axis,
-            "status": self.status,
-            "score": self.score,
-            "reason": self.reason,
-            "details": thaw(self.details),
-            "gating": self.gating,
-        }
+        return {**field_values(self), "details": thaw(self.details)}
 
     def model_dump(self, *, mode: str = "python") -> dict[str, Any]:
         """Same as :meth:`to_dict` (kept for callers written against the earlier Pydantic model)."""

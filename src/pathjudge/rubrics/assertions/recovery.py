@@ -27,6 +27,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
+from pathjudge._records import field_values
 from pathjudge.agent.trajectory import RunRecord, Step
 from pathjudge.rubrics.assertions.base import (
     CheckResult,
@@ -66,13 +67,7 @@ class ErrorEvent:
     recovered: bool
 
     def as_dict(self) -> dict[str, JsonValue]:
-        return {
-            "index": self.index,
-            "tool": self.tool,
-            "response": self.response,
-            "next_index": self.next_index,
-            "recovered": self.recovered,
-        }
+        return field_values(self)
 
 
 def analyze_errors(run: RunRecord) -> list[ErrorEvent]:

@@ -12,6 +12,7 @@ from typing import Literal
 
 from pydantic import JsonValue
 
+from pathjudge._records import field_values
 from pathjudge.rubrics.assertions._normalize import json_kind, render_value
 
 __all__ = ["ArgMismatch", "CallMatch", "MismatchKind"]
@@ -77,15 +78,7 @@ class CallMatch:
         return head + "; " + "; ".join(m.render() for m in self.mismatches)
 
     def as_dict(self) -> dict[str, JsonValue]:
-        return {
-            "tool": self.tool,
-            "expected_tool": self.expected_tool,
-            "ok": self.ok,
-            "score": self.score,
-            "matched": self.matched,
-            "expected": self.expected,
-            "mismatches": [m.as_dict() for m in self.mismatches],
-        }
+        return {**field_values(self), "mismatches": [m.as_dict() for m in self.mismatches]}
 
 
 def _got(value: object) -> str:
