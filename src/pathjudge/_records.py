@@ -23,7 +23,7 @@ class FrozenModel(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
 
-def field_values(record: Any) -> dict[str, Any]:
+def field_values(record: object) -> dict[str, Any]:
     """A dataclass record's fields by name, in declaration order, the values as they are (a shallow
     ``dataclasses.asdict``): a record's ``to_dict`` replaces the values that need converting."""
     return {name: getattr(record, name) for name in _field_names(type(record))}
