@@ -9,10 +9,12 @@ are frozen slotted dataclasses; :func:`field_values` starts their JSON form.
 from __future__ import annotations
 
 from dataclasses import fields
-from functools import cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict
+
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
 
 __all__ = ["FrozenModel", "field_values"]
 
@@ -23,12 +25,7 @@ class FrozenModel(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
 
-def field_values(record: object) -> dict[str, Any]:
+def field_values(record: DataclassInstance) -> dict[str, Any]:
     """A dataclass record's fields by name, in declaration order, the values as they are (a shallow
     ``dataclasses.asdict``): a record's ``to_dict`` replaces the values that need converting."""
-    return {name: getattr(record, name) for name in _field_names(type(record))}
-
-
-@cache
-def _field_names(cls: type) -> tuple[str, ...]:
-    return tuple(f.name for f in fields(cls))
+    return {f.name: getattr(record, f.name) for f in fields(record)}
