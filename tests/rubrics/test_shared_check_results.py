@@ -380,9 +380,9 @@ def test_refusal_detection_equals_the_plain_rule(
     used_scope = () if scope is None else tuple(scope)
     lowered = text.lower().replace("\u2019", "'").replace("\u2018", "'").replace("\u02bc", "'")
     builtin = re.compile(
-        r"(?<![^\W_])(?:i(?=[ '])(?:" + _refusal._I_FORM.pattern + r")"
-        r"|we(?=[ '])(?:" + _refusal._WE_FORM.pattern + r"))"
-        r"|" + "|".join(form.pattern for _, form in _refusal._OTHER_FORMS)
+        r"(?<![^\W_])(?:i(?=[ '])(?:" + _refusal._I_FORM + r")"
+        r"|we(?=[ '])(?:" + _refusal._WE_FORM + r"))"
+        r"|" + "|".join(form for _, form in _refusal._OTHER_FORMS)
     )
     plain = (
         bool(text.strip())

@@ -127,12 +127,13 @@ def judge_overrides(
     """The judge options of a command line as overrides for :func:`resolve_for_cli` (``None``: not
     given, the configuration decides); an unknown backend is a :class:`ConfigError` naming
     ``backend_option``."""
-    from pathjudge.judge.session import backend_name
+    checked_backend = None
+    if backend is not None:  # the judge session module only when a backend is named
+        from pathjudge.judge.session import backend_name
 
+        checked_backend = backend_name(backend, field=backend_option)
     return {
-        "judge.backend": backend_name(backend, field=backend_option)
-        if backend is not None
-        else None,
+        "judge.backend": checked_backend,
         "judge.model": model,
         "judge.base_url": base_url,
         "concurrency": concurrency,

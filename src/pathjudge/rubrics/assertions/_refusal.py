@@ -26,6 +26,7 @@ a literal prefix. The patterns nest no repetition, so no answer is slow.
 
 from __future__ import annotations
 
+import functools
 import re
 
 __all__ = ["recognised_refusal", "refusal_words"]
@@ -188,14 +189,21 @@ _GATE_WORDS = frozenset(
 # memory speed): a gate word glued to an apostrophe ("we'cannot") or to a letter of another script
 # (each byte of its UTF-8 is split off) is still a word of its own
 _TO_SPACE = bytes(c if c < 128 and chr(c).isalnum() else ord(" ") for c in range(256))
-_I_FORM = re.compile(f"{_OPENING}(?:{'|'.join((*_FIRST_PERSON, *_I_ONLY))})")
-_WE_FORM = re.compile(f"{_OPENING}(?:{'|'.join(_FIRST_PERSON)})")
+_I_FORM = f"{_OPENING}(?:{'|'.join((*_FIRST_PERSON, *_I_ONLY))})"
+_WE_FORM = f"{_OPENING}(?:{'|'.join(_FIRST_PERSON)})"
 _WORD_START = r"(?<![^\W_])"
 """Not right after a letter or digit: a form that opens on a word opens on a whole word ("knot in
 my scope" holds no "not"), as the word screen reads it."""
 _OTHER_FORMS = tuple(
-    (anchor, re.compile(form if anchor == "n't" else _WORD_START + form)) for anchor, form in _OTHER
+    (anchor, form if anchor == "n't" else _WORD_START + form) for anchor, form in _OTHER
 )
+
+
+@functools.cache
+def _compiled(form: str) -> re.Pattern[str]:
+    """A form's pattern, compiled when an answer first needs it: most answers hold no gate word, so
+    grading them compiles none of these large patterns, and start-up does not either."""
+    return re.compile(form)
 
 
 def recognised_refusal(text: str) -> bool:
@@ -234,13 +242,13 @@ def _refusal_span(text: str) -> tuple[int, int] | None:
             at = low.find(needle)
             while at >= 0:
                 if at == 0 or not low[at - 1].isalnum():
-                    found = form.match(low, at + len(subject))
+                    found = _compiled(form).match(low, at + len(subject))
                     if found is not None:
                         return at, found.end()
                 at = low.find(needle, at + 1)
     for anchor, form in _OTHER_FORMS:
         if anchor in low:
-            other = form.search(low)
+            other = _compiled(form).search(low)
             if other is not None:
                 return other.start(), other.end()
     return None
