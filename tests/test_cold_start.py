@@ -147,8 +147,8 @@ def test_score_fast_start_up_skips_what_this_score_does_not_use(tmp_path: Path) 
 
     The verdicts-file models (calibration) only with --verdicts, the judge session only when judging,
     the process pool only for --jobs above 1, the ``regex`` engine only for a suite with a pattern,
-    rich's tables only for the full scorecard, the other commands' modules never, and never the
-    standalone click (typer >= 0.20 ships its own copy).
+    rich's tables only for the full scorecard, and never the standalone click (typer >= 0.20 ships
+    its own copy).
     """
     import importlib.util
 
@@ -161,10 +161,6 @@ def test_score_fast_start_up_skips_what_this_score_does_not_use(tmp_path: Path) 
         "rich.table",
         "concurrent.futures.process",
         "multiprocessing",
-        "pathjudge._cli.importing",
-        "pathjudge._cli.calibrate",
-        "pathjudge._cli.label",
-        "pathjudge._cli.report",
         *(("click",) if importlib.util.find_spec("typer._click") is not None else ()),
     )
     runs = str(_support_runs(tmp_path))
@@ -190,6 +186,7 @@ def test_score_fast_start_up_skips_what_this_score_does_not_use(tmp_path: Path) 
 
 def test_a_command_is_built_alone_and_the_rest_of_the_cli_is_unchanged() -> None:
     """typer converts only the invoked command's signature; ``--help`` and unknown names get them all."""
+    import pathjudge.cli  # noqa: F401  (registers every command)
     from pathjudge._cli.app import _click_command
 
     whole = _click_command([])
@@ -202,34 +199,3 @@ def test_a_command_is_built_alone_and_the_rest_of_the_cli_is_unchanged() -> None
     assert [p.name for p in alone.params] == [p.name for p in whole.params]  # --version stays
     for args in (["--help"], ["criteria", "list"], ["scor"], ["--version"]):
         assert set(_click_command(args).commands) == set(whole.commands), args
-
-
-def test_the_cli_module_registers_commands_only_when_asked() -> None:
-    """``import pathjudge.cli`` (the console script's import) imports no command module;
-    ``pathjudge.cli.app`` is the whole application, in ``--help`` order."""
-    code = (
-        "import sys, typer, pathjudge.cli\n"
-        "print(sorted(m for m in sys.modules if m.startswith('pathjudge._cli.')))\n"
-        "from pathjudge.cli import app\n"
-        "print([c.name or typer.main.get_command_name(c.callback.__name__)"
-        " for c in app.registered_commands])\n"
-    )
-    done = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, timeout=180, check=True
-    )
-    before, commands = done.stdout.splitlines()
-    assert before == "['pathjudge._cli.app']"
-    assert commands.split(", ")[:4] == ["['import'", "'show'", "'config'", "'score'"]
-    assert "'export']" in commands
-
-
-def test_refusal_forms_compile_only_when_an_answer_may_hold_one() -> None:
-    """The built-in refusal patterns are large: an answer without a gate word compiles none of them
-    (a realistic suite's answers mostly hold none), and one that may refuse compiles them once."""
-    from pathjudge.rubrics.assertions import _refusal
-
-    _refusal._compiled.cache_clear()
-    assert _refusal.refusal_words("The limit is 600 requests per minute.") is None
-    assert _refusal._compiled.cache_info().currsize == 0
-    assert _refusal.refusal_words("Sorry, I can't help with that.") == "I can't help"
-    assert _refusal._compiled.cache_info().currsize > 0

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import copy
 import functools
-import importlib
 import math
 import os
 import sys
@@ -24,7 +23,6 @@ from pathjudge.errors import InputError, PathjudgeError
 from pathjudge.report.text import SafeConsole
 
 __all__ = [
-    "COMMAND_MODULES",
     "JSON_HELP",
     "app",
     "command_group",
@@ -34,7 +32,6 @@ __all__ = [
     "main",
     "out_console",
     "print_problems",
-    "register_commands",
     "report_interrupt",
     "write_json",
 ]
@@ -223,71 +220,20 @@ def _guard_commands(command: Any) -> None:
         current.callback = functools.update_wrapper(checked, callback)
 
 
-COMMAND_MODULES: dict[str, str] = {
-    "import": "importing",
-    "show": "show",
-    "config": "config",
-    "score": "score",
-    "judge": "judge",
-    "calibrate": "calibrate",
-    "bias": "bias",
-    "panel": "panel",
-    "align": "align",
-    "label": "label",
-    "criteria": "criteria",
-    "run": "run",
-    "variance": "run",
-    "diff": "diff",
-    "mutate": "mutate",
-    "audit": "audit",
-    "report": "report",
-    "export": "export",
-    "label-studio": "label_studio",
-}
-"""Each command (or command group) and the module of :mod:`pathjudge._cli` that registers it on
-``app``, in the order of ``pathjudge --help``."""
-
-
-def register_commands(args: Sequence[str] = ()) -> None:
-    """Register the commands ``args`` needs: the module of the command it names, or, for anything
-    else (no arguments, ``--help``, ``--version``, an unknown or misspelt name), every command module,
-    the commands then put in help order whatever order their modules were imported in. Registering is
-    importing, and a module is imported once."""
-    named = COMMAND_MODULES.get(args[0]) if args else None
-    if named:
-        importlib.import_module(f"pathjudge._cli.{named}")
-        return
-    for module in COMMAND_MODULES.values():
-        importlib.import_module(f"pathjudge._cli.{module}")
-    order = list(COMMAND_MODULES)
-    app.registered_commands.sort(key=lambda info: order.index(_registered_name(info)))
-    app.registered_groups.sort(key=lambda info: order.index(_registered_name(info)))
-
-
-def _registered_name(info: Any) -> str:
-    """The name a registered command or command group is called by: a command's own, or its function's
-    name as typer spells it; a group's, its Typer's (see :func:`command_group`)."""
-    group = getattr(info, "typer_instance", None)
-    if group is not None:
-        return str(group.info.name)
-    return str(info.name or typer.main.get_command_name(getattr(info.callback, "__name__", "")))
-
-
 def _click_command(args: Sequence[str]) -> Any:
     """The click command that runs ``args``: the whole application, or, when the first argument names
     a plain command (``score``, ``report``, ...), the application with that command alone.
 
-    Only the modules of the commands used are imported (:func:`register_commands`), and typer turns
-    every command's signature into click parameters (annotations evaluated, one pydantic adapter per
-    parameter) before it parses anything; doing both for the one command invoked instead of all of
-    them keeps start-up short. The command, its parameters, help and errors are the same: the group it
-    sits in holds only the root options and that command, and anything else (``--help``,
+    typer turns every command's signature into click parameters (annotations evaluated, one pydantic
+    adapter per parameter) before it parses anything; doing that for the one command invoked instead
+    of all of them keeps start-up short. The command, its parameters, help and errors are the same:
+    the group it sits in holds only the root options and that command, and anything else (``--help``,
     ``--version``, a command group, an unknown or misspelt name) gets the whole application.
     """
-    register_commands(args)
     if args and not args[0].startswith("-"):
         for info in app.registered_commands:
-            if _registered_name(info) == args[0]:
+            callback_name = getattr(info.callback, "__name__", "")
+            if (info.name or typer.main.get_command_name(callback_name)) == args[0]:
                 single = copy.copy(app)
                 single.registered_commands = [info]
                 single.registered_groups = []
