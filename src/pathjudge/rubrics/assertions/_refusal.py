@@ -224,7 +224,6 @@ def refusal_words(text: str) -> str | None:
 _FOLD_TO_SPACE = _TO_SPACE.translate(
     bytes.maketrans(b"ABCDEFGHIJKLMNOPQRSTUVWXYZ", b"abcdefghijklmnopqrstuvwxyz")
 )
-_APOSTROPHE_MARKS = ("'", "\u2019", "\u2018", "\u02bc")
 
 
 def _no_gate_word(text: str) -> bool:
@@ -234,9 +233,9 @@ def _no_gate_word(text: str) -> bool:
     character into an ASCII letter or digit only for the ASCII capitals, "İ" (to "i" and a combining
     dot, which ends the word: no gate word ends in "i") and the Kelvin sign (to "k", in no gate
     word), and into an apostrophe never (a test pins these facts over every code point)."""
-    return not any(mark in text for mark in _APOSTROPHE_MARKS) and _GATE_WORDS.isdisjoint(
-        text.encode().translate(_FOLD_TO_SPACE).split()
-    )
+    if "'" in text or "\u2019" in text or "\u2018" in text or "\u02bc" in text:
+        return False
+    return _GATE_WORDS.isdisjoint(text.encode().translate(_FOLD_TO_SPACE).split())
 
 
 def _refusal_span(text: str) -> tuple[int, int] | None:
