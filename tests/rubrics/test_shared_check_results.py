@@ -393,6 +393,73 @@ def test_refusal_detection_equals_the_plain_rule(
     assert is_refusal(text, list(used_phrases), list(used_scope)) is plain
 
 
+def test_lower_casing_makes_ascii_letters_and_apostrophes_only_as_the_refusal_screen_says() -> None:
+    """The facts ``_no_gate_word`` stands on, over every code point: lower-casing a character not
+    ASCII gives an ASCII letter or digit only for "İ" (then a combining dot) and the Kelvin sign, and
+    no character lower-cases to an apostrophe but the apostrophe."""
+    import sys
+
+    ascii_made = {
+        chr(c): chr(c).lower()
+        for c in range(128, sys.maxunicode + 1)
+        if any(x.isascii() and x.isalnum() for x in chr(c).lower())
+    }
+    assert ascii_made == {"\u0130": "i\u0307", "\u212a": "k"}
+    assert [c for c in range(sys.maxunicode + 1) if "'" in chr(c).lower()] == [ord("'")]
+
+
+_GATE_TEXT = st.lists(
+    st.one_of(
+        st.sampled_from(
+            [
+                "NOT",
+                "not",
+                "No",
+                "İ",
+                "\u212a",
+                "KNOT",
+                "DIDN",
+                "T",
+                "'",
+                "\u2019",
+                "\u02bc",
+                "é",
+                "ß",
+                " ",
+                ".",
+                "cannot",
+                "İSNT",
+                "noti",
+                "only",
+                "1",
+                "x",
+                "I ",
+                "won",
+            ]
+        ),
+        st.text(st.characters(exclude_categories=("Cs",)), max_size=3),  # (encodable)
+    ),
+    max_size=10,
+).map("".join)
+
+
+@settings(max_examples=500, deadline=None)
+@given(_GATE_TEXT)
+def test_refusal_screen_before_lower_casing_implies_the_gate(text: str) -> None:
+    """``_no_gate_word`` (the gate read on the text as it is, before ``lower()``) says "no gate word"
+    only where the gate on the lower-cased text says so too, so its cheap exit in
+    ``_refusal_span`` gives what the plain path gives: None."""
+    from pathjudge.rubrics.assertions import _refusal
+
+    low = text.lower().translate(_refusal._APOSTROPHES)
+    closed = "n't" not in low and _refusal._GATE_WORDS.isdisjoint(
+        low.encode().translate(_refusal._TO_SPACE).split()
+    )
+    if _refusal._no_gate_word(text):
+        assert closed
+        assert _refusal._refusal_span(text) is None
+
+
 @settings(max_examples=300, deadline=None)
 @given(
     st.lists(st.tuples(st.booleans(), st.booleans()), max_size=6),
