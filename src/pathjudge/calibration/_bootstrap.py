@@ -8,24 +8,25 @@ from typing import Any
 
 from pathjudge._optional import require
 
-__all__ = ["percentile_interval", "percentile_reason", "resample_indices"]
+__all__ = ["percentile_interval", "percentile_reason", "resample_indices", "stats_numpy"]
 
 
-def _numpy() -> Any:
+def stats_numpy() -> Any:
+    """numpy, or the error naming the ``calibration`` extra that installs it."""
     return require("numpy", "calibration", "calibration statistics")
 
 
 def resample_indices(n: int, n_bootstrap: int, seed: int) -> Any:
     """``n_bootstrap`` resamples of ``n`` item indices drawn with replacement: an integer array of
     shape ``(n_bootstrap, n)`` from ``numpy.random.default_rng(seed)``."""
-    rng = _numpy().random.default_rng(seed)
+    rng = stats_numpy().random.default_rng(seed)
     return rng.integers(0, n, size=(n_bootstrap, n))
 
 
 def percentile_interval(values: Any, confidence: float) -> tuple[float, float]:
     """The ``(1 - confidence) / 2`` and ``(1 + confidence) / 2`` quantiles of ``values`` (not empty)."""
     tail = (1.0 - confidence) / 2.0
-    lower, upper = _numpy().quantile(values, [tail, 1.0 - tail])
+    lower, upper = stats_numpy().quantile(values, [tail, 1.0 - tail])
     return float(lower), float(upper)
 
 

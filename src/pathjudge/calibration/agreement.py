@@ -41,6 +41,7 @@ from pathjudge.calibration._bootstrap import (
     percentile_interval,
     percentile_reason,
     resample_indices,
+    stats_numpy,
 )
 from pathjudge.calibration.estimate import Estimate, point, proportion, undefined
 from pathjudge.calibration.labels import Label, LabelledItem
@@ -75,10 +76,6 @@ __all__ = [
 ]
 
 LABELS: tuple[Label, Label] = ("pass", "fail")
-
-
-def _numpy() -> Any:
-    return require("numpy", "calibration", "calibration statistics")
 
 
 def _metrics() -> Any:
@@ -173,7 +170,7 @@ def kappa_from_counts(tp: Any, fn: Any, fp: Any, tn: Any) -> Any:
     ``po = (tp + tn) / n``; ``pe = ((tp + fn)(tp + fp) + (fp + tn)(fn + tn)) / n²``;
     ``kappa = (po - pe) / (1 - pe)``, undefined when ``pe == 1`` (both raters used one class) or n == 0.
     """
-    np = _numpy()
+    np = stats_numpy()
     tp, fn, fp, tn = (np.asarray(x, dtype=float) for x in (tp, fn, fp, tn))
     n = tp + fn + fp + tn
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -218,7 +215,7 @@ def bootstrap_kappa(
     correct judge answer becomes a wrong one. Returns ``(lower, upper, dropped)``, with ``None``
     bounds when no resample is defined or there are no items.
     """
-    np = _numpy()
+    np = stats_numpy()
     h = np.asarray(human_pass, dtype=bool)
     j = np.asarray(judge_pass, dtype=bool)
     n = h.size
@@ -867,7 +864,7 @@ _CELLS: tuple[tuple[str, str], ...] = (
 def _gated_numbers(w: Any) -> tuple[Any, Any, Any, Any]:
     """TPR, TNR, kappa (unsure as wrong) and the unsure rate from weighted cell totals (last axis:
     the six (human, judge) cells of ``_CELLS``); NaN where a denominator is empty."""
-    np = _numpy()
+    np = stats_numpy()
     pp, pf, pu, fp, ff, fu = (w[..., i] for i in range(6))
     with np.errstate(divide="ignore", invalid="ignore"):
         tpr = pp / (pp + pf + pu)
@@ -906,7 +903,7 @@ def design_weighted_gates(
     ``fail`` do not prove that a stratum of 700 items holds no ``pass`` (a plain bootstrap would
     give that stratum no spread at all, and a false green).
     """
-    np = _numpy()
+    np = stats_numpy()
     if not (len(human) == len(judge) == len(strata) == len(sizes)):
         raise ValueError("human, judge, strata and sizes must have the same length")
     counts: dict[str, list[int]] = {}
