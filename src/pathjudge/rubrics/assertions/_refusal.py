@@ -227,30 +227,9 @@ def refusal_words(text: str) -> str | None:
     return None if span is None else text[span[0] : span[1]]
 
 
-# the gate's table that also lower-cases the ASCII capitals, so the gate can read an answer before it
-# is lower-cased (see _no_gate_word)
-_FOLD_TO_SPACE = _TO_SPACE.translate(
-    bytes.maketrans(b"ABCDEFGHIJKLMNOPQRSTUVWXYZ", b"abcdefghijklmnopqrstuvwxyz")
-)
-
-
-def _no_gate_word(text: str) -> bool:
-    """The gate of :func:`_refusal_span` read on ``text`` itself, before lower-casing it (a lower()
-    costs more than the gate on an answer that is not ASCII): True means it holds no gate word and
-    no apostrophe, and then the lower-cased text passes no gate either. Lower-casing turns a
-    character into an ASCII letter or digit only for the ASCII capitals, "İ" (to "i" and a combining
-    dot, which ends the word: no gate word ends in "i") and the Kelvin sign (to "k", in no gate
-    word), and into an apostrophe never (a test pins these facts over every code point)."""
-    if "'" in text or "\u2019" in text or "\u2018" in text or "\u02bc" in text:
-        return False
-    return _GATE_WORDS.isdisjoint(text.encode().translate(_FOLD_TO_SPACE).split())
-
-
 def _refusal_span(text: str) -> tuple[int, int] | None:
     """Where the first built-in refusal form found in ``text`` stands (lower-casing keeps every
     position of an ASCII text; of any other text the span is an approximation)."""
-    if _no_gate_word(text):  # the common answer: no lower-casing
-        return None
     low = text.lower()
     if not low.isascii() and ("\u2019" in low or "\u2018" in low or "\u02bc" in low):
         # a dict translate is slow: only where it changes something
