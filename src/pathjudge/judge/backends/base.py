@@ -21,7 +21,7 @@ import email.utils
 import math
 import time
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -163,18 +163,24 @@ def retry_after_seconds(headers: Mapping[str, str], *, now: float | None = None)
     return max(0.0, when - (time.time() if now is None else now))
 
 
-def ratelimit_pause(headers: Mapping[str, str], *, now: float | None = None) -> float | None:
+def ratelimit_pause(
+    headers: Mapping[str, str], *, now: float | None = None, skip: Collection[str] = ()
+) -> float | None:
     """Seconds until a spent ``anthropic-ratelimit-*`` limit resets, or None when none is spent.
 
     A limit is spent when its ``...-remaining`` header is the number 0; the pause lasts until its
-    ``...-reset`` (RFC 3339) time. A value that is not a number, or a reset time that is not a valid
-    date, is treated as absent. Never raises.
+    ``...-reset`` (RFC 3339) time. The limits named in ``skip`` (e.g. ``"tokens"``) are left out:
+    the caller knows their refill rate (:func:`ratelimit_state`) and waits only until they hold
+    what a call needs, not until they are full again. A value that is not a number, or a reset
+    time that is not a valid date, is treated as absent. Never raises.
     """
     lowered: dict[str, str] | None = None  # built only when a rate-limit header is there
     pause: float | None = None
     for name in headers:
         key = name.lower()
         if not key.startswith("anthropic-ratelimit-") or not key.endswith("-remaining"):
+            continue
+        if skip and key[len("anthropic-ratelimit-") : -len("-remaining")] in skip:
             continue
         if lowered is None:
             lowered = {k.lower(): v for k, v in headers.items()}
