@@ -21,7 +21,7 @@ import email.utils
 import math
 import time
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -192,16 +192,22 @@ def _reset_time(text: str) -> float | None:
         return None
 
 
-def ratelimit_pause(headers: Mapping[str, str], *, now: float | None = None) -> float | None:
+def ratelimit_pause(
+    headers: Mapping[str, str], *, now: float | None = None, skip: Collection[str] = ()
+) -> float | None:
     """Seconds until a spent ``anthropic-ratelimit-*`` limit resets, or None when none is spent.
 
     A limit is spent when its ``...-remaining`` header is the number 0; the pause lasts until its
-    ``...-reset`` (RFC 3339) time. A value that is not a number, or a reset time that is not a valid
-    date, is treated as absent. Never raises.
+    ``...-reset`` (RFC 3339) time. The limits named in ``skip`` (e.g. ``"tokens"``) are left out:
+    the caller knows their refill rate (:func:`ratelimit_state`) and waits only until they hold
+    what a call needs, not until they are full again. A value that is not a number, or a reset
+    time that is not a valid date, is treated as absent. Never raises.
     """
     pause: float | None = None
     for stem, lowered in _ratelimit_headers(headers, "-remaining"):
         if server_seconds(lowered[stem + "-remaining"].strip()) != 0:
+            continue
+        if skip and stem[len(_RATELIMIT) :] in skip:
             continue
         reset = lowered.get(stem + "-reset")
         if not reset:
