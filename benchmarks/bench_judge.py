@@ -12,11 +12,15 @@ runner's pacing decide the throughput. Printed:
 - throttled share: 429s / requests — target <= 2%;
 - verdicts: every item must get one (nothing lost).
 
-``--window`` shortens the limits' period (default 60 s: per minute) so a brief run shows the steady
-state, not just the first minute's full bucket. Run::
+``--window`` shortens the limits' period (default 60 s: per minute). A brief run must still drain
+the first full bucket (about 117 calls at the default limits) and then pace for most of its time,
+or it measures only its start. A run's fixed costs (importing the SDK, the first call going alone to
+read the limits, the last answers: about 15 s) are about 5% of the default run but a quarter of a
+one-minute run, so a brief run reads lower: compare brief runs with each other, and confirm the
+target at the default. Run::
 
-    .venv/bin/python benchmarks/bench_judge.py                         # 600 items, per minute
-    .venv/bin/python benchmarks/bench_judge.py --items 120 --window 10  # a brief run (~1 min)
+    .venv/bin/python benchmarks/bench_judge.py                          # 600 items, per minute (~4.5 min)
+    .venv/bin/python benchmarks/bench_judge.py --items 600 --window 10  # brief (~1 min), 6x the rate
 """
 
 from __future__ import annotations

@@ -122,13 +122,12 @@ def test_a_schema_in_the_suite_brings_jsonschema(tmp_path: Path) -> None:
     assert modules - {"jsonschema"} == set(), f"pulled in {sorted(modules - {'jsonschema'})}"
 
 
-def _loaded(args: list[str], cwd: Path, names: tuple[str, ...]) -> set[str]:
-    """Which of ``names`` are in ``sys.modules`` once the CLI ran ``args`` in a fresh interpreter."""
+def _after_cli(args: list[str], cwd: Path, probe: str) -> object:
+    """The JSON value of the expression ``probe`` once the CLI ran ``args`` in a fresh interpreter
+    (``probe`` sees ``sys``)."""
     code = (
         "import atexit, json, sys\n"
-        f"names = {names!r}\n"
-        "atexit.register(lambda: sys.__stdout__.write('\\nLOADED=' + json.dumps("
-        "[m for m in names if m in sys.modules]) + '\\n'))\n"
+        f"atexit.register(lambda: sys.__stdout__.write('\\nPROBE=' + json.dumps({probe}) + '\\n'))\n"
         "from pathjudge.cli import run_cli\n"
         f"sys.argv = ['pathjudge', *{args!r}]\n"
         "run_cli()\n"
@@ -136,10 +135,17 @@ def _loaded(args: list[str], cwd: Path, names: tuple[str, ...]) -> set[str]:
     done = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, timeout=180, cwd=cwd
     )
-    marker = [line for line in done.stdout.splitlines() if line.startswith("LOADED=")]
+    marker = [line for line in done.stdout.splitlines() if line.startswith("PROBE=")]
     assert marker, done.stdout + done.stderr
     assert done.returncode in (0, 1), done.stderr
-    return set(json.loads(marker[-1].removeprefix("LOADED=")))
+    return json.loads(marker[-1].removeprefix("PROBE="))
+
+
+def _loaded(args: list[str], cwd: Path, names: tuple[str, ...]) -> set[str]:
+    """Which of ``names`` are in ``sys.modules`` once the CLI ran ``args`` in a fresh interpreter."""
+    found = _after_cli(args, cwd, f"[m for m in {names!r} if m in sys.modules]")
+    assert isinstance(found, list)
+    return set(found)
 
 
 def test_score_fast_start_up_skips_what_this_score_does_not_use(tmp_path: Path) -> None:
@@ -199,3 +205,25 @@ def test_a_command_is_built_alone_and_the_rest_of_the_cli_is_unchanged() -> None
     assert [p.name for p in alone.params] == [p.name for p in whole.params]  # --version stays
     for args in (["--help"], ["criteria", "list"], ["scor"], ["--version"]):
         assert set(_click_command(args).commands) == set(whole.commands), args
+
+
+def _claim_patterns_compiled(args: list[str], cwd: Path) -> int:
+    """How many of the large said-vs-did claim patterns a fresh interpreter compiled running ``args``."""
+    claims = "sys.modules['pathjudge.rubrics.assertions.claims']"
+    count = _after_cli(args, cwd, f"{claims}._compiled.cache_info().currsize")
+    assert isinstance(count, int)
+    return count
+
+
+def test_claim_patterns_compile_only_for_a_suite_that_checks_said_vs_did(tmp_path: Path) -> None:
+    """The claim patterns (dates, amounts, counts, actions) compile when a message is first read."""
+    suite = DOCENT / "support-suite.yaml"
+    text = suite.read_text(encoding="utf-8")
+    assert "said_vs_did" not in text
+    runs = str(_support_runs(tmp_path))
+    plain = ["score", runs, "--suite", str(suite), "--fast", "-q", "--jobs", "1"]
+    assert _claim_patterns_compiled(plain, tmp_path) == 0
+    checked = tmp_path / "said-vs-did-suite.yaml"
+    checked.write_text(text.replace("tasks:\n", "defaults: {said_vs_did: {}}\ntasks:\n", 1))
+    args = ["score", runs, "--suite", str(checked), "--fast", "-q", "--jobs", "1"]
+    assert _claim_patterns_compiled(args, tmp_path) == 4

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import math
+import time as clock
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -20,7 +22,12 @@ from pathjudge.judge.backends.base import (
 )
 from pathjudge.judge.runner import AdaptiveLimiter, Budget
 from pathjudge.judge.verdict import VerdictRecord
-from tests.fakes.anthropic_server import FakeAnthropic, RateLimits, forced_tool_policy
+from tests.fakes.anthropic_server import (
+    FakeAnthropic,
+    RateLimits,
+    forced_tool_policy,
+    rate_limited,
+)
 from tests.judge.conftest import jobs_for, judge_argv, judge_run, verdict_input, write_short_items
 
 
@@ -274,8 +281,6 @@ def test_a_rate_limited_server_is_met_by_pacing_not_by_429s(api_key: str) -> Non
 def test_the_room_the_headers_report_is_shared_less_the_calls_in_flight() -> None:
     """Two answers arriving together report the same room: the calls sent since the first must not
     get it again (each would start, and the server would answer 429)."""
-    import time as clock
-
     reset = datetime.fromtimestamp(clock.time() + 30, tz=UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
     headers = {
         "anthropic-ratelimit-tokens-limit": "6000",
@@ -302,3 +307,67 @@ def test_a_reset_under_a_second_ahead_sets_no_refill_rate() -> None:
         "anthropic-ratelimit-tokens-reset": "2026-01-01T00:00:01Z",
     }
     assert ratelimit_state(headers, now=now) == {}
+
+
+def _spent_tokens(limit: str | None, *, ahead: int) -> dict[str, str]:
+    """Headers of a spent token limit, full again ``ahead`` whole seconds from now (``-limit``
+    left out when ``limit`` is None)."""
+    reset = datetime.fromtimestamp(math.ceil(clock.time()) + ahead, tz=UTC)
+    headers = {
+        "anthropic-ratelimit-tokens-remaining": "0",
+        "anthropic-ratelimit-tokens-reset": reset.strftime("%Y-%m-%dT%H:%M:%SZ"),
+    }
+    if limit is not None:
+        headers["anthropic-ratelimit-tokens-limit"] = limit
+    return headers
+
+
+def test_a_spent_limit_with_a_refill_rate_waits_for_one_call_not_its_reset() -> None:
+    """The limits are token buckets and ``-reset`` is when one is full again: with the refill rate
+    known, new calls wait until the bucket holds one call (1700 tokens at 200,000 a minute: about
+    0.5 s), not until it is full (60 s)."""
+    headers = _spent_tokens("200000", ahead=60)
+    assert ratelimit_pause(headers, skip={"tokens"}) is None
+    assert 59 <= (ratelimit_pause(headers) or 0) <= 61
+
+    limiter = AdaptiveLimiter(8)
+    limiter.observe_usage(Usage(input_tokens=1500, output_tokens=200))
+    limiter.observe_headers(headers)
+    # 1700 tokens / (200000 tokens / 60 to 61 s) = 0.51 to 0.52 s
+    assert 0.4 < limiter._pause_until - clock.monotonic() < 0.6
+
+
+def test_a_spent_limit_without_a_refill_rate_waits_for_its_reset() -> None:
+    limiter = AdaptiveLimiter(8)
+    limiter.observe_usage(Usage(input_tokens=1500, output_tokens=200))
+    limiter.observe_headers(_spent_tokens(None, ahead=5))  # no -limit: no rate, the reset is all
+    assert 4 < limiter._pause_until - clock.monotonic() <= 6
+
+
+def test_a_limit_spent_by_another_client_costs_a_retry_after_not_a_reset(
+    server: FakeAnthropic, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Another client spent the requests limit (60 a minute) just before the run: the first call
+    draws a 429 with ``retry-after: 1`` whose headers report 0 requests left, full again in 60 s.
+    The run waits that second (one request refills in one) and goes on; no pause waits for the
+    reset."""
+    pauses: list[float] = []
+    pause = AdaptiveLimiter.pause
+
+    def recorded(self: AdaptiveLimiter, seconds: float) -> None:
+        pauses.append(seconds)
+        pause(self, seconds)
+
+    monkeypatch.setattr(AdaptiveLimiter, "pause", recorded)
+    reset = datetime.fromtimestamp(clock.time() + 60, tz=UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    spent = {
+        "anthropic-ratelimit-requests-limit": "60",
+        "anthropic-ratelimit-requests-remaining": "0",
+        "anthropic-ratelimit-requests-reset": reset,
+    }
+    server.script(rate_limited(1.0, headers=spent))
+    run = judge_run(server, jobs_for(3), concurrency=4, max_attempts=4)
+    assert all(isinstance(r, VerdictRecord) for r in run.results.values())
+    assert run.stats.throttled == 1
+    assert pauses
+    assert max(pauses) <= 1.1, pauses  # the retry-after or one refill, never 60 s

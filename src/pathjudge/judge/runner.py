@@ -302,11 +302,15 @@ class AdaptiveLimiter:
     def observe_headers(self, headers: Mapping[str, str]) -> None:
         """Steer by the ``anthropic-ratelimit-*`` headers of an answer: a spent limit pauses every
         new call until it takes one again; a limit that a window of calls would spend paces the
-        starts at its refill rate (one call's cost / units refilled per second)."""
-        wait = ratelimit_pause(headers)
+        starts at its refill rate (one call's cost / units refilled per second).
+
+        The limits are token buckets, refilled continuously, and ``-reset`` is when one is full
+        again: a spent limit whose refill rate the headers give waits until it holds one call's
+        cost (:meth:`_steer`), not until its reset; only one without a readable rate waits for it."""
+        self._state = ratelimit_state(headers)
+        wait = ratelimit_pause(headers, skip=self._state)
         if wait:
             self.pause(min(wait, 120.0))
-        self._state = ratelimit_state(headers)
         self._steer()
 
     def _steer(self) -> None:

@@ -137,9 +137,11 @@ def _grades_out(value: tuple[RunGrade, ...] | None) -> list[dict[str, Any]] | No
     return None if value is None else [grade.to_dict() for grade in value]
 
 
-GradeList = Annotated[
-    tuple[RunGrade, ...] | None, PlainValidator(_grades_in), PlainSerializer(_grades_out)
-]
+if TYPE_CHECKING:
+    GradeList = tuple[RunGrade, ...] | None
+else:  # read and written by these two functions alone, so pydantic need not derive a schema from
+    # RunGrade when this module is imported (RunGrade.from_dict builds one on first use)
+    GradeList = Annotated[Any, PlainValidator(_grades_in), PlainSerializer(_grades_out)]
 
 
 class ScoreReport(FrozenModel):

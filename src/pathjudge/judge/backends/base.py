@@ -21,7 +21,7 @@ import email.utils
 import math
 import time
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -163,32 +163,57 @@ def retry_after_seconds(headers: Mapping[str, str], *, now: float | None = None)
     return max(0.0, when - (time.time() if now is None else now))
 
 
-def ratelimit_pause(headers: Mapping[str, str], *, now: float | None = None) -> float | None:
-    """Seconds until a spent ``anthropic-ratelimit-*`` limit resets, or None when none is spent.
+_RATELIMIT = "anthropic-ratelimit-"
 
-    A limit is spent when its ``...-remaining`` header is the number 0; the pause lasts until its
-    ``...-reset`` (RFC 3339) time. A value that is not a number, or a reset time that is not a valid
-    date, is treated as absent. Never raises.
-    """
+
+def _ratelimit_headers(
+    headers: Mapping[str, str], suffix: str
+) -> Iterator[tuple[str, dict[str, str]]]:
+    """``(stem, lowered)`` for each ``anthropic-ratelimit-{name}{suffix}`` header: the lower-cased
+    name without ``suffix``, and every header by its lower-cased name (built once, on the first)."""
     lowered: dict[str, str] | None = None  # built only when a rate-limit header is there
-    pause: float | None = None
     for name in headers:
         key = name.lower()
-        if not key.startswith("anthropic-ratelimit-") or not key.endswith("-remaining"):
+        if not key.startswith(_RATELIMIT) or not key.endswith(suffix):
             continue
         if lowered is None:
             lowered = {k.lower(): v for k, v in headers.items()}
-        if server_seconds(lowered[key].strip()) != 0:
+        yield key[: -len(suffix)], lowered
+
+
+def _reset_time(text: str) -> float | None:
+    """The timestamp of an RFC 3339 ``...-reset`` time; None when it is not a date with a time zone."""
+    try:
+        when = datetime.fromisoformat(text.replace("Z", "+00:00"))
+        if when.tzinfo is None:
+            return None
+        return when.timestamp()
+    except (ValueError, OverflowError):
+        return None
+
+
+def ratelimit_pause(
+    headers: Mapping[str, str], *, now: float | None = None, skip: Collection[str] = ()
+) -> float | None:
+    """Seconds until a spent ``anthropic-ratelimit-*`` limit resets, or None when none is spent.
+
+    A limit is spent when its ``...-remaining`` header is the number 0; the pause lasts until its
+    ``...-reset`` (RFC 3339) time. The limits named in ``skip`` (e.g. ``"tokens"``) are left out:
+    the caller knows their refill rate (:func:`ratelimit_state`) and waits only until they hold
+    what a call needs, not until they are full again. A value that is not a number, or a reset
+    time that is not a valid date, is treated as absent. Never raises.
+    """
+    pause: float | None = None
+    for stem, lowered in _ratelimit_headers(headers, "-remaining"):
+        if server_seconds(lowered[stem + "-remaining"].strip()) != 0:
             continue
-        reset = lowered.get(key[: -len("-remaining")] + "-reset")
+        if skip and stem[len(_RATELIMIT) :] in skip:
+            continue
+        reset = lowered.get(stem + "-reset")
         if not reset:
             continue
-        try:
-            when = datetime.fromisoformat(reset.strip().replace("Z", "+00:00"))
-            if when.tzinfo is None:
-                continue
-            stamp = when.timestamp()
-        except (ValueError, OverflowError):
+        stamp = _reset_time(reset.strip())
+        if stamp is None:
             continue
         wait = max(0.0, stamp - (time.time() if now is None else now))
         pause = wait if pause is None else max(pause, wait)
@@ -204,32 +229,22 @@ def ratelimit_state(
     ``(limit - remaining) / seconds until reset``; for a full limit, ``limit`` per minute (the
     API's limits are per minute). A limit whose reset is less than a second ahead is left out: the
     reset is given in whole seconds, so such a rate could be off by more than double. Never raises."""
-    lowered: dict[str, str] | None = None
     state: dict[str, tuple[float, float]] = {}
     clock = time.time() if now is None else now
-    for header in headers:
-        key = header.lower()
-        if not key.startswith("anthropic-ratelimit-") or not key.endswith("-limit"):
-            continue
-        if lowered is None:
-            lowered = {k.lower(): v for k, v in headers.items()}
-        stem = key[: -len("-limit")]
-        limit = server_seconds(lowered[key].strip())
+    for stem, lowered in _ratelimit_headers(headers, "-limit"):
+        limit = server_seconds(lowered[stem + "-limit"].strip())
         remaining = server_seconds(lowered.get(stem + "-remaining", "").strip())
         reset = lowered.get(stem + "-reset", "").strip()
         if limit is None or remaining is None or not reset or limit <= 0:
             continue
-        name = stem[len("anthropic-ratelimit-") :]
+        name = stem[len(_RATELIMIT) :]
         if remaining >= limit:  # full: it refills at the documented per-minute rate
             state[name] = (remaining, limit / 60.0)
             continue
-        try:
-            when = datetime.fromisoformat(reset.replace("Z", "+00:00"))
-            if when.tzinfo is None:
-                continue
-            ahead = when.timestamp() - clock
-        except (ValueError, OverflowError):
+        stamp = _reset_time(reset)
+        if stamp is None:
             continue
+        ahead = stamp - clock
         if ahead >= 1.0:  # the reset is whole seconds: a nearer one says little about the rate
             state[name] = (remaining, (limit - remaining) / ahead)
     return state

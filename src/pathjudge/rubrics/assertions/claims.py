@@ -26,6 +26,7 @@ a span taken by a date or an amount is not read again as an id or a count.
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from bisect import bisect_right
@@ -156,30 +157,27 @@ _WORD_NUMBERS = {
     if n
 }
 
-_DATE = re.compile(
-    r"(?<![\w/-])(?P<iy>\d{4})-(?P<im>\d{1,2})-(?P<id>\d{1,2})(?!\d)"
+# the four large patterns are compiled when the first message is read (see _compiled)
+_DATE = (
+    r"(?i)(?<![\w/-])(?P<iy>\d{4})-(?P<im>\d{1,2})-(?P<id>\d{1,2})(?!\d)"
     rf"|\b(?P<mm>{_MONTH})\.?\s{{1,3}}(?P<md>\d{{1,2}})(?:st|nd|rd|th)?\b(?:,?\s{{1,3}}(?P<my>\d{{4}})\b)?"
     rf"|(?<![\w/.,])(?P<dd>\d{{1,2}})(?:st|nd|rd|th)?\s{{1,3}}(?:of\s{{1,3}})?(?P<dm>{_MONTH})\b\.?"
     r"(?:,?\s{1,3}(?P<dy>\d{4})\b)?"
-    r"|(?<![\w/.])(?P<sa>\d{1,2})/(?P<sb>\d{1,2})/(?P<sy>\d{4})(?![\w/])",
-    re.IGNORECASE,
+    r"|(?<![\w/.])(?P<sa>\d{1,2})/(?P<sb>\d{1,2})/(?P<sy>\d{4})(?![\w/])"
 )
-_AMOUNT = re.compile(
-    rf"(?:[$€£¥]|\b(?:USD|EUR|GBP|US\$)\s{{0,2}})\s{{0,2}}-?\s{{0,2}}(?P<a>{_NUM})(?!\d|,\d)"
-    rf"|(?<![\w.,])(?P<b>{_NUM})\s{{0,2}}(?:dollars?|usd|euros?|eur|pounds?|gbp)\b",
-    re.IGNORECASE,
+_AMOUNT = (
+    rf"(?i)(?:[$€£¥]|\b(?:USD|EUR|GBP|US\$)\s{{0,2}})\s{{0,2}}-?\s{{0,2}}(?P<a>{_NUM})(?!\d|,\d)"
+    rf"|(?<![\w.,])(?P<b>{_NUM})\s{{0,2}}(?:dollars?|usd|euros?|eur|pounds?|gbp)\b"
 )
 _TOKEN = re.compile(r"(?<![\w.-])[A-Za-z0-9][\w-]{1,63}(?![\w-])")
-_COUNT = re.compile(
-    r"(?<![\w.,$€£¥-])(?P<n>\d{1,6}|(?:" + "|".join(_WORD_NUMBERS) + r"))"
-    r"\s{1,3}(?P<words>[a-z][a-z-]{0,30}(?:\s{1,3}[a-z][a-z-]{0,30}){0,2})\b",
-    re.IGNORECASE,
+_COUNT = (
+    r"(?i)(?<![\w.,$€£¥-])(?P<n>\d{1,6}|(?:" + "|".join(_WORD_NUMBERS) + r"))"
+    r"\s{1,3}(?P<words>[a-z][a-z-]{0,30}(?:\s{1,3}[a-z][a-z-]{0,30}){0,2})\b"
 )
-_ACTION = re.compile(
-    r"\b(?P<aux>has|have|had|was|were|is|are|been|i|we|i['’]ve|we['’]ve)\s{1,3}"
+_ACTION = (
+    r"(?i)\b(?P<aux>has|have|had|was|were|is|are|been|i|we|i['’]ve|we['’]ve)\s{1,3}"
     r"(?:(?:now|successfully|already|also|just|fully|all|both|been|then|since)\s{1,3})"
-    r"{0,3}(?P<verb>" + "|".join(sorted(ACTION_VERBS, key=len, reverse=True)) + r")\b",
-    re.IGNORECASE,
+    r"{0,3}(?P<verb>" + "|".join(sorted(ACTION_VERBS, key=len, reverse=True)) + r")\b"
 )
 _HEDGE = re.compile(
     r"\b(?:if|whether|once|unless|until|when|after|before|would|could|should|can|may|might|will|"
@@ -203,6 +201,13 @@ _ID_CANDIDATE = re.compile(r"(?<![\w.-])(?=[\w-]{0,63}\d|[A-Z]{5})[A-Za-z0-9][\w
 _NOT_IDS = re.compile(r"\d{1,2}(?:am|pm|st|nd|rd|th|h|s)", re.IGNORECASE)
 _SENTENCE_CHARS = 240
 _HEDGE_WINDOW = 60
+
+
+@functools.cache
+def _compiled(pattern: str) -> re.Pattern[str]:
+    """A large pattern, compiled when the first message is read: a suite without said_vs_did never
+    compiles them, so start-up does not either."""
+    return re.compile(pattern)
 
 
 def _fold(word: str) -> str:
@@ -290,12 +295,12 @@ def extract_claims(text: str) -> list[Claim]:
         return []
     message = _Message(text)
     claims: list[Claim] = []
-    for match in _DATE.finditer(text):
+    for match in _compiled(_DATE).finditer(text):
         readings = parse_date(match)
         if readings:
             message.take(*match.span())
             claims.append(message.claim("date", match, readings))
-    for match in _AMOUNT.finditer(text):
+    for match in _compiled(_AMOUNT).finditer(text):
         if not message.free(*match.span()):
             continue
         amount = parse_number(match.group("a") or match.group("b"))
@@ -335,7 +340,7 @@ def _quoted(text: str, start: int, end: int) -> bool:
 
 def _counts(message: _Message) -> list[Claim]:
     found = []
-    for match in _COUNT.finditer(message.text):
+    for match in _compiled(_COUNT).finditer(message.text):
         if not message.free(*match.span("n")):
             continue
         number = _fold(match.group("n"))
@@ -348,7 +353,7 @@ def _counts(message: _Message) -> list[Claim]:
 def _actions(message: _Message) -> list[Claim]:
     text = message.text
     found = []
-    for match in _ACTION.finditer(text):
+    for match in _compiled(_ACTION).finditer(text):
         begin, end = message.sentence_bounds(match.start())
         if text[max(begin, end - 8) : end].rstrip().endswith("?"):
             continue  # a question claims nothing

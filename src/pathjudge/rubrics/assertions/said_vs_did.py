@@ -44,6 +44,7 @@ from pathjudge.rubrics.assertions.claims import (
     CLAIM_KINDS,
     Claim,
     ClaimKind,
+    _compiled,
     extract_claims,
     parse_date,
     split_parts,
@@ -257,7 +258,7 @@ class Evidence:
         """The numbers, tokens and dates written in a string."""
         if len(text) <= 40:
             self._put(self.statuses, text.strip().casefold(), index)
-        for match in _DATE.finditer(text):
+        for match in _compiled(_DATE).finditer(text):
             for year, month, day in parse_date(match):
                 self._put(self.dates, (year, month, day), index)
                 self._put(self.days, (month, day), index)
