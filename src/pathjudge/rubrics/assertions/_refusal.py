@@ -26,8 +26,7 @@ a literal prefix. The patterns nest no repetition, so no answer is slow.
 
 from __future__ import annotations
 
-import functools
-import re
+from pathjudge.rubrics.assertions._regex import builtin_pattern
 
 __all__ = ["recognised_refusal", "refusal_words"]
 
@@ -199,13 +198,6 @@ _OTHER_FORMS = tuple(
 )
 
 
-@functools.cache
-def _compiled(form: str) -> re.Pattern[str]:
-    """A form's pattern, compiled when an answer first needs it: most answers hold no gate word, so
-    grading them compiles none of these large patterns, and start-up does not either."""
-    return re.compile(form)
-
-
 def recognised_refusal(text: str) -> bool:
     """True when ``text`` holds one of the built-in refusal forms (see the module docstring).
 
@@ -242,13 +234,13 @@ def _refusal_span(text: str) -> tuple[int, int] | None:
             at = low.find(needle)
             while at >= 0:
                 if at == 0 or not low[at - 1].isalnum():
-                    found = _compiled(form).match(low, at + len(subject))
+                    found = builtin_pattern(form).match(low, at + len(subject))
                     if found is not None:
                         return at, found.end()
                 at = low.find(needle, at + 1)
     for anchor, form in _OTHER_FORMS:
         if anchor in low:
-            other = _compiled(form).search(low)
+            other = builtin_pattern(form).search(low)
             if other is not None:
                 return other.start(), other.end()
     return None

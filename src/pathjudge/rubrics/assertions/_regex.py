@@ -21,19 +21,35 @@ search costs at most about ``len(text) * len(pattern)`` steps. Such a pattern is
 the timeout when that product is small (:data:`UNTIMED_STEPS`), which saves the two clock reads a
 timed search makes (system calls, the larger part of a short search); the result is the one the
 timed search gives, since that search cannot run out of time.
+
+pathjudge's own large patterns (the refusal forms, the said-vs-did claims) are trusted and use
+:mod:`re`; :func:`builtin_pattern` compiles each on first use, so start-up compiles none.
 """
 
 from __future__ import annotations
 
 import functools
 import importlib
+import re
 import warnings
 from typing import Any
 
-__all__ = ["MATCH_TIMEOUT_S", "PatternTimeout", "compile_pattern", "search"]
+__all__ = ["MATCH_TIMEOUT_S", "PatternTimeout", "builtin_pattern", "compile_pattern", "search"]
 
 MATCH_TIMEOUT_S = 1.0
 """Seconds one search may take before it is abandoned."""
+
+
+_BUILTIN: dict[str, re.Pattern[str]] = {}
+"""pathjudge's own patterns compiled so far, by their text."""
+
+
+def builtin_pattern(pattern: str) -> re.Pattern[str]:
+    """One of pathjudge's own patterns, compiled when a text first needs it (once per process)."""
+    compiled = _BUILTIN.get(pattern)
+    if compiled is None:
+        compiled = _BUILTIN[pattern] = re.compile(pattern)
+    return compiled
 
 
 class PatternTimeout(RuntimeError):

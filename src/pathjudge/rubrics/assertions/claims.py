@@ -26,12 +26,13 @@ a span taken by a date or an amount is not read again as an id or a count.
 
 from __future__ import annotations
 
-import functools
 import re
 import unicodedata
 from bisect import bisect_right
 from dataclasses import dataclass, field
 from typing import Literal
+
+from pathjudge.rubrics.assertions._regex import builtin_pattern
 
 __all__ = [
     "ACTION_VERBS",
@@ -157,7 +158,7 @@ _WORD_NUMBERS = {
     if n
 }
 
-# the four large patterns are compiled when the first message is read (see _compiled)
+# the four large patterns are compiled when the first message is read (see builtin_pattern)
 _DATE = (
     r"(?i)(?<![\w/-])(?P<iy>\d{4})-(?P<im>\d{1,2})-(?P<id>\d{1,2})(?!\d)"
     rf"|\b(?P<mm>{_MONTH})\.?\s{{1,3}}(?P<md>\d{{1,2}})(?:st|nd|rd|th)?\b(?:,?\s{{1,3}}(?P<my>\d{{4}})\b)?"
@@ -201,13 +202,6 @@ _ID_CANDIDATE = re.compile(r"(?<![\w.-])(?=[\w-]{0,63}\d|[A-Z]{5})[A-Za-z0-9][\w
 _NOT_IDS = re.compile(r"\d{1,2}(?:am|pm|st|nd|rd|th|h|s)", re.IGNORECASE)
 _SENTENCE_CHARS = 240
 _HEDGE_WINDOW = 60
-
-
-@functools.cache
-def _compiled(pattern: str) -> re.Pattern[str]:
-    """A large pattern, compiled when the first message is read: a suite without said_vs_did never
-    compiles them, so start-up does not either."""
-    return re.compile(pattern)
 
 
 def _fold(word: str) -> str:
@@ -295,12 +289,12 @@ def extract_claims(text: str) -> list[Claim]:
         return []
     message = _Message(text)
     claims: list[Claim] = []
-    for match in _compiled(_DATE).finditer(text):
+    for match in builtin_pattern(_DATE).finditer(text):
         readings = parse_date(match)
         if readings:
             message.take(*match.span())
             claims.append(message.claim("date", match, readings))
-    for match in _compiled(_AMOUNT).finditer(text):
+    for match in builtin_pattern(_AMOUNT).finditer(text):
         if not message.free(*match.span()):
             continue
         amount = parse_number(match.group("a") or match.group("b"))
@@ -340,7 +334,7 @@ def _quoted(text: str, start: int, end: int) -> bool:
 
 def _counts(message: _Message) -> list[Claim]:
     found = []
-    for match in _compiled(_COUNT).finditer(message.text):
+    for match in builtin_pattern(_COUNT).finditer(message.text):
         if not message.free(*match.span("n")):
             continue
         number = _fold(match.group("n"))
@@ -353,7 +347,7 @@ def _counts(message: _Message) -> list[Claim]:
 def _actions(message: _Message) -> list[Claim]:
     text = message.text
     found = []
-    for match in _compiled(_ACTION).finditer(text):
+    for match in builtin_pattern(_ACTION).finditer(text):
         begin, end = message.sentence_bounds(match.start())
         if text[max(begin, end - 8) : end].rstrip().endswith("?"):
             continue  # a question claims nothing

@@ -37,6 +37,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from pathjudge.agent.trajectory import RunRecord
+from pathjudge.rubrics.assertions._regex import builtin_pattern
 from pathjudge.rubrics.assertions.base import CheckResult, passing
 from pathjudge.rubrics.assertions.claims import (
     _DATE,
@@ -44,7 +45,6 @@ from pathjudge.rubrics.assertions.claims import (
     CLAIM_KINDS,
     Claim,
     ClaimKind,
-    _compiled,
     extract_claims,
     parse_date,
     split_parts,
@@ -258,7 +258,7 @@ class Evidence:
         """The numbers, tokens and dates written in a string."""
         if len(text) <= 40:
             self._put(self.statuses, text.strip().casefold(), index)
-        for match in _compiled(_DATE).finditer(text):
+        for match in builtin_pattern(_DATE).finditer(text):
             for year, month, day in parse_date(match):
                 self._put(self.dates, (year, month, day), index)
                 self._put(self.days, (month, day), index)
